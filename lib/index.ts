@@ -1,0 +1,2 @@
+export * from './compose/model';
+export * from './compose/errors';

@@ -1,0 +1,4 @@
+import { App } from 'cdk8s';
+
+const app = new App();
+app.synth();

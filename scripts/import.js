@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+// Regenerates imports/ offline from the vendored schemas in ../shared/schemas.
+// Every source is pinned here and nowhere else; see ../shared/schemas/README.md for provenance.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+const ROOT = path.resolve(__dirname, '..');
+const SCHEMAS = path.resolve(ROOT, process.env.CDK8S_COMPOSE_SCHEMAS ?? '../shared/schemas');
+const OUTDIR = path.join(ROOT, 'imports');
+
+const K8S_VERSION = '1.27.0';
+const K8S_DEFINITIONS = 'k8s/v1.27/_definitions.json';
+
+// Each CRD gets its own module prefix: CRDs of one group would otherwise overwrite one file.
+const CRDS = [
+  { prefix: 'kubevirt-vm', file: 'kubevirt/v0.59.0/virtualmachines.kubevirt.io.yaml' },
+  { prefix: 'kubevirt-vmi', file: 'kubevirt/v0.59.0/virtualmachineinstances.kubevirt.io.yaml' },
+  { prefix: 'kubevirt-kv', file: 'kubevirt/v0.59.0/kubevirts.kubevirt.io.yaml' },
+  { prefix: 'kubevirt-snapshot', file: 'kubevirt/v0.59.0/virtualmachinesnapshots.snapshot.kubevirt.io.yaml' },
+  { prefix: 'kubevirt-export', file: 'kubevirt/v0.59.0/virtualmachineexports.export.kubevirt.io.yaml' },
+  { prefix: 'cdi-dv', file: 'cdi/v1.56.0/datavolumes.cdi.kubevirt.io.yaml' },
+  { prefix: 'cdi-cdi', file: 'cdi/v1.56.0/cdis.cdi.kubevirt.io.yaml' },
+];
+
+function fail(message) {
+  process.stderr.write(`import: ${message}\n`);
+  process.exit(1);
+}
+
+async function main() {
+  for (const file of [K8S_DEFINITIONS, ...CRDS.map((c) => c.file)]) {
+    if (!fs.existsSync(path.join(SCHEMAS, file))) {
+      fail(`missing schema ${path.join(SCHEMAS, file)}; set CDK8S_COMPOSE_SCHEMAS to the folder that holds the vendored schemas`);
+    }
+  }
+
+  // The CLI downloads the k8s definitions from a hard-coded address; serve the pinned local copy instead.
+  // The CLI exports no subpaths but ./package.json; reach its modules through the package folder.
+  const cli = path.dirname(require.resolve('cdk8s-cli/package.json'));
+  const util = require(path.join(cli, 'lib/util'));
+  const expectedUrl = `https://raw.githubusercontent.com/cdk8s-team/cdk8s/master/kubernetes-schemas/v${K8S_VERSION}/_definitions.json`;
+  const localDownload = util.download;
+  util.download = async (url) => {
+    if (path.isAbsolute(url) && url.startsWith(SCHEMAS + path.sep)) {
+      return localDownload(url);
+    }
+    if (url !== expectedUrl) {
+      throw new Error(`refusing to download ${url}: imports are generated offline`);
+    }
+    return fs.readFileSync(path.join(SCHEMAS, K8S_DEFINITIONS), 'utf-8');
+  };
+  const { ImportKubernetesApi } = require(path.join(cli, 'lib/import/k8s'));
+  const { ImportCustomResourceDefinition } = require(path.join(cli, 'lib/import/crd'));
+  const { Language } = require(path.join(cli, 'lib/import/base'));
+
+  fs.rmSync(OUTDIR, { recursive: true, force: true });
+  const options = { targetLanguage: Language.TYPESCRIPT, outdir: OUTDIR, save: false };
+  await new ImportKubernetesApi({ apiVersion: K8S_VERSION }).import(options);
+  for (const crd of CRDS) {
+    const importer = await ImportCustomResourceDefinition.fromSpec({ source: path.join(SCHEMAS, crd.file) });
+    await importer.import({ ...options, moduleNamePrefix: crd.prefix });
+  }
+  const files = fs.readdirSync(OUTDIR).sort();
+  process.stdout.write(`imports/: ${files.join(', ')}\n`);
+}
+
+main().catch((err) => fail(err && err.message ? err.message : String(err)));
