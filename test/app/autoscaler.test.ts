@@ -1,11 +1,19 @@
 import { Chart, Size, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { KomposeHpaLabel, MemoryTarget, ServiceAutoscaler } from '../../lib/app/autoscaler';
+import { expectValidManifests } from '../support/validate';
 
 const at = { file: 'compose.yaml', path: 'services.web' };
 
 function chart(): Chart {
   return Testing.chart();
+}
+
+/** Synthesizes and checks every document against the Kubernetes 1.27 schemas. */
+function synth(c: Chart): any[] {
+  const manifests = Testing.synth(c);
+  expectValidManifests(manifests);
+  return manifests;
 }
 
 function byKind(manifests: any[], kind: string, name?: string): any {
@@ -24,7 +32,7 @@ describe('ServiceAutoscaler', () => {
       maxReplicas: 10,
       cpuUtilization: 70,
     });
-    const hpa = byKind(Testing.synth(c), 'HorizontalPodAutoscaler', 'web');
+    const hpa = byKind(synth(c), 'HorizontalPodAutoscaler', 'web');
     expect(hpa).toEqual({
       apiVersion: 'autoscaling/v2',
       kind: 'HorizontalPodAutoscaler',
@@ -41,7 +49,7 @@ describe('ServiceAutoscaler', () => {
   test('defaults to 1..3 pods at 50% cpu, as kompose does', () => {
     const c = chart();
     const autoscaler = new ServiceAutoscaler(c, 'Web', { target: { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db' } });
-    const hpa = byKind(Testing.synth(c), 'HorizontalPodAutoscaler', 'db');
+    const hpa = byKind(synth(c), 'HorizontalPodAutoscaler', 'db');
     expect(hpa.spec.minReplicas).toBe(1);
     expect(hpa.spec.maxReplicas).toBe(3);
     expect(hpa.spec.metrics[0].resource.target.averageUtilization).toBe(50);
@@ -59,7 +67,7 @@ describe('ServiceAutoscaler', () => {
     const c = chart();
     new ServiceAutoscaler(c, 'A', { target: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'a' }, memory: MemoryTarget.utilization(80) });
     new ServiceAutoscaler(c, 'B', { target: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'b' }, memory: MemoryTarget.averageValue(Size.mebibytes(512)) });
-    const manifests = Testing.synth(c);
+    const manifests = synth(c);
     expect(byKind(manifests, 'HorizontalPodAutoscaler', 'a').spec.metrics[1]).toEqual(
       { type: 'Resource', resource: { name: 'memory', target: { type: 'Utilization', averageUtilization: 80 } } },
     );
@@ -76,7 +84,7 @@ describe('ServiceAutoscaler', () => {
       containers: [{ image: 'nginx', portNumber: 80, securityContext: { ensureNonRoot: false } }],
     });
     new ServiceAutoscaler(c, 'Autoscaler', { target: deployment, maxReplicas: 6 });
-    const manifests = Testing.synth(c);
+    const manifests = synth(c);
     expect(byKind(manifests, 'HorizontalPodAutoscaler', 'web').spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' });
     expect(byKind(manifests, 'Deployment', 'web').spec.replicas).toBeUndefined();
   });
@@ -90,7 +98,7 @@ describe('ServiceAutoscaler', () => {
       containers: [{ image: 'postgres', portNumber: 5432, securityContext: { ensureNonRoot: false } }],
     });
     new ServiceAutoscaler(c, 'Autoscaler', { target: set });
-    expect(byKind(Testing.synth(c), 'HorizontalPodAutoscaler', 'db').spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db' });
+    expect(byKind(synth(c), 'HorizontalPodAutoscaler', 'db').spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db' });
   });
 
   test('fails when a kplus workload gets a second autoscaler', () => {
@@ -119,7 +127,7 @@ describe('ServiceAutoscaler', () => {
   test('allows utilization above 100, which Kubernetes accepts', () => {
     const c = chart();
     new ServiceAutoscaler(c, 'Hpa', { target: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, cpuUtilization: 150 });
-    expect(byKind(Testing.synth(c), 'HorizontalPodAutoscaler').spec.metrics[0].resource.target.averageUtilization).toBe(150);
+    expect(byKind(synth(c), 'HorizontalPodAutoscaler').spec.metrics[0].resource.target.averageUtilization).toBe(150);
   });
 
   test('throws for a reference without a name, or a bad name', () => {
@@ -151,7 +159,7 @@ describe('ServiceAutoscaler.parseKomposeLabels', () => {
     expect(settings).toEqual({ minReplicas: undefined, maxReplicas: 5, cpuUtilization: undefined, memory: undefined });
     const c = chart();
     new ServiceAutoscaler(c, 'Hpa', { target: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, ...settings });
-    expect(byKind(Testing.synth(c), 'HorizontalPodAutoscaler').spec).toEqual({
+    expect(byKind(synth(c), 'HorizontalPodAutoscaler').spec).toEqual({
       scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
       minReplicas: 1,
       maxReplicas: 5,

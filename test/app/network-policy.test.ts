@@ -3,13 +3,16 @@ import { NetworkProtocol } from 'cdk8s-plus-27';
 import {
   ComposeNetworkPolicies, ComposeNetworkPoliciesProps, PolicyWorkload, PortExposure,
 } from '../../lib/app/network-policy';
+import { expectValidManifests } from '../support/validate';
 
 const NS = 'shop';
 
 function synth(props: ComposeNetworkPoliciesProps): any[] {
   const chart: Chart = Testing.chart();
   new ComposeNetworkPolicies(chart, 'NetworkPolicies', props);
-  return Testing.synth(chart);
+  const manifests = Testing.synth(chart);
+  expectValidManifests(manifests);
+  return manifests;
 }
 
 function policy(manifests: any[], name: string): any {
