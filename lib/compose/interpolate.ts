@@ -1,0 +1,165 @@
+import { ComposeError } from './errors';
+import { ComposeLocation } from './model';
+import { YMap, YNode, YScalar, YSeq } from './yaml';
+
+/** Looks a variable up; undefined when it is not set. */
+export type VariableLookup = (name: string) => string | undefined;
+
+/** Called once for each `$VAR` or `${VAR}` without a default that is not set. */
+export type UnsetVariableHandler = (name: string, at: ComposeLocation) => void;
+
+const ALLOWED = '$VAR, ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?message}, ${VAR?message}, '
+  + '${VAR:+replacement}, ${VAR+replacement} and $$ for a literal $';
+
+const NAME_START = /[A-Za-z_]/;
+const NAME_CHAR = /[A-Za-z0-9_]/;
+
+/**
+ * Interpolates one string with compose's syntax. Defaults, messages and replacements may hold further
+ * interpolations (`${A:-${B}}`); they are evaluated only when used, as compose does.
+ */
+export function interpolateString(
+  text: string,
+  lookup: VariableLookup,
+  at: ComposeLocation,
+  onUnset: UnsetVariableHandler = () => undefined,
+): string {
+  const fail = (): never => {
+    throw new ComposeError('invalid interpolation', {
+      at,
+      value: text,
+      allowed: ALLOWED,
+      hint: 'write $$ for a literal $, and close every ${ with }',
+    });
+  };
+
+  const evaluate = (template: string): string => {
+    let out = '';
+    let i = 0;
+    while (i < template.length) {
+      const ch = template[i];
+      if (ch !== '$') {
+        out += ch;
+        i += 1;
+        continue;
+      }
+      const next = template[i + 1];
+      if (next === '$') {
+        out += '$';
+        i += 2;
+      } else if (next !== undefined && NAME_START.test(next)) {
+        let end = i + 2;
+        while (end < template.length && NAME_CHAR.test(template[end])) {
+          end += 1;
+        }
+        out += resolve(template.slice(i + 1, end), undefined, '');
+        i = end;
+      } else if (next === '{') {
+        const close = findClose(template, i + 2);
+        if (close < 0) {
+          fail();
+        }
+        out += braced(template.slice(i + 2, close));
+        i = close + 1;
+      } else {
+        fail();
+      }
+    }
+    return out;
+  };
+
+  const braced = (inner: string): string => {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([\s\S]*))?$/.exec(inner);
+    if (!match) {
+      return fail();
+    }
+    return resolve(match[1], match[2], match[3] ?? '');
+  };
+
+  const resolve = (name: string, operator: string | undefined, word: string): string => {
+    const value = lookup(name);
+    const set = value !== undefined;
+    const nonEmpty = set && value !== '';
+    switch (operator) {
+      case undefined:
+        if (!set) {
+          onUnset(name, at);
+          return '';
+        }
+        return value;
+      case ':-':
+        return nonEmpty ? value : evaluate(word);
+      case '-':
+        return set ? value : evaluate(word);
+      case ':+':
+        return nonEmpty ? evaluate(word) : '';
+      case '+':
+        return set ? evaluate(word) : '';
+      case ':?':
+      case '?':
+        if (operator === ':?' ? nonEmpty : set) {
+          return value as string;
+        }
+        throw new ComposeError(`required variable ${name} is missing a value${word ? `: ${evaluate(word)}` : ''}`, {
+          at,
+          hint: `set ${name} in the environment or in the .env file (or pass an env file)`,
+        });
+      default:
+        return fail();
+    }
+  };
+
+  return evaluate(text);
+}
+
+/** Index of the `}` closing a `${` whose content starts at `start`, skipping nested `${…}`; -1 when unclosed. */
+function findClose(text: string, start: number): number {
+  let depth = 0;
+  for (let i = start; i < text.length; i += 1) {
+    const ch = text[i];
+    if (ch === '$' && text[i + 1] === '$') {
+      i += 1;
+    } else if (ch === '$' && text[i + 1] === '{') {
+      depth += 1;
+      i += 1;
+    } else if (ch === '}') {
+      if (depth === 0) {
+        return i;
+      }
+      depth -= 1;
+    }
+  }
+  return -1;
+}
+
+/**
+ * Interpolates every string value of a located tree (keys stay as written, as in compose). A scalar whose text
+ * changed keeps the written text in `written`, so messages never quote a variable's value.
+ */
+export function interpolateTree(node: YNode, lookup: VariableLookup, onUnset?: UnsetVariableHandler): YNode {
+  switch (node.kind) {
+    case 'scalar': {
+      if (typeof node.value !== 'string' || !node.value.includes('$')) {
+        return node;
+      }
+      const value = interpolateString(node.value, lookup, node.at, onUnset);
+      if (value === node.value) {
+        return node;
+      }
+      const out: YScalar = { kind: 'scalar', value, at: node.at, written: node.value };
+      return out;
+    }
+    case 'seq': {
+      const out: YSeq = { kind: 'seq', items: node.items.map((item) => interpolateTree(item, lookup, onUnset)), at: node.at };
+      return out;
+    }
+    case 'map': {
+      const entries = new Map<string, YNode>();
+      for (const [key, value] of node.entries) {
+        entries.set(key, interpolateTree(value, lookup, onUnset));
+      }
+      const out: YMap = { kind: 'map', entries, at: node.at };
+      return out;
+    }
+  }
+}

@@ -1,0 +1,316 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { parseDotenv } from './dotenv';
+import { ComposeError, ComposeWarning } from './errors';
+import { interpolateTree, VariableLookup } from './interpolate';
+import { canonicalize, mergeFiles } from './merge';
+import { ComposeLocation, ComposeModel } from './model';
+import { normalizeProject } from './normalize';
+import { optionalString } from './read';
+import { DEFAULT_YAML_LIMITS, parseYaml, YMap, YamlLimits } from './yaml';
+
+/** Limits against hostile input. */
+export interface LoadLimits extends YamlLimits {
+  /** Largest compose file read, in bytes. */
+  readonly maxFileBytes: number;
+}
+
+export const DEFAULT_LOAD_LIMITS: LoadLimits = { ...DEFAULT_YAML_LIMITS, maxFileBytes: 2 * 1024 * 1024 };
+
+export interface LoadComposeOptions {
+  /**
+   * The compose files, merged in this order (later files override earlier ones), relative to `workingDir`.
+   * @default - `COMPOSE_FILE` from `env` if set, else the first of compose.yaml, compose.yml, docker-compose.yaml,
+   * docker-compose.yml found in `workingDir`, followed by its `.override` file (e.g. compose.override.yaml) if present
+   */
+  readonly files?: readonly string[];
+  /**
+   * The folder the files are relative to and where they are discovered. The project folder is the folder of the
+   * first file: relative paths inside the files resolve there, and `.env` is read from there.
+   * @default process.cwd()
+   */
+  readonly workingDir?: string;
+  /**
+   * The shell environment, which wins over env files for interpolation.
+   * @default process.env
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Env files for interpolation (`docker compose --env-file`), relative to `workingDir`; later files win.
+   * They replace the project's `.env`, as in compose.
+   * @default - the `.env` file in the project folder, if present
+   */
+  readonly envFiles?: readonly string[];
+  /**
+   * Active profiles; `*` activates all. Services with profiles are left out unless one of theirs is active.
+   * @default - `COMPOSE_PROFILES` from the environment (comma-separated), else none
+   */
+  readonly profiles?: readonly string[];
+  /**
+   * Project name (`docker compose -p`).
+   * @default - `COMPOSE_PROJECT_NAME`, else the top-level `name`, else the project folder's name (normalised)
+   */
+  readonly projectName?: string;
+  /**
+   * Image per service name (CLI `--image <service>=<ref>`). Required for services with `build` and no `image`;
+   * for other services it replaces their `image`.
+   * @default {}
+   */
+  readonly images?: Readonly<Record<string, string>>;
+  /**
+   * Read env files, secret and config files and bind-mounted files that lie outside the project folder
+   * (`../x`, `/etc/x`, `~/x`). When false they are not read: secrets and configs get `source.kind: 'outside'`,
+   * binds `bind.kind: 'outside'`, and env files are an error.
+   * @default false
+   */
+  readonly allowOutsideProject?: boolean;
+  /**
+   * Limits against hostile input.
+   * @default DEFAULT_LOAD_LIMITS
+   */
+  readonly limits?: Partial<LoadLimits>;
+}
+
+export interface LoadComposeFromStringOptions extends Omit<LoadComposeOptions, 'files' | 'workingDir'> {
+  /**
+   * The name the text goes by in messages and in `at.file`.
+   * @default 'compose.yaml'
+   */
+  readonly fileName?: string;
+  /**
+   * The project folder: relative paths in the text resolve there, and `.env` is read from there.
+   * @default process.cwd()
+   */
+  readonly projectDir?: string;
+}
+
+export interface LoadResult {
+  readonly model: ComposeModel;
+  /** Findings that did not stop the load, sorted by file, line and path. Never printed by the library. */
+  readonly warnings: ComposeWarning[];
+}
+
+/** The file names compose looks for, in its order. */
+export const DEFAULT_COMPOSE_FILES: readonly string[] = [
+  'compose.yaml', 'compose.yml', 'docker-compose.yaml', 'docker-compose.yml',
+];
+
+interface Source {
+  /** As the user named it. */
+  readonly display: string;
+  readonly text: string;
+}
+
+/** Loads the compose files of a project into the model. Throws `ComposeError` for any bad input. */
+export function loadCompose(options: LoadComposeOptions = {}): LoadResult {
+  const workingDir = path.resolve(options.workingDir ?? process.cwd());
+  const limits = { ...DEFAULT_LOAD_LIMITS, ...options.limits };
+  const shell = options.env ?? process.env;
+  const warnings = new WarningList();
+  const files = options.files ?? composeFileFromEnv(shell) ?? discover(workingDir, options.workingDir, warnings);
+  if (files.length === 0) {
+    throw new ComposeError('no compose file given', { hint: 'pass at least one file' });
+  }
+  const sources = files.map((file) => ({ display: file, text: readComposeFile(workingDir, file, limits) }));
+  const projectDir = path.dirname(path.resolve(workingDir, files[0]));
+  return loadSources(sources, projectDir, workingDir, options, limits, warnings);
+}
+
+/** Loads compose text held in memory (tests, fuzzing, editors). Files it names are read from `projectDir`. */
+export function loadComposeFromString(text: string, options: LoadComposeFromStringOptions = {}): LoadResult {
+  const projectDir = path.resolve(options.projectDir ?? process.cwd());
+  const limits = { ...DEFAULT_LOAD_LIMITS, ...options.limits };
+  const display = options.fileName ?? 'compose.yaml';
+  checkSize(Buffer.byteLength(text, 'utf8'), display, limits);
+  return loadSources([{ display, text }], projectDir, projectDir, options, limits, new WarningList());
+}
+
+function loadSources(
+  sources: readonly Source[], projectDir: string, workingDir: string, options: LoadComposeOptions,
+  limits: LoadLimits, warnings: WarningList,
+): LoadResult {
+  const shell = options.env ?? process.env;
+  const dotenv = readInterpolationEnv(projectDir, workingDir, options, shell);
+  const lookup: VariableLookup = (name) => shell[name] ?? dotenv.get(name);
+
+  const unset = new Set<string>();
+  const trees = sources.map((source) => {
+    const root = parseYaml(source.text, source.display, limits);
+    if (root === undefined || (root.kind === 'scalar' && root.value === null)) {
+      throw new ComposeError('the compose file is empty', {
+        at: { file: source.display, path: '' },
+        hint: 'add a services: map with at least one service',
+      });
+    }
+    if (root.kind !== 'map') {
+      throw new ComposeError('a compose file must be a map of top-level keys such as services', {
+        at: root.at,
+        hint: 'start the file with services:',
+      });
+    }
+    const interpolated = interpolateTree(root, lookup, (name, at) => {
+      if (!unset.has(name)) {
+        unset.add(name);
+        warnings.add('unset-variable', `variable ${name} is not set; an empty string is used`, at);
+      }
+    }) as YMap;
+    return canonicalize(interpolated);
+  });
+  const merged = mergeFiles(trees);
+
+  const projectName = normalizeProjectName(
+    options.projectName ?? lookup('COMPOSE_PROJECT_NAME') ?? optionalString(merged.entries.get('name'))
+      ?? path.basename(projectDir),
+    merged,
+  );
+  const profiles = options.profiles
+    ?? (lookup('COMPOSE_PROFILES') ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
+
+  const model = normalizeProject(merged, {
+    projectDir,
+    projectName,
+    files: sources.map((s) => s.display),
+    lookup,
+    images: options.images ?? {},
+    profiles,
+    allowOutsideProject: options.allowOutsideProject ?? false,
+    warn: (code, message, at) => warnings.add(code, message, at),
+  });
+  return { model, warnings: warnings.sorted(sources.map((s) => s.display)) };
+}
+
+/** Env files for interpolation: the explicit ones, else the project's `.env`. Later files win. */
+function readInterpolationEnv(
+  projectDir: string, workingDir: string, options: LoadComposeOptions, shell: Readonly<Record<string, string | undefined>>,
+): Map<string, string> {
+  const values = new Map<string, string>();
+  const lookup: VariableLookup = (name) => shell[name] ?? values.get(name);
+  const explicit = options.envFiles !== undefined;
+  const files = options.envFiles ?? ['.env'];
+  for (const file of files) {
+    const absolute = path.resolve(explicit ? workingDir : projectDir, file);
+    let text: string;
+    try {
+      if (!fs.statSync(absolute).isFile()) {
+        throw new Error('not a file');
+      }
+      text = fs.readFileSync(absolute, 'utf8');
+    } catch {
+      if (!explicit) {
+        continue;
+      }
+      throw new ComposeError(`env file "${file}" not found`, {
+        at: { file, path: '' },
+        hint: 'check the path given to the env file option (--env-file)',
+      });
+    }
+    for (const entry of parseDotenv(text, file, lookup)) {
+      if (entry.value !== undefined) {
+        values.set(entry.name, entry.value);
+      }
+    }
+  }
+  return values;
+}
+
+function composeFileFromEnv(env: Readonly<Record<string, string | undefined>>): string[] | undefined {
+  const value = env.COMPOSE_FILE;
+  if (!value) {
+    return undefined;
+  }
+  const separator = env.COMPOSE_PATH_SEPARATOR || path.delimiter;
+  return value.split(separator).filter((f) => f !== '');
+}
+
+function discover(workingDir: string, written: string | undefined, warnings: WarningList): string[] {
+  const found = DEFAULT_COMPOSE_FILES.filter((name) => isFile(path.join(workingDir, name)));
+  if (found.length === 0) {
+    throw new ComposeError(`no compose file found in ${written ?? 'the current folder'}`, {
+      allowed: DEFAULT_COMPOSE_FILES.join(', '),
+      hint: 'create compose.yaml there, or name the files to load',
+    });
+  }
+  const base = found[0];
+  if (found.length > 1) {
+    warnings.add('multiple-compose-files', `found ${found.join(', ')}; using ${base}`, { file: base, path: '' });
+  }
+  const stem = base.replace(/\.ya?ml$/, '');
+  const override = [`${stem}.override.yaml`, `${stem}.override.yml`].find((name) => isFile(path.join(workingDir, name)));
+  return override ? [base, override] : [base];
+}
+
+function isFile(file: string): boolean {
+  try {
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function readComposeFile(workingDir: string, file: string, limits: LoadLimits): string {
+  const absolute = path.resolve(workingDir, file);
+  let size: number;
+  try {
+    const stat = fs.statSync(absolute);
+    if (!stat.isFile()) {
+      throw new ComposeError(`compose file "${file}" is not a file`, { at: { file, path: '' } });
+    }
+    size = stat.size;
+  } catch (err) {
+    if (err instanceof ComposeError) {
+      throw err;
+    }
+    throw new ComposeError(`compose file "${file}" not found`, {
+      at: { file, path: '' },
+      hint: 'check the path; relative paths are taken from the working folder',
+    });
+  }
+  checkSize(size, file, limits);
+  return fs.readFileSync(absolute, 'utf8');
+}
+
+function checkSize(size: number, file: string, limits: LoadLimits): void {
+  if (size > limits.maxFileBytes) {
+    throw new ComposeError(`the compose file is larger than ${limits.maxFileBytes} bytes`, {
+      at: { file, path: '' },
+      hint: 'raise the loader\'s limits.maxFileBytes if the file is genuine',
+    });
+  }
+}
+
+/** Compose's project name rule: lower case letters, digits, `-` and `_`, starting with a letter or digit. */
+function normalizeProjectName(raw: string, root: YMap): string {
+  const name = raw.toLowerCase().replace(/[^a-z0-9_-]/g, '').replace(/^[^a-z0-9]+/, '');
+  if (name === '') {
+    throw new ComposeError(`project name "${raw}" has no usable characters`, {
+      at: root.entries.get('name')?.at ?? root.at,
+      allowed: 'lower case letters, digits, "-" and "_", starting with a letter or digit',
+      hint: 'set name: in the file, or pass a project name',
+    });
+  }
+  return name;
+}
+
+/** Collects warnings, one per code and location. */
+class WarningList {
+  private readonly items = new Map<string, ComposeWarning>();
+
+  add(code: string, message: string, at: ComposeLocation): void {
+    const key = `${code}\0${at.file}\0${at.path}\0${message}`;
+    if (!this.items.has(key)) {
+      this.items.set(key, { code, message, at });
+    }
+  }
+
+  sorted(files: readonly string[]): ComposeWarning[] {
+    const order = (file: string): number => {
+      const index = files.indexOf(file);
+      return index < 0 ? files.length : index;
+    };
+    return [...this.items.values()].sort((a, b) => order(a.at.file) - order(b.at.file)
+      || (a.at.line ?? 0) - (b.at.line ?? 0)
+      || (a.at.column ?? 0) - (b.at.column ?? 0)
+      || (a.at.path < b.at.path ? -1 : a.at.path > b.at.path ? 1 : 0)
+      || (a.message < b.message ? -1 : a.message > b.message ? 1 : 0));
+  }
+}

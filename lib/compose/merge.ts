@@ -1,0 +1,244 @@
+import { childPath, YMap, YNode, YScalar, YSeq } from './yaml';
+
+/**
+ * Canonical forms and the merge of several compose files, following the compose specification's merge rules
+ * (`13-merge.md`): maps merge key by key, later files win for scalars, sequences append, with these exceptions:
+ * - `command`, `entrypoint` and `healthcheck.test` are replaced;
+ * - `ports` are unique by their host IP, published port, target and protocol; `volumes` by target;
+ *   `secrets` and `configs` by target (or source);
+ * - `environment`, `labels`, `annotations`, `sysctls`, `extra_hosts`, `build.args`, `deploy.labels`,
+ *   `depends_on` and `networks` are turned into maps first and merge by key;
+ * - plain string lists (`dns`, `cap_add`, `expose`, `profiles`, …) append the entries not already present.
+ */
+
+/** Service keys written as a list of `KEY=value` or a map; merged by key. */
+const LIST_OR_DICT_KEYS = new Set(['environment', 'labels', 'annotations', 'sysctls']);
+
+/** Service keys written as a string or a list of strings. */
+const STRING_OR_LIST_KEYS = new Set(['dns', 'dns_search', 'dns_opt', 'tmpfs', 'env_file', 'label_file']);
+
+/** Service keys whose list entries are unique by value. */
+const UNIQUE_LIST_KEYS = new Set([
+  'cap_add', 'cap_drop', 'devices', 'dns', 'dns_opt', 'dns_search', 'env_file', 'expose', 'external_links',
+  'group_add', 'links', 'profiles', 'security_opt', 'tmpfs', 'volumes_from', 'device_cgroup_rules', 'label_file',
+]);
+
+/** Service keys replaced as a whole by a later file. */
+const REPLACED_KEYS = new Set(['command', 'entrypoint']);
+
+/**
+ * Rewrites one file's services into canonical form so that files can be merged: list-or-map keys become maps,
+ * list `depends_on` and `networks` become maps, and string-or-list keys become lists. Other shapes are left for
+ * the normaliser to report.
+ */
+export function canonicalize(root: YMap): YMap {
+  const services = root.entries.get('services');
+  if (!services || services.kind !== 'map') {
+    return root;
+  }
+  const out = new Map<string, YNode>();
+  for (const [name, service] of services.entries) {
+    out.set(name, service.kind === 'map' ? canonicalizeService(service) : service);
+  }
+  const entries = new Map(root.entries);
+  entries.set('services', { kind: 'map', entries: out, at: services.at });
+  return { kind: 'map', entries, at: root.at };
+}
+
+function canonicalizeService(service: YMap): YMap {
+  const entries = new Map<string, YNode>();
+  for (const [key, value] of service.entries) {
+    let next = value;
+    if (LIST_OR_DICT_KEYS.has(key)) {
+      next = listToMap(value, '=');
+    } else if (key === 'extra_hosts') {
+      next = listToMap(value, 'host');
+    } else if (key === 'depends_on' || key === 'networks') {
+      next = namesToMap(value, key === 'depends_on');
+    } else if (STRING_OR_LIST_KEYS.has(key) && value.kind === 'scalar' && typeof value.value === 'string') {
+      next = { kind: 'seq', items: [value], at: value.at };
+    } else if (key === 'build' && value.kind === 'map') {
+      next = withEntry(value, 'args', listToMap);
+    } else if (key === 'deploy' && value.kind === 'map') {
+      next = withEntry(value, 'labels', listToMap);
+    }
+    entries.set(key, next);
+  }
+  return { kind: 'map', entries, at: service.at };
+}
+
+function withEntry(map: YMap, key: string, rewrite: (node: YNode, separator: '=') => YNode): YMap {
+  const value = map.entries.get(key);
+  if (!value) {
+    return map;
+  }
+  const entries = new Map(map.entries);
+  entries.set(key, rewrite(value, '='));
+  return { kind: 'map', entries, at: map.at };
+}
+
+/** `["A=1", "B"]` → `{A: "1", B: null}`; for `extra_hosts`, `host:ip` or `host=ip`. Maps pass through. */
+function listToMap(node: YNode, separator: '=' | 'host'): YNode {
+  if (node.kind !== 'seq' || !node.items.every((item) => item.kind === 'scalar' && typeof item.value === 'string')) {
+    return node;
+  }
+  const entries = new Map<string, YNode>();
+  for (const item of node.items as YScalar[]) {
+    const text = item.value as string;
+    let index = text.indexOf('=');
+    if (separator === 'host' && index < 0) {
+      index = text.indexOf(':');
+    }
+    const written = item.written;
+    const key = index < 0 ? text : text.slice(0, index);
+    const value: YScalar = index < 0
+      ? { kind: 'scalar', value: null, at: item.at }
+      : { kind: 'scalar', value: text.slice(index + 1), at: item.at, ...(written !== undefined ? { written } : {}) };
+    entries.set(key, value);
+  }
+  return { kind: 'map', entries, at: node.at };
+}
+
+/** `[db, cache]` → `{db: {condition: service_started}, cache: …}` (depends_on) or `{db: null, …}` (networks). */
+function namesToMap(node: YNode, dependsOn: boolean): YNode {
+  if (node.kind !== 'seq' || !node.items.every((item) => item.kind === 'scalar' && typeof item.value === 'string')) {
+    return node;
+  }
+  const entries = new Map<string, YNode>();
+  for (const item of node.items as YScalar[]) {
+    const name = item.value as string;
+    if (dependsOn) {
+      entries.set(name, {
+        kind: 'map',
+        entries: new Map<string, YNode>([
+          ['condition', { kind: 'scalar', value: 'service_started', at: item.at }],
+        ]),
+        at: item.at,
+      });
+    } else {
+      entries.set(name, { kind: 'scalar', value: null, at: item.at });
+    }
+  }
+  return { kind: 'map', entries, at: node.at };
+}
+
+/** Merges the canonical trees of several files, later files overriding earlier ones. */
+export function mergeFiles(trees: readonly YMap[]): YMap {
+  let result = trees[0];
+  for (const tree of trees.slice(1)) {
+    result = mergeMaps(result, tree, '', mergeTopLevelValue);
+  }
+  return result;
+}
+
+type ValueMerger = (base: YNode, override: YNode, key: string, path: string) => YNode;
+
+function mergeMaps(base: YMap, override: YMap, path: string, mergeValue: ValueMerger): YMap {
+  const entries = new Map(base.entries);
+  for (const [key, value] of override.entries) {
+    const existing = entries.get(key);
+    entries.set(key, existing ? mergeValue(existing, value, key, childPath(path, key)) : value);
+  }
+  return { kind: 'map', entries, at: base.at };
+}
+
+function mergeTopLevelValue(base: YNode, override: YNode, key: string, path: string): YNode {
+  if (key === 'services' && base.kind === 'map' && override.kind === 'map') {
+    return mergeMaps(base, override, path, (b, o, _name, servicePath) => (
+      b.kind === 'map' && o.kind === 'map' ? mergeMaps(b, o, servicePath, mergeServiceValue) : o
+    ));
+  }
+  return mergeGeneric(base, override, key, path);
+}
+
+function mergeServiceValue(base: YNode, override: YNode, key: string, path: string): YNode {
+  if (REPLACED_KEYS.has(key) || base.kind !== override.kind) {
+    return override;
+  }
+  if (base.kind === 'seq' && override.kind === 'seq') {
+    switch (key) {
+      case 'ports':
+        return mergeUnique(base, override, portKey);
+      case 'volumes':
+        return mergeUnique(base, override, volumeTarget);
+      case 'secrets':
+        return mergeUnique(base, override, (node) => fileReferenceTarget(node, '/run/secrets/'));
+      case 'configs':
+        return mergeUnique(base, override, (node) => fileReferenceTarget(node, '/'));
+      default:
+        return UNIQUE_LIST_KEYS.has(key) ? mergeUnique(base, override, scalarKey) : append(base, override);
+    }
+  }
+  if (key === 'healthcheck' && base.kind === 'map' && override.kind === 'map') {
+    return mergeMaps(base, override, path, (b, o, k, p) => (k === 'test' ? o : mergeGeneric(b, o, k, p)));
+  }
+  return mergeGeneric(base, override, key, path);
+}
+
+function mergeGeneric(base: YNode, override: YNode, _key: string, path: string): YNode {
+  if (base.kind === 'map' && override.kind === 'map') {
+    return mergeMaps(base, override, path, mergeGeneric);
+  }
+  if (base.kind === 'seq' && override.kind === 'seq') {
+    return append(base, override);
+  }
+  return override;
+}
+
+function append(base: YSeq, override: YSeq): YSeq {
+  return { kind: 'seq', items: [...base.items, ...override.items], at: base.at };
+}
+
+/** Appends override entries; an entry with the same key as an earlier one replaces it in place. */
+function mergeUnique(base: YSeq, override: YSeq, keyOf: (node: YNode) => string | undefined): YSeq {
+  const items = [...base.items];
+  for (const item of override.items) {
+    const key = keyOf(item);
+    const index = key === undefined ? -1 : items.findIndex((existing) => keyOf(existing) === key);
+    if (index >= 0) {
+      items[index] = item;
+    } else {
+      items.push(item);
+    }
+  }
+  return { kind: 'seq', items, at: base.at };
+}
+
+function scalarKey(node: YNode): string | undefined {
+  return node.kind === 'scalar' && node.value !== null ? String(node.value) : undefined;
+}
+
+function entryText(map: YMap, key: string): string | undefined {
+  const value = map.entries.get(key);
+  return value && value.kind === 'scalar' && value.value !== null ? String(value.value) : undefined;
+}
+
+function portKey(node: YNode): string | undefined {
+  if (node.kind === 'scalar') {
+    return scalarKey(node);
+  }
+  if (node.kind === 'map') {
+    return JSON.stringify(['host_ip', 'published', 'target', 'protocol'].map((key) => entryText(node, key) ?? ''));
+  }
+  return undefined;
+}
+
+/** The container path of a short (`src:/dst:ro`) or long volume entry. */
+export function volumeTarget(node: YNode): string | undefined {
+  if (node.kind === 'scalar' && typeof node.value === 'string') {
+    const parts = node.value.split(':');
+    return parts.length === 1 ? parts[0] : parts[1];
+  }
+  return node.kind === 'map' ? entryText(node, 'target') : undefined;
+}
+
+function fileReferenceTarget(node: YNode, prefix: string): string | undefined {
+  if (node.kind === 'scalar') {
+    return node.value === null ? undefined : prefix + String(node.value);
+  }
+  if (node.kind === 'map') {
+    const target = entryText(node, 'target') ?? entryText(node, 'source');
+    return target === undefined ? undefined : target.startsWith('/') ? target : prefix + target;
+  }
+  return undefined;
+}

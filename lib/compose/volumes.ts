@@ -1,0 +1,201 @@
+import * as path from 'path';
+import { ComposeError } from './errors';
+import { MAX_CONTENT_BYTES, readContent, resolveInProject, statPath } from './files';
+import { SERVICE_VOLUME_KEYS, SERVICE_VOLUME_TMPFS_KEYS, SERVICE_VOLUME_VOLUME_KEYS } from './keys';
+import { ComposeLocation, VolumeMount } from './model';
+import { asBool, asString, checkKeys, invalid, isNull, optionalMap, optionalString, Warn, wrongType } from './read';
+import { parseSize } from './units';
+import { YMap, YNode } from './yaml';
+
+export interface VolumeContext {
+  /** Absolute project folder (never written into the model). */
+  readonly projectDir: string;
+  readonly allowOutsideProject: boolean;
+  /** Names of the top-level volumes. */
+  readonly volumeNames: ReadonlySet<string>;
+  /** The user's home folder, for `~` binds when paths outside the project are allowed. */
+  readonly home?: string;
+  readonly warn: Warn;
+}
+
+const SHORT_ALLOWED = '"/container/path" (anonymous), "name:/container/path", "./host/path:/container/path", '
+  + 'with an optional ":ro" or ":rw"';
+const PROPAGATION = new Set(['shared', 'slave', 'private', 'rshared', 'rslave', 'rprivate']);
+const CONSISTENCY = new Set(['consistent', 'cached', 'delegated']);
+
+function isBindSource(source: string): boolean {
+  return source.startsWith('.') || source.startsWith('/') || source.startsWith('~');
+}
+
+/** One `volumes` entry of a service, short or long syntax. */
+export function parseServiceVolume(node: YNode, ctx: VolumeContext): VolumeMount {
+  if (node.kind === 'map') {
+    return parseLongVolume(node, ctx);
+  }
+  if (node.kind !== 'scalar' || typeof node.value !== 'string') {
+    throw wrongType(node, 'a volume', { allowed: `${SHORT_ALLOWED}, or the long syntax {type, source, target}` });
+  }
+  const parts = node.value.split(':');
+  if (parts.length > 3 || parts.some((part, index) => part === '' && index > 0)) {
+    throw invalid(node, 'invalid volume', { allowed: SHORT_ALLOWED });
+  }
+  const [first, second, mode] = parts;
+  const source = parts.length === 1 ? undefined : first;
+  const target = parts.length === 1 ? first : second;
+  checkTarget(target, node);
+  let readOnly = false;
+  for (const option of (mode ?? '').split(',').filter((o) => o !== '')) {
+    if (option === 'ro' || option === 'rw') {
+      readOnly = option === 'ro';
+    } else if (option === 'z' || option === 'Z' || option === 'nocopy' || PROPAGATION.has(option)
+      || CONSISTENCY.has(option)) {
+      ctx.warn('unsupported-volume-option', `ignored volume option "${option}": it has no Kubernetes equivalent`,
+        node.at);
+    } else {
+      throw invalid(node, `invalid volume option "${option}"`, {
+        allowed: 'ro, rw, z, Z, nocopy, a propagation mode or a consistency mode',
+      });
+    }
+  }
+  if (source === undefined || source === '') {
+    return { type: 'volume', target, readOnly, at: node.at };
+  }
+  if (isBindSource(source)) {
+    return { type: 'bind', source, target, readOnly, bind: inspectBind(source, ctx, node.at), at: node.at };
+  }
+  checkNamedVolume(source, node, ctx);
+  return { type: 'volume', source, target, readOnly, at: node.at };
+}
+
+function checkTarget(target: string, node: YNode): void {
+  if (!target.startsWith('/')) {
+    throw invalid(node, `the container path "${target}" is not absolute`, {
+      allowed: SHORT_ALLOWED,
+      hint: 'write the mount point in the container as an absolute path, for example "./data:/data"',
+    });
+  }
+}
+
+function checkNamedVolume(name: string, node: YNode, ctx: VolumeContext): void {
+  if (!ctx.volumeNames.has(name)) {
+    throw invalid(node, `the service uses volume "${name}", which is not declared under the top-level volumes`, {
+      allowed: ctx.volumeNames.size > 0
+        ? `one of ${[...ctx.volumeNames].sort().join(', ')}, or a path starting with ./ or /`
+        : 'a declared volume, or a path starting with ./ or /',
+      hint: `add "${name}:" under the top-level volumes, or write "./${name}" for a folder next to the compose file`,
+    });
+  }
+}
+
+function parseLongVolume(map: YMap, ctx: VolumeContext): VolumeMount {
+  checkKeys(map, SERVICE_VOLUME_KEYS, 'a volume mount', ctx.warn);
+  const typeNode = map.entries.get('type');
+  const type = optionalString(typeNode);
+  if (type !== 'volume' && type !== 'bind' && type !== 'tmpfs') {
+    throw new ComposeError(type === undefined ? 'a long-syntax volume needs a type' : `unsupported volume type "${type}"`, {
+      at: typeNode?.at ?? map.at,
+      allowed: 'volume, bind or tmpfs',
+      hint: 'write type: volume for a named volume, bind for a host path, tmpfs for memory',
+    });
+  }
+  const targetNode = map.entries.get('target');
+  if (isNull(targetNode)) {
+    throw new ComposeError('a long-syntax volume needs a target', { at: map.at, hint: 'add target: /path/in/container' });
+  }
+  const target = asString(targetNode as YNode);
+  checkTarget(target, targetNode as YNode);
+  const readOnlyNode = map.entries.get('read_only');
+  const readOnly = isNull(readOnlyNode) ? false : asBool(readOnlyNode as YNode);
+  const source = optionalString(map.entries.get('source'));
+  const volumeOptions = optionalMap(map.entries.get('volume'));
+  if (volumeOptions) {
+    checkKeys(volumeOptions, SERVICE_VOLUME_VOLUME_KEYS, 'volume options', ctx.warn);
+  }
+  const subpath = optionalString(volumeOptions?.entries.get('subpath'));
+  const tmpfsOptions = optionalMap(map.entries.get('tmpfs'));
+  if (tmpfsOptions) {
+    checkKeys(tmpfsOptions, SERVICE_VOLUME_TMPFS_KEYS, 'tmpfs options', ctx.warn);
+  }
+  if (type === 'tmpfs') {
+    const sizeNode = tmpfsOptions?.entries.get('size');
+    const sizeBytes = isNull(sizeNode) ? undefined : sizeOf(sizeNode as YNode);
+    return { type, target, readOnly, ...(sizeBytes !== undefined ? { sizeBytes } : {}), at: map.at };
+  }
+  if (type === 'bind') {
+    if (source === undefined || source === '') {
+      throw new ComposeError('a bind mount needs a source', { at: map.at, hint: 'add source: ./path/on/host' });
+    }
+    return { type, source, target, readOnly, bind: inspectBind(source, ctx, map.at), at: map.at };
+  }
+  if (source !== undefined && source !== '') {
+    checkNamedVolume(source, map.entries.get('source') as YNode, ctx);
+  }
+  return {
+    type,
+    ...(source ? { source } : {}),
+    target,
+    readOnly,
+    ...(subpath !== undefined ? { subpath } : {}),
+    at: map.at,
+  };
+}
+
+function sizeOf(node: YNode): number {
+  const size = node.kind === 'scalar' && (typeof node.value === 'number' || typeof node.value === 'string')
+    ? parseSize(node.value)
+    : undefined;
+  if (size === undefined) {
+    throw invalid(node, 'invalid size', { allowed: 'bytes as a number, or a number with b, k, m or g, such as 64m' });
+  }
+  return size;
+}
+
+/** One `tmpfs` entry: `/run` or `/run:size=64m,mode=1777`. */
+export function parseTmpfs(node: YNode, ctx: VolumeContext): VolumeMount {
+  if (node.kind !== 'scalar' || typeof node.value !== 'string') {
+    throw wrongType(node, 'a string', { allowed: 'a container path with optional options, such as /run:size=64m' });
+  }
+  const colon = node.value.indexOf(':');
+  const target = colon < 0 ? node.value : node.value.slice(0, colon);
+  checkTarget(target, node);
+  let sizeBytes: number | undefined;
+  for (const option of colon < 0 ? [] : node.value.slice(colon + 1).split(',').filter((o) => o !== '')) {
+    const [key, value] = option.split('=', 2);
+    if (key === 'size' && value !== undefined) {
+      sizeBytes = parseSize(value);
+      if (sizeBytes === undefined) {
+        throw invalid(node, `invalid tmpfs size "${value}"`, { allowed: 'bytes, or a number with k, m or g' });
+      }
+    } else {
+      ctx.warn('unsupported-volume-option', `ignored tmpfs option "${key}": only size is converted`, node.at);
+    }
+  }
+  return { type: 'tmpfs', target, readOnly: false, ...(sizeBytes !== undefined ? { sizeBytes } : {}), at: node.at };
+}
+
+/** What a bind source is, reading a small single file's content. Nothing outside the project is touched. */
+function inspectBind(source: string, ctx: VolumeContext, at: ComposeLocation): NonNullable<VolumeMount['bind']> {
+  let absolute: string;
+  const where = resolveInProject(ctx.projectDir, source);
+  if (where.kind === 'inside') {
+    absolute = where.absolute;
+  } else if (!ctx.allowOutsideProject) {
+    return { kind: 'outside' };
+  } else if (source === '~' || source.startsWith('~/')) {
+    if (ctx.home === undefined) {
+      return { kind: 'outside' };
+    }
+    absolute = path.join(ctx.home, source.slice(1));
+  } else {
+    absolute = path.resolve(ctx.projectDir, source);
+  }
+  const stat = statPath(absolute);
+  if (stat.kind !== 'file') {
+    return { kind: stat.kind };
+  }
+  if (stat.size > MAX_CONTENT_BYTES) {
+    ctx.warn('large-bind-file', `the bound file "${source}" is larger than 1 MiB and was not read`, at);
+    return { kind: 'file' };
+  }
+  return { kind: 'file', content: readContent(source, absolute) };
+}

@@ -1,0 +1,297 @@
+import { Alias, isAlias, isMap, isScalar, isSeq, LineCounter, Node as YamlNode, parseDocument, Scalar } from 'yaml';
+import { ComposeError } from './errors';
+import { ComposeLocation } from './model';
+
+/** A scalar of the located tree: the YAML value plus where it was written. */
+export interface YScalar {
+  readonly kind: 'scalar';
+  readonly value: string | number | boolean | null;
+  readonly at: ComposeLocation;
+  /** The source text of a plain (unquoted) scalar, e.g. `0440`, so octal modes read as compose reads them. */
+  readonly plain?: string;
+  /**
+   * The text as written, when interpolation changed it. Messages quote this instead of the value: the value may
+   * carry an environment variable's content, which may be secret.
+   */
+  readonly written?: string;
+}
+
+export interface YMap {
+  readonly kind: 'map';
+  /** Entries in the order written; keys are strings (YAML numbers and booleans as keys are stringified). */
+  readonly entries: ReadonlyMap<string, YNode>;
+  readonly at: ComposeLocation;
+}
+
+export interface YSeq {
+  readonly kind: 'seq';
+  readonly items: readonly YNode[];
+  readonly at: ComposeLocation;
+}
+
+/**
+ * The located tree: plain YAML values after anchors, aliases and merge keys are resolved, each node keeping its
+ * compose location. Paths are logical (the path where a value is used, even when it was written in an anchor);
+ * line and column are where its text is.
+ */
+export type YNode = YScalar | YMap | YSeq;
+
+/** Limits against hostile input. */
+export interface YamlLimits {
+  /** Most aliases resolved in one file. */
+  readonly maxAliases: number;
+  /** Most values in one file after aliases are expanded (bounds memory and time for alias bombs). */
+  readonly maxNodes: number;
+  /** Deepest nesting of maps and lists. */
+  readonly maxDepth: number;
+}
+
+export const DEFAULT_YAML_LIMITS: YamlLimits = { maxAliases: 10_000, maxNodes: 250_000, maxDepth: 100 };
+
+/** Joins a key path: `services` + `web` gives `services.web`; an index gives `ports[1]`. */
+export function childPath(path: string, key: string | number): string {
+  if (typeof key === 'number') {
+    return `${path}[${key}]`;
+  }
+  return path ? `${path}.${key}` : key;
+}
+
+/**
+ * Parses one YAML document into the located tree. Throws `ComposeError` for malformed YAML, duplicate keys,
+ * undefined or recursive aliases, and input past the limits.
+ */
+export function parseYaml(text: string, file: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): YNode | undefined {
+  const lineCounter = new LineCounter();
+  let doc;
+  try {
+    doc = parseDocument(text, {
+      lineCounter,
+      prettyErrors: false,
+      uniqueKeys: true,
+      merge: false, // merge keys are resolved below, with the alias budget
+      strict: true,
+      keepSourceTokens: false,
+    });
+  } catch (err) {
+    throw new ComposeError('the YAML is nested too deeply to parse', {
+      at: { file, path: '' },
+      hint: 'a compose file needs only a few levels of nesting; check the file is really a compose file',
+    });
+  }
+  const position = (offset: number | undefined): { line?: number; column?: number } => {
+    if (offset === undefined) {
+      return {};
+    }
+    const pos = lineCounter.linePos(offset);
+    return { line: pos.line, column: pos.col };
+  };
+  if (doc.errors.length > 0) {
+    const first = doc.errors[0];
+    const message = first.message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '');
+    throw new ComposeError(`invalid YAML: ${message}`, {
+      at: { file, path: '', ...position(first.pos?.[0]) },
+      hint: 'fix the YAML syntax at that line (indentation, quotes, a missing ":" or closing bracket); '
+        + 'yamllint shows the same spot',
+    });
+  }
+  const walker = new Walker(doc, file, limits, position);
+  return walker.walk(doc.contents as YamlNode | null, '', 0);
+}
+
+class Walker {
+  private nodes = 0;
+  private aliases = 0;
+  private readonly active = new Set<YamlNode>();
+
+  constructor(
+    private readonly doc: { contents: unknown },
+    private readonly file: string,
+    private readonly limits: YamlLimits,
+    private readonly position: (offset: number | undefined) => { line?: number; column?: number },
+  ) {}
+
+  walk(node: YamlNode | null | undefined, path: string, depth: number, fallback?: ComposeLocation): YNode | undefined {
+    if (node === null || node === undefined) {
+      return undefined;
+    }
+    this.nodes += 1;
+    if (this.nodes > this.limits.maxNodes) {
+      throw new ComposeError(
+        `the YAML expands to more than ${this.limits.maxNodes} values through anchors and aliases`,
+        {
+          at: this.at(node, path),
+          hint: 'the file looks like an alias bomb; use each anchor a few times only, or raise the loader\'s '
+            + 'limits.maxNodes if the file is genuine',
+        },
+      );
+    }
+    if (depth > this.limits.maxDepth) {
+      throw new ComposeError(`the YAML is nested more than ${this.limits.maxDepth} levels deep`, {
+        at: this.at(node, path),
+        hint: 'a compose file needs only a few levels of nesting; check the file is really a compose file',
+      });
+    }
+    if (isAlias(node)) {
+      return this.walkAlias(node, path, depth);
+    }
+    if (isScalar(node)) {
+      return this.scalar(node, path, fallback);
+    }
+    if (isMap(node)) {
+      return this.walkMap(node, path, depth);
+    }
+    if (isSeq(node)) {
+      const items: YNode[] = [];
+      node.items.forEach((item, index) => {
+        const itemPath = childPath(path, index);
+        const child = this.walk(item as YamlNode | null, itemPath, depth + 1);
+        items.push(child ?? { kind: 'scalar', value: null, at: this.at(node, itemPath) });
+      });
+      return { kind: 'seq', items, at: this.at(node, path) };
+    }
+    throw new ComposeError('unsupported YAML node', { at: this.at(node, path) });
+  }
+
+  private walkAlias(node: Alias, path: string, depth: number): YNode | undefined {
+    this.aliases += 1;
+    if (this.aliases > this.limits.maxAliases) {
+      throw new ComposeError(`the YAML uses more than ${this.limits.maxAliases} aliases`, {
+        at: this.at(node, path),
+        hint: 'the file looks like an alias bomb; raise the loader\'s limits.maxAliases if the file is genuine',
+      });
+    }
+    const target = node.resolve(this.doc as never) as YamlNode | undefined;
+    if (!target) {
+      throw new ComposeError(`alias *${node.source} refers to an anchor that is not defined before it`, {
+        at: this.at(node, path),
+        hint: `define &${node.source} earlier in the file`,
+      });
+    }
+    if (this.active.has(target)) {
+      throw new ComposeError(`alias *${node.source} refers to a value that contains it`, {
+        at: this.at(node, path),
+        hint: 'an alias cannot point into its own anchor',
+      });
+    }
+    this.active.add(target);
+    try {
+      return this.walk(target, path, depth + 1);
+    } finally {
+      this.active.delete(target);
+    }
+  }
+
+  private walkMap(node: import('yaml').YAMLMap, path: string, depth: number): YMap {
+    const entries = new Map<string, YNode>();
+    const merged = new Map<string, YNode>();
+    for (const pair of node.items) {
+      const keyNode = pair.key as YamlNode | null;
+      if (isScalar(keyNode) && keyNode.value === '<<' && keyNode.type === 'PLAIN') {
+        this.mergeInto(merged, pair.value as YamlNode | null, path, depth);
+        continue;
+      }
+      const key = this.keyOf(keyNode, path);
+      const keyAt = this.at(keyNode as YamlNode, childPath(path, key));
+      const value = this.walk(pair.value as YamlNode | null, childPath(path, key), depth + 1, keyAt);
+      entries.set(key, value ?? { kind: 'scalar', value: null, at: keyAt });
+    }
+    // Keys written in the map win over merged ones; among merged maps the first one wins (YAML merge key spec).
+    for (const [key, value] of merged) {
+      if (!entries.has(key)) {
+        entries.set(key, value);
+      }
+    }
+    return { kind: 'map', entries, at: this.at(node, path) };
+  }
+
+  private mergeInto(merged: Map<string, YNode>, source: YamlNode | null, path: string, depth: number): void {
+    const sources = isSeq(source) ? (source.items as YamlNode[]) : [source];
+    for (const item of sources) {
+      const value = this.walk(item, path, depth + 1);
+      if (!value || value.kind !== 'map') {
+        throw new ComposeError('a merge key "<<" must refer to a map or a list of maps', {
+          at: value?.at ?? { file: this.file, path },
+          allowed: '<<: *anchor or <<: [*anchor1, *anchor2], where each anchor is a map',
+        });
+      }
+      for (const [key, child] of value.entries) {
+        if (!merged.has(key)) {
+          merged.set(key, child);
+        }
+      }
+    }
+  }
+
+  private keyOf(keyNode: YamlNode | null, path: string): string {
+    if (isScalar(keyNode) && keyNode.value !== null && typeof keyNode.value !== 'object') {
+      return String(keyNode.value);
+    }
+    throw new ComposeError('a map key must be a string', {
+      at: keyNode ? this.at(keyNode, path) : { file: this.file, path },
+      hint: 'write keys as plain text, for example `image:`',
+    });
+  }
+
+  private scalar(node: Scalar, path: string, fallback?: ComposeLocation): YScalar {
+    const raw = node.value;
+    let value: string | number | boolean | null;
+    if (raw === null || typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'boolean') {
+      value = raw;
+    } else if (typeof raw === 'bigint') {
+      value = Number(raw);
+    } else {
+      value = String(raw);
+    }
+    const at = node.range ? this.at(node, path) : fallback ?? { file: this.file, path };
+    if (node.type === 'PLAIN' && typeof node.source === 'string') {
+      return { kind: 'scalar', value, at, plain: node.source };
+    }
+    return { kind: 'scalar', value, at };
+  }
+
+  private at(node: YamlNode, path: string): ComposeLocation {
+    return { file: this.file, path, ...this.position(node.range?.[0]) };
+  }
+}
+
+/** The plain JavaScript value of a located node (for `x-` extensions and quoting values in messages). */
+export function toPlain(node: YNode | undefined): unknown {
+  if (!node) {
+    return null;
+  }
+  switch (node.kind) {
+    case 'scalar':
+      return node.value;
+    case 'seq':
+      return node.items.map(toPlain);
+    case 'map': {
+      const out: Record<string, unknown> = {};
+      for (const key of [...node.entries.keys()].sort()) {
+        out[key] = toPlain(node.entries.get(key));
+      }
+      return out;
+    }
+  }
+}
+
+/** What a message may quote for a node: the text as written where interpolation changed it. */
+export function quotable(node: YNode): unknown {
+  if (node.kind === 'scalar' && node.written !== undefined) {
+    return node.written;
+  }
+  return toPlain(node);
+}
+
+/** A readable name of a node's type for messages. */
+export function kindName(node: YNode | undefined): string {
+  if (!node || (node.kind === 'scalar' && node.value === null)) {
+    return 'nothing (null)';
+  }
+  if (node.kind === 'map') {
+    return 'a map';
+  }
+  if (node.kind === 'seq') {
+    return 'a list';
+  }
+  return typeof node.value === 'string' ? 'a string' : typeof node.value === 'number' ? 'a number' : 'a boolean';
+}
