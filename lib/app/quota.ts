@@ -1,0 +1,402 @@
+import { ApiObject, Chart, Lazy, Size } from 'cdk8s';
+import { Cpu } from 'cdk8s-plus-27';
+import { Construct, IConstruct } from 'constructs';
+import { KubeResourceQuota, Quantity } from '../../imports/k8s';
+import { ComposeError } from '../compose/errors';
+import {
+  formatCpu, formatMemory, parseCpuMillicores, parseMemoryBytes, roundUpCpuMillicores, roundUpMemoryBytes,
+  sizeToBytes,
+} from './quantities';
+
+/** The `spec.hard` keys this quota sets, as Kubernetes names them. */
+export enum QuotaKey {
+  REQUESTS_CPU = 'requests.cpu',
+  REQUESTS_MEMORY = 'requests.memory',
+  LIMITS_CPU = 'limits.cpu',
+  LIMITS_MEMORY = 'limits.memory',
+  PERSISTENT_VOLUME_CLAIMS = 'persistentvolumeclaims',
+}
+
+/** Explicit quota amounts; a key left out is computed from what the namespace needs. */
+export interface QuotaAmounts {
+  /** @default - computed */
+  readonly requestsCpu?: Cpu;
+  /** @default - computed */
+  readonly requestsMemory?: Size;
+  /** @default - computed */
+  readonly limitsCpu?: Cpu;
+  /** @default - computed */
+  readonly limitsMemory?: Size;
+  /** @default - computed */
+  readonly persistentVolumeClaims?: number;
+}
+
+export interface NamespaceQuotaProps {
+  /**
+   * The namespace the quota covers; every API object of the app in it is counted.
+   * @default - the chart's namespace
+   */
+  readonly namespace?: string;
+  /**
+   * `metadata.name`.
+   * @default 'namespace-quota'
+   */
+  readonly name?: string;
+  /**
+   * Amounts to use instead of computed ones. The app must fit them, or synthesis fails naming the key.
+   * @default - every key computed
+   */
+  readonly hard?: QuotaAmounts;
+  /**
+   * Extra room on computed cpu and memory, in percent of the need: for a pod restarted while its old copy is
+   * still terminating, a debug pod, a one-off Job. Claims are counted exactly: they do not churn.
+   * @default 20
+   */
+  readonly headroomPercent?: number;
+  /**
+   * How many nodes a DaemonSet runs a pod on.
+   * @default 3
+   */
+  readonly nodeCount?: number;
+}
+
+/** What one workload needs at its peak. */
+export interface WorkloadNeed {
+  /** e.g. `Deployment/web`. */
+  readonly workload: string;
+  /** Pods at the peak: replicas (or the autoscaler's maximum) plus the rolling-update surge. */
+  readonly pods: number;
+  /** Per pod, the way the scheduler and the quota count it: max(sum of containers, largest init container). */
+  readonly perPod: ResourceAmounts;
+}
+
+export interface ResourceAmounts {
+  readonly requestsCpuMillicores: number;
+  readonly requestsMemoryBytes: number;
+  readonly limitsCpuMillicores: number;
+  readonly limitsMemoryBytes: number;
+}
+
+/** What the namespace needs at its peak, before headroom. */
+export interface NamespaceNeeds extends ResourceAmounts {
+  readonly persistentVolumeClaims: number;
+  /** Sorted by workload. */
+  readonly workloads: readonly WorkloadNeed[];
+  /** Containers the quota would reject, as `Deployment/web: container "web" has no cpu limit`. Sorted. */
+  readonly problems: readonly string[];
+}
+
+const DEFAULT_NAME = 'namespace-quota';
+const DEFAULT_HEADROOM_PERCENT = 20;
+const DEFAULT_NODE_COUNT = 3;
+const DEFAULT_MAX_SURGE = '25%';
+
+const RESOURCE_KEYS: ReadonlyArray<[QuotaKey, keyof ResourceAmounts, 'cpu' | 'memory']> = [
+  [QuotaKey.REQUESTS_CPU, 'requestsCpuMillicores', 'cpu'],
+  [QuotaKey.REQUESTS_MEMORY, 'requestsMemoryBytes', 'memory'],
+  [QuotaKey.LIMITS_CPU, 'limitsCpuMillicores', 'cpu'],
+  [QuotaKey.LIMITS_MEMORY, 'limitsMemoryBytes', 'memory'],
+];
+
+/**
+ * The one ResourceQuota (v1) of a namespace: `spec.hard` with `requests.cpu`, `requests.memory`, `limits.cpu`,
+ * `limits.memory` and `persistentvolumeclaims`.
+ *
+ * It reads the finished construct tree at synthesis, so nobody has to pass numbers: every API object of the app in
+ * the quota's namespace counts, in whichever chart it is.
+ *
+ * - Pods per workload at the peak: `spec.replicas` (1 when unset) or, with a HorizontalPodAutoscaler on it, its
+ *   `maxReplicas`; a Deployment with the RollingUpdate strategy adds its `maxSurge` (25% rounded up by default,
+ *   so 1 extra pod for 1 to 4 replicas). StatefulSets and ReplicaSets add none; a DaemonSet counts `nodeCount` pods;
+ *   a Job `min(parallelism, completions)`; a CronJob one run of its Job (use `concurrencyPolicy: Forbid` to make that
+ *   a guarantee); a bare Pod one.
+ * - Per pod, as Kubernetes counts it: for each of cpu and memory, requests and limits, the larger of the sum over
+ *   the containers and the largest init container. A container with a limit but no request requests its limit.
+ * - Claims: every PersistentVolumeClaim, each StatefulSet volumeClaimTemplate times the peak replicas, each CDI
+ *   DataVolume and each VirtualMachine dataVolumeTemplate. (VirtualMachine pods are not counted: give the quota
+ *   explicitly for namespaces with VMs.)
+ * - Computed amounts add `headroomPercent` and round up to clean steps (100m up to 2 cores, then 500m; 64Mi up to
+ *   1Gi, then 256Mi). Explicit amounts (`hard`) are used as given, and the app must fit them.
+ *
+ * Validation fails when the app does not fit an explicit amount (naming the key, the need with its biggest
+ * contributors, and the amount allowed), when a container lacks a cpu or memory request and limit (the quota
+ * admission rejects such pods), or when a second NamespaceQuota covers the same namespace.
+ *
+ * @example
+ * new NamespaceQuota(chart, 'Quota', { namespace: 'shop' });                     // computed, 20% headroom
+ * new NamespaceQuota(chart, 'Quota', {
+ *   namespace: 'shop',
+ *   hard: { limitsCpu: Cpu.units(8), limitsMemory: Size.gibibytes(16), persistentVolumeClaims: 10 },
+ * });
+ */
+export class NamespaceQuota extends Construct {
+  /** The ResourceQuota. */
+  public readonly resourceQuota: KubeResourceQuota;
+  /** The namespace covered (undefined: the default namespace of the kubectl context). */
+  public readonly namespace?: string;
+  private readonly explicit: Partial<Record<QuotaKey, number>>;
+  private readonly headroomPercent: number;
+  private readonly nodeCount: number;
+
+  constructor(scope: Construct, id: string, props: NamespaceQuotaProps = {}) {
+    super(scope, id);
+    const where = { file: '', path: this.node.path };
+    this.namespace = props.namespace ?? Chart.of(this).namespace;
+    this.headroomPercent = props.headroomPercent ?? DEFAULT_HEADROOM_PERCENT;
+    if (!(Number.isFinite(this.headroomPercent) && this.headroomPercent >= 0)) {
+      throw new ComposeError('invalid headroomPercent', { at: where, value: props.headroomPercent, allowed: 'a percentage, 0 or more' });
+    }
+    this.nodeCount = props.nodeCount ?? DEFAULT_NODE_COUNT;
+    if (!(Number.isInteger(this.nodeCount) && this.nodeCount >= 1)) {
+      throw new ComposeError('invalid nodeCount', { at: where, value: props.nodeCount, allowed: 'a whole number, 1 or more' });
+    }
+    this.explicit = explicitAmounts(props.hard ?? {}, where);
+
+    this.resourceQuota = new KubeResourceQuota(this, 'Resource', {
+      metadata: { name: props.name ?? DEFAULT_NAME, namespace: this.namespace },
+      spec: { hard: Lazy.any({ produce: () => this.hardQuantities() }) },
+    });
+    this.node.addValidation({ validate: () => this.validateFit() });
+  }
+
+  /** The quota's amounts: explicit ones as given, the others computed. Call once the app is complete. */
+  public hard(): Record<QuotaKey, string> {
+    const needs = this.needs();
+    const amount = (key: QuotaKey, computed: () => number) => this.explicit[key] ?? computed();
+    const withHeadroom = (value: number) => Math.ceil(value * (100 + this.headroomPercent) / 100);
+    return {
+      [QuotaKey.REQUESTS_CPU]: formatCpu(amount(QuotaKey.REQUESTS_CPU, () => roundUpCpuMillicores(withHeadroom(needs.requestsCpuMillicores)))),
+      [QuotaKey.REQUESTS_MEMORY]: formatMemory(amount(QuotaKey.REQUESTS_MEMORY, () => roundUpMemoryBytes(withHeadroom(needs.requestsMemoryBytes)))),
+      [QuotaKey.LIMITS_CPU]: formatCpu(amount(QuotaKey.LIMITS_CPU, () => roundUpCpuMillicores(withHeadroom(needs.limitsCpuMillicores)))),
+      [QuotaKey.LIMITS_MEMORY]: formatMemory(amount(QuotaKey.LIMITS_MEMORY, () => roundUpMemoryBytes(withHeadroom(needs.limitsMemoryBytes)))),
+      [QuotaKey.PERSISTENT_VOLUME_CLAIMS]: String(amount(QuotaKey.PERSISTENT_VOLUME_CLAIMS, () => needs.persistentVolumeClaims)),
+    };
+  }
+
+  /** What the namespace needs at its peak, read from the construct tree. Call once the app is complete. */
+  public needs(): NamespaceNeeds {
+    const docs = this.namespaceDocs();
+    const autoscaled = new Map<string, number>();
+    for (const doc of docs.filter((d) => d.kind === 'HorizontalPodAutoscaler')) {
+      const ref = doc.spec?.scaleTargetRef ?? {};
+      const key = `${ref.kind}/${ref.name}`;
+      autoscaled.set(key, Math.max(autoscaled.get(key) ?? 0, Number(doc.spec?.maxReplicas ?? 0)));
+    }
+
+    const workloads: WorkloadNeed[] = [];
+    const problems: string[] = [];
+    let claims = 0;
+    for (const doc of docs) {
+      const workload = `${doc.kind}/${doc.metadata?.name}`;
+      if (doc.kind === 'PersistentVolumeClaim' || doc.kind === 'DataVolume') {
+        claims += 1;
+      } else if (doc.kind === 'VirtualMachine') {
+        claims += (doc.spec?.dataVolumeTemplates ?? []).length;
+      }
+      const shape = podShape(doc, this.nodeCount, autoscaled.get(workload));
+      if (!shape) {
+        continue;
+      }
+      claims += shape.claimsPerReplica * shape.replicas;
+      workloads.push({ workload, pods: shape.pods, perPod: podAmounts(shape.podSpec, workload, problems) });
+    }
+    workloads.sort((a, b) => compare(a.workload, b.workload));
+
+    const total = (key: keyof ResourceAmounts) => workloads.reduce((sum, w) => sum + w.pods * w.perPod[key], 0);
+    return {
+      requestsCpuMillicores: total('requestsCpuMillicores'),
+      requestsMemoryBytes: total('requestsMemoryBytes'),
+      limitsCpuMillicores: total('limitsCpuMillicores'),
+      limitsMemoryBytes: total('limitsMemoryBytes'),
+      persistentVolumeClaims: claims,
+      workloads,
+      problems: [...new Set(problems)].sort(compare),
+    };
+  }
+
+  private hardQuantities(): Record<string, Quantity> {
+    return Object.fromEntries(Object.entries(this.hard()).map(([key, value]) => [key, Quantity.fromString(value)]));
+  }
+
+  private validateFit(): string[] {
+    const errors: string[] = [];
+    const others = this.node.root.node.findAll()
+      .filter((c): c is NamespaceQuota => c instanceof NamespaceQuota && c !== this && c.namespace === this.namespace);
+    // Reported by the first of them only, so the message appears once.
+    if (others.length > 0 && others.every((other) => compare(this.node.path, other.node.path) < 0)) {
+      errors.push(new ComposeError(`${[this, ...others].length} NamespaceQuotas cover namespace "${this.namespace ?? 'default'}"`, {
+        value: [this, ...others].map((q) => q.node.path).sort(compare).join(', '),
+        allowed: 'one NamespaceQuota per namespace',
+        hint: 'remove all but one',
+      }).message);
+    }
+
+    const needs = this.needs();
+    for (const problem of needs.problems) {
+      errors.push(new ComposeError(`${problem}; the ResourceQuota rejects pods whose containers lack cpu and memory limits`, {
+        hint: 'set resources.limits (and requests) for cpu and memory on every container, init containers included',
+      }).message);
+    }
+    for (const [key, field, unit] of RESOURCE_KEYS) {
+      const allowed = this.explicit[key];
+      const needed = needs[field];
+      if (allowed !== undefined && needed > allowed) {
+        const format = unit === 'cpu' ? formatCpu : formatMemory;
+        const biggest = [...needs.workloads]
+          .filter((w) => w.perPod[field] > 0)
+          .sort((a, b) => b.pods * b.perPod[field] - a.pods * a.perPod[field] || compare(a.workload, b.workload))
+          .slice(0, 3)
+          .map((w) => `${w.workload} ${w.pods} × ${format(w.perPod[field])}`);
+        errors.push(new ComposeError(`the app does not fit the quota: ${key} needs ${format(needed)} at its peak (${biggest.join(', ')}), `
+          + `the quota allows ${format(allowed)}`, {
+          hint: `raise ${key} in the quota, or lower replicas, maxReplicas or the ${unit} ${key.split('.')[0]}`,
+        }).message);
+      }
+    }
+    const allowedClaims = this.explicit[QuotaKey.PERSISTENT_VOLUME_CLAIMS];
+    if (allowedClaims !== undefined && needs.persistentVolumeClaims > allowedClaims) {
+      errors.push(new ComposeError(`the app does not fit the quota: persistentvolumeclaims needs ${needs.persistentVolumeClaims}, `
+        + `the quota allows ${allowedClaims}`, {
+        hint: 'raise persistentVolumeClaims in the quota, or share volumes between services',
+      }).message);
+    }
+    return errors;
+  }
+
+  /** The rendered API objects of the whole app in this quota's namespace. */
+  private namespaceDocs(): any[] {
+    return this.node.root.node.findAll()
+      .filter((c: IConstruct): c is ApiObject => ApiObject.isApiObject(c) && c.metadata.namespace === this.namespace)
+      // Quotas are skipped before rendering: rendering one computes its amounts, which would read this one.
+      .filter((o) => o.kind !== 'ResourceQuota')
+      .map((o) => o.toJson())
+      .filter((doc) => doc && typeof doc === 'object');
+  }
+}
+
+interface PodShape {
+  readonly podSpec: any;
+  /** Replicas at the peak, without surge: what volumeClaimTemplates multiply by. */
+  readonly replicas: number;
+  readonly pods: number;
+  readonly claimsPerReplica: number;
+}
+
+function podShape(doc: any, nodeCount: number, autoscalerMax: number | undefined): PodShape | undefined {
+  const spec = doc.spec ?? {};
+  const replicasOf = () => Math.max(spec.replicas ?? (autoscalerMax === undefined ? 1 : 0), autoscalerMax ?? 0);
+  switch (doc.kind) {
+    case 'Deployment': {
+      const replicas = replicasOf();
+      const rolling = (spec.strategy?.type ?? 'RollingUpdate') === 'RollingUpdate';
+      const surge = rolling ? scaled(spec.strategy?.rollingUpdate?.maxSurge ?? DEFAULT_MAX_SURGE, replicas) : 0;
+      return { podSpec: spec.template?.spec, replicas, pods: replicas + surge, claimsPerReplica: 0 };
+    }
+    case 'StatefulSet': {
+      const replicas = replicasOf();
+      return { podSpec: spec.template?.spec, replicas, pods: replicas, claimsPerReplica: (spec.volumeClaimTemplates ?? []).length };
+    }
+    case 'ReplicaSet':
+    case 'ReplicationController': {
+      const replicas = replicasOf();
+      return { podSpec: spec.template?.spec, replicas, pods: replicas, claimsPerReplica: 0 };
+    }
+    case 'DaemonSet':
+      return { podSpec: spec.template?.spec, replicas: nodeCount, pods: nodeCount, claimsPerReplica: 0 };
+    case 'Job':
+      return { podSpec: spec.template?.spec, replicas: 1, pods: jobPods(spec), claimsPerReplica: 0 };
+    case 'CronJob':
+      return { podSpec: spec.jobTemplate?.spec?.template?.spec, replicas: 1, pods: jobPods(spec.jobTemplate?.spec ?? {}), claimsPerReplica: 0 };
+    case 'Pod':
+      return { podSpec: spec, replicas: 1, pods: 1, claimsPerReplica: 0 };
+    default:
+      return undefined;
+  }
+}
+
+function jobPods(jobSpec: any): number {
+  const parallelism = jobSpec.parallelism ?? 1;
+  return jobSpec.completions === undefined ? parallelism : Math.min(parallelism, jobSpec.completions);
+}
+
+/** An int-or-percent (`maxSurge`) of `replicas`, percentages rounded up as the Deployment controller does. */
+function scaled(value: number | string, replicas: number): number {
+  if (typeof value === 'number') {
+    return value;
+  }
+  const percent = /^(\d+)%$/.exec(value);
+  return percent ? Math.ceil(Number(percent[1]) * replicas / 100) : Number(value) || 0;
+}
+
+/** Effective requests and limits of one pod, noting containers the quota admission would reject. */
+function podAmounts(podSpec: any, workload: string, problems: string[]): ResourceAmounts {
+  const containers: any[] = podSpec?.containers ?? [];
+  const initContainers: any[] = podSpec?.initContainers ?? [];
+  const amounts = (container: any): ResourceAmounts => {
+    const requests = container.resources?.requests ?? {};
+    const limits = container.resources?.limits ?? {};
+    for (const resource of ['cpu', 'memory']) {
+      if (limits[resource] === undefined) {
+        problems.push(`${workload}: container "${container.name}" has no ${resource} limit`);
+      }
+    }
+    const cpu = (value: unknown) => (value === undefined ? 0 : parseCpuMillicores(value as string | number));
+    const memory = (value: unknown) => (value === undefined ? 0 : parseMemoryBytes(value as string | number));
+    // Kubernetes defaults a missing request to the limit.
+    return {
+      requestsCpuMillicores: cpu(requests.cpu ?? limits.cpu),
+      requestsMemoryBytes: memory(requests.memory ?? limits.memory),
+      limitsCpuMillicores: cpu(limits.cpu),
+      limitsMemoryBytes: memory(limits.memory),
+    };
+  };
+  const app = containers.map(amounts);
+  const init = initContainers.map(amounts);
+  const effective = (key: keyof ResourceAmounts) => Math.max(
+    app.reduce((sum, a) => sum + a[key], 0),
+    ...init.map((a) => a[key]),
+  );
+  return {
+    requestsCpuMillicores: effective('requestsCpuMillicores'),
+    requestsMemoryBytes: effective('requestsMemoryBytes'),
+    limitsCpuMillicores: effective('limitsCpuMillicores'),
+    limitsMemoryBytes: effective('limitsMemoryBytes'),
+  };
+}
+
+function explicitAmounts(hard: QuotaAmounts, where: { file: string; path: string }): Partial<Record<QuotaKey, number>> {
+  const result: Partial<Record<QuotaKey, number>> = {};
+  const cpu = (key: QuotaKey, value: Cpu | undefined) => {
+    if (value !== undefined) {
+      result[key] = parseCpuMillicores(value.amount, where);
+    }
+  };
+  const memory = (key: QuotaKey, value: Size | undefined) => {
+    if (value !== undefined) {
+      const bytes = sizeToBytes(value);
+      if (!(bytes >= 0)) {
+        throw new ComposeError(`invalid quota ${key}`, { at: where, value: value.asString(), allowed: 'a memory size, 0 or more' });
+      }
+      result[key] = bytes;
+    }
+  };
+  cpu(QuotaKey.REQUESTS_CPU, hard.requestsCpu);
+  memory(QuotaKey.REQUESTS_MEMORY, hard.requestsMemory);
+  cpu(QuotaKey.LIMITS_CPU, hard.limitsCpu);
+  memory(QuotaKey.LIMITS_MEMORY, hard.limitsMemory);
+  if (hard.persistentVolumeClaims !== undefined) {
+    if (!(Number.isInteger(hard.persistentVolumeClaims) && hard.persistentVolumeClaims >= 0)) {
+      throw new ComposeError('invalid quota persistentvolumeclaims', {
+        at: where,
+        value: hard.persistentVolumeClaims,
+        allowed: 'a whole number of claims, 0 or more',
+      });
+    }
+    result[QuotaKey.PERSISTENT_VOLUME_CLAIMS] = hard.persistentVolumeClaims;
+  }
+  return result;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

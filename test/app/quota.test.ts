@@ -1,0 +1,316 @@
+import { ApiObject, Chart, Size, Testing } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-27';
+import {
+  Container, IntOrString, KubeCronJob, KubeDeployment, KubeJob, KubePersistentVolumeClaim, KubePod, KubeStatefulSet, Quantity,
+} from '../../imports/k8s';
+import { ServiceAutoscaler } from '../../lib/app/autoscaler';
+import { NamespaceQuota } from '../../lib/app/quota';
+import { expectValidManifests } from '../support/validate';
+
+const NS = 'shop';
+
+function resources(requests: Record<string, string> | undefined, limits: Record<string, string> | undefined) {
+  const quantities = (r?: Record<string, string>) => (r ? Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Quantity.fromString(v)])) : undefined);
+  return { requests: quantities(requests), limits: quantities(limits) };
+}
+
+function container(name: string, requests?: Record<string, string>, limits?: Record<string, string>): Container {
+  return { name, image: 'busybox', resources: resources(requests, limits) };
+}
+
+function deployment(scope: Chart, name: string, options: {
+  replicas?: number; strategy?: any; namespace?: string; containers: Container[]; initContainers?: Container[];
+}): KubeDeployment {
+  return new KubeDeployment(scope, name, {
+    metadata: { name, namespace: options.namespace ?? NS },
+    spec: {
+      replicas: options.replicas,
+      strategy: options.strategy,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: options.containers, initContainers: options.initContainers } },
+    },
+  });
+}
+
+/** The app of the main scenario; see the expected numbers in the first test. */
+function shop(chart: Chart): void {
+  deployment(chart, 'web', {
+    replicas: 2,
+    containers: [
+      container('web', { cpu: '250m', memory: '256Mi' }, { cpu: '500m', memory: '512Mi' }),
+      container('proxy', { cpu: '100m', memory: '64Mi' }, { cpu: '200m', memory: '128Mi' }),
+    ],
+    initContainers: [container('wait-for-api', { cpu: '50m', memory: '32Mi' }, { cpu: '100m', memory: '64Mi' })],
+  });
+  deployment(chart, 'api', {
+    strategy: { type: 'Recreate' },
+    containers: [container('api', undefined, { cpu: '1', memory: '1Gi' })],
+    initContainers: [container('migrate', { cpu: '2', memory: '2Gi' }, { cpu: '2', memory: '2Gi' })],
+  });
+  new ServiceAutoscaler(chart, 'ApiAutoscaler', {
+    target: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'api' }, namespace: NS, minReplicas: 2, maxReplicas: 4,
+  });
+  new KubeStatefulSet(chart, 'db', {
+    metadata: { name: 'db', namespace: NS },
+    spec: {
+      replicas: 1,
+      serviceName: 'db',
+      selector: { matchLabels: { app: 'db' } },
+      template: { metadata: { labels: { app: 'db' } }, spec: { containers: [container('db', { cpu: '500m', memory: '1Gi' }, { cpu: '500m', memory: '1Gi' })] } },
+      volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: Quantity.fromString('1Gi') } } } }],
+    },
+  });
+  new KubeCronJob(chart, 'backup', {
+    metadata: { name: 'backup', namespace: NS },
+    spec: {
+      schedule: '0 3 * * *',
+      jobTemplate: { spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [container('backup', { cpu: '100m', memory: '128Mi' }, { cpu: '200m', memory: '256Mi' })] } } } },
+    },
+  });
+  new KubeJob(chart, 'migrate', {
+    metadata: { name: 'migrate', namespace: NS },
+    spec: { parallelism: 2, completions: 1, template: { spec: { restartPolicy: 'Never', containers: [container('migrate', { cpu: '100m', memory: '64Mi' }, { cpu: '100m', memory: '64Mi' })] } } },
+  });
+  for (const name of ['uploads', 'cache']) {
+    new KubePersistentVolumeClaim(chart, name, {
+      metadata: { name, namespace: NS },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: Quantity.fromString('1Gi') } } },
+    });
+  }
+  // Another namespace: not counted.
+  deployment(chart, 'elsewhere', { namespace: 'other', replicas: 50, containers: [container('x', { cpu: '8', memory: '64Gi' }, { cpu: '8', memory: '64Gi' })] });
+}
+
+function synth(chart: Chart): any[] {
+  const manifests = Testing.synth(chart);
+  expectValidManifests(manifests);
+  return manifests;
+}
+
+function quotaDoc(manifests: any[], name = 'namespace-quota'): any {
+  const found = manifests.filter((m) => m.kind === 'ResourceQuota' && m.metadata.name === name);
+  expect(found).toHaveLength(1);
+  return found[0];
+}
+
+describe('NamespaceQuota', () => {
+  test('computes the peak need of the namespace plus 20% headroom, rounded to clean amounts', () => {
+    // Peak pods: web 2 + 1 surge = 3; api Recreate at the autoscaler's max 4; db 1; backup 1; migrate min(2, 1) = 1.
+    // Per pod: web 350m/320Mi requests, 700m/640Mi limits; api max(app, init) = 2 cores/2Gi both (its app container
+    // requests its limits); db 500m/1Gi; backup 100m/128Mi requests, 200m/256Mi limits; migrate 100m/64Mi.
+    // requests.cpu 1050 + 8000 + 500 + 100 + 100 = 9750m, +20% = 11700m → 12
+    // requests.memory 960 + 8192 + 1024 + 128 + 64 = 10368Mi, +20% = 12441.6Mi → 12544Mi (a multiple of 256Mi)
+    // limits.cpu 2100 + 8000 + 500 + 200 + 100 = 10900m, +20% = 13080m → 13500m
+    // limits.memory 1920 + 8192 + 1024 + 256 + 64 = 11456Mi, +20% = 13747.2Mi → 13824Mi
+    // claims: 2 PVCs + 1 volumeClaimTemplate × 1 replica = 3
+    const chart = Testing.chart();
+    shop(chart);
+    new NamespaceQuota(chart, 'Quota', { namespace: NS });
+    expect(quotaDoc(synth(chart))).toEqual({
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: { name: 'namespace-quota', namespace: NS },
+      spec: {
+        hard: {
+          'requests.cpu': '12',
+          'requests.memory': '12544Mi',
+          'limits.cpu': '13500m',
+          'limits.memory': '13824Mi',
+          'persistentvolumeclaims': '3',
+        },
+      },
+    });
+  });
+
+  test('reports the need per workload', () => {
+    const chart = Testing.chart();
+    shop(chart);
+    const quota = new NamespaceQuota(chart, 'Quota', { namespace: NS });
+    const needs = quota.needs();
+    expect(needs.workloads.map((w) => `${w.workload} ${w.pods}`)).toEqual([
+      'CronJob/backup 1', 'Deployment/api 4', 'Deployment/web 3', 'Job/migrate 1', 'StatefulSet/db 1',
+    ]);
+    expect(needs.workloads.find((w) => w.workload === 'Deployment/api')!.perPod).toEqual({
+      requestsCpuMillicores: 2000, requestsMemoryBytes: 2 * 1024 ** 3, limitsCpuMillicores: 2000, limitsMemoryBytes: 2 * 1024 ** 3,
+    });
+    expect(needs.requestsCpuMillicores).toBe(9750);
+    expect(needs.persistentVolumeClaims).toBe(3);
+    expect(needs.problems).toEqual([]);
+  });
+
+  test('headroom 0 gives the need, rounded up to clean steps', () => {
+    const chart = Testing.chart();
+    shop(chart);
+    const quota = new NamespaceQuota(chart, 'Quota', { namespace: NS, headroomPercent: 0 });
+    expect(quota.hard()).toEqual({
+      'requests.cpu': '10',
+      'requests.memory': '10496Mi',
+      'limits.cpu': '11',
+      'limits.memory': '11520Mi',
+      'persistentvolumeclaims': '3',
+    });
+  });
+
+  test('counts the rolling-update surge: 25% rounded up by default, or as given', () => {
+    const chart = Testing.chart();
+    deployment(chart, 'one', { replicas: 1, containers: [container('c', { cpu: '100m', memory: '64Mi' }, { cpu: '100m', memory: '64Mi' })] });
+    deployment(chart, 'ten', { replicas: 10, containers: [container('c', { cpu: '100m', memory: '64Mi' }, { cpu: '100m', memory: '64Mi' })] });
+    deployment(chart, 'fixed', {
+      replicas: 3,
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: IntOrString.fromNumber(2) } },
+      containers: [container('c', { cpu: '100m', memory: '64Mi' }, { cpu: '100m', memory: '64Mi' })],
+    });
+    const quota = new NamespaceQuota(chart, 'Quota', { namespace: NS });
+    expect(quota.needs().workloads.map((w) => `${w.workload} ${w.pods}`)).toEqual(['Deployment/fixed 5', 'Deployment/one 2', 'Deployment/ten 13']);
+  });
+
+  test('counts a kplus Deployment under a ServiceAutoscaler at the autoscaler maximum', () => {
+    const chart = new Chart(Testing.app(), 'test', { namespace: NS });
+    const web = new kplus.Deployment(chart, 'Web', {
+      metadata: { name: 'web' },
+      replicas: 2,
+      containers: [{
+        image: 'nginx',
+        securityContext: { ensureNonRoot: false },
+        resources: { cpu: { request: kplus.Cpu.millis(200), limit: kplus.Cpu.millis(400) }, memory: { request: Size.mebibytes(128), limit: Size.mebibytes(256) } },
+      }],
+    });
+    new ServiceAutoscaler(chart, 'WebAutoscaler', { target: web, maxReplicas: 6 });
+    const quota = new NamespaceQuota(chart, 'Quota');
+    const manifests = synth(chart);
+    // 6 pods + 2 surge (25% of 6, rounded up) = 8; 8 × 200m = 1600m, +20% = 1920m → 2
+    expect(quota.needs().workloads).toEqual([{
+      workload: 'Deployment/web',
+      pods: 8,
+      perPod: { requestsCpuMillicores: 200, requestsMemoryBytes: 128 * 1024 ** 2, limitsCpuMillicores: 400, limitsMemoryBytes: 256 * 1024 ** 2 },
+    }]);
+    expect(quotaDoc(manifests).spec.hard['requests.cpu']).toBe('2');
+    expect(quotaDoc(manifests).metadata.namespace).toBe(NS);
+  });
+
+  test('counts objects of the namespace in other charts of the app', () => {
+    const app = Testing.app();
+    const a = new Chart(app, 'a', { namespace: NS });
+    const b = new Chart(app, 'b', { namespace: NS });
+    const c = new Chart(app, 'c', { namespace: 'other' });
+    for (const chart of [b, c]) {
+      new KubePod(chart, 'pod', { metadata: { name: 'solo' }, spec: { containers: [container('c', { cpu: '1', memory: '1Gi' }, { cpu: '1', memory: '1Gi' })] } });
+    }
+    const quota = new NamespaceQuota(a, 'Quota', { headroomPercent: 0 });
+    expect(quota.hard()['requests.cpu']).toBe('1');
+    expect(quota.needs().workloads.map((w) => w.workload)).toEqual(['Pod/solo']);
+  });
+
+  test('uses explicit amounts as given and computes the rest', () => {
+    const chart = Testing.chart();
+    shop(chart);
+    new NamespaceQuota(chart, 'Quota', {
+      namespace: NS,
+      name: 'shop-quota',
+      hard: { limitsCpu: kplus.Cpu.millis(16000), limitsMemory: Size.gibibytes(16), persistentVolumeClaims: 10 },
+    });
+    expect(quotaDoc(synth(chart), 'shop-quota').spec.hard).toEqual({
+      'requests.cpu': '12',
+      'requests.memory': '12544Mi',
+      'limits.cpu': '16',
+      'limits.memory': '16Gi',
+      'persistentvolumeclaims': '10',
+    });
+  });
+
+  test('fails when the app does not fit an explicit amount, naming the key, the need and the allowance', () => {
+    const chart = Testing.chart();
+    shop(chart);
+    new NamespaceQuota(chart, 'Quota', {
+      namespace: NS,
+      hard: { limitsCpu: kplus.Cpu.units(4), requestsMemory: Size.gibibytes(8), persistentVolumeClaims: 2 },
+    });
+    expect(() => Testing.synth(chart)).toThrow(
+      'Validation failed with the following errors:\n'
+      + '  [test/Quota] the app does not fit the quota: requests.memory needs 10368Mi at its peak '
+      + '(Deployment/api 4 × 2Gi, StatefulSet/db 1 × 1Gi, Deployment/web 3 × 320Mi), the quota allows 8Gi. '
+      + 'Fix: raise requests.memory in the quota, or lower replicas, maxReplicas or the memory requests.\n'
+      + '  [test/Quota] the app does not fit the quota: limits.cpu needs 10900m at its peak '
+      + '(Deployment/api 4 × 2, Deployment/web 3 × 700m, StatefulSet/db 1 × 500m), the quota allows 4. '
+      + 'Fix: raise limits.cpu in the quota, or lower replicas, maxReplicas or the cpu limits.\n'
+      + '  [test/Quota] the app does not fit the quota: persistentvolumeclaims needs 3, the quota allows 2. '
+      + 'Fix: raise persistentVolumeClaims in the quota, or share volumes between services.',
+    );
+  });
+
+  test('synthesizes when the app fits its explicit amounts exactly or with room', () => {
+    // requests.memory needs 10368Mi, which fits 12Gi; limits.cpu needs exactly 10900m.
+    const chart = Testing.chart();
+    shop(chart);
+    new NamespaceQuota(chart, 'Quota', { namespace: NS, hard: { requestsMemory: Size.gibibytes(12), limitsCpu: kplus.Cpu.millis(10900) } });
+    expect(() => synth(chart)).not.toThrow();
+  });
+
+  test('fails for containers without cpu or memory limits, init containers included', () => {
+    const chart = Testing.chart();
+    deployment(chart, 'web', {
+      containers: [container('web', { cpu: '100m', memory: '64Mi' }, { memory: '64Mi' })],
+      initContainers: [container('wait', undefined, undefined)],
+    });
+    new NamespaceQuota(chart, 'Quota', { namespace: NS });
+    expect(() => Testing.synth(chart)).toThrow(
+      'Validation failed with the following errors:\n'
+      + '  [test/Quota] Deployment/web: container "wait" has no cpu limit; the ResourceQuota rejects pods whose containers lack cpu and memory limits. '
+      + 'Fix: set resources.limits (and requests) for cpu and memory on every container, init containers included.\n'
+      + '  [test/Quota] Deployment/web: container "wait" has no memory limit; the ResourceQuota rejects pods whose containers lack cpu and memory limits. '
+      + 'Fix: set resources.limits (and requests) for cpu and memory on every container, init containers included.\n'
+      + '  [test/Quota] Deployment/web: container "web" has no cpu limit; the ResourceQuota rejects pods whose containers lack cpu and memory limits. '
+      + 'Fix: set resources.limits (and requests) for cpu and memory on every container, init containers included.',
+    );
+  });
+
+  test('fails when two quotas cover one namespace', () => {
+    const chart = Testing.chart();
+    new NamespaceQuota(chart, 'A', { namespace: NS });
+    new NamespaceQuota(chart, 'B', { namespace: NS, name: 'second' });
+    new NamespaceQuota(chart, 'C', { namespace: 'other' });
+    expect(() => Testing.synth(chart)).toThrow(
+      'Validation failed with the following errors:\n'
+      + '  [test/A] 2 NamespaceQuotas cover namespace "shop" (got "test/A, test/B"). Allowed: one NamespaceQuota per namespace. Fix: remove all but one.',
+    );
+  });
+
+  test('counts claims of StatefulSets at peak replicas, DataVolumes and VM dataVolumeTemplates', () => {
+    const chart = Testing.chart();
+    new KubeStatefulSet(chart, 'db', {
+      metadata: { name: 'db', namespace: NS },
+      spec: {
+        replicas: 3,
+        serviceName: 'db',
+        selector: { matchLabels: { app: 'db' } },
+        template: { metadata: { labels: { app: 'db' } }, spec: { containers: [container('db', { cpu: '1', memory: '1Gi' }, { cpu: '1', memory: '1Gi' })] } },
+        volumeClaimTemplates: ['data', 'wal'].map((name) => ({ metadata: { name }, spec: { accessModes: ['ReadWriteOnce'] } })),
+      },
+    });
+    new ApiObject(chart, 'dv', { apiVersion: 'cdi.kubevirt.io/v1beta1', kind: 'DataVolume', metadata: { name: 'disk', namespace: NS } });
+    new ApiObject(chart, 'vm', {
+      apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', metadata: { name: 'vm', namespace: NS },
+      spec: { dataVolumeTemplates: [{ metadata: { name: 'a' } }, { metadata: { name: 'b' } }] },
+    });
+    const quota = new NamespaceQuota(chart, 'Quota', { namespace: NS });
+    expect(quota.needs().persistentVolumeClaims).toBe(3 * 2 + 1 + 2);
+  });
+
+  test('an empty namespace gets a quota of zero', () => {
+    const chart = Testing.chart();
+    new NamespaceQuota(chart, 'Quota', { namespace: NS });
+    expect(quotaDoc(synth(chart)).spec.hard).toEqual({
+      'requests.cpu': '0', 'requests.memory': '0', 'limits.cpu': '0', 'limits.memory': '0', 'persistentvolumeclaims': '0',
+    });
+  });
+
+  test.each<[string, any, string]>([
+    ['a negative headroom', { headroomPercent: -5 }, 'test/Quota: invalid headroomPercent (got -5). Allowed: a percentage, 0 or more.'],
+    ['a fractional claim count', { hard: { persistentVolumeClaims: 1.5 } },
+      'test/Quota: invalid quota persistentvolumeclaims (got 1.5). Allowed: a whole number of claims, 0 or more.'],
+    ['a bad cpu amount', { hard: { requestsCpu: kplus.Cpu.units(-1) } }, 'test/Quota: invalid cpu quantity (got "-1").'],
+    ['no nodes', { nodeCount: 0 }, 'test/Quota: invalid nodeCount (got 0). Allowed: a whole number, 1 or more.'],
+  ])('throws for %s', (_what, props, message) => {
+    expect(() => new NamespaceQuota(Testing.chart(), 'Quota', props)).toThrow(message);
+  });
+});
