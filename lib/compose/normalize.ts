@@ -535,7 +535,8 @@ function normalizeDependencies(name: string, service: YMap, networkMode: string 
       return false;
     }
     if (profiles) {
-      throw invalid(node, `service "${name}" depends on service "${target}", which is not enabled`, {
+      throw new ComposeError(`service "${name}" depends on service "${target}", which is not enabled`, {
+        at: node.at,
         allowed: `a service without profiles, or one whose profile is active (${target} has profiles: `
           + `${profiles.join(', ')})`,
         hint: `activate one of its profiles (profiles: ['${profiles[0]}'], CLI: --profile ${profiles[0]}), `
@@ -543,7 +544,8 @@ function normalizeDependencies(name: string, service: YMap, networkMode: string 
       });
     }
     const known = [...ctx.allNames].filter((n) => n !== name).sort();
-    throw invalid(node, `service "${name}" depends on undefined service "${target}"`, {
+    throw new ComposeError(`service "${name}" depends on undefined service "${target}"`, {
+      at: node.at,
       allowed: known.length > 0 ? `one of the services: ${known.join(', ')}` : 'another service of the file',
       hint: `define service "${target}", or fix the name`,
     });

@@ -1,4 +1,4 @@
-import { Alias, isAlias, isMap, isScalar, isSeq, LineCounter, Node as YamlNode, parseDocument, Scalar } from 'yaml';
+import { Alias, isAlias, isMap, isScalar, isSeq, LineCounter, Node as YamlNode, parseDocument, Scalar, visit } from 'yaml';
 import { ComposeError } from './errors';
 import { ComposeLocation } from './model';
 
@@ -46,7 +46,7 @@ export interface YamlLimits {
   readonly maxDepth: number;
 }
 
-export const DEFAULT_YAML_LIMITS: YamlLimits = { maxAliases: 10_000, maxNodes: 250_000, maxDepth: 100 };
+export const DEFAULT_YAML_LIMITS: YamlLimits = { maxAliases: 1_000, maxNodes: 100_000, maxDepth: 100 };
 
 /** Joins a key path: `services` + `web` gives `services.web`; an index gives `ports[1]`. */
 export function childPath(path: string, key: string | number): string {
@@ -94,7 +94,20 @@ export function parseYaml(text: string, file: string, limits: YamlLimits = DEFAU
         + 'yamllint shows the same spot',
     });
   }
-  const walker = new Walker(doc, file, limits, position);
+  // Resolve every alias in one pass: yaml's Alias.resolve searches the whole document on each call, which an
+  // alias bomb turns into quadratic time. Anchors may be redefined; an alias refers to the latest one before it.
+  const anchors = new Map<string, YamlNode>();
+  const targets = new Map<Alias, YamlNode | undefined>();
+  visit(doc, {
+    Node(_key, node) {
+      if (isAlias(node)) {
+        targets.set(node, anchors.get(node.source));
+      } else if (node.anchor) {
+        anchors.set(node.anchor, node);
+      }
+    },
+  });
+  const walker = new Walker(targets, file, limits, position);
   return walker.walk(doc.contents as YamlNode | null, '', 0);
 }
 
@@ -104,7 +117,7 @@ class Walker {
   private readonly active = new Set<YamlNode>();
 
   constructor(
-    private readonly doc: { contents: unknown },
+    private readonly targets: ReadonlyMap<Alias, YamlNode | undefined>,
     private readonly file: string,
     private readonly limits: YamlLimits,
     private readonly position: (offset: number | undefined) => { line?: number; column?: number },
@@ -160,7 +173,7 @@ class Walker {
         hint: 'the file looks like an alias bomb; raise the loader\'s limits.maxAliases if the file is genuine',
       });
     }
-    const target = node.resolve(this.doc as never) as YamlNode | undefined;
+    const target = this.targets.get(node);
     if (!target) {
       throw new ComposeError(`alias *${node.source} refers to an anchor that is not defined before it`, {
         at: this.at(node, path),
