@@ -1,2 +1,6 @@
 export * from './compose/model';
 export * from './compose/errors';
+export * from './app/quantities';
+export * from './app/network-policy';
+export * from './app/autoscaler';
+export * from './app/quota';

@@ -67,10 +67,10 @@ export interface WorkloadNeed {
   /** Pods at the peak: replicas (or the autoscaler's maximum) plus the rolling-update surge. */
   readonly pods: number;
   /** Per pod, the way the scheduler and the quota count it: max(sum of containers, largest init container). */
-  readonly perPod: ResourceAmounts;
+  readonly perPod: PodResourceAmounts;
 }
 
-export interface ResourceAmounts {
+export interface PodResourceAmounts {
   readonly requestsCpuMillicores: number;
   readonly requestsMemoryBytes: number;
   readonly limitsCpuMillicores: number;
@@ -78,7 +78,7 @@ export interface ResourceAmounts {
 }
 
 /** What the namespace needs at its peak, before headroom. */
-export interface NamespaceNeeds extends ResourceAmounts {
+export interface NamespaceNeeds extends PodResourceAmounts {
   readonly persistentVolumeClaims: number;
   /** Sorted by workload. */
   readonly workloads: readonly WorkloadNeed[];
@@ -91,7 +91,7 @@ const DEFAULT_HEADROOM_PERCENT = 20;
 const DEFAULT_NODE_COUNT = 3;
 const DEFAULT_MAX_SURGE = '25%';
 
-const RESOURCE_KEYS: ReadonlyArray<[QuotaKey, keyof ResourceAmounts, 'cpu' | 'memory']> = [
+const RESOURCE_KEYS: ReadonlyArray<[QuotaKey, keyof PodResourceAmounts, 'cpu' | 'memory']> = [
   [QuotaKey.REQUESTS_CPU, 'requestsCpuMillicores', 'cpu'],
   [QuotaKey.REQUESTS_MEMORY, 'requestsMemoryBytes', 'memory'],
   [QuotaKey.LIMITS_CPU, 'limitsCpuMillicores', 'cpu'],
@@ -160,8 +160,8 @@ export class NamespaceQuota extends Construct {
   }
 
   /** The quota's amounts: explicit ones as given, the others computed. Call once the app is complete. */
-  public hard(): Record<QuotaKey, string> {
-    const needs = this.needs();
+  public computeHard(): Record<QuotaKey, string> {
+    const needs = this.computeNeeds();
     const amount = (key: QuotaKey, computed: () => number) => this.explicit[key] ?? computed();
     const withHeadroom = (value: number) => Math.ceil(value * (100 + this.headroomPercent) / 100);
     return {
@@ -174,7 +174,7 @@ export class NamespaceQuota extends Construct {
   }
 
   /** What the namespace needs at its peak, read from the construct tree. Call once the app is complete. */
-  public needs(): NamespaceNeeds {
+  public computeNeeds(): NamespaceNeeds {
     const docs = this.namespaceDocs();
     const autoscaled = new Map<string, number>();
     for (const doc of docs.filter((d) => d.kind === 'HorizontalPodAutoscaler')) {
@@ -202,7 +202,7 @@ export class NamespaceQuota extends Construct {
     }
     workloads.sort((a, b) => compare(a.workload, b.workload));
 
-    const total = (key: keyof ResourceAmounts) => workloads.reduce((sum, w) => sum + w.pods * w.perPod[key], 0);
+    const total = (key: keyof PodResourceAmounts) => workloads.reduce((sum, w) => sum + w.pods * w.perPod[key], 0);
     return {
       requestsCpuMillicores: total('requestsCpuMillicores'),
       requestsMemoryBytes: total('requestsMemoryBytes'),
@@ -215,7 +215,7 @@ export class NamespaceQuota extends Construct {
   }
 
   private hardQuantities(): Record<string, Quantity> {
-    return Object.fromEntries(Object.entries(this.hard()).map(([key, value]) => [key, Quantity.fromString(value)]));
+    return Object.fromEntries(Object.entries(this.computeHard()).map(([key, value]) => [key, Quantity.fromString(value)]));
   }
 
   private validateFit(): string[] {
@@ -231,7 +231,7 @@ export class NamespaceQuota extends Construct {
       }).message);
     }
 
-    const needs = this.needs();
+    const needs = this.computeNeeds();
     for (const problem of needs.problems) {
       errors.push(new ComposeError(`${problem}; the ResourceQuota rejects pods whose containers lack cpu and memory limits`, {
         hint: 'set resources.limits (and requests) for cpu and memory on every container, init containers included',
@@ -329,10 +329,10 @@ function scaled(value: number | string, replicas: number): number {
 }
 
 /** Effective requests and limits of one pod, noting containers the quota admission would reject. */
-function podAmounts(podSpec: any, workload: string, problems: string[]): ResourceAmounts {
+function podAmounts(podSpec: any, workload: string, problems: string[]): PodResourceAmounts {
   const containers: any[] = podSpec?.containers ?? [];
   const initContainers: any[] = podSpec?.initContainers ?? [];
-  const amounts = (container: any): ResourceAmounts => {
+  const amounts = (container: any): PodResourceAmounts => {
     const requests = container.resources?.requests ?? {};
     const limits = container.resources?.limits ?? {};
     for (const resource of ['cpu', 'memory']) {
@@ -352,7 +352,7 @@ function podAmounts(podSpec: any, workload: string, problems: string[]): Resourc
   };
   const app = containers.map(amounts);
   const init = initContainers.map(amounts);
-  const effective = (key: keyof ResourceAmounts) => Math.max(
+  const effective = (key: keyof PodResourceAmounts) => Math.max(
     app.reduce((sum, a) => sum + a[key], 0),
     ...init.map((a) => a[key]),
   );

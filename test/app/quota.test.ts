@@ -126,7 +126,7 @@ describe('NamespaceQuota', () => {
     const chart = Testing.chart();
     shop(chart);
     const quota = new NamespaceQuota(chart, 'Quota', { namespace: NS });
-    const needs = quota.needs();
+    const needs = quota.computeNeeds();
     expect(needs.workloads.map((w) => `${w.workload} ${w.pods}`)).toEqual([
       'CronJob/backup 1', 'Deployment/api 4', 'Deployment/web 3', 'Job/migrate 1', 'StatefulSet/db 1',
     ]);
@@ -142,7 +142,7 @@ describe('NamespaceQuota', () => {
     const chart = Testing.chart();
     shop(chart);
     const quota = new NamespaceQuota(chart, 'Quota', { namespace: NS, headroomPercent: 0 });
-    expect(quota.hard()).toEqual({
+    expect(quota.computeHard()).toEqual({
       'requests.cpu': '10',
       'requests.memory': '10496Mi',
       'limits.cpu': '11',
@@ -161,7 +161,7 @@ describe('NamespaceQuota', () => {
       containers: [container('c', { cpu: '100m', memory: '64Mi' }, { cpu: '100m', memory: '64Mi' })],
     });
     const quota = new NamespaceQuota(chart, 'Quota', { namespace: NS });
-    expect(quota.needs().workloads.map((w) => `${w.workload} ${w.pods}`)).toEqual(['Deployment/fixed 5', 'Deployment/one 2', 'Deployment/ten 13']);
+    expect(quota.computeNeeds().workloads.map((w) => `${w.workload} ${w.pods}`)).toEqual(['Deployment/fixed 5', 'Deployment/one 2', 'Deployment/ten 13']);
   });
 
   test('counts a kplus Deployment under a ServiceAutoscaler at the autoscaler maximum', () => {
@@ -179,7 +179,7 @@ describe('NamespaceQuota', () => {
     const quota = new NamespaceQuota(chart, 'Quota');
     const manifests = synth(chart);
     // 6 pods + 2 surge (25% of 6, rounded up) = 8; 8 × 200m = 1600m, +20% = 1920m → 2
-    expect(quota.needs().workloads).toEqual([{
+    expect(quota.computeNeeds().workloads).toEqual([{
       workload: 'Deployment/web',
       pods: 8,
       perPod: { requestsCpuMillicores: 200, requestsMemoryBytes: 128 * 1024 ** 2, limitsCpuMillicores: 400, limitsMemoryBytes: 256 * 1024 ** 2 },
@@ -197,8 +197,8 @@ describe('NamespaceQuota', () => {
       new KubePod(chart, 'pod', { metadata: { name: 'solo' }, spec: { containers: [container('c', { cpu: '1', memory: '1Gi' }, { cpu: '1', memory: '1Gi' })] } });
     }
     const quota = new NamespaceQuota(a, 'Quota', { headroomPercent: 0 });
-    expect(quota.hard()['requests.cpu']).toBe('1');
-    expect(quota.needs().workloads.map((w) => w.workload)).toEqual(['Pod/solo']);
+    expect(quota.computeHard()['requests.cpu']).toBe('1');
+    expect(quota.computeNeeds().workloads.map((w) => w.workload)).toEqual(['Pod/solo']);
   });
 
   test('uses explicit amounts as given and computes the rest', () => {
@@ -293,7 +293,7 @@ describe('NamespaceQuota', () => {
       spec: { dataVolumeTemplates: [{ metadata: { name: 'a' } }, { metadata: { name: 'b' } }] },
     });
     const quota = new NamespaceQuota(chart, 'Quota', { namespace: NS });
-    expect(quota.needs().persistentVolumeClaims).toBe(3 * 2 + 1 + 2);
+    expect(quota.computeNeeds().persistentVolumeClaims).toBe(3 * 2 + 1 + 2);
   });
 
   test('an empty namespace gets a quota of zero', () => {
