@@ -1,7 +1,12 @@
+import * as path from 'path';
 import { Chart, Size, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { KomposeHpaLabel, MemoryTarget, ServiceAutoscaler } from '../../lib/app/autoscaler';
+import { loadCompose } from '../../lib/compose/load';
+import { PROJECT_ROOT } from '../support/schemas';
 import { expectValidManifests } from '../support/validate';
+
+const CORPUS = path.resolve(PROJECT_ROOT, '..', 'shared', 'corpus');
 
 const at = { file: 'compose.yaml', path: 'services.web' };
 
@@ -144,14 +149,23 @@ describe('ServiceAutoscaler.parseKomposeLabels', () => {
     expect(ServiceAutoscaler.parseKomposeLabels({ 'com.example': 'x', 'kompose.service.type': 'nodeport' })).toBeUndefined();
   });
 
-  test('reads the corpus example (kompose-hpa)', () => {
-    // /work/shared/corpus/kompose-hpa/compose.yaml; the loader hands labels over as strings.
-    expect(ServiceAutoscaler.parseKomposeLabels({
-      'kompose.hpa.cpu': '50',
-      'kompose.hpa.memory': '70',
-      'kompose.hpa.replicas.min': '1',
-      'kompose.hpa.replicas.max': '10',
-    }, at)).toEqual({ minReplicas: 1, maxReplicas: 10, cpuUtilization: 50, memory: MemoryTarget.utilization(70) });
+  test('reads the corpus example (kompose-hpa) into the HPA kompose makes of it', () => {
+    const { model } = loadCompose({ files: ['compose.yaml'], workingDir: path.join(CORPUS, 'kompose-hpa'), env: {} });
+    const web = model.services.find((s) => s.name === 'web')!;
+    const settings = ServiceAutoscaler.parseKomposeLabels(web.labels, web.at);
+    expect(settings).toEqual({ minReplicas: 1, maxReplicas: 10, cpuUtilization: 50, memory: MemoryTarget.utilization(70) });
+    const c = chart();
+    new ServiceAutoscaler(c, 'Web', { target: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, ...settings, at: web.at });
+    // kompose's fixture script/test/fixtures/hpa/output-k8s.yaml has the same spec.
+    expect(byKind(synth(c), 'HorizontalPodAutoscaler', 'web').spec).toEqual({
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+      minReplicas: 1,
+      maxReplicas: 10,
+      metrics: [
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } },
+        { type: 'Resource', resource: { name: 'memory', target: { type: 'Utilization', averageUtilization: 70 } } },
+      ],
+    });
   });
 
   test('leaves unset labels to the defaults and adds no memory metric', () => {
