@@ -12,7 +12,7 @@ import {
   VOLUME_KEYS,
 } from './keys';
 import {
-  ComposeConfig, ComposeModel, ComposeNetwork, ComposeSecret, ComposeService, ComposeVolume,
+  ComposeConfig, ComposeLocation, ComposeModel, ComposeNetwork, ComposeSecret, ComposeService, ComposeVolume,
   Dependency, DependencyCondition, Deploy, DeviceRequest, EnvVar, ExposedPort, ExtraHost, FileReference, FileSource,
   Healthcheck, PortMapping, ResourceAmounts, RestartPolicy, ServiceNetwork, Ulimit, VolumeMount,
 } from './model';
@@ -97,6 +97,7 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
     allNames,
     disabled,
   };
+  checkBuildOnly(enabled, ctx.images);
   const services = [...enabled].map(([name, node]) => normalizeService(name, node, shared));
 
   const networks = [...declaredNetworks];
@@ -181,7 +182,7 @@ function normalizeService(name: string, service: YMap, ctx: SharedContext): Comp
   };
 
   const build = normalizeBuild(get('build'), ctx);
-  const image = serviceImage(name, service, get('image'), build !== undefined, ctx);
+  const image = serviceImage(name, service, get('image'), ctx);
   const networkMode = optionalString(get('network_mode'));
   if (networkMode !== undefined && get('networks')) {
     throw new ComposeError('network_mode and networks cannot be used together', {
@@ -239,20 +240,33 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
-function serviceImage(name: string, service: YMap, node: YNode | undefined, hasBuild: boolean, ctx: SharedContext): string {
+/** All services built from source without an image, in one error, since each needs the same fix. */
+function checkBuildOnly(enabled: ReadonlyMap<string, YMap>, images: Readonly<Record<string, string>>): void {
+  const missing = [...enabled].filter(([name, service]) => images[name] === undefined
+    && isNull(service.entries.get('image')) && !isNull(service.entries.get('build')));
+  if (missing.length === 0) {
+    return;
+  }
+  const names = missing.map(([name]) => name);
+  const quoted = names.map((name) => `"${name}"`).join(', ');
+  const ref = (name: string): string => `registry.example.com/${name}:1.0`;
+  throw new ComposeError(names.length === 1
+    ? `service ${quoted} is built from source (build) and has no image`
+    : `services ${quoted} are built from source (build) and have no image`, {
+    at: missing[0][1].at,
+    allowed: 'a service with an image, or an image supplied for it',
+    hint: `build and push the image${names.length > 1 ? 's' : ''}, then pass ${names.length > 1 ? 'them' : 'it'}: `
+      + `images: { ${names.map((name) => `'${name}': '${ref(name)}'`).join(', ')} } `
+      + `(CLI: ${names.map((name) => `--image ${name}=${ref(name)}`).join(' ')}), or add image: to the service`,
+  });
+}
+
+function serviceImage(name: string, service: YMap, node: YNode | undefined, ctx: SharedContext): string {
   const supplied = ctx.images[name];
   if (supplied !== undefined) {
     return supplied;
   }
   if (node === undefined) {
-    if (hasBuild) {
-      throw new ComposeError(`service "${name}" is built from source (build) and has no image`, {
-        at: service.at,
-        allowed: 'a service with an image, or an image supplied for it',
-        hint: `build and push the image, then pass it: images: { '${name}': 'registry.example.com/${name}:1.0' } `
-          + `(CLI: --image ${name}=registry.example.com/${name}:1.0), or add image: to the service`,
-      });
-    }
     throw new ComposeError(`service "${name}" has neither image nor build`, {
       at: service.at,
       hint: 'add image: with the container image to run, for example image: nginx:1.25',
@@ -493,7 +507,24 @@ function normalizeExpose(node: YNode | undefined): ExposedPort[] {
   return ports.sort((a, b) => a.target - b.target || compare(a.protocol, b.protocol));
 }
 
-function normalizeMounts(volumes: YNode | undefined, tmpfs: YNode | undefined, ctx: VolumeContext): VolumeMount[] {
+function normalizeMounts(volumes: YNode | undefined, tmpfs: YNode | undefined, outer: VolumeContext): VolumeMount[] {
+  // One warning per ignored option and service (mailcow puts :z on dozens of mounts), naming the first mount.
+  const options = new Map<string, { message: string; at: ComposeLocation; count: number }>();
+  const ctx: VolumeContext = {
+    ...outer,
+    warn: (code, message, at) => {
+      if (code !== 'unsupported-volume-option') {
+        outer.warn(code, message, at);
+        return;
+      }
+      const seen = options.get(message);
+      if (seen) {
+        seen.count += 1;
+      } else {
+        options.set(message, { message, at, count: 1 });
+      }
+    },
+  };
   const mounts: VolumeMount[] = [];
   if (volumes !== undefined) {
     for (const item of asSeq(volumes, { allowed: 'a list of volumes such as "data:/var/lib/data"' }).items) {
@@ -505,6 +536,9 @@ function normalizeMounts(volumes: YNode | undefined, tmpfs: YNode | undefined, c
     for (const item of items) {
       mounts.push(parseTmpfs(item, ctx));
     }
+  }
+  for (const { message, at, count } of options.values()) {
+    outer.warn('unsupported-volume-option', count > 1 ? `${message} (on ${count} mounts)` : message, at);
   }
   const byTarget = new Map<string, VolumeMount>();
   for (const mount of mounts) {

@@ -22,6 +22,11 @@ const SHORT_ALLOWED = '"/container/path" (anonymous), "name:/container/path", ".
   + 'with an optional ":ro" or ":rw"';
 const PROPAGATION = new Set(['shared', 'slave', 'private', 'rshared', 'rslave', 'rprivate']);
 const CONSISTENCY = new Set(['consistent', 'cached', 'delegated']);
+const OPTION_REASONS: Readonly<Record<string, string>> = {
+  z: 'SELinux relabelling is done by the cluster\'s volume plugin',
+  Z: 'SELinux relabelling is done by the cluster\'s volume plugin',
+  nocopy: 'a new Kubernetes volume starts empty anyway',
+};
 
 function isBindSource(source: string): boolean {
   return source.startsWith('.') || source.startsWith('/') || source.startsWith('~');
@@ -41,15 +46,14 @@ export function parseServiceVolume(node: YNode, ctx: VolumeContext): VolumeMount
   }
   const [first, second, mode] = parts;
   const source = parts.length === 1 ? undefined : first;
-  const target = parts.length === 1 ? first : second;
-  checkTarget(target, node);
+  const target = containerPath(parts.length === 1 ? first : second, node);
   let readOnly = false;
   for (const option of (mode ?? '').split(',').filter((o) => o !== '')) {
     if (option === 'ro' || option === 'rw') {
       readOnly = option === 'ro';
     } else if (option === 'z' || option === 'Z' || option === 'nocopy' || PROPAGATION.has(option)
       || CONSISTENCY.has(option)) {
-      ctx.warn('unsupported-volume-option', `ignored volume option "${option}": it has no Kubernetes equivalent`,
+      ctx.warn('unsupported-volume-option', `ignored volume option "${option}": ${OPTION_REASONS[option] ?? 'it has no Kubernetes equivalent'}`,
         node.at);
     } else {
       throw invalid(node, `invalid volume option "${option}"`, {
@@ -67,13 +71,16 @@ export function parseServiceVolume(node: YNode, ctx: VolumeContext): VolumeMount
   return { type: 'volume', source, target, readOnly, at: node.at };
 }
 
-function checkTarget(target: string, node: YNode): void {
+/** The container path, normalised as docker does (`/etc/app/` and `/etc//app` are `/etc/app`). */
+function containerPath(target: string, node: YNode): string {
   if (!target.startsWith('/')) {
     throw invalid(node, `the container path "${target}" is not absolute`, {
       allowed: SHORT_ALLOWED,
       hint: 'write the mount point in the container as an absolute path, for example "./data:/data"',
     });
   }
+  const normal = path.posix.normalize(target);
+  return normal.length > 1 && normal.endsWith('/') ? normal.slice(0, -1) : normal;
 }
 
 function checkNamedVolume(name: string, node: YNode, ctx: VolumeContext): void {
@@ -102,8 +109,7 @@ function parseLongVolume(map: YMap, ctx: VolumeContext): VolumeMount {
   if (isNull(targetNode)) {
     throw new ComposeError('a long-syntax volume needs a target', { at: map.at, hint: 'add target: /path/in/container' });
   }
-  const target = asString(targetNode as YNode);
-  checkTarget(target, targetNode as YNode);
+  const target = containerPath(asString(targetNode as YNode), targetNode as YNode);
   const readOnlyNode = map.entries.get('read_only');
   const readOnly = isNull(readOnlyNode) ? false : asBool(readOnlyNode as YNode);
   const source = optionalString(map.entries.get('source'));
@@ -156,8 +162,7 @@ export function parseTmpfs(node: YNode, ctx: VolumeContext): VolumeMount {
     throw wrongType(node, 'a string', { allowed: 'a container path with optional options, such as /run:size=64m' });
   }
   const colon = node.value.indexOf(':');
-  const target = colon < 0 ? node.value : node.value.slice(0, colon);
-  checkTarget(target, node);
+  const target = containerPath(colon < 0 ? node.value : node.value.slice(0, colon), node);
   let sizeBytes: number | undefined;
   for (const option of colon < 0 ? [] : node.value.slice(colon + 1).split(',').filter((o) => o !== '')) {
     const [key, value] = option.split('=', 2);

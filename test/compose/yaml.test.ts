@@ -9,7 +9,7 @@ function entry(node: YNode, ...keys: Array<string | number>): YNode {
   let current = node;
   for (const key of keys) {
     current = typeof key === 'number'
-      ? (current as { items: YNode[] }).items[key]
+      ? (current as unknown as { items: YNode[] }).items[key]
       : (current as YMap).entries.get(key) as YNode;
   }
   return current;
