@@ -1,0 +1,154 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { VolumeMount } from '../../lib/compose/model';
+import { errorOf, load, makeProject, web } from './helpers';
+
+const project = makeProject({
+  'config/nginx.conf': 'server { listen 80; }\n',
+  'data/.keep': '',
+  'blob.bin': '',
+});
+fs.writeFileSync(path.join(project.dir, 'blob.bin'), Buffer.from([0, 1, 2, 255]));
+fs.writeFileSync(path.join(project.dir, 'big.txt'), 'x'.repeat(1024 * 1024 + 1));
+fs.symlinkSync('/etc/hostname', path.join(project.dir, 'escape'));
+afterAll(() => project.cleanup());
+
+function mounts(body: string, extra = '', allowOutsideProject = false): VolumeMount[] {
+  const { model } = load(`${web(body)}${extra}`, { projectDir: project.dir, allowOutsideProject });
+  return model.services[0].volumes.map((m) => ({ ...m, at: undefined }) as unknown as VolumeMount);
+}
+
+const NAMED = 'volumes:\n  data: {}\n  cache:\n';
+
+describe('service volumes', () => {
+  test('short syntax: named, anonymous, relative and absolute binds, options', () => {
+    expect(mounts([
+      'volumes:',
+      '  - data:/var/lib/data',
+      '  - /anonymous',
+      '  - ./config/nginx.conf:/etc/nginx/nginx.conf:ro',
+      '  - ./data:/srv/data:rw',
+      '  - ./missing:/srv/missing',
+      '  - /var/run/docker.sock:/var/run/docker.sock',
+      '  - cache:/cache/:ro,z',
+    ].join('\n'), NAMED)).toEqual([
+      { type: 'volume', target: '/anonymous', readOnly: false, at: undefined },
+      { type: 'volume', source: 'cache', target: '/cache', readOnly: true, at: undefined },
+      {
+        type: 'bind', source: './config/nginx.conf', target: '/etc/nginx/nginx.conf', readOnly: true,
+        bind: { kind: 'file', content: { path: './config/nginx.conf', text: 'server { listen 80; }\n', binary: false } },
+        at: undefined,
+      },
+      { type: 'bind', source: './data', target: '/srv/data', readOnly: false, bind: { kind: 'directory' }, at: undefined },
+      { type: 'bind', source: './missing', target: '/srv/missing', readOnly: false, bind: { kind: 'missing' }, at: undefined },
+      { type: 'volume', source: 'data', target: '/var/lib/data', readOnly: false, at: undefined },
+      {
+        type: 'bind', source: '/var/run/docker.sock', target: '/var/run/docker.sock', readOnly: false,
+        bind: { kind: 'outside' }, at: undefined,
+      },
+    ]);
+  });
+
+  test('long syntax: volume with subpath, bind read_only, tmpfs with size', () => {
+    expect(mounts([
+      'volumes:',
+      '  - {type: volume, source: data, target: /data, volume: {subpath: sub, nocopy: true}}',
+      '  - {type: bind, source: ./config/nginx.conf, target: /etc/nginx.conf, read_only: true}',
+      '  - {type: tmpfs, target: /scratch, tmpfs: {size: 64m}}',
+      '  - {type: volume, target: /anon}',
+    ].join('\n'), NAMED)).toEqual([
+      { type: 'volume', target: '/anon', readOnly: false, at: undefined },
+      { type: 'volume', source: 'data', target: '/data', readOnly: false, subpath: 'sub', at: undefined },
+      {
+        type: 'bind', source: './config/nginx.conf', target: '/etc/nginx.conf', readOnly: true,
+        bind: { kind: 'file', content: { path: './config/nginx.conf', text: 'server { listen 80; }\n', binary: false } },
+        at: undefined,
+      },
+      { type: 'tmpfs', target: '/scratch', readOnly: false, sizeBytes: 64 * 1024 * 1024, at: undefined },
+    ]);
+  });
+
+  test('the tmpfs key, as a string or a list, joins the mounts', () => {
+    expect(mounts('tmpfs: /run')).toEqual([{ type: 'tmpfs', target: '/run', readOnly: false, at: undefined }]);
+    expect(mounts('tmpfs:\n  - /run:size=1g,mode=1777\n  - /tmp')).toEqual([
+      { type: 'tmpfs', target: '/run', readOnly: false, sizeBytes: 1024 ** 3, at: undefined },
+      { type: 'tmpfs', target: '/tmp', readOnly: false, at: undefined },
+    ]);
+  });
+
+  test('binary files are base64, files over 1 MiB are not read, with a warning', () => {
+    const { model, warnings } = load(web('volumes:\n  - ./blob.bin:/b\n  - ./big.txt:/big'), { projectDir: project.dir });
+    const [blob, big] = model.services[0].volumes;
+    expect(blob.bind).toEqual({ kind: 'file', content: { path: './blob.bin', text: 'AAEC/w==', binary: true } });
+    expect(big.bind).toEqual({ kind: 'file' });
+    expect(warnings.map((w) => w.code)).toEqual(['large-bind-file']);
+  });
+
+  test('paths leaving the project are not read unless allowed, symbolic links included', () => {
+    const body = 'volumes:\n  - ../../etc/hostname:/a\n  - ./escape:/b\n  - ~/x:/c';
+    expect(mounts(body).map((m) => m.bind)).toEqual([{ kind: 'outside' }, { kind: 'outside' }, { kind: 'outside' }]);
+    const allowed = mounts(body, '', true);
+    expect(allowed[0].bind?.kind).toBe(fs.existsSync('/etc/hostname') ? 'file' : 'missing');
+    expect(allowed[0].source).toBe('../../etc/hostname');
+  });
+
+  test('ignored options give one warning per option and service', () => {
+    const { warnings } = load(`${web('volumes:\n  - data:/a:z\n  - data:/b:z\n  - data:/c:Z')}${NAMED}`);
+    expect(warnings.map((w) => [w.code, w.message, w.at.path])).toEqual([
+      ['unsupported-volume-option',
+        'ignored volume option "z": SELinux relabelling is done by the cluster\'s volume plugin (on 2 mounts)',
+        'services.web.volumes[0]'],
+      ['unsupported-volume-option', 'ignored volume option "Z": SELinux relabelling is done by the cluster\'s volume plugin',
+        'services.web.volumes[2]'],
+    ]);
+  });
+
+  test.each([
+    ['volumes: ["undeclared:/data"]', 'the service uses volume "undeclared", which is not declared under the top-level volumes'],
+    ['volumes: ["./x:relative"]', 'the container path "relative" is not absolute'],
+    ['volumes: ["./x:/a:rx"]', 'invalid volume option "rx"'],
+    ['volumes: ["a:b:c:d"]', 'invalid volume'],
+    ['volumes: [{type: npipe, source: x, target: /x}]', 'unsupported volume type "npipe"'],
+    ['volumes: [{source: x, target: /x}]', 'a long-syntax volume needs a type'],
+    ['volumes: [{type: bind, target: /x}]', 'a bind mount needs a source'],
+    ['volumes: [{type: volume, source: data}]', 'a long-syntax volume needs a target'],
+    ['volumes: ["/a", "./b:/a"]', 'two mounts use the container path "/a"'],
+    ['tmpfs: ["/run:size=lots"]', 'invalid tmpfs size "lots"'],
+  ])('%s is refused: %s', (body, problem) => {
+    expect(errorOf(() => mounts(body, 'volumes:\n  data:\n')).problem).toBe(problem);
+  });
+
+  test('an undeclared named volume says how to fix it', () => {
+    expect(errorOf(() => mounts('volumes: ["dbdata:/var/lib/mysql"]', NAMED)).message).toBe(
+      'compose.yaml:4:15: services.web.volumes[0]: the service uses volume "dbdata", which is not declared under '
+      + 'the top-level volumes (got "dbdata:/var/lib/mysql"). Allowed: one of cache, data, or a path starting with '
+      + './ or /. Fix: add "dbdata:" under the top-level volumes, or write "./dbdata" for a folder next to the '
+      + 'compose file.',
+    );
+  });
+});
+
+describe('top-level volumes', () => {
+  test('external, names, drivers and labels', () => {
+    const { model } = load([
+      'services: {}',
+      'volumes:',
+      '  plain:',
+      '  ext: {external: true}',
+      '  renamed: {external: true, name: real-name}',
+      '  legacy: {external: {name: old-style}}',
+      '  local: {driver: local, driver_opts: {type: none, o: bind, device: /srv}, labels: [a=b], name: custom}',
+      '',
+    ].join('\n'));
+    expect(model.volumes.map((v) => ({ ...v, at: undefined }))).toEqual([
+      { name: 'ext', external: true, externalName: 'ext', driverOpts: {}, labels: {}, at: undefined },
+      { name: 'legacy', external: true, externalName: 'old-style', driverOpts: {}, labels: {}, at: undefined },
+      {
+        name: 'local', external: false, externalName: 'custom', driver: 'local',
+        driverOpts: { device: '/srv', o: 'bind', type: 'none' }, labels: { a: 'b' }, at: undefined,
+      },
+      { name: 'plain', external: false, driverOpts: {}, labels: {}, at: undefined },
+      { name: 'renamed', external: true, externalName: 'real-name', driverOpts: {}, labels: {}, at: undefined },
+    ]);
+  });
+});
