@@ -19,6 +19,13 @@ describe('the clean sample', () => {
     expect(checkConformance(sampleManifests())).toEqual([]);
     expect(() => expectConformance(sampleManifests())).not.toThrow();
   });
+
+  test('checkConformance takes the items of a v1 List as documents', () => {
+    const docs = sampleManifests();
+    expect(checkConformance([{ apiVersion: 'v1', kind: 'List', items: docs }])).toEqual([]);
+    findDoc(docs, 'Service', 'db').spec.selector = { app: 'none' };
+    expect(checkConformance([{ apiVersion: 'v1', kind: 'List', items: docs }]).map((p) => `${p.kind}/${p.name}`)).toEqual(['Service/db']);
+  });
 });
 
 describe('checkNames', () => {

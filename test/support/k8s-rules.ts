@@ -1,5 +1,5 @@
 import { cronScheduleProblem } from './cron';
-import { Manifest, ManifestProblem, expectNoProblems, isObject, joinPath, problemAt, quote } from './problems';
+import { Manifest, ManifestProblem, expandLists, expectNoProblems, isObject, joinPath, problemAt, quote } from './problems';
 import { compareQuantities, parseQuantity } from './quantity';
 import { ContainerRef, PodTemplate, VmTemplate, containers, get, podTemplates, vmTemplates } from './workloads';
 
@@ -679,9 +679,10 @@ export const K8S_RULES: readonly Rule[] = [
   { name: 'VM disks and interfaces', check: checkVmDevices },
 ];
 
-/** Every rule over every document. */
+/** Every rule over every document (the items of a `v1` `List` taken as documents). */
 export function checkConformance(docs: readonly Manifest[]): ManifestProblem[] {
-  return K8S_RULES.flatMap((rule) => rule.check(docs));
+  const expanded = expandLists(docs);
+  return K8S_RULES.flatMap((rule) => rule.check(expanded));
 }
 
 /** Throws one error listing every problem as `Kind/name: path: message`. */

@@ -66,3 +66,13 @@ export function quote(value: unknown): string {
 export function isObject(value: unknown): value is Record<string, any> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * The documents with every `v1` `List` replaced by its items (kubectl applies a List item by item; kompose and
+ * `kubectl get -o yaml` write them).
+ */
+export function expandLists(docs: readonly Manifest[]): Manifest[] {
+  return docs.flatMap((doc) => (isObject(doc) && doc.apiVersion === 'v1' && doc.kind === 'List' && Array.isArray(doc.items)
+    ? expandLists(doc.items)
+    : [doc]));
+}

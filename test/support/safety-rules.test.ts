@@ -16,6 +16,14 @@ describe('the clean sample', () => {
       .toEqual({ problems: [], warnings: [] });
     expect(() => expectSafe(sampleManifests())).not.toThrow();
   });
+
+  test('checkSafety takes the items of a v1 List as documents', () => {
+    const docs = sampleManifests();
+    webPod(docs).containers[0].image = 'nginx';
+    const report = checkSafety([{ apiVersion: 'v1', kind: 'List', items: docs }]);
+    expect(report.problems).toEqual([]);
+    expect(report.warnings.map((w) => `${w.kind}/${w.name}`)).toEqual(['Deployment/web']);
+  });
 });
 
 describe('checkSecretLeaks', () => {

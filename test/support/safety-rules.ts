@@ -1,4 +1,4 @@
-import { Manifest, ManifestProblem, expectNoProblems, isObject, joinPath, problemAt, quote } from './problems';
+import { Manifest, ManifestProblem, expandLists, expectNoProblems, isObject, joinPath, problemAt, quote } from './problems';
 import { containers, get, podTemplates, vmTemplates } from './workloads';
 
 /**
@@ -50,8 +50,9 @@ export interface SafetyReport {
   readonly warnings: ManifestProblem[];
 }
 
-/** Every safety rule over every document (and the extra texts). */
-export function checkSafety(docs: readonly Manifest[], options: SafetyOptions = {}): SafetyReport {
+/** Every safety rule over every document (the items of a `v1` `List` taken as documents) and the extra texts. */
+export function checkSafety(input: readonly Manifest[], options: SafetyOptions = {}): SafetyReport {
+  const docs = expandLists(input);
   return {
     problems: [
       ...checkSecretLeaks(docs, options),

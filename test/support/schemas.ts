@@ -1,6 +1,5 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { parse } from 'yaml';
 import { isObject } from './problems';
 
 /**
@@ -52,6 +51,8 @@ function k8sDefinitions(): Record<string, any> {
 const crds = new Map<string, any>();
 function crd(file: string): any {
   if (!crds.has(file)) {
+    // Loaded here only: a cached run never parses a CRD.
+    const { parse }: typeof import('yaml') = require('yaml');
     crds.set(file, parse(fs.readFileSync(path.join(schemasDir(), file), 'utf-8')));
   }
   return crds.get(file);

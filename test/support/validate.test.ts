@@ -105,6 +105,14 @@ describe('validateManifests', () => {
     ]);
   });
 
+  test('checks the items of a v1 List one by one', () => {
+    const docs = sampleManifests();
+    findDoc(docs, 'Service', 'web').spec2 = {};
+    expect(validateManifests([{ apiVersion: 'v1', kind: 'List', items: docs }])).toEqual([
+      { kind: 'Service', name: 'web', path: 'spec2', message: 'unknown field "spec2"' },
+    ]);
+  });
+
   test('accepts a kind without a schema only when the caller lists it', () => {
     const nad = { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: 'vlan10' } };
     expect(validateManifests([nad], { unvalidatedKinds: ['k8s.cni.cncf.io/v1/NetworkAttachmentDefinition'] })).toEqual([]);

@@ -1,9 +1,9 @@
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import Ajv, { ErrorObject } from 'ajv';
-import standaloneCode from 'ajv/dist/standalone';
-import { ManifestProblem, Manifest, describeDoc, expectNoProblems, isObject, joinPath, quote } from './problems';
+import type Ajv from 'ajv';
+import type { ErrorObject } from 'ajv';
+import { ManifestProblem, Manifest, describeDoc, expandLists, expectNoProblems, isObject, joinPath, quote } from './problems';
 import {
   Catalog, K8S_SCHEMA_ID, PROJECT_ROOT, QUANTITY_PATTERN, buildCatalog, k8sSchema, kindKey, rootSchema, schemaFiles, schemasDir,
 } from './schemas';
@@ -28,10 +28,10 @@ export interface ValidateOptions {
   readonly unvalidatedKinds?: readonly string[];
 }
 
-/** Every problem in `docs`, in document order. */
+/** Every problem in `docs` (the items of a `v1` `List` checked one by one), in document order. */
 export function validateManifests(docs: readonly Manifest[], options: ValidateOptions = {}): ManifestProblem[] {
   const problems: ManifestProblem[] = [];
-  for (const doc of docs) {
+  for (const doc of expandLists(docs)) {
     problems.push(...validateManifest(doc, options));
   }
   return problems;
@@ -141,6 +141,7 @@ function loadValidator(key: string): Validator | undefined {
     return undefined;
   }
   const ajv = compiler();
+  const standaloneCode: typeof import('ajv/dist/standalone').default = require('ajv/dist/standalone').default;
   const code = standaloneCode(ajv, ajv.compile(rootSchema(entry)));
   if (file) {
     writeAtomically(file, code);
@@ -156,11 +157,13 @@ function evaluate(code: string): Validator {
 }
 
 let ajvInstance: Ajv | undefined;
+/** ajv itself is loaded only to compile: a test file that finds every validator in the cache never pays for it. */
 function compiler(): Ajv {
   if (!ajvInstance) {
+    const AjvClass: typeof Ajv = require('ajv').default;
     // strict: false because k8s schemas combine keywords in ways ajv's strict mode flags (e.g. pattern with a
     // type list); the schemas are upstream data, checked by their own projects.
-    ajvInstance = new Ajv({ allErrors: true, strict: false, validateSchema: false, code: { source: true } });
+    ajvInstance = new AjvClass({ allErrors: true, strict: false, validateSchema: false, code: { source: true } });
     ajvInstance.addSchema(k8sSchema(), K8S_SCHEMA_ID);
   }
   return ajvInstance;
