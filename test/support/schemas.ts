@@ -116,7 +116,8 @@ const DROPPED = new Set(['description', 'default', 'example', 'externalDocs', 't
 /**
  * Converts one OpenAPI schema (k8s definition or CRD openAPIV3Schema) into a JSON Schema with:
  * - unknown fields rejected where the API server's strict field validation rejects them: every object with
- *   `properties` and neither `additionalProperties` nor `x-kubernetes-preserve-unknown-fields`;
+ *   `properties` and neither `additionalProperties` nor `x-kubernetes-preserve-unknown-fields`, and in CRDs also
+ *   every object without `properties` (the server prunes those to `{}`);
  * - int-or-string, nullable and the formats the server checks expressed as plain keywords (no ajv formats, so the
  *   compiled code is standalone);
  * - in CRDs, `metadata` objects checked as ObjectMeta. At the root this is what the server does. Nested ones (a VM's
@@ -165,7 +166,10 @@ function convert(schema: any, isCrd: boolean): any {
       ...out.properties,
     };
   }
-  if (out.properties && !('additionalProperties' in schema) && schema['x-kubernetes-preserve-unknown-fields'] !== true) {
+  const open = 'additionalProperties' in schema || schema['x-kubernetes-preserve-unknown-fields'] === true;
+  // In a CRD, an object without properties is pruned to {} by the API server (`bridge: {}`, `masquerade: {}`), so
+  // any key in it is unknown; k8s definitions use such objects for raw JSON (FieldsV1, RawExtension).
+  if (!open && (out.properties || (isCrd && schema.type === 'object'))) {
     out.additionalProperties = false;
   }
   return out;

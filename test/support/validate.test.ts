@@ -56,6 +56,17 @@ describe('validateManifests', () => {
     ]);
   });
 
+  test('rejects any key inside a CRD object that has no properties, such as masquerade: {}', () => {
+    const docs = sampleManifests();
+    findDoc(docs, 'VirtualMachine', 'legacy').spec.template.spec.domain.devices.interfaces[0].masquerade = { ports: [80] };
+    expect(validateManifests(docs)).toEqual([{
+      kind: 'VirtualMachine',
+      name: 'legacy',
+      path: 'spec.template.spec.domain.devices.interfaces[0].masquerade.ports',
+      message: 'unknown field "ports"',
+    }]);
+  });
+
   test('rejects a wrong type', () => {
     const docs = sampleManifests();
     findDoc(docs, 'Deployment', 'web').spec.template.spec.containers[0].ports[0].containerPort = '8080';
