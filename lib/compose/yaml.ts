@@ -236,6 +236,10 @@ class Walker {
   }
 
   private keyOf(keyNode: YamlNode | null, path: string): string {
+    // Plain keys are taken as written: `NULL:`, `yes:` or `1.0:` name a variable or label, not a YAML value.
+    if (isScalar(keyNode) && keyNode.type === 'PLAIN' && typeof keyNode.source === 'string' && keyNode.source !== '') {
+      return keyNode.source;
+    }
     if (isScalar(keyNode) && keyNode.value !== null && typeof keyNode.value !== 'object') {
       return String(keyNode.value);
     }

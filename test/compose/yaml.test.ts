@@ -70,6 +70,11 @@ describe('parseYaml', () => {
     expect(entry(root, 'quoted')).not.toHaveProperty('plain');
   });
 
+  test('plain keys are taken as written', () => {
+    expect(Object.keys(toPlain(parse('NULL: 1\nyes: 2\n1.0: 3\n"quoted": 4\n')) as object).sort())
+      .toEqual(['1.0', 'NULL', 'quoted', 'yes']);
+  });
+
   test('reads YAML 1.2: yes, no and 22:22 stay strings', () => {
     const root = parse('a: no\nb: yes\nc: 22:22\n');
     expect(toPlain(root)).toEqual({ a: 'no', b: 'yes', c: '22:22' });
