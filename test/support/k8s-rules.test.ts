@@ -1,6 +1,7 @@
 import {
   K8S_RULES, checkConfigMapData, checkConformance, checkCronSchedules, checkLabels, checkNames, checkPodSpecs, checkPorts,
-  checkRequestsWithinLimits, checkSecretData, checkServiceSelectors, checkVmDevices, checkWorkloadSelectors,
+  checkRequestsWithinLimits, checkSecretData, checkServiceSelectors, checkVmDevices, checkVmSpecs, checkWorkloadSelectors,
+  checkDataVolumes,
   expectConformance,
 } from './k8s-rules';
 import { sampleManifests } from './sample-manifests';
@@ -345,6 +346,51 @@ describe('checkVmDevices', () => {
       'spec.template.spec.domain.devices.interfaces[1].name: interface "storage" has no network of the same name in '
         + 'spec.template.spec.networks (default)',
     ]);
+  });
+});
+
+describe('checkVmSpecs', () => {
+  test('catches running with runStrategy, no memory, few spinlocks and two pod networks', () => {
+    const docs = sampleManifests();
+    const vm = findDoc(docs, 'VirtualMachine', 'legacy');
+    vm.spec.runStrategy = 'Always';
+    delete vmSpec(docs).domain.resources;
+    vmSpec(docs).domain.features = { hyperv: { spinlocks: { spinlocks: 1024 } } };
+    vmSpec(docs).networks.push({ name: 'second', pod: {} });
+    expect(checkVmSpecs(docs).map((p) => `${p.path}: ${p.message}`)).toEqual([
+      'spec.running: running and runStrategy are mutually exclusive: set one',
+      'spec.template.spec.domain: no memory requested: set resources.requests.memory or memory.guest',
+      'spec.template.spec.domain.features.hyperv.spinlocks.spinlocks: must be at least 4096, got 1024',
+      'spec.template.spec.networks[1].pod: more than one network is the pod network',
+    ]);
+  });
+});
+
+describe('checkDataVolumes', () => {
+  test('catches CDI\'s admission rules on DataVolumes and dataVolumeTemplates', () => {
+    const docs = sampleManifests();
+    const dv = findDoc(docs, 'DataVolume', 'legacy-root');
+    dv.spec.source.http.url = 'ftp://images.example.com/legacy.qcow2';
+    dv.spec.pvc.accessModes.push('ReadOnlyMany');
+    dv.spec.pvc.resources.requests.storage = '0';
+    findDoc(docs, 'VirtualMachine', 'legacy').spec.dataVolumeTemplates = [{
+      metadata: { name: 'scratch' },
+      spec: { source: { blank: {}, registry: { url: 'quay.io/x' } }, storage: { resources: { requests: { storage: '1Gi' } } } },
+    }];
+    expect(checkDataVolumes(docs).map((p) => `${p.kind} ${p.path}: ${p.message}`)).toEqual([
+      'DataVolume spec.pvc.resources.requests.storage: a storage request above zero is required',
+      'DataVolume spec.pvc.accessModes: a pvc takes exactly one access mode, got ["ReadWriteOnce","ReadOnlyMany"]',
+      'DataVolume spec.source.http.url: must be an http:// or https:// URL, got "ftp://images.example.com/legacy.qcow2"',
+      'VirtualMachine spec.dataVolumeTemplates[0].spec.source: exactly one source (or a sourceRef) is required, got ["blank","registry"]',
+      'VirtualMachine spec.dataVolumeTemplates[0].spec.source.registry.url: must start with docker://, oci-archive:// or '
+        + 'image-stream://, got "quay.io/x"',
+    ]);
+  });
+
+  test('requires one of pvc and storage', () => {
+    const docs = sampleManifests();
+    delete findDoc(docs, 'DataVolume', 'legacy-root').spec.pvc;
+    expect(checkDataVolumes(docs).map((p) => `${p.path}: ${p.message}`)).toEqual(['spec: a pvc or a storage is required']);
   });
 });
 

@@ -663,6 +663,92 @@ export function checkVmDevices(docs: readonly Manifest[]): ManifestProblem[] {
   return problems;
 }
 
+/**
+ * KubeVirt's admission rules for a VM that no schema holds: `running` and `runStrategy` are exclusive, memory is
+ * requested (`resources.requests.memory` or `memory.guest`), Hyper-V spinlocks retry at least 4096 times, at most
+ * one network is the pod network.
+ */
+export function checkVmSpecs(docs: readonly Manifest[]): ManifestProblem[] {
+  const problems: ManifestProblem[] = [];
+  for (const doc of docs.filter((d) => isObject(d) && d.kind === 'VirtualMachine' && isObject(d.spec))) {
+    if (doc.spec.running !== undefined && doc.spec.runStrategy !== undefined) {
+      problems.push(problemAt(doc, 'spec.running', 'running and runStrategy are mutually exclusive: set one'));
+    }
+  }
+  for (const vm of vmTemplates(docs)) {
+    const domain = isObject(vm.spec.domain) ? vm.spec.domain : {};
+    if (get(domain, 'resources.requests.memory') === undefined && get(domain, 'memory.guest') === undefined) {
+      problems.push(problemAt(vm.doc, `${vm.path}.domain`,
+        'no memory requested: set resources.requests.memory or memory.guest'));
+    }
+    const spinlocks = get(domain, 'features.hyperv.spinlocks.spinlocks');
+    if (typeof spinlocks === 'number' && spinlocks < 4096) {
+      problems.push(problemAt(vm.doc, `${vm.path}.domain.features.hyperv.spinlocks.spinlocks`,
+        `must be at least 4096, got ${spinlocks}`));
+    }
+    const podNetworks = (Array.isArray(vm.spec.networks) ? vm.spec.networks : [])
+      .map((n: any, i: number) => (isObject(n?.pod) ? i : -1)).filter((i: number) => i >= 0);
+    if (podNetworks.length > 1) {
+      problems.push(problemAt(vm.doc, `${vm.path}.networks[${podNetworks[1]}].pod`, 'more than one network is the pod network'));
+    }
+  }
+  return problems;
+}
+
+const DATA_VOLUME_URL_SOURCES = ['http', 's3', 'imageio', 'vddk'];
+const REGISTRY_SCHEMES = ['docker:', 'oci-archive:', 'image-stream:'];
+
+/**
+ * CDI's admission rules for a DataVolume (and a VM's `dataVolumeTemplates`): exactly one of `pvc` and `storage`,
+ * with a storage request above zero; a `pvc` has exactly one access mode; exactly one source, or a `sourceRef`;
+ * http, s3, imageio and vddk URLs are http(s) URLs; registry URLs are docker://, oci-archive:// or image-stream://.
+ */
+export function checkDataVolumes(docs: readonly Manifest[]): ManifestProblem[] {
+  const problems: ManifestProblem[] = [];
+  const check = (doc: Manifest, path: string, spec: unknown) => {
+    if (!isObject(spec)) {
+      return;
+    }
+    const add = (at: string, message: string) => problems.push(problemAt(doc, at ? `${path}.${at}` : path, message));
+    const targets = ['pvc', 'storage'].filter((t) => spec[t] !== undefined);
+    if (targets.length !== 1) {
+      add('', targets.length ? 'set either pvc or storage, not both' : 'a pvc or a storage is required');
+    }
+    for (const target of targets) {
+      const size = parseQuantity(get(spec[target], 'resources.requests.storage'));
+      if (!size || size.numerator <= 0n) {
+        add(`${target}.resources.requests.storage`, 'a storage request above zero is required');
+      }
+    }
+    const modes = spec.pvc?.accessModes;
+    if (spec.pvc !== undefined && (!Array.isArray(modes) || modes.length !== 1)) {
+      add('pvc.accessModes', `a pvc takes exactly one access mode, got ${quote(modes ?? [])}`);
+    }
+    const sources = isObject(spec.source) ? Object.keys(spec.source) : [];
+    if ((sources.length === 1) === (spec.sourceRef !== undefined)) {
+      add('source', `exactly one source (or a sourceRef) is required, got ${quote(sources)}${spec.sourceRef ? ' and a sourceRef' : ''}`);
+    }
+    for (const kind of sources) {
+      const url = spec.source[kind]?.url;
+      if (DATA_VOLUME_URL_SOURCES.includes(kind) && !/^https?:\/\/[^/\s]/.test(String(url))) {
+        add(`source.${kind}.url`, `must be an http:// or https:// URL, got ${quote(url)}`);
+      }
+      if (kind === 'registry' && typeof url === 'string' && !REGISTRY_SCHEMES.some((scheme) => url.startsWith(`${scheme}//`))) {
+        add('source.registry.url', `must start with docker://, oci-archive:// or image-stream://, got ${quote(url)}`);
+      }
+    }
+  };
+  for (const doc of docs.filter(isObject)) {
+    if (doc.kind === 'DataVolume') {
+      check(doc, 'spec', doc.spec);
+    }
+    if (doc.kind === 'VirtualMachine' && Array.isArray(doc.spec?.dataVolumeTemplates)) {
+      doc.spec.dataVolumeTemplates.forEach((t: any, i: number) => check(doc, `spec.dataVolumeTemplates[${i}].spec`, t?.spec));
+    }
+  }
+  return problems;
+}
+
 // ---- all of them ----------------------------------------------------------------------------------------------
 
 export const K8S_RULES: readonly Rule[] = [
@@ -677,6 +763,8 @@ export const K8S_RULES: readonly Rule[] = [
   { name: 'Secret data', check: checkSecretData },
   { name: 'ConfigMap data', check: checkConfigMapData },
   { name: 'VM disks and interfaces', check: checkVmDevices },
+  { name: 'VM specs', check: checkVmSpecs },
+  { name: 'DataVolumes', check: checkDataVolumes },
 ];
 
 /** Every rule over every document (the items of a `v1` `List` taken as documents). */
