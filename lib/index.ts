@@ -4,3 +4,5 @@ export * from './app/quantities';
 export * from './app/network-policy';
 export * from './app/autoscaler';
 export * from './app/quota';
+export * from './compose/load';
+export * as composeKeys from './compose/keys';
