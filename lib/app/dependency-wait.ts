@@ -1,0 +1,116 @@
+import * as kplus from 'cdk8s-plus-27';
+import { joinDnsLabel } from './naming';
+import { HELPER_RESOURCES, HELPER_SECURITY_CONTEXT, pullPolicyFor } from './pod-defaults';
+
+/**
+ * Rule 1: a dependent starts only after its dependency is ready. Init containers run in order before the app's
+ * container, so each wait is one init container.
+ */
+
+/** What a dependent waits for. */
+export enum WaitKind {
+  /** The dependency's Service accepts TCP connections. A Service routes only to ready pods, so this is readiness. */
+  TCP = 'tcp',
+  /** A Job completed (`service_completed_successfully`), read through the API. */
+  JOB_COMPLETE = 'job-complete',
+  /** A Deployment without a TCP port is available, read through the API. */
+  DEPLOYMENT_AVAILABLE = 'deployment-available',
+}
+
+/** One dependency a pod waits for. */
+export interface DependencyWait {
+  readonly kind: WaitKind;
+  /** The compose name of the dependency, for the log line. */
+  readonly service: string;
+  /** The Service name (TCP) or the Job / Deployment name (API). */
+  readonly target: string;
+  /** The TCP port, for `WaitKind.TCP`. */
+  readonly port?: number;
+}
+
+/** Images and timing of the waits. */
+export interface WaitSettings {
+  readonly namespace: string;
+  readonly timeoutSeconds: number;
+  /** An image with `sh` and a `nc` that knows `-z` (busybox). */
+  readonly tcpImage: string;
+  /** An image with `sh` and `kubectl`. */
+  readonly kubectlImage: string;
+}
+
+/** Where kubectl keeps its discovery cache ($HOME), on a scratch volume: the root filesystem is read-only. */
+export const SCRATCH_PATH = '/tmp';
+
+/** The init container name of a wait: `wait-for-<target>`. */
+export function waitContainerName(wait: DependencyWait): string {
+  return joinDnsLabel('wait-for', wait.target);
+}
+
+/** True when the wait reads the API, so the pod needs a service account allowed to read the target. */
+export function needsApi(wait: DependencyWait): boolean {
+  return wait.kind !== WaitKind.TCP;
+}
+
+/**
+ * The init container of one wait: a bounded loop with one clear log line when it starts, succeeds or gives up.
+ * `scratch` is a writable volume for kubectl's cache (the root filesystem is read-only); TCP waits need none.
+ */
+export function waitContainer(wait: DependencyWait, settings: WaitSettings, scratch?: kplus.Volume): kplus.ContainerProps {
+  const image = wait.kind === WaitKind.TCP ? settings.tcpImage : settings.kubectlImage;
+  return {
+    name: waitContainerName(wait),
+    image,
+    imagePullPolicy: pullPolicyFor(image),
+    command: ['sh', '-c', waitScript(wait, settings)],
+    resources: HELPER_RESOURCES,
+    securityContext: HELPER_SECURITY_CONTEXT,
+    envVariables: needsApi(wait) ? { HOME: kplus.EnvValue.fromValue(SCRATCH_PATH) } : undefined,
+    volumeMounts: needsApi(wait) && scratch ? [{ path: SCRATCH_PATH, volume: scratch }] : undefined,
+  };
+}
+
+function waitScript(wait: DependencyWait, settings: WaitSettings): string {
+  const t = settings.timeoutSeconds;
+  switch (wait.kind) {
+    case WaitKind.TCP: {
+      const address = `${wait.target}:${wait.port}`;
+      return [
+        `echo "waiting up to ${t}s for ${address} (compose service ${wait.service}) to accept connections"`,
+        `deadline=$(($(date +%s) + ${t}))`,
+        `until nc -z -w 2 ${wait.target} ${wait.port}; do`,
+        `  if [ "$(date +%s)" -ge "$deadline" ]; then echo "gave up: ${address} did not accept connections within ${t}s" >&2; exit 1; fi`,
+        '  sleep 2',
+        'done',
+        `echo "${address} is ready"`,
+      ].join('\n');
+    }
+    case WaitKind.JOB_COMPLETE:
+    case WaitKind.DEPLOYMENT_AVAILABLE: {
+      const [resource, condition, state] = wait.kind === WaitKind.JOB_COMPLETE
+        ? ['job', 'complete', 'completed']
+        : ['deployment', 'available', 'available'];
+      const object = `${resource}/${wait.target}`;
+      return [
+        `echo "waiting up to ${t}s for ${object} (compose service ${wait.service}) to be ${state}"`,
+        `if kubectl wait --namespace=${settings.namespace} --for=condition=${condition} --timeout=${t}s ${object}; then`,
+        `  echo "${object} is ${state}"`,
+        'else',
+        `  echo "gave up: ${object} was not ${state} within ${t}s" >&2; exit 1`,
+        'fi',
+      ].join('\n');
+    }
+  }
+}
+
+/**
+ * The API resource a wait reads, for a Role rule restricted to that one object. `kubectl wait` gets the object,
+ * then lists and watches it with a `metadata.name` field selector, which RBAC authorises by `resourceNames`.
+ */
+export function waitResource(wait: DependencyWait): kplus.IApiResource {
+  return wait.kind === WaitKind.JOB_COMPLETE
+    ? { apiGroup: 'batch', resourceType: 'jobs', resourceName: wait.target }
+    : { apiGroup: 'apps', resourceType: 'deployments', resourceName: wait.target };
+}
+
+/** The verbs `kubectl wait` needs on the one object it waits for. */
+export const WAIT_VERBS: readonly string[] = ['get', 'list', 'watch'];

@@ -1,0 +1,1025 @@
+import { ApiObject, Duration, JsonPatch } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import { KubeSecret } from '../../imports/k8s';
+import { ComposeError } from '../compose/errors';
+import { ComposeLocation, ComposeService, EnvVar, FileContent, PortMapping, VolumeMount } from '../compose/model';
+import { DatabaseCredentials, DatabaseEngine } from '../stateful/engine';
+import { StatefulDependency, WorkloadController } from '../stateful/stateful-dependency';
+import { DatabaseBackupOptions } from '../stateful/database-backup';
+import { AutoscalingSettings, ServiceAutoscaler } from './autoscaler';
+import { DependencyWait, WAIT_VERBS, WaitKind, WaitSettings, needsApi, waitContainer, waitResource } from './dependency-wait';
+import { HostRewriter } from './host-rewrite';
+import { NameRegistry, joinDnsLabel, toDnsLabel } from './naming';
+import {
+  POD_SECURITY_CONTEXT, capability, pullPolicyFor, removeAddressLabel,
+} from './pod-defaults';
+import { ContainerProbes, HttpProbeSettings, httpProbes, probesFromHealthcheck, tcpReadiness } from './probes';
+import { coresToMillicores, cpuFromMillicores, cpuToMillicores, sizeFromBytes, sizeToBytes } from './quantities';
+import { SecretValues, hasEmbeddedPassword, isSensitiveName } from './sensitive';
+import { claimSize } from './storage-size';
+import { Exposure, KomposeServiceType } from './settings';
+
+/** How a compose service runs; the values are what `MigratedService.kind` reports. */
+export enum WorkloadKind {
+  DEPLOYMENT = 'Deployment',
+  /** A one-shot service that others wait for with `service_completed_successfully`. */
+  JOB = 'Job',
+  /** A database or cache, run by a `StatefulDependency`. */
+  STATEFUL = 'StatefulDependency',
+}
+
+/** One port of a workload: container port = Service port = targetPort. */
+export interface WorkloadPort {
+  readonly port: number;
+  readonly protocol: kplus.Protocol;
+  /** `tcp-5432`, `udp-53`. */
+  readonly name: string;
+}
+
+/** How one published port is reached from outside the cluster. */
+export enum PortAccess {
+  INGRESS = 'Ingress',
+  LOAD_BALANCER = 'LoadBalancer',
+  NODE_PORT = 'NodePort',
+  /** Kept inside the cluster: a `127.0.0.1` binding, a stateful dependency, or `Exposure.INTERNAL`. */
+  INTERNAL = 'Internal',
+}
+
+/** The external access of one published compose port. */
+export interface PublishedPort {
+  readonly mapping: PortMapping;
+  readonly access: PortAccess;
+}
+
+/** What the app decided for a service before any object exists; dependents read their dependencies' plans. */
+export interface ServicePlan {
+  readonly service: ComposeService;
+  /** The Kubernetes name of the workload and its Service. */
+  readonly name: string;
+  readonly kind: WorkloadKind;
+  readonly engine?: DatabaseEngine;
+  /** Container ports from `ports` and `expose`, sorted by port then protocol. */
+  readonly ports: readonly WorkloadPort[];
+  /** True when the service gets a ClusterIP Service (it has ports and is not a Job). */
+  readonly hasService: boolean;
+}
+
+/** Everything a service needs after the app's defaults and the overrides are applied. */
+export interface ServiceSettings {
+  readonly replicas: number;
+  readonly image: string;
+  readonly http?: HttpProbeSettings;
+  readonly expose?: Exposure;
+  readonly komposeServiceType?: KomposeServiceType;
+  readonly ingressHost: string;
+  readonly ingressPath: string;
+  readonly ingressClassName: string;
+  readonly ingressAnnotations: Readonly<Record<string, string>>;
+  readonly ingressTlsSecret?: string;
+  /** Container ports that count as HTTP for the exposure rule. */
+  readonly httpPorts: readonly number[];
+  readonly resources: ResolvedResources;
+  readonly sensitiveNamePatterns: readonly string[];
+  readonly sensitiveEnv: readonly string[];
+  readonly allowPrivilegeEscalation?: boolean;
+  readonly controller: WorkloadController;
+  readonly storageClassName?: string;
+  readonly stateStorageBytes: number;
+  readonly backup: DatabaseBackupOptions | false;
+  readonly autoscaling?: AutoscalingSettings;
+}
+
+/** Requests and limits as numbers, so that they can be compared. */
+export interface ResolvedResources {
+  readonly cpuRequestMillis: number;
+  readonly cpuLimitMillis: number;
+  readonly memoryRequestBytes: number;
+  readonly memoryLimitBytes: number;
+}
+
+/** Where a mounted compose secret or config lives in Kubernetes. */
+export interface MountedFileSource {
+  readonly kind: 'ConfigMap' | 'Secret';
+  readonly name: string;
+  readonly key: string;
+}
+
+/** What the app shares with each of its services. */
+export interface MigrationContext {
+  readonly namespace: string;
+  readonly plans: ReadonlyMap<string, ServicePlan>;
+  readonly hosts: HostRewriter;
+  readonly secretValues: SecretValues;
+  readonly names: NameRegistry;
+  readonly wait: WaitSettings;
+  /** The claim of a top-level named volume (created once, on first use). */
+  claimFor(volume: string, user: ServicePlan, at: ComposeLocation): kplus.IPersistentVolumeClaim;
+  /** The object holding a compose secret; undefined when it cannot be mounted (reported). */
+  secretSource(name: string, user: ServicePlan, at: ComposeLocation): MountedFileSource | undefined;
+  /** The text of a compose secret whose content is known (for a database's credentials). */
+  secretContent(name: string): string | undefined;
+  /** The object holding a compose config; undefined when it cannot be mounted (reported). */
+  configSource(name: string, user: ServicePlan, at: ComposeLocation): MountedFileSource | undefined;
+  /** Records a warning. */
+  warn(code: string, message: string, at: ComposeLocation): void;
+}
+
+export interface MigratedServiceProps {
+  readonly plan: ServicePlan;
+  readonly settings: ServiceSettings;
+  readonly context: MigrationContext;
+}
+
+/** One ingress rule this app renders, for the collision check over the whole app. */
+export interface IngressRule {
+  readonly host: string;
+  readonly path: string;
+  readonly at: ComposeLocation;
+}
+
+const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
+const LOCAL_HOSTS = ['127.0.0.1', '::1', 'localhost'];
+// Sysctls Kubernetes allows without a kubelet allow-list (1.27).
+const SAFE_SYSCTLS = [
+  'kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net.ipv4.ip_unprivileged_port_start',
+  'net.ipv4.tcp_syncookies', 'net.ipv4.ping_group_range', 'net.ipv4.ip_local_reserved_ports',
+];
+
+/**
+ * One compose service as Kubernetes objects: its workload (Deployment, Job, or a StatefulDependency), Service,
+ * env ConfigMap and Secret, file ConfigMap, external access, and the waits for its dependencies. Created by
+ * `ComposeApp`; reach it with `app.service('<compose name>')` to extend what it made.
+ */
+export class MigratedService extends Construct {
+  /** The compose service name. */
+  public readonly composeName: string;
+  /** Where the compose service is declared. */
+  public readonly at: ComposeLocation;
+  /** The Kubernetes name of the workload and its Service. */
+  public readonly name: string;
+  public readonly kind: WorkloadKind;
+  /** The workload: a kplus Deployment, StatefulSet or Job. */
+  public readonly workload: kplus.Deployment | kplus.StatefulSet | kplus.Job;
+  /** The Deployment, when the service runs as one (also for a stateful dependency on a Deployment). */
+  public readonly deployment?: kplus.Deployment;
+  /** The Job of a one-shot service. */
+  public readonly job?: kplus.Job;
+  /** The stateful dependency, for databases and caches. */
+  public readonly statefulDependency?: StatefulDependency;
+  /** The main container. */
+  public readonly container: kplus.Container;
+  /** The ClusterIP Service other services reach it by; none when the service has no ports. */
+  public readonly service?: kplus.Service;
+  /** The LoadBalancer (or NodePort) Service for published non-HTTP ports. */
+  public readonly externalService?: kplus.Service;
+  /** The Ingress for the published HTTP port. */
+  public readonly ingress?: kplus.Ingress;
+  /** The ConfigMap of non-sensitive environment (`<name>-env`). */
+  public readonly envConfigMap?: kplus.ConfigMap;
+  /** The Secret of sensitive environment (`<name>-env`, Opaque, `data`). */
+  public readonly envSecret?: KubeSecret;
+  /** The ConfigMap of bind-mounted files (`<name>-files`). */
+  public readonly filesConfigMap?: kplus.ConfigMap;
+  /** The Secret of bind-mounted files that hold a secret value (`<name>-files`). */
+  public readonly filesSecret?: KubeSecret;
+  /** The claims the pod mounts, by volume name in the pod. */
+  public readonly claims: Readonly<Record<string, kplus.IPersistentVolumeClaim>>;
+  /** The service account of the API waits (`<name>-wait`), when the pod waits for a Job or a portless workload. */
+  public readonly waitServiceAccount?: kplus.ServiceAccount;
+  /** The Role of the API waits: get/list/watch on the awaited objects only. */
+  public readonly waitRole?: kplus.Role;
+  /** The waits, in the order the init containers run. */
+  public readonly waits: readonly DependencyWait[];
+  /** Every published compose port and how it is reached. */
+  public readonly publishedPorts: readonly PublishedPort[];
+  /** The workload's ports. */
+  public readonly ports: readonly WorkloadPort[];
+  /** The ingress rules rendered, for the app's collision check. */
+  public readonly ingressRules: readonly IngressRule[];
+  /** The HorizontalPodAutoscaler, where asked for. */
+  public readonly autoscaler?: ServiceAutoscaler;
+  /** The replicas the workload was given (1 for Jobs). */
+  public readonly replicas: number;
+  /** The compose networks the service is on (for network policies). */
+  public readonly networks: readonly string[];
+
+  private readonly plan: ServicePlan;
+  private readonly settings: ServiceSettings;
+  private readonly context: MigrationContext;
+  private readonly labels: Record<string, string>;
+
+  constructor(scope: Construct, id: string, props: MigratedServiceProps) {
+    super(scope, id);
+    const { plan, settings, context } = props;
+    this.plan = plan;
+    this.settings = settings;
+    this.context = context;
+    const service = plan.service;
+    this.composeName = service.name;
+    this.at = service.at;
+    this.name = plan.name;
+    this.kind = plan.kind;
+    this.ports = plan.ports;
+    this.networks = service.networks.map((n) => n.name);
+    this.labels = { app: this.name };
+    this.replicas = plan.kind === WorkloadKind.JOB ? 1 : settings.replicas;
+
+    checkPublishedPorts(service);
+    this.warnUnmappedKeys();
+
+    const env = this.buildEnvironment();
+    this.envConfigMap = env.configMap;
+    this.envSecret = env.secret;
+
+    const mounts = this.planMounts();
+    this.filesConfigMap = mounts.filesConfigMap;
+    this.filesSecret = mounts.filesSecret;
+    this.claims = mounts.claims;
+
+    this.waits = this.planWaits();
+    const probes = this.probes();
+    const command = service.entrypoint ? escapeExpansion(service.entrypoint) : undefined;
+    const args = service.command ? escapeExpansion(service.command) : undefined;
+    const resources = toContainerResources(settings.resources);
+    const securityContext = this.securityContext();
+
+    if (plan.kind === WorkloadKind.STATEFUL) {
+      const engine = plan.engine!;
+      const dataClaim = mounts.engineDataClaim;
+      const enginePort = plan.ports.find((p) => p.port === engine.port && p.protocol === kplus.Protocol.TCP)
+        ?? plan.ports.find((p) => p.protocol === kplus.Protocol.TCP);
+      const dependency = new StatefulDependency(this, 'Stateful', {
+        engine,
+        image: settings.image,
+        name: this.name,
+        namespace: context.namespace,
+        port: enginePort?.port ?? engine.port,
+        controller: settings.controller,
+        credentials: this.engineCredentials(engine),
+        env: env.values,
+        command,
+        args,
+        resources,
+        securityContext,
+        readiness: service.healthcheck?.test && !service.healthcheck.disabled ? probes.readiness : undefined,
+        liveness: service.healthcheck?.test && !service.healthcheck.disabled ? probes.liveness : undefined,
+        startup: service.healthcheck?.test && !service.healthcheck.disabled ? probes.startup : undefined,
+        dataClaim,
+        storageSize: dataClaim ? undefined : claimSize(settings.stateStorageBytes).size,
+        storageClassName: settings.storageClassName,
+        backup: settings.backup,
+        terminationGracePeriod: gracePeriod(service),
+      });
+      this.statefulDependency = dependency;
+      this.workload = dependency.workload;
+      if (dependency.workload instanceof kplus.Deployment) {
+        this.deployment = dependency.workload;
+      }
+      this.container = dependency.container;
+      this.service = dependency.service;
+      for (const port of plan.ports) {
+        if (port.port !== dependency.port || port.protocol !== kplus.Protocol.TCP) {
+          this.container.addPort({ number: port.port, protocol: explicitProtocol(port.protocol), name: port.name });
+          this.service.bind(port.port, { targetPort: port.port, protocol: explicitProtocol(port.protocol), name: port.name });
+        }
+      }
+    } else {
+      const needsApiAccess = this.waits.some(needsApi);
+      const podProps = {
+        metadata: this.metadata(this.name),
+        podMetadata: { labels: this.labels },
+        automountServiceAccountToken: needsApiAccess,
+        securityContext: { ...POD_SECURITY_CONTEXT, sysctls: this.sysctls() },
+        hostAliases: this.hostAliases(),
+        terminationGracePeriod: gracePeriod(service),
+        containers: [{
+          name: this.name,
+          image: settings.image,
+          imagePullPolicy: pullPolicyFor(settings.image),
+          command,
+          args,
+          workingDir: service.workingDir,
+          ports: plan.ports.map((p) => ({ number: p.port, protocol: explicitProtocol(p.protocol), name: p.name })),
+          envVariables: env.values,
+          resources,
+          securityContext,
+          readiness: probes.readiness,
+          liveness: probes.liveness,
+          startup: probes.startup,
+        }],
+      };
+      if (plan.kind === WorkloadKind.JOB) {
+        this.job = new kplus.Job(this, 'Job', {
+          ...podProps,
+          restartPolicy: kplus.RestartPolicy.ON_FAILURE,
+          backoffLimit: 6,
+        });
+        this.workload = this.job;
+      } else {
+        const mountsRwoClaim = Object.keys(mounts.claims).length > 0;
+        this.deployment = new kplus.Deployment(this, 'Deployment', {
+          ...podProps,
+          select: false,
+          replicas: this.replicas,
+          // Two pods cannot hold one ReadWriteOnce claim on different nodes during a rolling update.
+          strategy: mountsRwoClaim ? kplus.DeploymentStrategy.recreate() : undefined,
+        });
+        this.deployment.select(kplus.LabelSelector.of({ labels: this.labels }));
+        this.workload = this.deployment;
+      }
+      removeAddressLabel(this.workload);
+      this.container = this.workload.containers[0];
+      if (plan.hasService) {
+        this.service = new kplus.Service(this, 'Service', {
+          metadata: this.metadata(this.name),
+          type: kplus.ServiceType.CLUSTER_IP,
+          clusterIP: settings.komposeServiceType === 'headless' ? 'None' : undefined,
+          ports: plan.ports.map((p) => ({ port: p.port, targetPort: p.port, protocol: explicitProtocol(p.protocol), name: p.name })),
+        });
+        this.service.selectLabel('app', this.name);
+      }
+    }
+
+    if (settings.autoscaling) {
+      if (this.workload instanceof kplus.Job) {
+        this.warn('unsupported-key', 'ignored the autoscaling of a one-shot service: a Job is not scaled', service.at);
+      } else {
+        this.autoscaler = new ServiceAutoscaler(this, 'Autoscaler', {
+          ...settings.autoscaling,
+          target: this.workload,
+          namespace: context.namespace,
+          labels: this.labels,
+          at: service.at,
+        });
+      }
+    }
+
+    for (const mount of mounts.mounts) {
+      this.container.mount(mount.path, mount.volume, { subPath: mount.subPath, readOnly: mount.readOnly });
+    }
+    this.applyDevices();
+    const access = this.addWaits();
+    this.waitServiceAccount = access?.account;
+    this.waitRole = access?.role;
+
+    const exposure = this.expose();
+    this.publishedPorts = exposure.published;
+    this.ingress = exposure.ingress;
+    this.externalService = exposure.external;
+    this.ingressRules = exposure.rules;
+  }
+
+  private metadata(name: string) {
+    return { name, namespace: this.context.namespace, labels: this.labels };
+  }
+
+  private atKey(suffix: string): ComposeLocation {
+    return { ...this.plan.service.at, path: `${this.plan.service.at.path}.${suffix}` };
+  }
+
+  private warn(code: string, message: string, at: ComposeLocation = this.plan.service.at): void {
+    this.context.warn(code, message, at);
+  }
+
+  /** Model keys this library does not turn into Kubernetes fields get one warning each. */
+  private warnUnmappedKeys(): void {
+    const s = this.plan.service;
+    if (s.ulimits.length > 0) {
+      this.warn('unsupported-key', 'ignored ulimits: Kubernetes has no per-pod ulimits; they come from the node\'s container runtime', this.atKey('ulimits'));
+    }
+    if (s.devices.length > 0) {
+      this.warn('unsupported-key', `ignored devices ${s.devices.map((d) => `"${d}"`).join(', ')}: a pod cannot map host devices; `
+        + 'run this service on a VM (GoldenImageVm) or use a device plugin', this.atKey('devices'));
+    }
+    if (s.networkMode !== undefined) {
+      this.warn('unsupported-key', `ignored network_mode "${s.networkMode}": the pod gets its own network namespace and is `
+        + 'reached through its Service', this.atKey('network_mode'));
+    }
+    if (s.restart === 'no' || s.restart === 'on-failure') {
+      if (this.plan.kind !== WorkloadKind.JOB) {
+        this.warn('unsupported-key', `restart "${s.restart}" is not kept: a Deployment always restarts its containers`, this.atKey('restart'));
+      }
+    }
+    if (s.deploy.mode === 'global') {
+      this.warn('unsupported-key', 'deploy.mode "global" is not kept: the service runs as a Deployment, not one pod per node', this.atKey('deploy.mode'));
+    }
+    if (s.deploy.restartPolicy !== undefined) {
+      this.warn('unsupported-key', 'ignored deploy.restart_policy: Kubernetes restarts containers by the pod\'s restartPolicy', this.atKey('deploy.restart_policy'));
+    }
+    if (s.stdinOpen || s.tty) {
+      this.warn('unsupported-key', 'ignored stdin_open/tty: the container runs without a terminal', this.atKey(s.tty ? 'tty' : 'stdin_open'));
+    }
+    if (s.platform !== undefined && !/^linux\//.test(s.platform)) {
+      this.warn('unsupported-key', `platform "${s.platform}" is not a Linux platform; Kubernetes nodes run linux images`, this.atKey('platform'));
+    }
+    for (const network of s.networks) {
+      if (network.ipv4Address !== undefined || network.ipv6Address !== undefined) {
+        this.warn('unsupported-key', `ignored the static address on network "${network.name}": pods get their addresses `
+          + 'from the cluster; reach the service by its Service name', network.at);
+      }
+    }
+    if (s.user !== undefined && parseUser(s.user) === undefined) {
+      this.warn('unsupported-key', `user "${s.user}" is not numeric: runAsUser needs a uid, so the image's own user is kept`, this.atKey('user'));
+    }
+  }
+
+  /** Env → ConfigMap + Secret (rule 3), with the hosts rewritten to Service names (rule 2). */
+  private buildEnvironment(): { values: Record<string, kplus.EnvValue>; configMap?: kplus.ConfigMap; secret?: KubeSecret } {
+    const { service } = this.plan;
+    const patterns = this.settings.sensitiveNamePatterns;
+    const plain: Array<[EnvVar, string, string]> = [];
+    const sensitive: Array<[EnvVar, string, string]> = [];
+    const keys = new KeyNames();
+    for (const variable of service.environment) {
+      const rewritten = this.context.hosts.rewrite(variable.value);
+      for (const rewrite of rewritten.rewrites) {
+        this.warn('host-rewrite', `host "${rewrite.from}" in ${variable.name} rewritten to the Service name "${rewrite.to}"`, variable.at);
+      }
+      const isSensitive = isSensitiveName(variable.name, patterns)
+        || this.settings.sensitiveEnv.includes(variable.name)
+        || hasEmbeddedPassword(variable.value)
+        || this.context.secretValues.foundIn(variable.value);
+      (isSensitive ? sensitive : plain).push([variable, rewritten.value, keys.key(variable.name)]);
+    }
+    const values: Record<string, kplus.EnvValue> = {};
+    let configMap: kplus.ConfigMap | undefined;
+    let secret: KubeSecret | undefined;
+    if (plain.length > 0) {
+      const name = this.context.names.claim('ConfigMap', joinDnsLabel(this.name, 'env'), { owner: `the environment of service "${service.name}"`, at: service.at });
+      configMap = new kplus.ConfigMap(this, 'EnvConfigMap', {
+        metadata: this.metadata(name),
+        data: Object.fromEntries(plain.map(([, value, key]) => [key, value])),
+      });
+      for (const [variable, , key] of plain) {
+        values[variable.name] = kplus.EnvValue.fromConfigMap(configMap, key);
+      }
+    }
+    if (sensitive.length > 0) {
+      const name = this.context.names.claim('Secret', joinDnsLabel(this.name, 'env'), { owner: `the environment of service "${service.name}"`, at: service.at });
+      secret = new KubeSecret(this, 'EnvSecret', {
+        metadata: this.metadata(name),
+        type: 'Opaque',
+        data: Object.fromEntries(sensitive.map(([, value, key]) => [key, base64(value)])),
+      });
+      const ref = kplus.Secret.fromSecretName(this, 'EnvSecretRef', name);
+      for (const [variable, , key] of sensitive) {
+        values[variable.name] = kplus.EnvValue.fromSecretValue({ secret: ref, key });
+      }
+    }
+    return { values: sortRecord(values), configMap, secret };
+  }
+
+  /** What the credentials Secret of a stateful dependency holds, read from the compose environment and secrets. */
+  private engineCredentials(engine: DatabaseEngine): DatabaseCredentials {
+    const { service } = this.plan;
+    const env = new Map(service.environment.map((v) => [v.name, v.value]));
+    const lookup = (variable: string): string | undefined => {
+      const direct = env.get(variable);
+      if (direct !== undefined) {
+        return direct;
+      }
+      const file = env.get(`${variable}_FILE`);
+      const ref = file === undefined ? undefined : service.secrets.find((s) => s.target === file);
+      return ref ? this.context.secretContent(ref.source) : undefined;
+    };
+    return engine.credentialsFrom(lookup, service.command ?? []);
+  }
+
+  /** Volumes, secrets, configs and binds → pod volumes and mounts. */
+  private planMounts(): MountPlan {
+    const { service } = this.plan;
+    const engine = this.plan.kind === WorkloadKind.STATEFUL ? this.plan.engine : undefined;
+    const plan: MountPlan = { mounts: [], claims: {} };
+    const volumeNames = new KeyNames(true);
+    const files: Array<{ mount: VolumeMount; content: FileContent; key: string }> = [];
+    const fileKeys = new KeyNames();
+
+    for (const mount of service.volumes) {
+      const onEngineData = engine !== undefined && mount.target.replace(/\/+$/, '') === engine.dataPath;
+      if (mount.type === 'tmpfs') {
+        const volume = kplus.Volume.fromEmptyDir(this, `Tmpfs${mount.target}`, volumeNames.key(`tmpfs-${mount.target}`), {
+          medium: kplus.EmptyDirMedium.MEMORY,
+          sizeLimit: mount.sizeBytes !== undefined ? sizeFromBytes(mount.sizeBytes) : undefined,
+        });
+        plan.mounts.push({ path: mount.target, volume, readOnly: mount.readOnly });
+      } else if (mount.type === 'volume' && mount.source === undefined) {
+        if (onEngineData) {
+          continue;
+        }
+        this.warn('anonymous-volume', `anonymous volume at ${mount.target} becomes an emptyDir: it starts empty (docker would `
+          + 'copy the image\'s files into it) and is lost with the pod', mount.at);
+        const volume = kplus.Volume.fromEmptyDir(this, `Anonymous${mount.target}`, volumeNames.key(`anon-${mount.target}`));
+        plan.mounts.push({ path: mount.target, volume, readOnly: mount.readOnly });
+      } else if (mount.type === 'volume') {
+        const claim = this.context.claimFor(mount.source!, this.plan, mount.at);
+        if (onEngineData && mount.subpath === undefined) {
+          plan.engineDataClaim = claim;
+          continue;
+        }
+        const volumeName = volumeNames.key(claim.name);
+        const existing = Object.entries(plan.claims).find(([, c]) => c === claim);
+        const volume = existing
+          ? plan.mounts.find((m) => m.volumeName === existing[0])!.volume
+          : kplus.Volume.fromPersistentVolumeClaim(this, `Claim-${mount.source}`, claim, { name: volumeName });
+        if (!existing) {
+          plan.claims[volumeName] = claim;
+        }
+        plan.mounts.push({ path: mount.target, volume, volumeName: existing ? existing[0] : volumeName, subPath: mount.subpath, readOnly: mount.readOnly });
+      } else {
+        this.planBind(mount, onEngineData, plan, files, fileKeys, volumeNames);
+      }
+    }
+
+    for (const ref of service.secrets) {
+      const source = this.context.secretSource(ref.source, this.plan, ref.at);
+      if (source) {
+        plan.mounts.push(this.fileMount(source, ref.target, ref.mode, volumeNames, `Secret-${ref.source}`));
+      }
+      if (ref.uid !== undefined || ref.gid !== undefined) {
+        this.warn('unsupported-key', `ignored uid/gid of secret "${ref.source}": mounted files belong to the pod's user`, ref.at);
+      }
+    }
+    for (const ref of service.configs) {
+      const source = this.context.configSource(ref.source, this.plan, ref.at);
+      if (source) {
+        plan.mounts.push(this.fileMount(source, ref.target, ref.mode, volumeNames, `Config-${ref.source}`));
+      }
+      if (ref.uid !== undefined || ref.gid !== undefined) {
+        this.warn('unsupported-key', `ignored uid/gid of config "${ref.source}": mounted files belong to the pod's user`, ref.at);
+      }
+    }
+
+    if (files.length > 0) {
+      const holdsSecret = files.filter((f) => !f.content.binary && this.context.secretValues.foundIn(f.content.text));
+      const plainFiles = files.filter((f) => !holdsSecret.includes(f));
+      const owner = { owner: `the bind-mounted files of service "${service.name}"`, at: service.at };
+      const name = joinDnsLabel(this.name, 'files');
+      if (plainFiles.length > 0) {
+        this.context.names.claim('ConfigMap', name, owner);
+        plan.filesConfigMap = new kplus.ConfigMap(this, 'FilesConfigMap', {
+          metadata: this.metadata(name),
+          data: Object.fromEntries(plainFiles.filter((f) => !f.content.binary).map((f) => [f.key, f.content.text])),
+          binaryData: Object.fromEntries(plainFiles.filter((f) => f.content.binary).map((f) => [f.key, f.content.text])),
+        });
+        const volume = kplus.Volume.fromConfigMap(this, 'FilesVolume', plan.filesConfigMap, { name: volumeNames.key('files') });
+        for (const file of plainFiles) {
+          plan.mounts.push({ path: file.mount.target, volume, subPath: file.key, readOnly: true });
+        }
+      }
+      if (holdsSecret.length > 0) {
+        this.context.names.claim('Secret', name, owner);
+        for (const file of holdsSecret) {
+          this.warn('file-holds-secret', `the bound file "${file.mount.source}" contains a secret value, so it is mounted from `
+            + `the Secret "${name}" instead of a ConfigMap`, file.mount.at);
+        }
+        plan.filesSecret = new KubeSecret(this, 'FilesSecret', {
+          metadata: this.metadata(name),
+          type: 'Opaque',
+          data: Object.fromEntries(holdsSecret.map((f) => [f.key, base64(f.content.text)])),
+        });
+        const ref = kplus.Secret.fromSecretName(this, 'FilesSecretRef', name);
+        const volume = kplus.Volume.fromSecret(this, 'FilesSecretVolume', ref, { name: volumeNames.key('files-secret') });
+        for (const file of holdsSecret) {
+          plan.mounts.push({ path: file.mount.target, volume, subPath: file.key, readOnly: true });
+        }
+      }
+      for (const file of files) {
+        if (!file.content.binary) {
+          this.reportReferences(file.content.text, `the bound file "${file.mount.source}"`, file.mount.at);
+        }
+      }
+    }
+    plan.mounts.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return plan;
+  }
+
+  private planBind(
+    mount: VolumeMount, onEngineData: boolean, plan: MountPlan,
+    files: Array<{ mount: VolumeMount; content: FileContent; key: string }>, fileKeys: KeyNames, volumeNames: KeyNames,
+  ): void {
+    const source = mount.source ?? '';
+    const kind = mount.bind?.kind ?? 'missing';
+    if (onEngineData) {
+      this.warn('directory-bind', `bind mount "${source}" at the data path ${mount.target} is replaced by the database's `
+        + 'claim: host data does not travel; restore it from a dump', mount.at);
+      return;
+    }
+    if (kind === 'file' && mount.bind?.content) {
+      if (!mount.readOnly) {
+        this.warn('bind-read-only', `the bound file "${source}" is mounted read-only from a ConfigMap; writes to it fail`, mount.at);
+      }
+      files.push({ mount, content: mount.bind.content, key: fileKeys.key(basename(source)) });
+    } else if (kind === 'file') {
+      this.warn('large-bind-file', `the bound file "${source}" was not read, so it is not mounted at ${mount.target}`, mount.at);
+    } else if (kind === 'directory') {
+      this.warn('directory-bind', `directory bind mount "${source}" → ${mount.target} is not migrated: host data does not `
+        + 'travel, and the container sees the image\'s own files there. Use a named volume (and copy the data in) or '
+        + 'configs for files', mount.at);
+    } else if (kind === 'missing') {
+      this.warn('directory-bind', `bind mount "${source}" does not exist; ${mount.target} becomes an empty emptyDir, as `
+        + 'docker would create an empty directory', mount.at);
+      const volume = kplus.Volume.fromEmptyDir(this, `Missing${mount.target}`, volumeNames.key(`bind-${mount.target}`));
+      plan.mounts.push({ path: mount.target, volume, readOnly: mount.readOnly });
+    } else {
+      this.warn('host-path', `bind mount of the host path "${source}" is not migrated: a pod does not see its node's files. `
+        + 'Run this service on a VM (GoldenImageVm) if it needs the host', mount.at);
+    }
+  }
+
+  private fileMount(source: MountedFileSource, target: string, mode: number | undefined, volumeNames: KeyNames, id: string): PodMount {
+    const name = volumeNames.key(`${source.kind === 'Secret' ? 'secret' : 'config'}-${source.name}`);
+    const volume = source.kind === 'Secret'
+      ? kplus.Volume.fromSecret(this, id, kplus.Secret.fromSecretName(this, `${id}Ref`, source.name), { name, defaultMode: mode })
+      : kplus.Volume.fromConfigMap(this, id, kplus.ConfigMap.fromConfigMapName(this, `${id}Ref`, source.name), { name, defaultMode: mode });
+    return { path: target, volume, subPath: source.key, readOnly: true };
+  }
+
+  /** Rule 2 for files: names that would not resolve in Kubernetes are reported, one warning each. */
+  private reportReferences(text: string, what: string, at: ComposeLocation): void {
+    for (const reference of this.context.hosts.references(text)) {
+      this.warn('file-host-reference', `${what} refers to "${reference.from}", which is the Service "${reference.to}" in `
+        + 'Kubernetes; edit the file', at);
+    }
+  }
+
+  /** depends_on → waits (rule 1). */
+  private planWaits(): DependencyWait[] {
+    const waits: DependencyWait[] = [];
+    for (const dependency of this.plan.service.dependsOn) {
+      const target = this.context.plans.get(dependency.service);
+      if (!target) {
+        continue;
+      }
+      const tcp = target.ports.find((p) => p.protocol === kplus.Protocol.TCP);
+      if (target.kind === WorkloadKind.JOB) {
+        waits.push({ kind: WaitKind.JOB_COMPLETE, service: dependency.service, target: target.name });
+      } else if (target.hasService && tcp) {
+        waits.push({ kind: WaitKind.TCP, service: dependency.service, target: target.name, port: tcp.port });
+      } else {
+        waits.push({ kind: WaitKind.DEPLOYMENT_AVAILABLE, service: dependency.service, target: target.name });
+      }
+    }
+    return waits;
+  }
+
+  private addWaits(): { account: kplus.ServiceAccount; role: kplus.Role } | undefined {
+    if (this.waits.length === 0) {
+      return undefined;
+    }
+    const apiWaits = this.waits.filter(needsApi);
+    const scratch = apiWaits.length > 0 ? kplus.Volume.fromEmptyDir(this, 'WaitScratch', 'wait-scratch') : undefined;
+    for (const wait of this.waits) {
+      this.workload.addInitContainer(waitContainer(wait, this.context.wait, scratch));
+    }
+    if (apiWaits.length === 0) {
+      return undefined;
+    }
+    const name = joinDnsLabel(this.name, 'wait');
+    const metadata = this.metadata(name);
+    const account = new kplus.ServiceAccount(this, 'WaitServiceAccount', { metadata, automountToken: false });
+    const role = new kplus.Role(this, 'WaitRole', { metadata });
+    for (const wait of apiWaits) {
+      role.allow([...WAIT_VERBS], waitResource(wait));
+    }
+    const binding = new kplus.RoleBinding(this, 'WaitRoleBinding', { metadata, role });
+    binding.addSubjects(account);
+    // kplus has no serviceAccount setter after construction; the pod spec field is patched in.
+    ApiObject.of(this.workload).addJsonPatch(JsonPatch.add('/spec/template/spec/serviceAccountName', name));
+    return { account, role };
+  }
+
+  private probes(): ContainerProbes {
+    const { service } = this.plan;
+    if (this.plan.kind === WorkloadKind.JOB) {
+      return {};
+    }
+    const healthcheck = service.healthcheck;
+    if (this.settings.http) {
+      if (healthcheck?.test && !healthcheck.disabled) {
+        this.warn('healthcheck-replaced', 'the healthcheck is replaced by the HTTP probes of a service declared HTTP', healthcheck.at);
+      }
+      return httpProbes(this.settings.http);
+    }
+    if (healthcheck && !healthcheck.disabled) {
+      if (healthcheck.test) {
+        return probesFromHealthcheck(healthcheck);
+      }
+      this.warn('healthcheck-inherited', 'the healthcheck sets only timings, so it uses the image\'s HEALTHCHECK, which '
+        + 'Kubernetes does not run; a tcpSocket readiness probe is used where there is a port', healthcheck.at);
+    }
+    if (this.plan.kind === WorkloadKind.STATEFUL) {
+      return {};
+    }
+    const tcp = this.plan.ports.find((p) => p.protocol === kplus.Protocol.TCP);
+    return tcp ? tcpReadiness(tcp.port) : {};
+  }
+
+  private securityContext(): kplus.ContainerSecurityContextProps {
+    const { service } = this.plan;
+    const user = service.user !== undefined ? parseUser(service.user) : undefined;
+    const sysAdmin = service.capAdd.includes('SYS_ADMIN') || service.capAdd.includes('ALL');
+    return {
+      // Non-root is enforced only when compose names a non-root uid; most images start as root on purpose.
+      ensureNonRoot: user !== undefined && user.uid !== 0,
+      user: user?.uid,
+      group: user?.gid,
+      privileged: service.privileged,
+      readOnlyRootFilesystem: service.readOnly,
+      allowPrivilegeEscalation: this.settings.allowPrivilegeEscalation ?? (service.privileged || sysAdmin),
+      capabilities: service.capAdd.length + service.capDrop.length > 0 ? {
+        add: service.capAdd.length > 0 ? service.capAdd.map(capability) : undefined,
+        drop: service.capDrop.length > 0 ? service.capDrop.map(capability) : undefined,
+      } : undefined,
+    };
+  }
+
+  private sysctls(): kplus.Sysctl[] {
+    const { service } = this.plan;
+    const sysctls: kplus.Sysctl[] = [];
+    for (const name of Object.keys(service.sysctls).sort()) {
+      if (SAFE_SYSCTLS.includes(name)) {
+        sysctls.push({ name, value: service.sysctls[name] });
+      } else {
+        this.warn('unsafe-sysctl', `sysctl "${name}" is not set: Kubernetes rejects unsafe sysctls unless the kubelet allows `
+          + 'them (--allowed-unsafe-sysctls)', this.atKey(`sysctls.${name}`));
+      }
+    }
+    return sysctls;
+  }
+
+  private hostAliases(): kplus.HostAlias[] {
+    const byIp = new Map<string, string[]>();
+    for (const host of this.plan.service.extraHosts) {
+      if (/^[0-9.]+$|:/.test(host.ip)) {
+        byIp.set(host.ip, [...(byIp.get(host.ip) ?? []), host.hostname]);
+      } else {
+        this.warn('unsupported-key', `extra host "${host.hostname}:${host.ip}" is not kept: "${host.ip}" is not an address `
+          + 'a pod can use', this.atKey('extra_hosts'));
+      }
+    }
+    return [...byIp.keys()].sort().map((ip) => ({ ip, hostnames: byIp.get(ip)!.sort() }));
+  }
+
+  /** GPUs from deploy.resources.reservations.devices become `nvidia.com/gpu` limits. */
+  private applyDevices(): void {
+    const devices = this.plan.service.deploy.reservations.devices;
+    let gpus = 0;
+    for (const device of devices) {
+      if (!device.capabilities.includes('gpu')) {
+        this.warn('unsupported-key', `ignored device reservation with capabilities ${device.capabilities.join(', ')}: only GPUs are converted`, device.at);
+        continue;
+      }
+      if (device.count === 'all' || (device.count === undefined && device.deviceIds.length === 0)) {
+        this.warn('gpu-count', 'GPU count "all" becomes 1 GPU: Kubernetes needs a number', device.at);
+        gpus += 1;
+      } else {
+        gpus += device.count ?? device.deviceIds.length;
+      }
+    }
+    if (gpus > 0) {
+      // kplus's ContainerResources has no extended resources; the limit is added to the main container.
+      ApiObject.of(this.workload).addJsonPatch(
+        JsonPatch.add('/spec/template/spec/containers/0/resources/limits/nvidia.com~1gpu', gpus));
+    }
+  }
+
+  /** ports → external access: the exposure rule of the README. */
+  private expose(): { published: PublishedPort[]; ingress?: kplus.Ingress; external?: kplus.Service; rules: IngressRule[] } {
+    const { service } = this.plan;
+    const settings = this.settings;
+    const published: PublishedPort[] = [];
+    const seen = new Set<string>();
+    let ingressPort: PortMapping | undefined;
+    const external: PortMapping[] = [];
+    for (const mapping of service.ports) {
+      const access = this.portAccess(mapping, ingressPort === undefined);
+      published.push({ mapping, access });
+      const key = `${mapping.published ?? mapping.target}/${mapping.protocol}`;
+      if (access === PortAccess.INGRESS) {
+        ingressPort = mapping;
+      } else if (access === PortAccess.LOAD_BALANCER || access === PortAccess.NODE_PORT) {
+        if (!seen.has(key)) {
+          seen.add(key);
+          external.push(mapping);
+        }
+      }
+    }
+    let ingress: kplus.Ingress | undefined;
+    const rules: IngressRule[] = [];
+    if (ingressPort && this.service) {
+      this.context.names.claim('Ingress', this.name, { owner: `service "${service.name}"`, at: service.at });
+      ingress = new kplus.Ingress(this, 'Ingress', {
+        metadata: { ...this.metadata(this.name), annotations: { ...settings.ingressAnnotations } },
+        className: settings.ingressClassName,
+      });
+      ingress.addHostRule(settings.ingressHost, settings.ingressPath,
+        kplus.IngressBackend.fromService(this.service, { port: ingressPort.target }), kplus.HttpIngressPathType.PREFIX);
+      if (settings.ingressTlsSecret) {
+        ingress.addTls([{ hosts: [settings.ingressHost], secret: kplus.Secret.fromSecretName(this, 'TlsSecret', settings.ingressTlsSecret) }]);
+      }
+      rules.push({ host: settings.ingressHost, path: settings.ingressPath, at: ingressPort.at });
+    }
+    let externalService: kplus.Service | undefined;
+    if (external.length > 0) {
+      const nodePort = external.some((m) => this.portAccess(m, false) === PortAccess.NODE_PORT);
+      const name = this.context.names.claim('Service', joinDnsLabel(this.name, 'external'), { owner: `the published ports of service "${service.name}"`, at: service.at });
+      externalService = new kplus.Service(this, 'ExternalService', {
+        metadata: this.metadata(name),
+        type: nodePort ? kplus.ServiceType.NODE_PORT : kplus.ServiceType.LOAD_BALANCER,
+        ports: external.map((m) => {
+          const port = m.published ?? m.target;
+          return {
+            port,
+            targetPort: m.target,
+            protocol: explicitProtocol(toProtocol(m.protocol)),
+            name: `${m.protocol}-${port}`,
+            nodePort: nodePort && port >= 30000 && port <= 32767 ? port : undefined,
+          };
+        }),
+      });
+      externalService.selectLabel('app', this.name);
+    }
+    return { published, ingress, external: externalService, rules };
+  }
+
+  private portAccess(mapping: PortMapping, ingressFree: boolean): PortAccess {
+    const settings = this.settings;
+    if (mapping.hostIp !== undefined && LOCAL_HOSTS.includes(mapping.hostIp)) {
+      this.warn('local-only-port', `port ${mapping.published ?? mapping.target} is bound to ${mapping.hostIp} in compose, `
+        + `so it stays inside the cluster (reach it with kubectl port-forward svc/${this.name} ${mapping.target})`, mapping.at);
+      return PortAccess.INTERNAL;
+    }
+    if (this.plan.kind === WorkloadKind.JOB) {
+      return PortAccess.INTERNAL;
+    }
+    if (mapping.hostIp !== undefined) {
+      this.warn('host-ip', `the binding to host address ${mapping.hostIp} is not kept; the port is exposed on the `
+        + 'cluster\'s external address instead', mapping.at);
+    }
+    const expose = settings.expose ?? komposeExposure(settings.komposeServiceType);
+    if (expose === Exposure.INTERNAL) {
+      return PortAccess.INTERNAL;
+    }
+    if (settings.komposeServiceType === 'nodeport') {
+      return PortAccess.NODE_PORT;
+    }
+    if (expose === undefined && this.plan.kind === WorkloadKind.STATEFUL) {
+      this.warn('database-port-internal', `published port ${mapping.published ?? mapping.target} of a database stays inside `
+        + `the cluster; reach it with kubectl port-forward svc/${this.name} ${mapping.target}, or set expose`, mapping.at);
+      return PortAccess.INTERNAL;
+    }
+    const isHttp = mapping.protocol === 'tcp' && (
+      (settings.http !== undefined && settings.http.port === mapping.target)
+      || mapping.appProtocol === 'http'
+      || (settings.http === undefined && settings.httpPorts.includes(mapping.target)));
+    if (expose !== Exposure.LOAD_BALANCER && ingressFree && this.plan.hasService
+      && (isHttp || (expose === Exposure.INGRESS && mapping.protocol === 'tcp'))) {
+      return PortAccess.INGRESS;
+    }
+    return PortAccess.LOAD_BALANCER;
+  }
+}
+
+interface PodMount {
+  readonly path: string;
+  readonly volume: kplus.Volume;
+  readonly volumeName?: string;
+  readonly subPath?: string;
+  readonly readOnly: boolean;
+}
+
+interface MountPlan {
+  mounts: PodMount[];
+  claims: Record<string, kplus.IPersistentVolumeClaim>;
+  engineDataClaim?: kplus.IPersistentVolumeClaim;
+  filesConfigMap?: kplus.ConfigMap;
+  filesSecret?: KubeSecret;
+}
+
+/** Unique keys (ConfigMap keys, or DNS-1123 volume names) derived from arbitrary text. */
+class KeyNames {
+  private readonly used = new Set<string>();
+
+  constructor(private readonly dnsLabel = false) {}
+
+  public key(text: string): string {
+    const base = this.dnsLabel
+      ? toDnsLabel(text) || 'volume'
+      : (CONFIG_KEY.test(text) ? text : text.replace(/[^-._a-zA-Z0-9]/g, '_'));
+    let candidate = base;
+    for (let i = 2; this.used.has(candidate); i++) {
+      candidate = this.dnsLabel ? joinDnsLabel(base, String(i)) : `${base}_${i}`;
+    }
+    this.used.add(candidate);
+    return candidate;
+  }
+}
+
+function komposeExposure(type: KomposeServiceType | undefined): Exposure | undefined {
+  switch (type) {
+    case 'loadbalancer': return Exposure.LOAD_BALANCER;
+    case 'clusterip':
+    case 'headless': return Exposure.INTERNAL;
+    default: return undefined;
+  }
+}
+
+/** Two published ports with the same host port, protocol and address but different container ports. */
+function checkPublishedPorts(service: ComposeService): void {
+  const seen = new Map<string, PortMapping>();
+  for (const mapping of service.ports) {
+    if (mapping.published === undefined) {
+      continue;
+    }
+    const key = `${mapping.hostIp ?? ''}|${mapping.published}/${mapping.protocol}`;
+    const earlier = seen.get(key);
+    if (earlier && earlier.target !== mapping.target) {
+      throw new ComposeError(`host port ${mapping.published}/${mapping.protocol} is published twice in service `
+        + `"${service.name}", to container ports ${earlier.target} (${earlier.at.path}) and ${mapping.target}`, {
+        at: mapping.at,
+        value: `${mapping.published}:${mapping.target}/${mapping.protocol}`,
+        allowed: 'each host port and protocol published once per host address',
+        hint: 'publish one of them on another host port',
+      });
+    }
+    seen.set(key, mapping);
+  }
+}
+
+/** Requests and limits as kplus wants them. */
+export function toContainerResources(r: ResolvedResources): kplus.ContainerResources {
+  return {
+    cpu: { request: cpuFromMillicores(r.cpuRequestMillis), limit: cpuFromMillicores(r.cpuLimitMillis) },
+    memory: { request: sizeFromBytes(r.memoryRequestBytes), limit: sizeFromBytes(r.memoryLimitBytes) },
+  };
+}
+
+/**
+ * Requests and limits of a service: each value given in the overrides wins, then compose's (reservations are
+ * requests, limits are limits), then the defaults. A request above its limit is lowered to the limit, a default
+ * limit below a given request is raised to it, so the pair is always valid.
+ */
+export function resolveResources(
+  service: ComposeService, override: kplus.ContainerResources | undefined, defaults: Required<ResolvedResources>,
+): ResolvedResources {
+  const limits = service.deploy.limits;
+  const reservations = service.deploy.reservations;
+  const cpuLimitGiven = override?.cpu?.limit ? cpuToMillicores(override.cpu.limit)
+    : limits.cpus !== undefined ? coresToMillicores(limits.cpus) : undefined;
+  const cpuRequestGiven = override?.cpu?.request ? cpuToMillicores(override.cpu.request)
+    : reservations.cpus !== undefined ? coresToMillicores(reservations.cpus) : undefined;
+  const memLimitGiven = override?.memory?.limit ? sizeToBytes(override.memory.limit) : limits.memoryBytes;
+  const memRequestGiven = override?.memory?.request ? sizeToBytes(override.memory.request) : reservations.memoryBytes;
+  const pair = (request: number | undefined, limit: number | undefined, defRequest: number, defLimit: number) => {
+    const l = limit ?? Math.max(defLimit, request ?? 0);
+    const r = request ?? Math.min(defRequest, l);
+    return [Math.min(r, l), l];
+  };
+  const [cpuRequest, cpuLimit] = pair(cpuRequestGiven, cpuLimitGiven, defaults.cpuRequestMillis, defaults.cpuLimitMillis);
+  const [memRequest, memLimit] = pair(memRequestGiven, memLimitGiven, defaults.memoryRequestBytes, defaults.memoryLimitBytes);
+  return {
+    cpuRequestMillis: Math.max(1, cpuRequest),
+    cpuLimitMillis: Math.max(1, cpuLimit),
+    memoryRequestBytes: memRequest,
+    memoryLimitBytes: memLimit,
+  };
+}
+
+/** `uid`, `uid:gid`; undefined for user names, which need the image's /etc/passwd. */
+function parseUser(user: string): { uid: number; gid?: number } | undefined {
+  const match = /^(\d+)(?::(\d+))?$/.exec(user.trim());
+  return match ? { uid: Number(match[1]), gid: match[2] !== undefined ? Number(match[2]) : undefined } : undefined;
+}
+
+/** Kubernetes expands `$(VAR)` in command and args; compose does not, so a literal `$(` is escaped as `$$(`. */
+function escapeExpansion(argv: readonly string[]): string[] {
+  return argv.map((arg) => arg.replace(/\$\(/g, '$$$$('));
+}
+
+function gracePeriod(service: ComposeService): Duration | undefined {
+  return service.stopGracePeriodSeconds !== undefined ? Duration.seconds(Math.ceil(service.stopGracePeriodSeconds)) : undefined;
+}
+
+/** The protocol to write: TCP is Kubernetes' default and left out, like every other default this library keeps. */
+function explicitProtocol(protocol: kplus.Protocol): kplus.Protocol | undefined {
+  return protocol === kplus.Protocol.TCP ? undefined : protocol;
+}
+
+/** The kplus protocol of a compose protocol. */
+export function toProtocol(protocol: string): kplus.Protocol {
+  return protocol === 'udp' ? kplus.Protocol.UDP : protocol === 'sctp' ? kplus.Protocol.SCTP : kplus.Protocol.TCP;
+}
+
+function basename(path: string): string {
+  const parts = path.split('/').filter((p) => p !== '' && p !== '.');
+  return parts[parts.length - 1] ?? 'file';
+}
+
+function base64(text: string): string {
+  return Buffer.from(text, 'utf8').toString('base64');
+}
+
+function sortRecord<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.keys(record).sort().map((key) => [key, record[key]]));
+}

@@ -1,0 +1,77 @@
+import { ComposeError } from '../compose/errors';
+import { ComposeLocation } from '../compose/model';
+
+/** Kubernetes allows at most 63 characters in a DNS-1123 label (Service names, label values). */
+export const MAX_DNS_LABEL = 63;
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** True when `name` is a valid DNS-1123 label (lower case, digits and `-`, 1-63 characters). */
+export function isDnsLabel(name: string): boolean {
+  return DNS_LABEL.test(name);
+}
+
+/**
+ * The DNS-1123 label for a compose name: lower case, every run of other characters (`_`, `.`, spaces) becomes one
+ * `-`, leading and trailing `-` removed, cut to 63 characters. `plausible_db` → `plausible-db`, `openWebUI` →
+ * `openwebui`. Returns an empty string when nothing usable is left; callers turn that into an error.
+ */
+export function toDnsLabel(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+/, '')
+    .slice(0, MAX_DNS_LABEL)
+    .replace(/-+$/, '');
+}
+
+/**
+ * Joins parts into one DNS-1123 label, shortening the first part when the result would pass 63 characters, so a
+ * suffix such as `-env` or `-backup` is never cut off.
+ */
+export function joinDnsLabel(base: string, ...suffixes: string[]): string {
+  const suffix = suffixes.map((s) => `-${s}`).join('');
+  const room = MAX_DNS_LABEL - suffix.length;
+  return `${base.slice(0, room).replace(/-+$/, '')}${suffix}`;
+}
+
+/**
+ * The name of a container port: at most 15 characters, lower case letters, digits and `-`, with a letter
+ * (IANA_SVC_NAME). `tcp-8080`, `udp-53`.
+ */
+export function portName(protocol: string, port: number): string {
+  return `${protocol.toLowerCase()}-${port}`;
+}
+
+/** Who claimed a name, for the message when a second claim collides. */
+export interface NameClaim {
+  /** What wants the name, e.g. `service "web_app"`. */
+  readonly owner: string;
+  readonly at?: ComposeLocation;
+}
+
+/**
+ * Hands out Kubernetes names per kind within one namespace and rejects a second, different owner of the same
+ * name, naming both owners. Kinds are independent (a ConfigMap and a Secret may share a name).
+ */
+export class NameRegistry {
+  private readonly claims = new Map<string, NameClaim>();
+
+  /**
+   * Claims `name` for `kind`. The same owner may claim a name twice (idempotent); a different owner gets a
+   * `ComposeError` that names both.
+   */
+  public claim(kind: string, name: string, claim: NameClaim): string {
+    const key = `${kind}/${name}`;
+    const existing = this.claims.get(key);
+    if (existing && existing.owner !== claim.owner) {
+      throw new ComposeError(`${claim.owner} and ${existing.owner} both map to the ${kind} name "${name}"`, {
+        at: claim.at,
+        allowed: `one ${kind} per name; Kubernetes names are lower case with "-" instead of "_" or "."`,
+        hint: `rename one of them in the compose file, or give one a different name through the construct's props`,
+      });
+    }
+    this.claims.set(key, claim);
+    return name;
+  }
+}

@@ -1,0 +1,292 @@
+import { Duration, Size } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-27';
+import { ComposeError } from '../compose/errors';
+import { ComposeLocation, ComposeService } from '../compose/model';
+import { DatabaseBackupOptions } from '../stateful/database-backup';
+import { AutoscalingSettings } from './autoscaler';
+import { DatabaseEngine } from '../stateful/engine';
+import { WorkloadController } from '../stateful/stateful-dependency';
+import { STORAGE_QUANTITY_FORMAT, parseStorageBytes } from './storage-size';
+
+/** The service-level extension key this library reads, e.g. `x-cdk8s-compose: { http: true }`. */
+export const EXTENSION_KEY = 'x-cdk8s-compose';
+
+/** How a service's published ports are reached from outside the cluster; the values are the `x-` key's strings. */
+export enum Exposure {
+  /** The HTTP port through an Ingress; other published ports through a LoadBalancer Service. */
+  INGRESS = 'ingress',
+  /** Every published port through a LoadBalancer Service. */
+  LOAD_BALANCER = 'load-balancer',
+  /** No external access: published ports stay reachable inside the cluster only. */
+  INTERNAL = 'internal',
+}
+
+/** A service declared HTTP: its probes and its Ingress port. */
+export interface HttpOptions {
+  /**
+   * The container port that serves HTTP.
+   * @default - the first published TCP port, else the first TCP port
+   */
+  readonly port?: number;
+  /**
+   * Path of the liveness probe.
+   * @default '/health'
+   */
+  readonly livenessPath?: string;
+  /**
+   * Path of the readiness probe.
+   * @default '/ready'
+   */
+  readonly readinessPath?: string;
+  /**
+   * initialDelaySeconds of both probes.
+   * @default Duration.seconds(10)
+   */
+  readonly initialDelay?: Duration;
+  /**
+   * periodSeconds of both probes.
+   * @default Duration.seconds(10)
+   */
+  readonly period?: Duration;
+}
+
+/** Per-service overrides, by compose service name in `ComposeAppProps.services`. */
+export interface ServiceOverrides {
+  /**
+   * The Kubernetes name (Deployment, Service, …), a DNS-1123 label; also the way out of a name collision.
+   * @default - the compose name in lower case, with runs of other characters as "-"
+   */
+  readonly name?: string;
+  /**
+   * @default - `deploy.replicas`, else 1
+   */
+  readonly replicas?: number;
+  /**
+   * @default - the compose image
+   */
+  readonly image?: string;
+  /**
+   * Declares the service HTTP: httpGet liveness `/health` and readiness `/ready` probes, and its Ingress port.
+   * @default - the `x-cdk8s-compose.http` key, else not HTTP
+   */
+  readonly http?: boolean | HttpOptions;
+  /**
+   * How published ports are reached from outside.
+   * @default - the exposure rule (README): HTTP ports through an Ingress, others through a LoadBalancer,
+   * `127.0.0.1` bindings and stateful dependencies internal
+   */
+  readonly expose?: Exposure;
+  /**
+   * Host of the Ingress rule.
+   * @default - `kompose.service.expose` when it names a host, else `<name>.<ingressDomain>`
+   */
+  readonly ingressHost?: string;
+  /**
+   * Path of the Ingress rule (`pathType: Prefix`).
+   * @default '/'
+   */
+  readonly ingressPath?: string;
+  /**
+   * Requests and limits of the main container; each one given wins over compose's.
+   * @default - `deploy.resources` (or the legacy keys), else `ComposeAppProps.defaultResources`
+   */
+  readonly resources?: kplus.ContainerResources;
+  /**
+   * Run the service as a stateful dependency of this engine, or `false` to run it as a plain Deployment.
+   * @default - detected from the image (official postgres, mysql, mariadb, mongo and redis images), or the
+   * `x-cdk8s-compose.engine` key
+   */
+  readonly engine?: DatabaseEngine | false;
+  /**
+   * Controller of a stateful dependency.
+   * @default - `ComposeAppProps.controller`
+   */
+  readonly controller?: WorkloadController;
+  /**
+   * Size of the data claim a stateful dependency gets when compose mounts no named volume at its data path.
+   * @default - `ComposeAppProps.storageSize`
+   */
+  readonly storageSize?: Size;
+  /**
+   * Backup of a stateful dependency, or `false`.
+   * @default - `ComposeAppProps.backup`
+   */
+  readonly backup?: DatabaseBackupOptions | false;
+  /**
+   * allowPrivilegeEscalation of the main container.
+   * @default - false, true when compose sets `privileged` or adds SYS_ADMIN (Kubernetes requires it then)
+   */
+  readonly allowPrivilegeEscalation?: boolean;
+  /**
+   * More variable names to keep in the Secret, on top of the name patterns.
+   * @default - none
+   */
+  readonly sensitiveEnv?: readonly string[];
+  /**
+   * A HorizontalPodAutoscaler for the service, or `false` for none.
+   * @default - from the `kompose.hpa.*` labels when any is set, else none
+   */
+  readonly autoscaling?: AutoscalingSettings | false;
+}
+
+/** Per-volume overrides, by top-level compose volume name in `ComposeAppProps.volumes`. */
+export interface VolumeOverrides {
+  /**
+   * @default - the `kompose.volume.size` label (on the volume, else on a service that mounts it), else
+   * `ComposeAppProps.storageSize`
+   */
+  readonly size?: Size;
+  /**
+   * @default - the `kompose.volume.storage-class-name` label, else `ComposeAppProps.storageClassName`
+   */
+  readonly storageClassName?: string;
+}
+
+/** Default requests and limits for containers whose compose service sets none. */
+export interface ResourceDefaults {
+  /** @default Cpu.millis(100) */
+  readonly cpuRequest?: kplus.Cpu;
+  /** @default Cpu.units(1) */
+  readonly cpuLimit?: kplus.Cpu;
+  /** @default Size.mebibytes(128) */
+  readonly memoryRequest?: Size;
+  /** @default Size.mebibytes(512) */
+  readonly memoryLimit?: Size;
+}
+
+/** What a service's `x-cdk8s-compose` key may hold. */
+export interface ServiceExtension {
+  readonly http?: boolean | { readonly port?: number; readonly livenessPath?: string; readonly readinessPath?: string };
+  readonly expose?: Exposure;
+  readonly ingressHost?: string;
+  readonly ingressPath?: string;
+  readonly engine?: DatabaseEngine | false;
+}
+
+const EXTENSION_KEYS = ['engine', 'expose', 'http', 'ingressHost', 'ingressPath'];
+
+/** Reads and checks a service's `x-cdk8s-compose` key. */
+export function readServiceExtension(service: ComposeService): ServiceExtension {
+  const raw = service.extensions[EXTENSION_KEY];
+  if (raw === undefined || raw === null) {
+    return {};
+  }
+  const at = (key?: string): ComposeLocation => ({
+    ...service.at,
+    path: `${service.at.path}.${EXTENSION_KEY}${key ? `.${key}` : ''}`,
+  });
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new ComposeError('invalid extension', {
+      at: at(), value: raw, allowed: `a mapping with the keys ${EXTENSION_KEYS.join(', ')}`,
+    });
+  }
+  const ext = raw as Record<string, unknown>;
+  for (const key of Object.keys(ext).sort()) {
+    if (!EXTENSION_KEYS.includes(key)) {
+      throw new ComposeError('unknown key', {
+        at: at(key), value: key, allowed: EXTENSION_KEYS.join(', '), hint: 'remove the key or fix its spelling',
+      });
+    }
+  }
+  const text = (key: string): string | undefined => {
+    const value = ext[key];
+    if (value !== undefined && typeof value !== 'string') {
+      throw new ComposeError('invalid value', { at: at(key), value, allowed: 'a string' });
+    }
+    return value as string | undefined;
+  };
+  let http: ServiceExtension['http'];
+  if (typeof ext.http === 'boolean' || ext.http === undefined) {
+    http = ext.http as boolean | undefined;
+  } else if (typeof ext.http === 'object' && ext.http !== null && !Array.isArray(ext.http)) {
+    const h = ext.http as Record<string, unknown>;
+    const allowed = ['livenessPath', 'port', 'readinessPath'];
+    for (const key of Object.keys(h)) {
+      if (!allowed.includes(key)) {
+        throw new ComposeError('unknown key', { at: at(`http.${key}`), value: key, allowed: allowed.join(', ') });
+      }
+    }
+    if (h.port !== undefined && !(Number.isInteger(h.port) && (h.port as number) >= 1 && (h.port as number) <= 65535)) {
+      throw new ComposeError('invalid port', { at: at('http.port'), value: h.port, allowed: 'a port number 1-65535' });
+    }
+    for (const key of ['livenessPath', 'readinessPath']) {
+      if (h[key] !== undefined && (typeof h[key] !== 'string' || !(h[key] as string).startsWith('/'))) {
+        throw new ComposeError('invalid path', { at: at(`http.${key}`), value: h[key], allowed: 'a path starting with "/"' });
+      }
+    }
+    http = h as ServiceExtension['http'];
+  } else {
+    throw new ComposeError('invalid value', {
+      at: at('http'), value: ext.http, allowed: 'true, false, or a mapping with port, livenessPath, readinessPath',
+    });
+  }
+  const exposeText = text('expose');
+  const exposures = Object.values(Exposure) as string[];
+  if (exposeText !== undefined && !exposures.includes(exposeText)) {
+    throw new ComposeError('invalid exposure', { at: at('expose'), value: exposeText, allowed: exposures.join(', ') });
+  }
+  const engineText = text('engine');
+  let engine: DatabaseEngine | false | undefined;
+  if (engineText === 'none') {
+    engine = false;
+  } else if (engineText !== undefined) {
+    engine = DatabaseEngine.fromName(engineText);
+    if (!engine) {
+      throw new ComposeError('unknown engine', {
+        at: at('engine'), value: engineText, allowed: 'postgres, mysql, mariadb, mongo, redis, or none',
+      });
+    }
+  }
+  return {
+    http,
+    expose: exposeText as Exposure | undefined,
+    ingressHost: text('ingressHost'),
+    ingressPath: text('ingressPath'),
+    engine,
+  };
+}
+
+/** The kompose labels this library honours on services (`kompose.hpa.*` is read by the autoscaler). */
+export enum KomposeLabel {
+  SERVICE_TYPE = 'kompose.service.type',
+  SERVICE_EXPOSE = 'kompose.service.expose',
+  INGRESS_CLASS = 'kompose.service.expose.ingress-class-name',
+  TLS_SECRET = 'kompose.service.expose.tls-secret',
+  VOLUME_SIZE = 'kompose.volume.size',
+  VOLUME_STORAGE_CLASS = 'kompose.volume.storage-class-name',
+}
+
+/** The Service types `kompose.service.type` may name, in lower case as kompose reads them. */
+export const KOMPOSE_SERVICE_TYPES = ['clusterip', 'headless', 'loadbalancer', 'nodeport'] as const;
+export type KomposeServiceType = typeof KOMPOSE_SERVICE_TYPES[number];
+
+/** Reads `kompose.service.type`, case-insensitively as kompose does. */
+export function komposeServiceType(service: ComposeService): KomposeServiceType | undefined {
+  const raw = service.labels[KomposeLabel.SERVICE_TYPE];
+  if (raw === undefined) {
+    return undefined;
+  }
+  const value = raw.toLowerCase() as KomposeServiceType;
+  if (!KOMPOSE_SERVICE_TYPES.includes(value)) {
+    throw new ComposeError('invalid Service type', {
+      at: { ...service.at, path: `${service.at.path}.labels.${KomposeLabel.SERVICE_TYPE}` },
+      value: raw,
+      allowed: KOMPOSE_SERVICE_TYPES.join(', '),
+    });
+  }
+  return value;
+}
+
+/** Reads a size label (`kompose.volume.size`) into bytes. */
+export function sizeLabel(value: string, at: ComposeLocation): number {
+  const bytes = parseStorageBytes(value);
+  if (bytes === undefined || bytes <= 0) {
+    throw new ComposeError('invalid volume size', {
+      at,
+      value,
+      allowed: STORAGE_QUANTITY_FORMAT,
+      hint: 'write the size with a binary unit, for example "10Gi"',
+    });
+  }
+  return bytes;
+}
