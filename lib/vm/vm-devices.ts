@@ -1,0 +1,204 @@
+import { Size } from 'cdk8s';
+import { Cpu } from 'cdk8s-plus-27';
+
+/** How the VM's desired running state is managed (`spec.runStrategy`). */
+export enum RunStrategy {
+  /** Always running; restarted when it stops. */
+  ALWAYS = 'Always',
+  /** Restarted only when it fails. */
+  RERUN_ON_FAILURE = 'RerunOnFailure',
+  /** Started and stopped only by `virtctl start` / `virtctl stop`. */
+  MANUAL = 'Manual',
+  /** Stopped. */
+  HALTED = 'Halted',
+}
+
+/** The bus a disk is attached to (`disk.bus`). */
+export enum DiskBus {
+  VIRTIO = 'virtio',
+  SATA = 'sata',
+  SCSI = 'scsi',
+  USB = 'usb',
+}
+
+/** The host page cache mode of a disk (`cache`). */
+export enum DiskCache {
+  NONE = 'none',
+  WRITE_THROUGH = 'writethrough',
+  WRITE_BACK = 'writeback',
+}
+
+/** The QEMU I/O mode of a disk (`io`). */
+export enum DiskIo {
+  NATIVE = 'native',
+  THREADS = 'threads',
+  DEFAULT = 'default',
+}
+
+/** Options of a disk. */
+export interface VmDiskOptions {
+  /**
+   * The bus.
+   * @default DiskBus.VIRTIO
+   */
+  readonly bus?: DiskBus;
+  /**
+   * Host cache mode.
+   * @default - KubeVirt's choice (none when the storage supports direct I/O)
+   */
+  readonly cache?: DiskCache;
+  /**
+   * I/O mode.
+   * @default - KubeVirt's choice
+   */
+  readonly io?: DiskIo;
+  /**
+   * Boot order; lower boots first.
+   * @default - none
+   */
+  readonly bootOrder?: number;
+}
+
+/** A disk of the VM (`domain.devices.disks[]`). Its data comes from the volume with the same name. */
+export interface VmDisk extends VmDiskOptions {
+  /** Name; a volume with the same name must exist. */
+  readonly name: string;
+}
+
+/** How an interface connects to its network. */
+export enum InterfaceBinding {
+  /** The VM takes the pod's address (`bridge: {}`), as the migration spec shows. */
+  BRIDGE = 'bridge',
+  /** The VM sits behind NAT on the pod's address (`masquerade: {}`); pod network only. */
+  MASQUERADE = 'masquerade',
+}
+
+/** The emulated network card (`model`). */
+export enum InterfaceModel {
+  VIRTIO = 'virtio',
+  E1000 = 'e1000',
+  E1000E = 'e1000e',
+  NE2K_PCI = 'ne2k_pci',
+  PCNET = 'pcnet',
+  RTL8139 = 'rtl8139',
+}
+
+/** A network interface of the VM (`domain.devices.interfaces[]`). */
+export interface VmInterface {
+  /** Name; a network with the same name must exist. */
+  readonly name: string;
+  /**
+   * Binding.
+   * @default InterfaceBinding.BRIDGE
+   */
+  readonly binding?: InterfaceBinding;
+  /**
+   * Network card model.
+   * @default InterfaceModel.VIRTIO
+   */
+  readonly model?: InterfaceModel;
+}
+
+/** A GPU passed through to the VM (`domain.devices.gpus[]`). */
+export interface VmGpu {
+  /** Name of the device in the VM. */
+  readonly name: string;
+  /** The resource name the device plugin advertises, e.g. `nvidia.com/TU104GL_Tesla_T4`. */
+  readonly deviceName: string;
+}
+
+/** CPU topology (`domain.cpu`). */
+export interface VmCpu {
+  /**
+   * Cores per socket.
+   * @default - KubeVirt's default (1)
+   */
+  readonly cores?: number;
+  /**
+   * Sockets.
+   * @default - KubeVirt's default (1)
+   */
+  readonly sockets?: number;
+  /**
+   * Threads per core.
+   * @default - KubeVirt's default (1)
+   */
+  readonly threads?: number;
+}
+
+/** Resource amounts of a VM. */
+export interface VmResourceAmounts {
+  /**
+   * Memory; the guest sees the request.
+   * @default - none
+   */
+  readonly memory?: Size;
+  /**
+   * CPU.
+   * @default - none
+   */
+  readonly cpu?: Cpu;
+  /**
+   * Device counts by resource name, e.g. `{ 'nvidia.com/gpu': 1 }`; each must equal the number of gpus with that deviceName.
+   * @default - none
+   */
+  readonly devices?: Record<string, number>;
+}
+
+/** `domain.resources`. */
+export interface VmResources {
+  /**
+   * Requests.
+   * @default { memory: Size.gibibytes(2) }
+   */
+  readonly requests?: VmResourceAmounts;
+  /**
+   * Limits.
+   * @default - none
+   */
+  readonly limits?: VmResourceAmounts;
+}
+
+/** Huge page size backing guest memory (`memory.hugepages.pageSize`). */
+export enum HugepageSize {
+  SIZE_2MI = '2Mi',
+  SIZE_1GI = '1Gi',
+}
+
+/** Hyper-V enlightenments, for Windows guests. */
+export interface VmHypervFeatures {
+  /**
+   * `relaxed: {}`.
+   * @default false
+   */
+  readonly relaxed?: boolean;
+  /**
+   * `vapic: {}`.
+   * @default false
+   */
+  readonly vapic?: boolean;
+  /**
+   * Spinlock retries (`spinlocks.spinlocks`), at least 4096.
+   * @default - not set
+   */
+  readonly spinlocks?: number;
+}
+
+/** `domain.features`. */
+export interface VmFeatures {
+  /**
+   * `acpi: {}`.
+   * @default false - not written; KubeVirt enables ACPI anyway
+   */
+  readonly acpi?: boolean;
+  /**
+   * `apic: {}`.
+   * @default false
+   */
+  readonly apic?: boolean;
+  /**
+   * Hyper-V enlightenments.
+   * @default - none
+   */
+  readonly hyperv?: VmHypervFeatures;
+}
