@@ -1,5 +1,8 @@
+import * as fc from 'fast-check';
 import * as fs from 'fs';
 import * as path from 'path';
+import { stringify } from 'yaml';
+import { isComposeError } from '../../lib/compose/errors';
 import { loadCompose, loadComposeFromString } from '../../lib/compose/load';
 import { errorOf, load, makeProject } from './helpers';
 
@@ -186,5 +189,35 @@ describe('hostile input', () => {
     const ports = Array(20).fill('"1-65535"').join(', ');
     expect(errorOf(() => load(`services:\n  web: {image: x, ports: [${ports}]}\n`)).problem)
       .toBe('the service publishes more than 10000 ports');
+  });
+});
+
+describe('any input', () => {
+  test('loads or throws a ComposeError, never anything else', () => {
+    const names = ['image', 'build', 'ports', 'expose', 'volumes', 'environment', 'env_file', 'depends_on', 'deploy',
+      'resources', 'limits', 'reservations', 'devices', 'healthcheck', 'test', 'command', 'secrets', 'configs',
+      'networks', 'labels', 'ulimits', 'extra_hosts', 'tmpfs', 'restart', 'target', 'published', 'source', 'type',
+      'file', 'external', 'x-a', 'db', 'web'];
+    const leaf = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.constantFrom(
+      '80:80', '1-3', 'db', '/data', './x:/y:ro', '${X:-1}', '1m', '512m', 'CMD', 'all', '0440', 'service:db', '$'));
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('node'), { maxLength: 3 }),
+        fc.dictionary(fc.constantFrom(...names), tie('node'), { maxKeys: 4 })),
+    })).node;
+    const doc = fc.record({
+      services: fc.dictionary(fc.constantFrom('web', 'db'), fc.dictionary(fc.constantFrom(...names), value, { maxKeys: 6 }),
+        { maxKeys: 2 }),
+      volumes: fc.option(fc.dictionary(fc.constantFrom('data', 'db'), value, { maxKeys: 2 })),
+      secrets: fc.option(fc.dictionary(fc.constantFrom('s', 'db'), value, { maxKeys: 2 })),
+    });
+    fc.assert(fc.property(doc, (d) => {
+      try {
+        load(stringify(d));
+      } catch (err) {
+        if (!isComposeError(err)) {
+          throw err;
+        }
+      }
+    }), { numRuns: 400, seed: 42 });
   });
 });
