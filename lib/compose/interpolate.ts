@@ -132,6 +132,9 @@ function findClose(text: string, start: number): number {
   return -1;
 }
 
+/** Paths whose values may be secret (environment values, build args, config contents): never quoted. */
+const SENSITIVE_PATH = /(^|\.)(environment|args)(\.|\[|$)|^configs\.[^.]+\.content$/;
+
 /**
  * Interpolates every string value of a located tree (keys stay as written, as in compose). A scalar whose text
  * changed keeps the written text in `written`, so messages never quote a variable's value.
@@ -142,7 +145,15 @@ export function interpolateTree(node: YNode, lookup: VariableLookup, onUnset?: U
       if (typeof node.value !== 'string' || !node.value.includes('$')) {
         return node;
       }
-      const value = interpolateString(node.value, lookup, node.at, onUnset);
+      let value: string;
+      try {
+        value = interpolateString(node.value, lookup, node.at, onUnset);
+      } catch (err) {
+        if (err instanceof ComposeError && err.value !== undefined && SENSITIVE_PATH.test(node.at.path)) {
+          throw new ComposeError(err.problem, { at: node.at, allowed: err.allowed, hint: err.hint });
+        }
+        throw err;
+      }
       if (value === node.value) {
         return node;
       }

@@ -97,4 +97,13 @@ describe('interpolateTree', () => {
     const image = ((out.entries.get('services') as YMap).entries.get('$NAME') as YMap).entries.get('image');
     expect(image).toMatchObject({ value: 'nginx:value', written: 'nginx:${SET}', at: { line: 3, column: 12 } });
   });
+
+  test('an invalid template in an environment value is reported without the value', () => {
+    const root = parseYaml('services:\n  web:\n    environment: [PASSWORD=abc$]\n', 'c.yaml') as YMap;
+    const err = errorOf(() => interpolateTree(root, lookup));
+    expect(err.message).toBe('c.yaml:3:19: services.web.environment[0]: invalid interpolation. '
+      + 'Allowed: $VAR, ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?message}, ${VAR?message}, '
+      + '${VAR:+replacement}, ${VAR+replacement} and $$ for a literal $. '
+      + 'Fix: write $$ for a literal $, and close every ${ with }.');
+  });
 });
