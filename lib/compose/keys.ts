@@ -64,7 +64,7 @@ export const SERVICE_KEYS: KeyTable = {
   env_file: MODELLED,
   environment: MODELLED,
   expose: MODELLED,
-  extends: MODELLED, // refused with a clear error by the loader: see normalize.ts
+  extends: MODELLED, // resolved by the loader (merge.ts)
   external_links: 'links to containers outside the project are not converted',
   extra_hosts: MODELLED,
   gpus: MODELLED,

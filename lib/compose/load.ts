@@ -3,7 +3,8 @@ import * as path from 'path';
 import { parseDotenv } from './dotenv';
 import { ComposeError, ComposeWarning } from './errors';
 import { interpolateTree, VariableLookup } from './interpolate';
-import { canonicalize, mergeFiles } from './merge';
+import { resolveInProject } from './files';
+import { canonicalize, mergeFiles, resolveExtends } from './merge';
 import { ComposeLocation, ComposeModel } from './model';
 import { normalizeProject } from './normalize';
 import { optionalString } from './read';
@@ -134,7 +135,13 @@ function loadSources(
   const lookup: VariableLookup = (name) => shell[name] ?? dotenv.get(name);
 
   const unset = new Set<string>();
-  const trees = sources.map((source) => {
+  const onUnset = (name: string, at: ComposeLocation): void => {
+    if (!unset.has(name)) {
+      unset.add(name);
+      warnings.add('unset-variable', `variable ${name} is not set; an empty string is used`, at);
+    }
+  };
+  const read = (source: Source): YMap => {
     const root = parseYaml(source.text, source.display, limits);
     if (root === undefined || (root.kind === 'scalar' && root.value === null)) {
       throw new ComposeError('the compose file is empty', {
@@ -148,14 +155,28 @@ function loadSources(
         hint: 'start the file with services:',
       });
     }
-    const interpolated = interpolateTree(root, lookup, (name, at) => {
-      if (!unset.has(name)) {
-        unset.add(name);
-        warnings.add('unset-variable', `variable ${name} is not set; an empty string is used`, at);
+    return canonicalize(interpolateTree(root, lookup, onUnset) as YMap);
+  };
+  // Files named by `extends.file`, read once each; relative to the project folder.
+  const extended = new Map<string, YMap>();
+  const loadExtendsFile = (written: string, at: ComposeLocation): YMap => {
+    let tree = extended.get(written);
+    if (!tree) {
+      const where = resolveInProject(projectDir, written);
+      if (where.kind === 'outside' && !options.allowOutsideProject) {
+        throw new ComposeError(`extends: file "${written}" is outside the project folder and was not read`, {
+          at,
+          hint: 'move it into the project folder, or allow it with allowOutsideProject: true (CLI: --allow-outside-project)',
+        });
       }
-    }) as YMap;
-    return canonicalize(interpolated);
-  });
+      const display = written;
+      const text = readComposeFile(projectDir, written, limits, at);
+      tree = resolveExtends(read({ display, text }), loadExtendsFile);
+      extended.set(written, tree);
+    }
+    return tree;
+  };
+  const trees = sources.map((source) => resolveExtends(read(source), loadExtendsFile));
   const merged = mergeFiles(trees);
 
   const projectName = normalizeProjectName(
@@ -247,13 +268,13 @@ function isFile(file: string): boolean {
   }
 }
 
-function readComposeFile(workingDir: string, file: string, limits: LoadLimits): string {
+function readComposeFile(workingDir: string, file: string, limits: LoadLimits, from?: ComposeLocation): string {
   const absolute = path.resolve(workingDir, file);
   let size: number;
   try {
     const stat = fs.statSync(absolute);
     if (!stat.isFile()) {
-      throw new ComposeError(`compose file "${file}" is not a file`, { at: { file, path: '' } });
+      throw new ComposeError(`compose file "${file}" is not a file`, { at: from ?? { file, path: '' } });
     }
     size = stat.size;
   } catch (err) {
@@ -261,7 +282,7 @@ function readComposeFile(workingDir: string, file: string, limits: LoadLimits): 
       throw err;
     }
     throw new ComposeError(`compose file "${file}" not found`, {
-      at: { file, path: '' },
+      at: from ?? { file, path: '' },
       hint: 'check the path; relative paths are taken from the working folder',
     });
   }

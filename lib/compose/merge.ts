@@ -1,3 +1,4 @@
+import { ComposeError } from './errors';
 import { childPath, YMap, YNode, YScalar, YSeq } from './yaml';
 
 /**
@@ -241,4 +242,89 @@ function fileReferenceTarget(node: YNode, prefix: string): string | undefined {
     return target === undefined ? undefined : target.startsWith('/') ? target : prefix + target;
   }
   return undefined;
+}
+
+/** Loads another compose file named by `extends.file`, interpolated and canonical. */
+export type ExtendsFileLoader = (written: string, at: YNode['at']) => YMap;
+
+/**
+ * Resolves `extends` in one file's services: the base service (from this file, or from `extends.file`) is merged
+ * under the extending one with the same rules as a later file. Relative paths keep resolving from the project
+ * folder. Cycles are refused.
+ */
+export function resolveExtends(root: YMap, loadFile: ExtendsFileLoader): YMap {
+  const services = root.entries.get('services');
+  if (!services || services.kind !== 'map') {
+    return root;
+  }
+  const resolved = new Map<string, YNode>();
+  const resolving: string[] = [];
+
+  const resolveIn = (pool: YMap, name: string, key: string): YNode => {
+    const service = pool.entries.get(name) as YNode;
+    if (service.kind !== 'map' || !service.entries.has('extends')) {
+      return service;
+    }
+    if (resolving.includes(key)) {
+      throw new ComposeError(`services extend each other in a cycle: ${[...resolving, key].join(' → ')}`, {
+        at: (service.entries.get('extends') as YNode).at,
+        hint: 'remove one of the extends',
+      });
+    }
+    resolving.push(key);
+    try {
+      const ext = service.entries.get('extends') as YNode;
+      let baseName: string;
+      let file: string | undefined;
+      if (ext.kind === 'scalar' && typeof ext.value === 'string') {
+        baseName = ext.value;
+      } else if (ext.kind === 'map' && ext.entries.get('service')?.kind === 'scalar') {
+        baseName = String((ext.entries.get('service') as YScalar).value);
+        const fileNode = ext.entries.get('file');
+        file = fileNode && fileNode.kind === 'scalar' && fileNode.value !== null ? String(fileNode.value) : undefined;
+      } else {
+        throw new ComposeError('invalid extends', {
+          at: ext.at,
+          allowed: 'a service name, or {service, file}',
+          hint: 'write extends: {service: base} or extends: {service: base, file: common.yaml}',
+        });
+      }
+      let basePool = pool;
+      let baseKey = baseName;
+      if (file !== undefined) {
+        const other = loadFile(file, ext.at).entries.get('services');
+        if (!other || other.kind !== 'map') {
+          throw new ComposeError(`extends: file "${file}" has no services`, { at: ext.at });
+        }
+        basePool = other;
+        baseKey = `${file}:${baseName}`;
+      }
+      if (!basePool.entries.has(baseName)) {
+        throw new ComposeError(`extends: service "${baseName}" not found${file ? ` in ${file}` : ''}`, {
+          at: ext.at,
+          hint: 'name a service defined in that file',
+        });
+      }
+      const base = basePool === services && resolved.has(baseName)
+        ? resolved.get(baseName) as YNode
+        : resolveIn(basePool, baseName, baseKey);
+      const own = new Map(service.entries);
+      own.delete('extends');
+      const ownMap: YMap = { kind: 'map', entries: own, at: service.at };
+      if (base.kind !== 'map') {
+        return ownMap;
+      }
+      const baseMap: YMap = { kind: 'map', entries: new Map([...base.entries].filter(([k]) => k !== 'extends')), at: service.at };
+      return mergeMaps(baseMap, ownMap, service.at.path, mergeServiceValue);
+    } finally {
+      resolving.pop();
+    }
+  };
+
+  for (const name of services.entries.keys()) {
+    resolved.set(name, resolveIn(services, name, name));
+  }
+  const entries = new Map(root.entries);
+  entries.set('services', { kind: 'map', entries: resolved, at: services.at });
+  return { kind: 'map', entries, at: root.at };
 }

@@ -167,12 +167,6 @@ function normalizeService(name: string, service: YMap, ctx: SharedContext): Comp
     const node = service.entries.get(key);
     return isNull(node) ? undefined : node;
   };
-  if (get('extends')) {
-    throw new ComposeError('extends is not supported', {
-      at: (get('extends') as YNode).at,
-      hint: 'copy the keys of the extended service into this service, or share them with a YAML anchor and <<',
-    });
-  }
   const volumeCtx: VolumeContext = {
     projectDir: ctx.projectDir,
     allowOutsideProject: ctx.allowOutsideProject,

@@ -484,8 +484,47 @@ describe('keys', () => {
     );
   });
 
-  test('extends and include are refused with a way out', () => {
-    expect(errorOf(() => load(web('extends: {service: base}'))).problem).toBe('extends is not supported');
-    expect(errorOf(() => load('include: [other.yaml]\nservices: {}\n')).problem).toBe('include is not supported');
+  test('include is refused with a way out', () => {
+    expect(errorOf(() => load('include: [other.yaml]\nservices: {}\n')).message).toBe(
+      'compose.yaml:1:10: include: include is not supported. Fix: pass the included compose files as extra files '
+      + 'instead (files option, or -f for each), base file first.',
+    );
+  });
+});
+
+describe('extends', () => {
+  test('a service extends another of the same file, or of another file, recursively', () => {
+    const project = makeProject({
+      'common.yaml': 'services:\n  base:\n    image: base:1\n    environment: {A: common, B: common}\n'
+        + '    ports: ["80:80"]\n  child:\n    extends: base\n    user: "1000"\n',
+    });
+    try {
+      const { model } = load([
+        'services:',
+        '  web:',
+        '    extends: {service: child, file: common.yaml}',
+        '    environment: [B=own]',
+        '    ports: ["443:443"]',
+        '  worker:',
+        '    extends: web',
+        '    command: work',
+        '',
+      ].join('\n'), { projectDir: project.dir });
+      const [web1, worker] = model.services;
+      expect(web1).toMatchObject({ image: 'base:1', user: '1000', environment: [{ name: 'A', value: 'common' }, { name: 'B', value: 'own' }] });
+      expect(web1.ports.map((p) => [p.target, p.at.file])).toEqual([[80, 'common.yaml'], [443, 'compose.yaml']]);
+      expect(worker).toMatchObject({ image: 'base:1', command: ['work'], user: '1000' });
+    } finally {
+      project.cleanup();
+    }
+  });
+
+  test('cycles and unknown bases are errors', () => {
+    expect(errorOf(() => load('services:\n  a: {extends: b, image: x}\n  b: {extends: a, image: y}\n')).problem)
+      .toBe('services extend each other in a cycle: a → b → a');
+    expect(errorOf(() => load('services:\n  a: {extends: nope, image: x}\n')).problem)
+      .toBe('extends: service "nope" not found');
+    expect(errorOf(() => load('services:\n  a: {extends: {service: b, file: ../../x.yaml}, image: x}\n')).problem)
+      .toBe('extends: file "../../x.yaml" is outside the project folder and was not read');
   });
 });
