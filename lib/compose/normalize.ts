@@ -571,6 +571,11 @@ function normalizeDependencies(name: string, service: YMap, networkMode: string 
           + 'or mark the dependency required: false',
       });
     }
+    if (!required) {
+      ctx.warn('missing-dependency', `optional dependency "${target}" is not a service of the project; it is left out`,
+        node.at);
+      return false;
+    }
     const known = [...ctx.allNames].filter((n) => n !== name).sort();
     throw new ComposeError(`service "${name}" depends on undefined service "${target}"`, {
       at: node.at,

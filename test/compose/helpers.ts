@@ -15,9 +15,12 @@ export function makeProject(files: Record<string, string> = {}): { dir: string; 
   return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** A project folder that does not exist, so no stray `.env` or file of the machine is read. */
+const NO_PROJECT = path.join(os.tmpdir(), `compose-test-none-${process.pid}`);
+
 /** Loads compose text with an empty environment (tests never depend on the machine's variables). */
 export function load(text: string, options: LoadComposeFromStringOptions = {}): LoadResult {
-  return loadComposeFromString(text, { env: {}, projectDir: os.tmpdir(), ...options });
+  return loadComposeFromString(text, { env: {}, projectDir: NO_PROJECT, ...options });
 }
 
 /** The one service of a loaded text. */

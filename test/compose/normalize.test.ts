@@ -113,6 +113,14 @@ describe('depends_on, links and network_mode', () => {
     );
   });
 
+  test('an optional dependency on an unknown service is left out with a warning', () => {
+    const { model, warnings } = load(two('depends_on: {ghost: {condition: service_started, required: false}}'));
+    expect(model.services.find((s) => s.name === 'web')!.dependsOn).toEqual([]);
+    expect(warnings.map((w) => [w.code, w.message])).toEqual([
+      ['missing-dependency', 'optional dependency "ghost" is not a service of the project; it is left out'],
+    ]);
+  });
+
   test('an invalid condition is an error', () => {
     expect(errorOf(() => load(two('depends_on: {db: {condition: healthy}}'))).problem)
       .toBe('invalid dependency condition');
