@@ -1,0 +1,83 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { isComposeError } from '../../lib/compose/errors';
+import { loadCompose, loadComposeFromString } from '../../lib/compose/load';
+import { ComposeService } from '../../lib/compose/model';
+import { assessService } from '../../lib/vm/assess';
+import { tempDir } from './tools';
+
+const CORPUS = path.resolve(__dirname, '../../../shared/corpus');
+
+function service(text: string): ComposeService {
+  return loadComposeFromString(text, { env: {}, projectDir: tempDir('assess') }).model.services[0];
+}
+
+describe('assessService', () => {
+  test('an ordinary service stays a container', () => {
+    expect(assessService(service('services:\n  web:\n    image: nginx:1.25\n    ports: ["80:80"]\n    cap_add: [NET_BIND_SERVICE]\n')))
+      .toEqual({ target: 'container', reasons: [] });
+  });
+
+  test('flags everything that cannot run as an ordinary container, naming the compose key path', () => {
+    const result = assessService(service(`
+services:
+  agent:
+    image: agent:1
+    privileged: true
+    network_mode: host
+    devices: ["/dev/kvm:/dev/kvm", "/dev/net/tun"]
+    sysctls:
+      net.ipv4.ip_unprivileged_port_start: "0"
+      net.core.somaxconn: "1024"
+      kernel.msgmax: "65536"
+    volumes:
+      - /var/run/docker.sock:/var/run/docker.sock:ro
+      - /lib/modules:/lib/modules:ro
+      - ./data:/data
+`));
+    expect(result).toEqual({
+      target: 'vm',
+      reasons: [
+        // Volumes come in the model's order (by target); each reason names its place in the file.
+        'services.agent.volumes[1]: mounts /lib/modules: the service loads kernel modules, which a pod must not do to its node',
+        'services.agent.volumes[0]: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have',
+        'services.agent.privileged: runs privileged, which Pod Security admission (baseline) refuses',
+        'services.agent.network_mode: uses the host network ("host"), which Pod Security admission (baseline) refuses',
+        'services.agent.devices[0]: maps the host device "/dev/kvm:/dev/kvm", which a pod cannot do',
+        'services.agent.devices[1]: maps the host device "/dev/net/tun", which a pod cannot do',
+        'services.agent.sysctls.kernel.msgmax: sets an unsafe sysctl, which the kubelet refuses unless the node allows it',
+        'services.agent.sysctls.net.core.somaxconn: sets an unsafe sysctl, which the kubelet refuses unless the node allows it',
+      ],
+    });
+  });
+
+  test('the corpus: the services that go to a VM, and why', () => {
+    const findings: string[] = [];
+    for (const dir of fs.readdirSync(CORPUS).filter((d) => fs.existsSync(path.join(CORPUS, d, 'compose.yaml'))).sort()) {
+      let services: readonly ComposeService[];
+      try {
+        services = loadCompose({ workingDir: path.join(CORPUS, dir), env: {} }).model.services;
+      } catch (err) {
+        if (isComposeError(err)) {
+          continue; // build-only services need images supplied; the loader's own tests cover them
+        }
+        throw err;
+      }
+      for (const s of services) {
+        const result = assessService(s);
+        if (result.target === 'vm') {
+          findings.push(`${dir}/${s.name}: ${result.reasons.map((r) => r.split(':')[0]).join(', ')}`);
+        }
+      }
+    }
+    expect(findings).toEqual([
+      'mailcow/dockerapi-mailcow: services.dockerapi-mailcow.volumes[0]',
+      'mailcow/netfilter-mailcow: services.netfilter-mailcow.volumes[0], services.netfilter-mailcow.privileged, services.netfilter-mailcow.network_mode',
+      'mailcow/ofelia-mailcow: services.ofelia-mailcow.volumes[0]',
+      'mailcow/redis-mailcow: services.redis-mailcow.sysctls.net.core.somaxconn',
+      'plex/plex: services.plex.network_mode',
+      'portainer/portainer: services.portainer.volumes[0]',
+      'wireguard/wireguard: services.wireguard.volumes[2], services.wireguard.sysctls.net.ipv4.conf.all.src_valid_mark',
+    ]);
+  });
+});
