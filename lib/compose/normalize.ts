@@ -18,7 +18,7 @@ import {
 } from './model';
 import { MAX_PORTS_PER_SERVICE, parseExpose, parsePort, sortPorts } from './ports';
 import {
-  asBool, asInt, asMap, asSeq, asString, asStringList, asText, asTextMap, checkKeys, extensionsOf, invalid, isNull,
+  asBool, asInt, asListOrMap, asMap, asSeq, asString, asStringList, asText, asTextMap, checkKeys, extensionsOf, invalid, isNull,
   optionalBool, optionalMap, optionalString, Warn, wrongType,
 } from './read';
 import { shellSplit } from './shell-split';
@@ -832,22 +832,9 @@ function deviceRequest(node: YNode, gpu: boolean, warn: Warn): DeviceRequest {
     ...optional('driver', optionalString(map.entries.get('driver'))),
     ...optional('count', count),
     deviceIds: isNull(idsNode) ? [] : asStringList(idsNode!),
-    options: asListOrMapNode(map.entries.get('options')),
+    options: asListOrMap(map.entries.get('options')),
     at: map.at,
   };
-}
-
-function asListOrMapNode(node: YNode | undefined): Record<string, string> {
-  if (node && node.kind === 'seq') {
-    const out: Record<string, string> = {};
-    for (const item of node.items) {
-      const text = asString(item);
-      const index = text.indexOf('=');
-      out[index < 0 ? text : text.slice(0, index)] = index < 0 ? '' : text.slice(index + 1);
-    }
-    return Object.fromEntries(Object.keys(out).sort().map((key) => [key, out[key]]));
-  }
-  return asTextMap(node);
 }
 
 function restartPolicy(node: YNode | undefined, warn: Warn): Deploy['restartPolicy'] {
@@ -1031,7 +1018,7 @@ function normalizeVolume(name: string, node: YNode, ctx: NormalizeContext): Comp
     ...optional('externalName', externalName ?? (external.external ? name : undefined)),
     ...optional('driver', optionalString(map?.entries.get('driver'))),
     driverOpts: asTextMap(map?.entries.get('driver_opts')),
-    labels: asListOrMapNode(map?.entries.get('labels')),
+    labels: asListOrMap(map?.entries.get('labels')),
     at: node.at,
   };
 }
@@ -1069,7 +1056,7 @@ function normalizeNetwork(name: string, node: YNode, ctx: NormalizeContext): Com
     ...optional('driver', optionalString(map?.entries.get('driver'))),
     subnets,
     enableIpv6: optionalBool(map?.entries.get('enable_ipv6'), false),
-    labels: asListOrMapNode(map?.entries.get('labels')),
+    labels: asListOrMap(map?.entries.get('labels')),
     at: node.at,
   };
 }
@@ -1080,7 +1067,7 @@ function normalizeSecret(name: string, node: YNode, ctx: NormalizeContext): Comp
   return {
     name,
     source: fileSource(name, map, 'secret', ctx),
-    labels: asListOrMapNode(map.entries.get('labels')),
+    labels: asListOrMap(map.entries.get('labels')),
     at: map.at,
   };
 }
@@ -1091,7 +1078,7 @@ function normalizeConfig(name: string, node: YNode, ctx: NormalizeContext): Comp
   return {
     name,
     source: fileSource(name, map, 'config', ctx),
-    labels: asListOrMapNode(map.entries.get('labels')),
+    labels: asListOrMap(map.entries.get('labels')),
     at: map.at,
   };
 }
@@ -1111,6 +1098,10 @@ function fileSource(name: string, map: YMap, kind: 'secret' | 'config', ctx: Nor
   }
   const source = sources[0];
   const node = map.entries.get(source) as YNode;
+  const nameNode = map.entries.get('name');
+  if (source !== 'external' && !isNull(nameNode)) {
+    ctx.warn('unsupported-key', `ignored key "name": the ${kind} is named after its key`, nameNode!.at);
+  }
   switch (source) {
     case 'external': {
       const external = externalOf(node, ctx.warn);

@@ -300,6 +300,13 @@ describe('secrets and configs', () => {
     expect(errorOf(() => load(`services: {}\n${body}\n`, inProject)).problem).toBe(problem);
   });
 
+  test('a name on a secret that is not external is ignored with a warning', () => {
+    const { warnings } = load('services: {}\nsecrets:\n  s: {file: secret.txt, name: platform-name}\n', inProject);
+    expect(warnings.map((w) => [w.code, w.message, w.at.path])).toEqual([
+      ['unsupported-key', 'ignored key "name": the secret is named after its key', 'secrets.s.name'],
+    ]);
+  });
+
   test('a service using an undeclared secret is an error', () => {
     expect(errorOf(() => load(web('secrets: [nope]'))).problem)
       .toBe('the service uses secret "nope", which is not declared under the top-level secrets');
