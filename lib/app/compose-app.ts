@@ -262,6 +262,7 @@ export class ComposeApp extends Construct {
     this.collectSecretValues();
 
     const context = this.context(this.hosts);
+    this.createSharedObjects();
     for (const plan of this.plans.values()) {
       const service = this.migrateService(plan, this.settingsFor(plan), context);
       this.migrated.set(plan.service.name, service);
@@ -378,7 +379,11 @@ export class ComposeApp extends Construct {
           hint: `set services["${service.name}"].name`,
         });
       }
-      this.names.claim('Service', name, { owner: `service "${service.name}"`, at: service.at });
+      this.names.claim('Service', name, {
+        owner: `service "${service.name}"`,
+        at: service.at,
+        hint: `rename one of them, or set services["${service.name}"].name in the ComposeApp props`,
+      });
       const engineChoice = overrides.engine ?? extension.engine;
       let engine = engineChoice === false ? undefined : engineChoice ?? DatabaseEngine.detect(overrides.image ?? service.image);
       let kind = WorkloadKind.DEPLOYMENT;
@@ -400,6 +405,7 @@ export class ComposeApp extends Construct {
         engine,
         ports,
         hasService: kind !== WorkloadKind.JOB && ports.length > 0,
+        controller: kind === WorkloadKind.STATEFUL ? overrides.controller ?? this.props.controller ?? WorkloadController.DEPLOYMENT : undefined,
       });
       if (kind === WorkloadKind.JOB && service.ports.length + service.expose.length > 0) {
         this.warn('job-ports', `service "${service.name}" runs as a Job (others wait for it to complete), so its ports get no Service`, service.at);
@@ -540,7 +546,7 @@ export class ComposeApp extends Construct {
       sensitiveNamePatterns: props.sensitiveNamePatterns ?? DEFAULT_SENSITIVE_NAME_PATTERNS,
       sensitiveEnv: overrides.sensitiveEnv ?? [],
       allowPrivilegeEscalation: overrides.allowPrivilegeEscalation,
-      controller: overrides.controller ?? props.controller ?? WorkloadController.DEPLOYMENT,
+      controller: plan.controller ?? WorkloadController.DEPLOYMENT,
       storageClassName: props.storageClassName,
       stateStorageBytes: storageBytes(overrides.storageSize ?? props.storageSize ?? COMPOSE_APP_DEFAULTS.storageSize),
       backup: overrides.backup ?? props.backup ?? {},
@@ -576,15 +582,43 @@ export class ComposeApp extends Construct {
     };
   }
 
+  /**
+   * Claims, Secrets and ConfigMaps that several services may share are made before the services, in name order,
+   * so the output groups them instead of placing each after its first user.
+   */
+  private createSharedObjects(): void {
+    const plans = [...this.plans.values()];
+    for (const volume of this.model.volumes) {
+      const user = plans.find((p) => p.service.volumes.some((m) => m.type === 'volume' && m.source === volume.name));
+      if (user) {
+        this.claimFor(volume.name, user, volume.at, false);
+      }
+    }
+    for (const secret of this.model.secrets) {
+      const user = plans.find((p) => p.service.secrets.some((r) => r.source === secret.name));
+      if (user) {
+        this.secretSource(secret.name, user, secret.at);
+      }
+    }
+    for (const config of this.model.configs) {
+      const user = plans.find((p) => p.service.configs.some((r) => r.source === config.name));
+      if (user) {
+        this.configSource(config.name, user, config.at);
+      }
+    }
+  }
+
   /** The claim of a named volume: created on first use, referenced when external. */
-  private claimFor(volumeName: string, user: ServicePlan, at: ComposeLocation): kplus.IPersistentVolumeClaim {
+  private claimFor(volumeName: string, user: ServicePlan, at: ComposeLocation, mounted = true): kplus.IPersistentVolumeClaim {
     const volume = this.model.volumes.find((v) => v.name === volumeName);
     if (!volume) {
       throw new ComposeError(`volume "${volumeName}" is not declared in the top-level volumes`, {
         at, hint: `declare it under volumes:`,
       });
     }
-    this.claimUsers.set(volumeName, new Set([...(this.claimUsers.get(volumeName) ?? []), user.service.name]));
+    if (mounted) {
+      this.claimUsers.set(volumeName, new Set([...(this.claimUsers.get(volumeName) ?? []), user.service.name]));
+    }
     const existing = this.claimMap.get(volumeName);
     if (existing) {
       return existing;

@@ -13,8 +13,11 @@ export enum WaitKind {
   TCP = 'tcp',
   /** A Job completed (`service_completed_successfully`), read through the API. */
   JOB_COMPLETE = 'job-complete',
-  /** A Deployment without a TCP port is available, read through the API. */
-  DEPLOYMENT_AVAILABLE = 'deployment-available',
+  /**
+   * A Deployment is available (or a StatefulSet's pod ready), read through the API: for dependencies without a TCP
+   * port, or on no network the dependent shares (its Service is out of the dependent's reach).
+   */
+  WORKLOAD_READY = 'workload-ready',
 }
 
 /** One dependency a pod waits for. */
@@ -26,6 +29,8 @@ export interface DependencyWait {
   readonly target: string;
   /** The TCP port, for `WaitKind.TCP`. */
   readonly port?: number;
+  /** The kind of workload, for `WaitKind.WORKLOAD_READY`. */
+  readonly workload?: 'Deployment' | 'StatefulSet';
 }
 
 /** Images and timing of the waits. */
@@ -85,14 +90,17 @@ function waitScript(wait: DependencyWait, settings: WaitSettings): string {
       ].join('\n');
     }
     case WaitKind.JOB_COMPLETE:
-    case WaitKind.DEPLOYMENT_AVAILABLE: {
+    case WaitKind.WORKLOAD_READY: {
+      // A StatefulSet has no Available condition: its one pod is ready when readyReplicas is 1.
       const [resource, condition, state] = wait.kind === WaitKind.JOB_COMPLETE
-        ? ['job', 'complete', 'completed']
-        : ['deployment', 'available', 'available'];
+        ? ['job', 'condition=complete', 'completed']
+        : wait.workload === 'StatefulSet'
+          ? ['statefulset', 'jsonpath={.status.readyReplicas}=1', 'ready']
+          : ['deployment', 'condition=available', 'available'];
       const object = `${resource}/${wait.target}`;
       return [
         `echo "waiting up to ${t}s for ${object} (compose service ${wait.service}) to be ${state}"`,
-        `if kubectl wait --namespace=${settings.namespace} --for=condition=${condition} --timeout=${t}s ${object}; then`,
+        `if kubectl wait --namespace=${settings.namespace} --for='${condition}' --timeout=${t}s ${object}; then`,
         `  echo "${object} is ${state}"`,
         'else',
         `  echo "gave up: ${object} was not ${state} within ${t}s" >&2; exit 1`,
@@ -107,9 +115,11 @@ function waitScript(wait: DependencyWait, settings: WaitSettings): string {
  * then lists and watches it with a `metadata.name` field selector, which RBAC authorises by `resourceNames`.
  */
 export function waitResource(wait: DependencyWait): kplus.IApiResource {
-  return wait.kind === WaitKind.JOB_COMPLETE
-    ? { apiGroup: 'batch', resourceType: 'jobs', resourceName: wait.target }
-    : { apiGroup: 'apps', resourceType: 'deployments', resourceName: wait.target };
+  if (wait.kind === WaitKind.JOB_COMPLETE) {
+    return { apiGroup: 'batch', resourceType: 'jobs', resourceName: wait.target };
+  }
+  const resourceType = wait.workload === 'StatefulSet' ? 'statefulsets' : 'deployments';
+  return { apiGroup: 'apps', resourceType, resourceName: wait.target };
 }
 
 /** The verbs `kubectl wait` needs on the one object it waits for. */

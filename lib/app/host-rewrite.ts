@@ -21,7 +21,7 @@ export interface RewrittenValue {
 
 // A host-name-like token. Dots are part of it so that `db.example.com` is never mistaken for `db`.
 const TOKEN = /[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?/g;
-const LIST_OF_HOSTS = /^[A-Za-z0-9_.-]+(?:\s*[,\s]\s*[A-Za-z0-9_.-]+)*$/;
+const LIST_OF_HOSTS = /^[A-Za-z0-9_.-]+(?:\s*,\s*[A-Za-z0-9_.-]+)*$/;
 const DSN_HOST_KEY = /(?:^|[\s;?&])(?:host|hostname|server|addr|address)\s*=\s*$/i;
 
 /**

@@ -63,6 +63,8 @@ export interface ServicePlan {
   readonly ports: readonly WorkloadPort[];
   /** True when the service gets a ClusterIP Service (it has ports and is not a Job). */
   readonly hasService: boolean;
+  /** The controller of a stateful dependency. */
+  readonly controller?: WorkloadController;
 }
 
 /** Everything a service needs after the app's defaults and the overrides are applied. */
@@ -652,15 +654,19 @@ export class MigratedService extends Construct {
         continue;
       }
       const tcp = target.ports.find((p) => p.protocol === kplus.Protocol.TCP);
+      const sharesNetwork = this.plan.service.networks.some((mine) => target.service.networks.some((theirs) => theirs.name === mine.name));
       if (target.kind === WorkloadKind.JOB) {
         waits.push({ kind: WaitKind.JOB_COMPLETE, service: dependency.service, target: target.name });
-      } else if (target.hasService && tcp) {
+      } else if (target.hasService && tcp && sharesNetwork) {
         waits.push({ kind: WaitKind.TCP, service: dependency.service, target: target.name, port: tcp.port });
       } else {
-        waits.push({ kind: WaitKind.DEPLOYMENT_AVAILABLE, service: dependency.service, target: target.name });
+        const workload = target.controller === WorkloadController.STATEFUL_SET ? 'StatefulSet' : 'Deployment';
+        waits.push({ kind: WaitKind.WORKLOAD_READY, service: dependency.service, target: target.name, workload });
       }
     }
-    return waits;
+    // Databases and caches first (rule 1), then the rest in compose's order; init containers run in this order.
+    const stateful = (w: DependencyWait) => this.context.plans.get(w.service)?.kind === WorkloadKind.STATEFUL ? 0 : 1;
+    return waits.sort((x, y) => stateful(x) - stateful(y));
   }
 
   private addWaits(): { account: kplus.ServiceAccount; role: kplus.Role } | undefined {

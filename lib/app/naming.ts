@@ -48,6 +48,11 @@ export interface NameClaim {
   /** What wants the name, e.g. `service "web_app"`. */
   readonly owner: string;
   readonly at?: ComposeLocation;
+  /**
+   * How to resolve a collision.
+   * @default - rename one of them in the compose file
+   */
+  readonly hint?: string;
 }
 
 /**
@@ -68,7 +73,7 @@ export class NameRegistry {
       throw new ComposeError(`${claim.owner} and ${existing.owner} both map to the ${kind} name "${name}"`, {
         at: claim.at,
         allowed: `one ${kind} per name; Kubernetes names are lower case with "-" instead of "_" or "."`,
-        hint: `rename one of them in the compose file, or give one a different name through the construct's props`,
+        hint: claim.hint ?? 'rename one of them in the compose file',
       });
     }
     this.claims.set(key, claim);

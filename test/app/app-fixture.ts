@@ -1,0 +1,40 @@
+import { Chart, Testing } from 'cdk8s';
+import { ComposeApp, ComposeAppProps } from '../../lib/app/compose-app';
+import { loadComposeFromString } from '../../lib/compose/load';
+import { ComposeModel } from '../../lib/compose/model';
+import { Manifest } from '../support/problems';
+
+/** One synthesized app: the construct, its chart and its documents. */
+export interface SynthesizedApp {
+  readonly app: ComposeApp;
+  readonly chart: Chart;
+  readonly docs: Manifest[];
+}
+
+/** Loads compose text (no shell environment) into a model. */
+export function modelOf(text: string, projectDir?: string): ComposeModel {
+  return loadComposeFromString(text, { env: {}, projectDir }).model;
+}
+
+/** A fresh chart with a ComposeApp from compose text or a model, synthesized. */
+export function synthApp(input: string | ComposeModel, props: Omit<ComposeAppProps, 'model' | 'composeFile'> = {}): SynthesizedApp {
+  const model = typeof input === 'string' ? modelOf(input) : input;
+  const chart = new Chart(Testing.app(), 'test');
+  const app = new ComposeApp(chart, 'app', { model, ...props });
+  return { app, chart, docs: Testing.synth(chart) };
+}
+
+/** The pod spec of a workload document (Deployment, StatefulSet, Job, or CronJob). */
+export function podSpec(doc: Manifest): any {
+  return doc.kind === 'CronJob' ? doc.spec.jobTemplate.spec.template.spec : doc.spec.template.spec;
+}
+
+/** The first (main) container of a workload document. */
+export function mainContainer(doc: Manifest): any {
+  return podSpec(doc).containers[0];
+}
+
+/** The decoded `data` of a Secret document. */
+export function secretData(doc: Manifest): Record<string, string> {
+  return Object.fromEntries(Object.entries(doc.data ?? {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64').toString('utf8')]));
+}
