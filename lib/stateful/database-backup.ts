@@ -47,10 +47,16 @@ export interface DatabaseBackupProps extends DatabaseBackupOptions {
   readonly host: string;
   /** The database port. */
   readonly port: number;
-  /** The Secret that holds the keys `password` and `uri`. */
-  readonly credentialsSecretName: string;
-  /** The keys that exist in that Secret (a key that does not exist would stop the pod from starting). */
-  readonly credentialKeys: readonly string[];
+  /**
+   * The Secret that holds the keys `password` and `uri`.
+   * @default - no Secret: the database has no password, and `uri` is given
+   */
+  readonly credentialsSecretName?: string;
+  /**
+   * The connection string, when there is no credentials Secret.
+   * @default - read from the credentials Secret
+   */
+  readonly uri?: string;
   /**
    * The user the dump connects as.
    * @default - none (the engine's tool uses its own default)
@@ -72,11 +78,6 @@ export interface DatabaseBackupProps extends DatabaseBackupOptions {
 const DEFAULT_SCHEDULE = Cron.schedule({ minute: '0', hour: '3' });
 const DEFAULT_KEEP = 7;
 const DEFAULT_SIZE = Size.gibibytes(10);
-
-const CREDENTIAL_ENV: Readonly<Record<string, string>> = {
-  password: 'DB_PASSWORD',
-  uri: 'DB_URI',
-};
 
 /**
  * A backup CronJob (batch/v1) for a database: the engine's dump command, run in the engine's own image against its
@@ -130,12 +131,12 @@ export class DatabaseBackup extends Construct {
     if (props.username !== undefined) {
       env.DB_USERNAME = kplus.EnvValue.fromValue(props.username);
     }
-    const secret = kplus.Secret.fromSecretName(this, 'Credentials', props.credentialsSecretName);
-    for (const key of [...props.credentialKeys].sort()) {
-      const variable = CREDENTIAL_ENV[key];
-      if (variable) {
-        env[variable] = kplus.EnvValue.fromSecretValue({ secret, key });
-      }
+    if (props.credentialsSecretName !== undefined) {
+      const secret = kplus.Secret.fromSecretName(this, 'Credentials', props.credentialsSecretName);
+      env.DB_PASSWORD = kplus.EnvValue.fromSecretValue({ secret, key: 'password' });
+      env.DB_URI = kplus.EnvValue.fromSecretValue({ secret, key: 'uri' });
+    } else if (props.uri !== undefined) {
+      env.DB_URI = kplus.EnvValue.fromValue(props.uri);
     }
     const command = [
       'set -eu',

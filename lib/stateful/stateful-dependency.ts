@@ -143,15 +143,18 @@ export class StatefulDependency extends Construct {
   public readonly serviceName: string;
   /** The port clients connect to. */
   public readonly port: number;
-  /** The Secret with the keys `password` (when there is one) and `uri` (the connection string). */
-  public readonly credentials: KubeSecret;
-  /** The keys the credentials Secret holds. */
-  public readonly credentialKeys: readonly string[];
+  /**
+   * The `<name>-credentials` Secret with the keys `password` and `uri` (the connection string); none when the
+   * database has no password, as nothing about it is then secret.
+   */
+  public readonly credentials?: KubeSecret;
+  /** The connection string with the password, as a plain string: only ever put it into a Secret. */
+  public readonly connectionUri: string;
   /** The user clients and backups connect as, if the engine has users. */
   public readonly username?: string;
   /** The database clients and backups use, if the engine names one. */
   public readonly database?: string;
-  /** The connection string (with the password), as an env value that reads it from the credentials Secret. */
+  /** The connection string as an env value: read from the credentials Secret, or plain without a password. */
   public readonly connectionString: kplus.EnvValue;
   /** The claim holding the data. */
   public readonly dataClaim: kplus.IPersistentVolumeClaim;
@@ -194,18 +197,20 @@ export class StatefulDependency extends Construct {
     const credentials = engine.withDefaults(props.credentials);
     this.username = credentials.username;
     this.database = credentials.database;
-    const secretData: Record<string, string> = { uri: engine.connectionUri(name, this.port, credentials) };
+    this.connectionUri = engine.connectionUri(name, this.port, credentials);
+    let secretRef: kplus.ISecret | undefined;
     if (credentials.password !== undefined) {
-      secretData.password = credentials.password;
+      const data = { password: credentials.password, uri: this.connectionUri };
+      this.credentials = new KubeSecret(this, 'Credentials', {
+        metadata: metadata(joinDnsLabel(name, 'credentials')),
+        type: 'Opaque',
+        data: Object.fromEntries(SECRET_KEYS.map((key) => [key, Buffer.from(data[key]).toString('base64')])),
+      });
+      secretRef = kplus.Secret.fromSecretName(this, 'CredentialsRef', this.credentials.name);
+      this.connectionString = kplus.EnvValue.fromSecretValue({ secret: secretRef, key: 'uri' });
+    } else {
+      this.connectionString = kplus.EnvValue.fromValue(this.connectionUri);
     }
-    this.credentialKeys = SECRET_KEYS.filter((key) => key in secretData);
-    this.credentials = new KubeSecret(this, 'Credentials', {
-      metadata: metadata(joinDnsLabel(name, 'credentials')),
-      type: 'Opaque',
-      data: Object.fromEntries(this.credentialKeys.map((key) => [key, Buffer.from(secretData[key]).toString('base64')])),
-    });
-    const secretRef = kplus.Secret.fromSecretName(this, 'CredentialsRef', this.credentials.name);
-    this.connectionString = kplus.EnvValue.fromSecretValue({ secret: secretRef, key: 'uri' });
 
     this.dataClaim = props.dataClaim ?? new kplus.PersistentVolumeClaim(this, 'Data', {
       metadata: metadata(joinDnsLabel(name, 'data')),
@@ -224,7 +229,7 @@ export class StatefulDependency extends Construct {
       if (setting.name in given || (setting.key && givenKeys.has(setting.key))) {
         continue;
       }
-      env[setting.name] = setting.key === 'password'
+      env[setting.name] = setting.key === 'password' && secretRef
         ? kplus.EnvValue.fromSecretValue({ secret: secretRef, key: 'password' })
         : kplus.EnvValue.fromValue(setting.key ? credentials[setting.key]! : setting.value ?? '');
     }
@@ -307,8 +312,8 @@ export class StatefulDependency extends Construct {
         image,
         host: name,
         port: this.port,
-        credentialsSecretName: this.credentials.name,
-        credentialKeys: this.credentialKeys,
+        credentialsSecretName: this.credentials?.name,
+        uri: this.credentials ? undefined : this.connectionUri,
         username: this.username,
         database: this.database,
         name,
