@@ -6,3 +6,4 @@ export * from './app/autoscaler';
 export * from './app/quota';
 export * from './compose/load';
 export * as composeKeys from './compose/keys';
+export * from './vm';

@@ -194,6 +194,16 @@ export interface VmIngressOptions {
    * @default - the Service's first port
    */
   readonly port?: number;
+  /**
+   * The IngressClass.
+   * @default - the cluster's default class
+   */
+  readonly className?: string;
+  /**
+   * Annotations of the Ingress.
+   * @default { 'nginx.ingress.kubernetes.io/rewrite-target': '/' }
+   */
+  readonly annotations?: Record<string, string>;
 }
 
 /**
@@ -384,8 +394,13 @@ export class GoldenImageVm extends Construct {
       throw new ComposeError(`VirtualMachine "${this.name}": the Ingress path must begin with "/"`, { value: path });
     }
     this.ingressCount += 1;
-    const ingress = new kplus.Ingress(this, this.ingressCount === 1 ? 'Ingress' : `Ingress${this.ingressCount}`);
-    ingress.metadata.addAnnotation('nginx.ingress.kubernetes.io/rewrite-target', '/');
+    const ingress = new kplus.Ingress(this, this.ingressCount === 1 ? 'Ingress' : `Ingress${this.ingressCount}`, {
+      className: options.className,
+    });
+    const annotations = options.annotations ?? { 'nginx.ingress.kubernetes.io/rewrite-target': '/' };
+    for (const [key, value] of Object.entries(annotations).sort(([a], [b]) => a.localeCompare(b))) {
+      ingress.metadata.addAnnotation(key, value);
+    }
     const backend = kplus.IngressBackend.fromService(service, { port: options.port ?? service.ports[0].port });
     if (options.host) {
       ingress.addHostRule(options.host, path, backend, kplus.HttpIngressPathType.PREFIX);

@@ -229,6 +229,19 @@ describe('GoldenImageVm', () => {
       }]);
     });
 
+    test('an Ingress with a class and the caller\'s annotations', () => {
+      const { chart, vm } = make();
+      vm.exposeViaService({ name: 'legacy', ports: [{ port: 80 }] });
+      vm.exposeViaIngress('/', { className: 'nginx', annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': '10m' } });
+      const second = vm.exposeViaIngress('/admin');
+      const manifests = synth(chart);
+      const ingresses = manifests.filter((m) => m.kind === 'Ingress');
+      expect(ingresses).toHaveLength(2);
+      expect(ingresses[0].spec.ingressClassName).toBe('nginx');
+      expect(ingresses[0].metadata.annotations).toEqual({ 'nginx.ingress.kubernetes.io/proxy-body-size': '10m' });
+      expect(second.node.id).toBe('Ingress2');
+    });
+
     test('network labels on the template let NetworkPolicies select the VM', () => {
       const { chart, vm } = make({ labels: { 'network.cdk8s-compose.io/frontend': 'true' } });
       vm.addTemplateLabel('network.cdk8s-compose.io/backend', 'true');

@@ -1,0 +1,300 @@
+import { Size } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import { ComposeNetworkPolicies, ExposedPolicyPort, PolicyWorkload } from '../app/network-policy';
+import { ComposeError, ComposeWarning } from '../compose/errors';
+import { ComposeModel, ComposeService } from '../compose/model';
+import { CloudConfig, CloudInitFile, CloudInitUser } from './cloud-init';
+import { VmPublishedPort } from './compose-subset';
+import { DiskSource } from './disk-source';
+import { GoldenImageBundle, GoldenImageBundleProps } from './golden-image-bundle';
+import { GoldenImageVm, VM_LABEL } from './golden-image-vm';
+import { HugepageSize, RunStrategy, VmCpu, VmFeatures, VmGpu, VmResources } from './vm-devices';
+
+const GIB = 1024 ** 3;
+const DEFAULT_VM_MEMORY_GIB = 2;
+/** Room for the guest OS and Docker beside the containers' memory limits. */
+const OS_OVERHEAD_GIB = 1;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** Options of the bundle built for a {@link ComposeVm}. */
+export type ComposeVmBundleOptions = Omit<GoldenImageBundleProps, 'model' | 'services' | 'name'>;
+
+/** Props of {@link ComposeVm}. */
+export interface ComposeVmProps {
+  /** The loaded compose project, with env values already rewritten to Kubernetes Service names where needed. */
+  readonly model: ComposeModel;
+  /**
+   * The services that run in the VM.
+   * @default - every service of the project
+   */
+  readonly services?: string[];
+  /**
+   * Name of the VM, the bundle and the image: a DNS label.
+   * @default - the project name
+   */
+  readonly name?: string;
+  /** The folder URL where the operator publishes the converted image, e.g. `https://images.example.com/vm`. */
+  readonly imageBaseUrl: string;
+  /**
+   * Options of the golden image build.
+   * @default - a Debian 12 image, 20 GiB disk
+   */
+  readonly bundle?: ComposeVmBundleOptions;
+  /**
+   * Kubernetes Service name per compose service.
+   * @default - the compose name as a DNS label (`plausible_db` → `plausible-db`)
+   */
+  readonly serviceNames?: Record<string, string>;
+  /**
+   * Type of the Services.
+   * @default kplus.ServiceType.CLUSTER_IP
+   */
+  readonly serviceType?: kplus.ServiceType;
+  /**
+   * Guest users (SSH keys, passwords from the operator) for maintenance logins.
+   * @default - none: the VM runs the app without a login
+   */
+  readonly users?: CloudInitUser[];
+  /**
+   * Put the app's secret env values and files into the VM's cloud-init user data, which then lives in a Secret, so
+   * the app starts without the operator copying them in. When false the operator supplies them (see the bundle's
+   * README).
+   * @default true
+   */
+  readonly deliverSecrets?: boolean;
+  /**
+   * The device plugin's resource name for GPUs, required when a service reserves a GPU
+   * (`deploy.resources.reservations.devices` with capability `gpu`), e.g. `nvidia.com/TU104GL_Tesla_T4`.
+   * @default - none
+   */
+  readonly gpuDeviceName?: string;
+  /**
+   * Resources of the VM.
+   * @default - memory: the services' memory limits plus 1 GiB for the OS, at least 2 GiB; requests only
+   */
+  readonly resources?: VmResources;
+  /**
+   * CPU topology.
+   * @default - cores: the services' CPU limits rounded up, at least 2
+   */
+  readonly cpu?: VmCpu;
+  /**
+   * Huge pages.
+   * @default - none
+   */
+  readonly hugepages?: HugepageSize;
+  /**
+   * Firmware features.
+   * @default - none
+   */
+  readonly features?: VmFeatures;
+  /**
+   * Size of the root disk's DataVolume.
+   * @default - the smallest that holds the image
+   */
+  readonly storage?: Size;
+  /**
+   * Storage class of the DataVolume.
+   * @default - the cluster's default
+   */
+  readonly storageClassName?: string;
+  /**
+   * Run strategy.
+   * @default - `running: true`
+   */
+  readonly runStrategy?: RunStrategy;
+}
+
+/**
+ * Compose services migrated to a VM: the golden image bundle that runs them, the VirtualMachine booted from the
+ * published image, and one Service per compose service with ports, selecting `kubevirt.io/vm: <name>`, so other
+ * workloads reach them by the same names as container Services. The VM's pods carry the compose networks' labels
+ * ({@link ComposeNetworkPolicies.networkLabels}); {@link policyWorkload} describes it to `ComposeNetworkPolicies`.
+ */
+export class ComposeVm extends Construct {
+  /** The golden image bundle; write it with `GoldenImageBundle.synthesizeAll(app)`. */
+  public readonly bundle: GoldenImageBundle;
+  /** The VM. */
+  public readonly vm: GoldenImageVm;
+  /** Services by compose service name (services without ports have none). */
+  public readonly services: Readonly<Record<string, kplus.Service>>;
+  /** The cloud-init user data, when there is any. */
+  public readonly userData?: CloudConfig;
+
+  private readonly warningList: ComposeWarning[] = [];
+
+  constructor(scope: Construct, id: string, props: ComposeVmProps) {
+    super(scope, id);
+    const name = props.name ?? props.model.name;
+    if (!DNS_LABEL.test(name)) {
+      throw new ComposeError('the VM name is not a DNS label', {
+        at: props.model.at,
+        value: name,
+        allowed: 'lower-case letters, digits and "-", starting and ending with a letter or digit, at most 63 characters',
+        hint: 'pass name',
+      });
+    }
+    this.bundle = new GoldenImageBundle(this, 'GoldenImage', { ...props.bundle, model: props.model, services: props.services, name });
+    const chosen = props.model.services.filter((s) => this.bundle.services.includes(s.name));
+
+    const files: CloudInitFile[] = [];
+    if (props.deliverSecrets ?? true) {
+      const env = Object.entries(this.bundle.subset.secretEnv).sort(([a], [b]) => compare(a, b));
+      if (env.length > 0) {
+        files.push({
+          path: `${this.bundle.appDirectory}/.env`,
+          content: env.map(([key, value]) => `${key}=${dotenvQuote(key, value)}`).join('\n') + '\n',
+          permissions: '0600',
+          sensitive: true,
+        });
+      }
+      for (const [file, content] of Object.entries(this.bundle.subset.secretFiles).sort(([a], [b]) => compare(a, b))) {
+        files.push({
+          path: `${this.bundle.appDirectory}/${file}`,
+          content: content.text,
+          base64: content.binary,
+          permissions: '0644',
+          sensitive: true,
+        });
+      }
+    }
+    const users = props.users ?? [];
+    this.userData = files.length > 0 || users.length > 0 ? new CloudConfig({ users, writeFiles: files }) : undefined;
+
+    const gpus = this.gpusFor(chosen, props.gpuDeviceName);
+    this.vm = new GoldenImageVm(this, 'VirtualMachine', {
+      name,
+      image: DiskSource.fromGoldenImage(this.bundle, props.imageBaseUrl),
+      storage: props.storage,
+      storageClassName: props.storageClassName,
+      runStrategy: props.runStrategy,
+      resources: props.resources ?? { requests: { memory: defaultMemory(chosen) } },
+      cpu: props.cpu ?? { cores: defaultCores(chosen) },
+      hugepages: props.hugepages,
+      features: props.features,
+      gpus,
+      userData: this.userData,
+      labels: ComposeNetworkPolicies.networkLabels(this.bundle.subset.networks),
+    });
+
+    const services: Record<string, kplus.Service> = {};
+    for (const service of chosen) {
+      const ports = this.bundle.ports.filter((p) => p.service === service.name);
+      if (ports.length === 0) {
+        continue;
+      }
+      const serviceName = props.serviceNames?.[service.name] ?? toDnsLabel(service);
+      services[service.name] = this.vm.exposeViaService({
+        name: serviceName,
+        serviceType: props.serviceType,
+        ports: ports.map((p) => ({
+          name: `${p.protocol}-${p.target}`,
+          port: p.target,
+          targetPort: p.hostPort,
+          // TCP is the default; leaving it out keeps the Service like a container's.
+          protocol: p.protocol === 'tcp' ? undefined : PROTOCOLS[p.protocol],
+        })),
+      });
+    }
+    this.services = services;
+  }
+
+  /** What the bundle and this construct noted: build caveats, dropped dependencies, GPU drivers. */
+  public get warnings(): readonly ComposeWarning[] {
+    return [...this.bundle.warnings, ...this.warningList];
+  }
+
+  /** The ports published on the VM. */
+  public get ports(): readonly VmPublishedPort[] {
+    return this.bundle.ports;
+  }
+
+  /**
+   * The VM as a workload of `ComposeNetworkPolicies`: its pods (`kubevirt.io/vm: <name>`), its compose networks, and
+   * its ports as the pod sees them (the VM ports, which Services target).
+   */
+  public policyWorkload(exposedPorts: readonly ExposedPolicyPort[] = []): PolicyWorkload {
+    return {
+      name: this.vm.name,
+      podLabels: { [VM_LABEL]: this.vm.name },
+      networks: this.bundle.subset.networks,
+      ports: this.bundle.ports.map((p) => ({ port: p.hostPort, protocol: p.protocol })),
+      exposedPorts,
+    };
+  }
+
+  private gpusFor(services: readonly ComposeService[], deviceName: string | undefined): VmGpu[] {
+    const gpus: VmGpu[] = [];
+    for (const service of services) {
+      for (const device of service.deploy.reservations.devices) {
+        if (!device.capabilities.includes('gpu')) {
+          continue;
+        }
+        if (!deviceName) {
+          throw new ComposeError('the service reserves a GPU, and the VM needs the device name to pass one through', {
+            at: device.at,
+            allowed: 'the resource name the cluster\'s GPU device plugin advertises',
+            hint: 'pass gpuDeviceName, e.g. "nvidia.com/TU104GL_Tesla_T4"',
+          });
+        }
+        const count = typeof device.count === 'number' ? device.count : Math.max(1, device.deviceIds.length);
+        if (device.count === 'all') {
+          this.warningList.push({ code: 'vm-gpu-count', message: 'count "all" gives the VM one GPU; set a number to pass through more', at: device.at });
+        }
+        for (let i = 0; i < count; i++) {
+          gpus.push({ name: `gpu${gpus.length + 1}`, deviceName });
+        }
+      }
+    }
+    if (gpus.length > 0) {
+      this.warningList.push({
+        code: 'vm-gpu-driver',
+        message: 'the golden image does not install the GPU driver or the NVIDIA container toolkit: add them to the image before the app can use the GPU',
+        at: services[0].at,
+      });
+    }
+    return gpus;
+  }
+}
+
+const PROTOCOLS: Readonly<Record<string, kplus.Protocol>> = {
+  udp: kplus.Protocol.UDP, sctp: kplus.Protocol.SCTP,
+};
+
+function defaultMemory(services: readonly ComposeService[]): Size {
+  const bytes = services.reduce((sum, s) => sum + (s.deploy.limits.memoryBytes ?? 0), 0);
+  return Size.gibibytes(Math.max(DEFAULT_VM_MEMORY_GIB, Math.ceil(bytes / GIB) + OS_OVERHEAD_GIB));
+}
+
+function defaultCores(services: readonly ComposeService[]): number {
+  const cpus = services.reduce((sum, s) => sum + (s.deploy.limits.cpus ?? 0), 0);
+  return Math.max(2, Math.ceil(cpus));
+}
+
+function toDnsLabel(service: ComposeService): string {
+  const label = service.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+/, '').slice(0, 63).replace(/-+$/, '');
+  if (!label) {
+    throw new ComposeError('the service name gives no usable Kubernetes name', {
+      at: service.at, value: service.name, hint: 'pass serviceNames',
+    });
+  }
+  return label;
+}
+
+/** A `.env` value compose reads back unchanged: single quotes are literal; otherwise double quotes with escapes. */
+function dotenvQuote(key: string, value: string): string {
+  if (!value.includes('\'') && !value.includes('\n')) {
+    return `'${value}'`;
+  }
+  if (value.includes('\n') && value.includes('\'')) {
+    throw new ComposeError(`the secret value of ${key} holds both a quote and a line break, which a .env file cannot carry`, {
+      hint: 'deliver it as a compose secret (a file) instead',
+    });
+  }
+  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\$/g, '\\$').replace(/\n/g, '\\n')}"`;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

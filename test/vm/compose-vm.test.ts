@@ -1,0 +1,151 @@
+import * as path from 'path';
+import { Chart, Testing } from 'cdk8s';
+import { ComposeNetworkPolicies } from '../../lib/app/network-policy';
+import { loadCompose, loadComposeFromString } from '../../lib/compose/load';
+import { ComposeModel } from '../../lib/compose/model';
+import { CloudInitPassword } from '../../lib/vm/cloud-init';
+import { ComposeVm, ComposeVmProps } from '../../lib/vm/compose-vm';
+import { expectManifestsPass } from '../support/checks';
+import { expectValidManifests } from '../support/validate';
+import { cloudInitSchema, tempDir } from './tools';
+
+const FIXTURE = path.join(__dirname, 'fixtures/legacy');
+const MODEL: ComposeModel = loadCompose({ workingDir: FIXTURE, env: {} }).model;
+const BASE_URL = 'https://images.example.com/vm';
+
+function make(props: Partial<ComposeVmProps> = {}): { chart: Chart; vm: ComposeVm } {
+  const chart = Testing.chart();
+  const vm = new ComposeVm(chart, 'legacy', { model: MODEL, services: ['agent', 'app'], imageBaseUrl: BASE_URL, ...props });
+  return { chart, vm };
+}
+
+function pick(manifests: any[], kind: string, name: string): any {
+  const found = manifests.filter((m) => m.kind === kind && m.metadata.name === name);
+  expect(found).toHaveLength(1);
+  return found[0];
+}
+
+function userDataOf(manifests: any[]): string {
+  return Buffer.from(pick(manifests, 'Secret', 'legacy-cloudinitdisk').data.userdata, 'base64').toString('utf-8');
+}
+
+describe('ComposeVm', () => {
+  const { chart, vm } = make();
+  // The VM next to the namespace's network policies, as ComposeApp renders them.
+  new ComposeNetworkPolicies(chart, 'NetworkPolicies', {
+    networks: MODEL.networks.map((n) => ({ name: n.name, internal: n.internal })),
+    workloads: [vm.policyWorkload()],
+  });
+  const manifests = Testing.synth(chart);
+  const schema = cloudInitSchema(userDataOf(manifests));
+
+  test('renders the VM, its DataVolume, the Services and the user data Secret (snapshot)', () => {
+    expect(manifests.filter((m) => m.kind !== 'NetworkPolicy')).toMatchSnapshot();
+  });
+
+  test('passes the schema, Kubernetes and safety checks, with no secret value in the bundle', () => {
+    const texts = vm.bundle.files().map((f) => ({ name: f.path, content: f.content.toString('utf-8') }));
+    expectManifestsPass(manifests, { texts });
+  });
+
+  test('one Service per compose service with ports: the container port in front of the VM port', () => {
+    expect(pick(manifests, 'Service', 'app').spec).toEqual({
+      type: 'ClusterIP',
+      externalIPs: [],
+      selector: { 'kubevirt.io/vm': 'legacy' },
+      ports: [{ name: 'tcp-80', port: 80, targetPort: 8080 }],
+    });
+    expect(pick(manifests, 'Service', 'agent').spec.ports).toEqual([{ name: 'tcp-9100', port: 9100, targetPort: 9100 }]);
+    expect(Object.keys(vm.services)).toEqual(['agent', 'app']);
+  });
+
+  test('the VM boots the published golden image, sized from the services\' limits', () => {
+    const rendered = pick(manifests, 'VirtualMachine', 'legacy');
+    expect(pick(manifests, 'DataVolume', 'legacy-rootdisk').spec.source.http.url).toBe('https://images.example.com/vm/legacy.qcow2');
+    expect(rendered.spec.template.spec.domain.resources).toEqual({ requests: { memory: '3Gi' } });
+    expect(rendered.spec.template.spec.domain.cpu).toEqual({ cores: 2 });
+    expect(rendered.spec.template.metadata.labels).toEqual({
+      'kubevirt.io/vm': 'legacy',
+      'network.cdk8s-compose.io/default': 'true',
+    });
+  });
+
+  test('the app\'s secrets reach the guest through the user data Secret, which cloud-init accepts', async () => {
+    const userData = userDataOf(manifests);
+    expect(userData).toContain('  - path: /opt/legacy/.env\n');
+    expect(userData).toContain("API_TOKEN='tok-9f8e7d6c5b4a'");
+    expect(userData).toContain("DATABASE_URL='postgres://app:s3cr3t-db-pass@db:5432/app'");
+    expect(userData).toContain('  - path: /opt/legacy/secrets/db_password\n');
+    expect(userData).toContain('fixture-db-password-7c1d');
+    const result = await schema;
+    expect(result.output).toContain('Valid cloud-config');
+    expect(result.ok).toBe(true);
+  });
+
+  test('the network policy of the VM admits its ports on the VM side', () => {
+    const policy = pick(manifests, 'NetworkPolicy', 'allow-legacy');
+    expect(policy.spec.podSelector).toEqual({ matchLabels: { 'kubevirt.io/vm': 'legacy' } });
+    expect(JSON.stringify(policy.spec.ingress)).toContain('"port":8080');
+  });
+
+  test('without secret delivery the operator supplies them, and there is no user data', () => {
+    const plain = make({ deliverSecrets: false });
+    const rendered = Testing.synth(plain.chart);
+    expectValidManifests(rendered);
+    expect(rendered.some((m) => m.kind === 'Secret')).toBe(false);
+    expect(plain.vm.userData).toBeUndefined();
+    expect(plain.vm.bundle.operatorInputs.map((i) => `${i.kind}:${i.name}`)).toEqual([
+      'env:API_TOKEN', 'env:DATABASE_URL', 'file:secrets/db_password',
+    ]);
+  });
+
+  test('maintenance users with a password from a Secret, and Kubernetes Service names from the caller', () => {
+    const { chart: c } = make({
+      users: [{ name: 'ops', password: CloudInitPassword.fromSecret('legacy-passwords') }],
+      serviceNames: { app: 'legacy-app' },
+    });
+    const rendered = Testing.synth(c);
+    expect(pick(rendered, 'Service', 'legacy-app').spec.selector).toEqual({ 'kubevirt.io/vm': 'legacy' });
+    expect(pick(rendered, 'VirtualMachine', 'legacy').spec.template.spec.accessCredentials).toHaveLength(1);
+  });
+
+  test('warnings name what the VM cannot carry over', () => {
+    expect(vm.warnings.map((w) => `${w.code} ${w.at.path}`)).toEqual([
+      'local-only-port services.app.ports[1]',
+      'vm-dependency-outside services.app.depends_on.db',
+    ]);
+  });
+
+  describe('GPUs', () => {
+    const gpuModel = loadComposeFromString(`
+name: ml
+services:
+  trainer:
+    image: registry.example.com/trainer:1
+    deploy:
+      resources:
+        reservations:
+          devices: [{capabilities: [gpu], driver: nvidia, count: 2}]
+`, { env: {}, projectDir: tempDir('gpu') }).model;
+
+    test('a GPU reservation becomes gpus with the cluster\'s device name', () => {
+      const c = Testing.chart();
+      const ml = new ComposeVm(c, 'ml', { model: gpuModel, imageBaseUrl: BASE_URL, gpuDeviceName: 'nvidia.com/TU104GL_Tesla_T4' });
+      expect(pick(Testing.synth(c), 'VirtualMachine', 'ml').spec.template.spec.domain.devices.gpus).toEqual([
+        { name: 'gpu1', deviceName: 'nvidia.com/TU104GL_Tesla_T4' },
+        { name: 'gpu2', deviceName: 'nvidia.com/TU104GL_Tesla_T4' },
+      ]);
+      expect(ml.warnings.map((w) => w.code)).toEqual(['vm-gpu-driver']);
+    });
+
+    test('fails without the device name', () => {
+      expect(() => new ComposeVm(Testing.chart(), 'ml', { model: gpuModel, imageBaseUrl: BASE_URL })).toThrow(
+        'compose.yaml:9:21: services.trainer.deploy.resources.reservations.devices[0]: the service reserves a GPU, and the VM needs the device name to pass one through. '
+        + 'Allowed: the resource name the cluster\'s GPU device plugin advertises. Fix: pass gpuDeviceName, e.g. "nvidia.com/TU104GL_Tesla_T4".');
+    });
+  });
+
+  test('fails when the name is not a DNS label', () => {
+    expect(() => make({ name: 'Legacy_VM' })).toThrow('the VM name is not a DNS label (got "Legacy_VM")');
+  });
+});
