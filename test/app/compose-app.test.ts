@@ -1,8 +1,11 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { Chart, Size, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { ComposeApp } from '../../lib/app/compose-app';
 import { Exposure } from '../../lib/app/settings';
-import { ComposeError } from '../../lib/compose/errors';
+import { loadComposeFromString } from '../../lib/compose/load';
 import { expectManifestsPass } from '../support/checks';
 import { at, model, port, service } from '../support/model-builder';
 import { findDoc, findDocs } from '../support/yaml-docs';
@@ -173,5 +176,481 @@ describe('ports', () => {
       { name: 'tcp-5000', port: 5000, targetPort: 5000 },
       { name: 'tcp-5001', port: 5001, targetPort: 5000 },
     ]);
+  });
+});
+
+describe('resources', () => {
+  const { docs } = synthApp(`
+services:
+  limited:
+    image: a:1
+    deploy: { resources: { limits: { cpus: "0.05", memory: 64M } } }
+  reserved:
+    image: a:1
+    deploy: { resources: { reservations: { cpus: "2", memory: 1G } } }
+  legacy:
+    image: a:1
+    cpus: 1.5
+    mem_limit: 768m
+    depends_on: [limited]
+`);
+
+  test('requests and limits for cpu and memory on every container, init containers included', () => {
+    const all = allContainers(docs);
+    expect(all.length).toBeGreaterThan(3);
+    for (const container of all) {
+      expect(Object.keys(container.resources.requests).sort()).toEqual(['cpu', 'memory']);
+      expect(Object.keys(container.resources.limits).sort()).toEqual(['cpu', 'memory']);
+    }
+  });
+
+  test('a limit below the default request lowers the request; a request above the default limit raises the limit', () => {
+    expect(mainContainer(findDoc(docs, 'Deployment', 'limited')).resources).toEqual({
+      requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '50m', memory: '64Mi' },
+    });
+    expect(mainContainer(findDoc(docs, 'Deployment', 'reserved')).resources).toEqual({
+      requests: { cpu: '2', memory: '1024Mi' }, limits: { cpu: '2', memory: '1024Mi' },
+    });
+  });
+
+  test('the legacy cpus and mem_limit keys are limits', () => {
+    expect(mainContainer(findDoc(docs, 'Deployment', 'legacy')).resources).toEqual({
+      requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1500m', memory: '768Mi' },
+    });
+  });
+
+  test('overrides and defaults are props', () => {
+    const { docs: overridden } = synthApp('services: { a: { image: a:1 }, b: { image: b:1 } }', {
+      defaultResources: { cpuRequest: kplus.Cpu.millis(200), memoryLimit: Size.gibibytes(1) },
+      services: { b: { resources: { cpu: { limit: kplus.Cpu.millis(300) } } } },
+    });
+    expect(mainContainer(findDoc(overridden, 'Deployment', 'a')).resources).toEqual({
+      requests: { cpu: '200m', memory: '128Mi' }, limits: { cpu: '1', memory: '1024Mi' },
+    });
+    expect(mainContainer(findDoc(overridden, 'Deployment', 'b')).resources.limits.cpu).toBe('300m');
+  });
+});
+
+describe('security context from the compose keys', () => {
+  const { docs } = synthApp(`
+services:
+  hardened: { image: a:1, user: "1000:1000", read_only: true, cap_drop: [ALL], cap_add: [NET_BIND_SERVICE] }
+  root: { image: a:1, user: "0" }
+  named: { image: a:1, user: postgres }
+  privileged: { image: a:1, privileged: true }
+  admin: { image: a:1, cap_add: [SYS_ADMIN] }
+`);
+
+  test('a numeric non-root user is enforced, with read_only and capabilities', () => {
+    expect(mainContainer(findDoc(docs, 'Deployment', 'hardened')).securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      capabilities: { add: ['NET_BIND_SERVICE'], drop: ['ALL'] },
+      privileged: false,
+      readOnlyRootFilesystem: true,
+      runAsGroup: 1000,
+      runAsNonRoot: true,
+      runAsUser: 1000,
+    });
+  });
+
+  test('root and images that pick their own user are not forced to non-root', () => {
+    expect(mainContainer(findDoc(docs, 'Deployment', 'root')).securityContext).toMatchObject({ runAsUser: 0, runAsNonRoot: false });
+    expect(mainContainer(findDoc(docs, 'Deployment', 'named')).securityContext.runAsNonRoot).toBe(false);
+    expect(mainContainer(findDoc(docs, 'Deployment', 'named')).securityContext.runAsUser).toBeUndefined();
+  });
+
+  test('privileged and SYS_ADMIN allow privilege escalation, as Kubernetes requires', () => {
+    expect(mainContainer(findDoc(docs, 'Deployment', 'privileged')).securityContext).toMatchObject({ privileged: true, allowPrivilegeEscalation: true });
+    expect(mainContainer(findDoc(docs, 'Deployment', 'admin')).securityContext).toMatchObject({ allowPrivilegeEscalation: true });
+    expectManifestsPass(docs, { allowPrivileged: ['privileged', 'admin', 'hardened'] });
+  });
+});
+
+describe('probes', () => {
+  const { app, docs } = synthApp(`
+services:
+  exec:
+    image: a:1
+    expose: ["5432"]
+    healthcheck: { test: ["CMD", "pg_isready", "-U", "app"], interval: 5s, timeout: 2s, retries: 7, start_period: 30s, start_interval: 2s }
+  shell:
+    image: a:1
+    healthcheck: { test: ["CMD-SHELL", "curl -fs http://localhost/ || exit 1"] }
+  declared:
+    image: a:1
+    ports: ["8080:3000"]
+    x-cdk8s-compose: { http: true }
+  tcp:
+    image: a:1
+    expose: ["6379"]
+  timings:
+    image: a:1
+    expose: ["80"]
+    healthcheck: { interval: 10s }
+`);
+
+  test('CMD becomes an exec argv, with interval, timeout, retries; start_period a startupProbe', () => {
+    const container = mainContainer(findDoc(docs, 'Deployment', 'exec'));
+    const exec = { exec: { command: ['pg_isready', '-U', 'app'] }, periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 7 };
+    expect(container.readinessProbe).toEqual(exec);
+    expect(container.livenessProbe).toEqual(exec);
+    expect(container.startupProbe).toEqual({ exec: { command: ['pg_isready', '-U', 'app'] }, periodSeconds: 2, timeoutSeconds: 2, failureThreshold: 15 });
+  });
+
+  test('CMD-SHELL runs through sh -c, with compose\'s default timings', () => {
+    expect(mainContainer(findDoc(docs, 'Deployment', 'shell')).readinessProbe).toEqual({
+      exec: { command: ['sh', '-c', 'curl -fs http://localhost/ || exit 1'] }, periodSeconds: 30, timeoutSeconds: 30, failureThreshold: 3,
+    });
+  });
+
+  test('a service declared HTTP gets httpGet liveness /health and readiness /ready on its port', () => {
+    const container = mainContainer(findDoc(docs, 'Deployment', 'declared'));
+    const probe = (path: string) => ({
+      httpGet: { path, port: 3000, scheme: 'HTTP' }, initialDelaySeconds: 10, periodSeconds: 10, failureThreshold: 3,
+    });
+    expect(container.livenessProbe).toEqual(probe('/health'));
+    expect(container.readinessProbe).toEqual(probe('/ready'));
+  });
+
+  test('otherwise a tcpSocket readiness probe on the first port', () => {
+    const container = mainContainer(findDoc(docs, 'Deployment', 'tcp'));
+    expect(container.readinessProbe).toEqual({ tcpSocket: { port: 6379 }, periodSeconds: 10, failureThreshold: 3 });
+    expect(container.livenessProbe).toBeUndefined();
+  });
+
+  test('a healthcheck with only timings is reported and falls back to tcpSocket', () => {
+    expect(mainContainer(findDoc(docs, 'Deployment', 'timings')).readinessProbe.tcpSocket).toEqual({ port: 80 });
+    expect(codes(app)).toContain('healthcheck-inherited');
+  });
+
+  test('HTTP on a port the service does not listen on is an error', () => {
+    expect(() => synthApp('services:\n  web:\n    image: a:1\n    expose: ["80"]\n', { services: { web: { http: { port: 8080 } } } })).toThrow(
+      'compose.yaml:3:5: services.web: service "web" is declared HTTP on port 8080, which it does not listen on (got 8080). '
+      + 'Allowed: one of its TCP ports: 80. Fix: add the port to ports or expose, or give http.port.');
+  });
+});
+
+describe('ports → external access', () => {
+  const { app, docs } = synthApp(`
+services:
+  web: { image: nginx:1.27, ports: ["8080:80"] }
+  game: { image: a:1, ports: ["25565:25565", "19132:19132/udp"] }
+  admin: { image: a:1, ports: ["127.0.0.1:9000:9000"] }
+  db: { image: postgres:16, ports: ["5432:5432"], environment: { POSTGRES_PASSWORD: example-pw } }
+`);
+
+  test('an HTTP port goes through an Ingress with host, path, Prefix, backend and the rewrite annotation', () => {
+    expect(findDoc(docs, 'Ingress', 'web')).toMatchObject({
+      metadata: { annotations: { 'nginx.ingress.kubernetes.io/rewrite-target': '/' } },
+      spec: {
+        ingressClassName: 'nginx',
+        rules: [{
+          host: 'web.example.com',
+          http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] },
+        }],
+      },
+    });
+  });
+
+  test('other published ports go through a LoadBalancer Service, UDP included', () => {
+    const external = findDoc(docs, 'Service', 'game-external');
+    expect(external.spec.type).toBe('LoadBalancer');
+    expect(external.spec.selector).toEqual({ app: 'game' });
+    expect(external.spec.ports).toEqual([
+      { name: 'udp-19132', port: 19132, targetPort: 19132, protocol: 'UDP' },
+      { name: 'tcp-25565', port: 25565, targetPort: 25565 },
+    ]);
+    expect(findDoc(docs, 'Service', 'game').spec.type).toBe('ClusterIP');
+  });
+
+  test('a port bound to 127.0.0.1 stays internal, with a warning', () => {
+    expect(findDocs(docs, 'Service').map((d) => d.metadata.name)).not.toContain('admin-external');
+    expect(app.warnings).toContainEqual({
+      code: 'local-only-port',
+      message: 'port 9000 is bound to 127.0.0.1 in compose, so it stays inside the cluster (reach it with kubectl port-forward svc/admin 9000)',
+      at: expect.objectContaining({ path: 'services.admin.ports[0]' }),
+    });
+  });
+
+  test('a database\'s published port stays internal, with a warning', () => {
+    expect(findDocs(docs, 'Service').map((d) => d.metadata.name)).not.toContain('db-external');
+    expect(codes(app)).toContain('database-port-internal');
+  });
+
+  test('the host and the choice are props', () => {
+    const { docs: chosen } = synthApp('services: { web: { image: nginx:1.27, ports: ["8080:80"] }, api: { image: a:1, ports: ["3000:3000"] } }', {
+      services: { web: { expose: Exposure.LOAD_BALANCER }, api: { expose: Exposure.INGRESS, ingressHost: 'api.shop.test' } },
+    });
+    expect(findDoc(chosen, 'Service', 'web-external').spec.type).toBe('LoadBalancer');
+    expect(findDoc(chosen, 'Ingress', 'api').spec.rules[0].host).toBe('api.shop.test');
+  });
+
+  test('two services on one Ingress host and path fail validation naming both', () => {
+    const chart = new Chart(Testing.app(), 'test');
+    new ComposeApp(chart, 'app', {
+      model: modelOf('services:\n  a: { image: a:1, ports: ["80:80"] }\n  b: { image: b:1, ports: ["81:80"] }\n'),
+      services: { a: { ingressHost: 'shop.test' }, b: { ingressHost: 'shop.test' } },
+    });
+    expect(() => Testing.synth(chart)).toThrow(
+      '[test/app] compose.yaml:3:28: services.b.ports[0]: services "a" and "b" both route shop.test/ through an Ingress. '
+      + 'Allowed: one service per Ingress host and path. Fix: give one of them another ingressHost or ingressPath in services["b"].');
+  });
+});
+
+describe('environment → ConfigMap + Secret (rule 3)', () => {
+  const { app, docs } = synthApp(`
+services:
+  api:
+    image: a:1
+    environment:
+      LOG_LEVEL: debug
+      DB_PASSWORD: env-pass-1
+      GITHUB_TOKEN: ghp_fake_token_1
+      DATABASE_URL: postgres://app:url-pass-2@db:5432/app
+      PLAIN_URL: http://search:9200
+      SAME_AS_PASSWORD: env-pass-1
+      LICENSE_KEY: lic-3
+      POSTGRES_PASSWORD_FILE: /run/secrets/db
+`, { services: { api: { sensitiveEnv: ['LICENSE_KEY'] } } });
+  const container = mainContainer(findDoc(docs, 'Deployment', 'api'));
+  const envOf = (name: string) => container.env.find((e: any) => e.name === name);
+
+  test('sensitive values go into an Opaque Secret (data, base64) and are referenced with secretKeyRef', () => {
+    const secret = findDoc(docs, 'Secret', 'api-env');
+    expect(secret.type).toBe('Opaque');
+    expect(secretData(secret)).toEqual({
+      DATABASE_URL: 'postgres://app:url-pass-2@db:5432/app',
+      DB_PASSWORD: 'env-pass-1',
+      GITHUB_TOKEN: 'ghp_fake_token_1',
+      LICENSE_KEY: 'lic-3',
+      SAME_AS_PASSWORD: 'env-pass-1',
+    });
+    expect(envOf('DB_PASSWORD')).toEqual({ name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: 'api-env', key: 'DB_PASSWORD' } } });
+  });
+
+  test('everything else goes into a ConfigMap', () => {
+    expect(findDoc(docs, 'ConfigMap', 'api-env').data).toEqual({
+      LOG_LEVEL: 'debug', PLAIN_URL: 'http://search:9200', POSTGRES_PASSWORD_FILE: '/run/secrets/db',
+    });
+    expect(envOf('LOG_LEVEL')).toEqual({ name: 'LOG_LEVEL', valueFrom: { configMapKeyRef: { name: 'api-env', key: 'LOG_LEVEL' } } });
+  });
+
+  test('no secret value appears outside a Secret, nor in a warning', () => {
+    const values = ['env-pass-1', 'ghp_fake_token_1', 'url-pass-2', 'lic-3'];
+    expect(checkSecretLeaks(docs, { secretValues: values, minSecretLength: 1 })).toEqual([]);
+    for (const value of values) {
+      expect(JSON.stringify(app.warnings)).not.toContain(value);
+    }
+  });
+
+  test('the name patterns are a prop', () => {
+    const { docs: custom } = synthApp('services: { a: { image: a:1, environment: { MY_PIN: "1234" } } }', { sensitiveNamePatterns: ['PIN'] });
+    expect(secretData(findDoc(custom, 'Secret', 'a-env'))).toEqual({ MY_PIN: '1234' });
+  });
+});
+
+describe('rule 2: dependencies are addressed by their Service name', () => {
+  const { app, docs } = synthApp(`
+services:
+  app:
+    image: a:1
+    environment:
+      DATABASE_URL: postgres://u:rw-pass-9@plausible_db:5432/app
+      CACHE: redis://my-cache:6379
+      SEARCH_HOST: search_engine
+      BROKERS: events_kafka:9092,events_kafka:9093
+      UNRELATED: the plausible_db_backup job
+  plausible_db:
+    image: postgres:16
+    environment: { POSTGRES_PASSWORD: rw-pass-9 }
+  cache:
+    image: redis:7
+    container_name: my-cache
+  search:
+    image: elasticsearch:8.15.0
+    hostname: search_engine
+    expose: ["9200"]
+  kafka:
+    image: bitnami/kafka:3.8
+    expose: ["9092"]
+    networks: { default: { aliases: [events_kafka] } }
+`);
+
+  test('URLs, DSNs, host:port and bare hosts are rewritten, for service names, container names, hostnames and aliases', () => {
+    expect(secretData(findDoc(docs, 'Secret', 'app-env')).DATABASE_URL).toBe('postgres://u:rw-pass-9@plausible-db:5432/app');
+    expect(findDoc(docs, 'ConfigMap', 'app-env').data).toEqual({
+      BROKERS: 'kafka:9092,kafka:9093',
+      CACHE: 'redis://cache:6379',
+      SEARCH_HOST: 'search',
+      UNRELATED: 'the plausible_db_backup job',
+    });
+  });
+
+  test('each rewrite is reported', () => {
+    expect(app.warnings.filter((w) => w.code === 'host-rewrite').map((w) => w.message)).toEqual([
+      'host "events_kafka" in BROKERS rewritten to the Service name "kafka"',
+      'host "my-cache" in CACHE rewritten to the Service name "cache"',
+      'host "plausible_db" in DATABASE_URL rewritten to the Service name "plausible-db"',
+      'host "search_engine" in SEARCH_HOST rewritten to the Service name "search"',
+    ]);
+  });
+});
+
+describe('secrets, configs and bind-mounted files', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'compose-app-'));
+  fs.mkdirSync(path.join(dir, 'conf'));
+  fs.mkdirSync(path.join(dir, 'data'));
+  fs.writeFileSync(path.join(dir, 'db_password.txt'), 'file-secret-7\n');
+  fs.writeFileSync(path.join(dir, 'conf', 'nginx.conf'), 'upstream app { server backend_app:8000; }\n');
+  fs.writeFileSync(path.join(dir, 'conf', 'app.ini'), '[db]\npassword = file-secret-7\n');
+  fs.writeFileSync(path.join(dir, 'settings.yml'), 'level: info\n');
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const text = `
+services:
+  web:
+    image: nginx:1.27
+    volumes:
+      - ./conf/nginx.conf:/etc/nginx/nginx.conf:ro
+      - ./conf/app.ini:/etc/app.ini
+      - ./data:/var/lib/data
+      - /var/run/docker.sock:/var/run/docker.sock
+    secrets:
+      - db_password
+      - source: api_key
+        target: /etc/keys/api.key
+        mode: 0440
+    configs:
+      - source: settings
+        target: /etc/app/settings.yml
+  backend_app:
+    image: a:1
+    expose: ["8000"]
+secrets:
+  db_password: { file: ./db_password.txt }
+  api_key: { external: true }
+configs:
+  settings: { file: ./settings.yml }
+`;
+  const chart = new Chart(Testing.app(), 'test');
+  const app = new ComposeApp(chart, 'app', { model: loadComposeFromString(text, { env: {}, projectDir: dir }).model, namespace: 'test' });
+  const docs = Testing.synth(chart);
+  const container = mainContainer(findDoc(docs, 'Deployment', 'web'));
+  const mount = (mountPath: string) => container.volumeMounts.find((m: any) => m.mountPath === mountPath);
+  const volume = (name: string) => podSpec(findDoc(docs, 'Deployment', 'web')).volumes.find((v: any) => v.name === name);
+
+  test('a compose secret becomes a Secret mounted at /run/secrets/<name>', () => {
+    expect(secretData(findDoc(docs, 'Secret', 'db-password'))).toEqual({ db_password: 'file-secret-7\n' });
+    expect(mount('/run/secrets/db_password')).toEqual({ mountPath: '/run/secrets/db_password', name: 'secret-db-password', subPath: 'db_password', readOnly: true });
+    expect(volume('secret-db-password')).toEqual({ name: 'secret-db-password', secret: { secretName: 'db-password' } });
+  });
+
+  test('an external secret is referenced, not created, with a warning; the long-syntax target and mode are kept', () => {
+    expect(findDocs(docs, 'Secret').map((d) => d.metadata.name)).not.toContain('api-key');
+    expect(mount('/etc/keys/api.key')).toMatchObject({ name: 'secret-api-key', subPath: 'api_key', readOnly: true });
+    expect(volume('secret-api-key')).toEqual({ name: 'secret-api-key', secret: { secretName: 'api-key', defaultMode: 0o440 } });
+    expect(app.warnings).toContainEqual(expect.objectContaining({
+      code: 'external-secret',
+      message: 'secret "api_key" is external: create the Secret "api-key" with the key "api_key" in namespace "test" before deploying',
+    }));
+  });
+
+  test('configs and single-file binds become ConfigMap keys mounted read-only with subPath at the same path', () => {
+    expect(findDoc(docs, 'ConfigMap', 'settings').data).toEqual({ settings: 'level: info\n' });
+    expect(mount('/etc/app/settings.yml')).toMatchObject({ name: 'config-settings', subPath: 'settings', readOnly: true });
+    expect(findDoc(docs, 'ConfigMap', 'web-files').data).toEqual({ 'nginx.conf': 'upstream app { server backend_app:8000; }\n' });
+    expect(mount('/etc/nginx/nginx.conf')).toEqual({ mountPath: '/etc/nginx/nginx.conf', name: 'files', subPath: 'nginx.conf', readOnly: true });
+  });
+
+  test('a file holding a secret value is mounted from a Secret instead', () => {
+    expect(secretData(findDoc(docs, 'Secret', 'web-files'))).toEqual({ 'app.ini': '[db]\npassword = file-secret-7\n' });
+    expect(mount('/etc/app.ini')).toMatchObject({ name: 'files-secret', subPath: 'app.ini', readOnly: true });
+    expect(checkSecretLeaks(docs, { secretValues: ['file-secret-7'] })).toEqual([]);
+  });
+
+  test('directory and host-path binds are reported and not mounted', () => {
+    expect(mount('/var/lib/data')).toBeUndefined();
+    expect(mount('/var/run/docker.sock')).toBeUndefined();
+    expect(codes(app)).toEqual(expect.arrayContaining(['directory-bind', 'host-path', 'bind-read-only']));
+  });
+
+  test('names in a file that need rewriting are reported', () => {
+    expect(app.warnings).toContainEqual(expect.objectContaining({
+      code: 'file-host-reference',
+      message: 'the bound file "./conf/nginx.conf" refers to "backend_app", which is the Service "backend-app" in Kubernetes; edit the file',
+    }));
+  });
+
+  test('the output names no absolute path of this machine', () => {
+    expect(JSON.stringify(docs)).not.toContain(dir);
+    expectManifestsPass(docs);
+  });
+});
+
+describe('volumes → PersistentVolumeClaim', () => {
+  const { app, docs } = synthApp(`
+services:
+  app:
+    image: a:1
+    volumes:
+      - data:/var/lib/app
+      - sized:/srv/sized
+      - /var/cache/app
+      - type: tmpfs
+        target: /run/tmp
+        tmpfs: { size: 16m }
+  reader:
+    image: a:1
+    volumes: [data:/data:ro]
+  stateless:
+    image: a:1
+    volumes: [/scratch]
+volumes:
+  data: {}
+  sized:
+    labels: { kompose.volume.size: 3Gi }
+  fast: {}
+`, { storageClassName: 'standard', volumes: { data: { size: Size.gibibytes(2) } } });
+
+  test('a named volume gets a ReadWriteOnce claim with its size and storage class', () => {
+    expect(findDoc(docs, 'PersistentVolumeClaim', 'data').spec).toEqual({
+      accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '2Gi' } }, storageClassName: 'standard', volumeMode: 'Filesystem',
+    });
+    expect(findDoc(docs, 'PersistentVolumeClaim', 'sized').spec.resources.requests.storage).toBe('3Gi');
+  });
+
+  test('unused volumes get no claim', () => {
+    expect(findDocs(docs, 'PersistentVolumeClaim').map((d) => d.metadata.name)).toEqual(['data', 'sized']);
+  });
+
+  test('anonymous volumes become emptyDir and tmpfs a memory-backed emptyDir', () => {
+    const volumes = podSpec(findDoc(docs, 'Deployment', 'app')).volumes;
+    expect(volumes).toContainEqual({ name: 'anon-var-cache-app', emptyDir: {} });
+    expect(volumes).toContainEqual({ name: 'tmpfs-run-tmp', emptyDir: { medium: 'Memory', sizeLimit: '16Mi' } });
+    expect(codes(app)).toContain('anonymous-volume');
+  });
+
+  test('a pod that mounts a ReadWriteOnce claim is replaced with Recreate; others roll', () => {
+    expect(findDoc(docs, 'Deployment', 'app').spec.strategy).toEqual({ type: 'Recreate' });
+    expect(findDoc(docs, 'Deployment', 'reader').spec.strategy).toEqual({ type: 'Recreate' });
+    expect(findDoc(docs, 'Deployment', 'stateless').spec.strategy.type).toBe('RollingUpdate');
+  });
+
+  test('one ReadWriteOnce volume shared by several services is reported', () => {
+    expect(app.warnings).toContainEqual(expect.objectContaining({
+      code: 'shared-volume',
+      message: 'volume "data" is mounted by services app, reader: its ReadWriteOnce claim attaches to one node at a time, '
+        + 'so their pods must land on the same node (or use a ReadWriteMany storage class)',
+    }));
+  });
+
+  test('an impossible size is an error: a bad label', () => {
+    expect(() => synthApp('services:\n  a: { image: a:1, volumes: ["v:/v"] }\nvolumes:\n  v:\n    labels: { kompose.volume.size: lots }\n')).toThrow(
+      'compose.yaml:5:5: volumes.v.labels.kompose.volume.size: invalid volume size (got "lots"). '
+      + 'Allowed: a positive Kubernetes quantity such as "512Mi", "10Gi" or "1Ti". Fix: write the size with a binary unit, for example "10Gi".');
+  });
+
+  test('an impossible size is an error: a zero prop', () => {
+    expect(() => synthApp('services:\n  a: { image: a:1, volumes: ["v:/v"] }\nvolumes:\n  v: {}\n', { volumes: { v: { size: Size.gibibytes(0) } } })).toThrow(
+      'test/app: volumes["v"].size is not a positive size (got "0 bytes"). Allowed: a positive Kubernetes quantity such as "512Mi", "10Gi" or "1Ti".');
   });
 });
