@@ -11,9 +11,9 @@ export interface SynthesizedApp {
   readonly docs: Manifest[];
 }
 
-/** Loads compose text (no shell environment) into a model. */
+/** Loads compose text (no shell environment; project `test` unless the text names one) into a model. */
 export function modelOf(text: string, projectDir?: string): ComposeModel {
-  return loadComposeFromString(text, { env: {}, projectDir }).model;
+  return loadComposeFromString(text, { env: {}, projectDir, projectName: /^name:/m.test(text) ? undefined : 'test' }).model;
 }
 
 /** A fresh chart with a ComposeApp from compose text or a model, synthesized. */

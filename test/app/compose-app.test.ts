@@ -1,10 +1,13 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { Chart, Size, Testing } from 'cdk8s';
+import { Chart, Duration, Size, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { ComposeApp } from '../../lib/app/compose-app';
+import { WorkloadKind } from '../../lib/app/migrated-service';
 import { Exposure } from '../../lib/app/settings';
+import { DatabaseEngine } from '../../lib/stateful/engine';
+import { WorkloadController } from '../../lib/stateful/stateful-dependency';
 import { loadComposeFromString } from '../../lib/compose/load';
 import { expectManifestsPass } from '../support/checks';
 import { at, model, port, service } from '../support/model-builder';
@@ -652,5 +655,206 @@ volumes:
   test('an impossible size is an error: a zero prop', () => {
     expect(() => synthApp('services:\n  a: { image: a:1, volumes: ["v:/v"] }\nvolumes:\n  v: {}\n', { volumes: { v: { size: Size.gibibytes(0) } } })).toThrow(
       'test/app: volumes["v"].size is not a positive size (got "0 bytes"). Allowed: a positive Kubernetes quantity such as "512Mi", "10Gi" or "1Ti".');
+  });
+});
+
+describe('depends_on → init containers (rule 1)', () => {
+  const { app, docs } = synthApp(`
+services:
+  web:
+    image: nginx:1.27
+    ports: ["8080:80"]
+    depends_on:
+      api: { condition: service_healthy }
+  api:
+    image: a:1
+    expose: ["8000"]
+    depends_on:
+      db: { condition: service_healthy }
+      migrate: { condition: service_completed_successfully }
+      worker: { condition: service_started }
+  worker:
+    image: a:1
+  migrate:
+    image: a:1
+    command: ["migrate"]
+    depends_on: [db]
+  db:
+    image: postgres:16
+    environment: { POSTGRES_PASSWORD: wait-pass-1 }
+`, { waitTimeout: Duration.seconds(120) });
+  const initNames = (name: string, kind = 'Deployment') => (podSpec(findDoc(docs, kind, name)).initContainers ?? []).map((c: any) => c.name);
+
+  test('every dependent has a wait for each dependency, databases first', () => {
+    expect(initNames('web')).toEqual(['wait-for-api']);
+    expect(initNames('api')).toEqual(['wait-for-db', 'wait-for-migrate', 'wait-for-worker']);
+    expect(initNames('migrate', 'Job')).toEqual(['wait-for-db']);
+    expect(initNames('worker')).toEqual([]);
+  });
+
+  test('a TCP wait on the dependency\'s Service, bounded, with clear log lines', () => {
+    const wait = podSpec(findDoc(docs, 'Deployment', 'api')).initContainers[0];
+    expect(wait).toMatchObject({ image: 'busybox:1.36', resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '100m', memory: '64Mi' } } });
+    expect(wait.command[2]).toBe([
+      'echo "waiting up to 120s for db:5432 (compose service db) to accept connections"',
+      'deadline=$(($(date +%s) + 120))',
+      'until nc -z -w 2 db 5432; do',
+      '  if [ "$(date +%s)" -ge "$deadline" ]; then echo "gave up: db:5432 did not accept connections within 120s" >&2; exit 1; fi',
+      '  sleep 2',
+      'done',
+      'echo "db:5432 is ready"',
+    ].join('\n'));
+  });
+
+  test('service_completed_successfully runs the dependency as a Job', () => {
+    const job = findDoc(docs, 'Job', 'migrate');
+    expect(podSpec(job).restartPolicy).toBe('OnFailure');
+    expect(findDocs(docs, 'Deployment').map((d) => d.metadata.name)).not.toContain('migrate');
+    expect(app.service('migrate').job).toBeInstanceOf(kplus.Job);
+  });
+
+  test('dependents wait for the Job through a least-privilege service account', () => {
+    const spec = podSpec(findDoc(docs, 'Deployment', 'api'));
+    expect(spec.serviceAccountName).toBe('api-wait');
+    expect(spec.automountServiceAccountToken).toBe(true);
+    expect(spec.initContainers[1].command[2]).toContain('kubectl wait --namespace=test --for=\'condition=complete\' --timeout=120s job/migrate');
+    expect(findDoc(docs, 'Role', 'api-wait').rules).toEqual([
+      { apiGroups: ['batch'], resources: ['jobs'], resourceNames: ['migrate'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['apps'], resources: ['deployments'], resourceNames: ['worker'], verbs: ['get', 'list', 'watch'] },
+    ]);
+    expect(findDoc(docs, 'RoleBinding', 'api-wait')).toMatchObject({
+      roleRef: { kind: 'Role', name: 'api-wait' },
+      subjects: [{ kind: 'ServiceAccount', name: 'api-wait', namespace: 'test' }],
+    });
+    expect(findDoc(docs, 'ServiceAccount', 'api-wait').automountServiceAccountToken).toBe(false);
+  });
+
+  test('pods without an API wait get no token', () => {
+    for (const name of ['web', 'worker', 'db']) {
+      expect(podSpec(findDoc(docs, 'Deployment', name)).automountServiceAccountToken).toBe(false);
+    }
+    expectManifestsPass(docs, { allowServiceAccountToken: ['api'] });
+  });
+
+  test('a dependency on no shared network is awaited through the API, as its Service is out of reach', () => {
+    const { docs: apart } = synthApp(`
+services:
+  a: { image: a:1, depends_on: [b], networks: [one] }
+  b: { image: b:1, expose: ["80"], networks: [two] }
+networks: { one: {}, two: {} }
+`);
+    expect(podSpec(findDoc(apart, 'Deployment', 'a')).initContainers[0].command[2])
+      .toContain("kubectl wait --namespace=test --for='condition=available' --timeout=300s deployment/b");
+  });
+});
+
+describe('stateful dependencies', () => {
+  const { app, docs } = synthApp(`
+services:
+  db:
+    image: postgres:16.4
+    environment: { POSTGRES_USER: shop, POSTGRES_PASSWORD: stateful-pass-3 }
+    volumes: [pgdata:/var/lib/postgresql/data]
+  cache:
+    image: redis:7.4
+  search:
+    image: example/search:1
+    volumes: [idx:/index]
+volumes: { pgdata: {}, idx: {} }
+`, { services: { search: { engine: DatabaseEngine.generic({ name: 'search', port: 7700, dataPath: '/index' }) } } });
+
+  test('databases and caches are detected from the image and run by a StatefulDependency', () => {
+    expect(app.service('db').kind).toBe(WorkloadKind.STATEFUL);
+    expect(app.service('cache').statefulDependency?.engine).toBe(DatabaseEngine.REDIS);
+    expect(app.service('search').statefulDependency?.port).toBe(7700);
+  });
+
+  test('one replica, Recreate, the compose volume at the data path with PGDATA in a subdirectory', () => {
+    const deployment = findDoc(docs, 'Deployment', 'db');
+    expect(deployment.spec.replicas).toBe(1);
+    expect(deployment.spec.strategy).toEqual({ type: 'Recreate' });
+    const container = mainContainer(deployment);
+    expect(container.env).toContainEqual({ name: 'PGDATA', value: '/var/lib/postgresql/data/pgdata' });
+    expect(container.volumeMounts).toContainEqual({ mountPath: '/var/lib/postgresql/data', name: 'data' });
+    expect(podSpec(deployment).volumes).toContainEqual({ name: 'data', persistentVolumeClaim: { claimName: 'pgdata', readOnly: false } });
+    expect(container.readinessProbe.exec.command).toEqual(['sh', '-c', 'pg_isready -h 127.0.0.1 -p 5432 -U "${POSTGRES_USER:-postgres}"']);
+  });
+
+  test('a database without a compose volume gets its own claim, and a backup CronJob', () => {
+    expect(findDoc(docs, 'PersistentVolumeClaim', 'cache-data').spec.resources.requests.storage).toBe('1Gi');
+    expect(findDoc(docs, 'CronJob', 'cache-backup').spec.schedule).toBe('0 3 * * *');
+    expect(findDoc(docs, 'CronJob', 'db-backup')).toBeDefined();
+  });
+
+  test('a generic engine without a dump command gets no backup', () => {
+    expect(findDocs(docs, 'CronJob').map((d) => d.metadata.name)).toEqual(['cache-backup', 'db-backup']);
+  });
+
+  test('the credentials Secret holds the password and the connection string only', () => {
+    expect(secretData(findDoc(docs, 'Secret', 'db-credentials'))).toEqual({
+      password: 'stateful-pass-3', uri: 'postgresql://shop:stateful-pass-3@db:5432/shop',
+    });
+    expectManifestsPass(docs);
+  });
+
+  test('the controller option makes a StatefulSet', () => {
+    const { docs: sts } = synthApp('services: { db: { image: mysql:8.0, environment: { MYSQL_ROOT_PASSWORD: sts-pass-4 } } }', { controller: WorkloadController.STATEFUL_SET });
+    expect(findDoc(sts, 'StatefulSet', 'db').spec.serviceName).toBe('db');
+    expect(findDoc(sts, 'Service', 'db').spec.selector).toEqual({ app: 'db' });
+    expectManifestsPass(sts);
+  });
+
+  test('engine: false keeps a database image a plain Deployment', () => {
+    const { app: plain } = synthApp('services: { db: { image: postgres:16 } }', { services: { db: { engine: false } } });
+    expect(plain.service('db').kind).toBe(WorkloadKind.DEPLOYMENT);
+  });
+});
+
+describe('autoscaling, network policies and quota', () => {
+  const { docs } = synthApp(`
+services:
+  web:
+    image: nginx:1.27
+    ports: ["8080:80"]
+    networks: [front]
+    labels: { kompose.hpa.replicas.min: "2", kompose.hpa.replicas.max: "6", kompose.hpa.cpu: "60" }
+  db:
+    image: postgres:16
+    environment: { POSTGRES_PASSWORD: quota-pass-5 }
+    networks: [back]
+networks: { front: {}, back: { internal: true } }
+`);
+
+  test('kompose.hpa labels give an autoscaling/v2 HPA', () => {
+    expect(findDoc(docs, 'HorizontalPodAutoscaler', 'web').spec).toMatchObject({
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+      minReplicas: 2,
+      maxReplicas: 6,
+      metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } }],
+    });
+  });
+
+  test('network policies: default deny, and pods labelled with their networks', () => {
+    expect(findDoc(docs, 'NetworkPolicy', 'default-deny').spec).toEqual({ podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
+    expect(findDoc(docs, 'Deployment', 'web').spec.template.metadata.labels).toEqual({ 'app': 'web', 'network.cdk8s-compose.io/front': 'true' });
+    expect(findDoc(docs, 'CronJob', 'db-backup').spec.jobTemplate.spec.template.metadata.labels)
+      .toEqual({ 'app': 'db-backup', 'network.cdk8s-compose.io/back': 'true' });
+    expect(findDoc(docs, 'NetworkPolicy', 'allow-db-backup')).toBeDefined();
+  });
+
+  test('one ResourceQuota computed from the app', () => {
+    expect(Object.keys(findDoc(docs, 'ResourceQuota', 'namespace-quota').spec.hard).sort())
+      .toEqual(['limits.cpu', 'limits.memory', 'persistentvolumeclaims', 'requests.cpu', 'requests.memory']);
+    expectManifestsPass(docs);
+  });
+
+  test('a quota too small fails validation', () => {
+    const chart = new Chart(Testing.app(), 'test');
+    new ComposeApp(chart, 'app', {
+      model: modelOf('services: { web: { image: nginx:1.27, deploy: { resources: { limits: { cpus: "2" } } } } }'),
+      quota: { hard: { limitsCpu: kplus.Cpu.millis(500) } },
+    });
+    expect(() => Testing.synth(chart)).toThrow('[test/app/Quota] the app does not fit the quota: limits.cpu needs 4 at its peak '
+      + '(Deployment/web 2 × 2), the quota allows 500m. Fix: raise limits.cpu in the quota, or lower replicas, maxReplicas or the cpu limits.');
   });
 });
