@@ -180,6 +180,11 @@ export interface VmServiceOptions {
 /** Options for {@link GoldenImageVm.exposeViaIngress}. */
 export interface VmIngressOptions {
   /**
+   * The Ingress name.
+   * @default - generated from the construct path
+   */
+  readonly name?: string;
+  /**
    * Host name of the rule.
    * @default - any host
    */
@@ -395,6 +400,7 @@ export class GoldenImageVm extends Construct {
     }
     this.ingressCount += 1;
     const ingress = new kplus.Ingress(this, this.ingressCount === 1 ? 'Ingress' : `Ingress${this.ingressCount}`, {
+      metadata: options.name ? { name: options.name } : undefined,
       className: options.className,
     });
     const annotations = options.annotations ?? { 'nginx.ingress.kubernetes.io/rewrite-target': '/' };

@@ -2,6 +2,7 @@ export * from './assess';
 export * from './cloud-init';
 export * from './compose-subset';
 export * from './compose-vm';
+export * from './compose-vm-chart';
 export * from './disk-source';
 export * from './golden-image-bundle';
 export * from './golden-image-files';
