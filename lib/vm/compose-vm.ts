@@ -31,7 +31,7 @@ export interface ComposeVmProps {
   readonly services?: string[];
   /**
    * Name of the VM, the bundle and the image: a DNS label.
-   * @default - the project name
+   * @default - the project name, with "_" written as "-"
    */
   readonly name?: string;
   /** The folder URL where the operator publishes the converted image, e.g. `https://images.example.com/vm`. */
@@ -126,7 +126,8 @@ export class ComposeVm extends Construct {
 
   constructor(scope: Construct, id: string, props: ComposeVmProps) {
     super(scope, id);
-    const name = props.name ?? props.model.name;
+    // Compose project names may hold "_", which Kubernetes names may not.
+    const name = props.name ?? props.model.name.replace(/_/g, '-');
     if (!DNS_LABEL.test(name)) {
       throw new ComposeError('the VM name is not a DNS label', {
         at: props.model.at,

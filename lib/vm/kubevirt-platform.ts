@@ -141,7 +141,7 @@ export class KubeVirtPlatform extends Construct {
       },
     });
 
-    this.node.addValidation({ validate: () => this.validateGpus() });
+    this.node.addValidation({ validate: () => [...this.validateScope(), ...this.validateGpus()] });
   }
 
   /** The feature gates, sorted: the ones given (or the defaults) plus GPU when a VM in the app passes one through. */
@@ -160,6 +160,18 @@ export class KubeVirtPlatform extends Construct {
 
   private vms(): GoldenImageVm[] {
     return this.node.root.node.findAll().filter((c): c is GoldenImageVm => c instanceof GoldenImageVm);
+  }
+
+  /** CDI is cluster-scoped: a chart namespace would be stamped on it, and the API server would refuse it. */
+  private validateScope(): string[] {
+    const namespace = this.cdi.metadata.namespace;
+    if (namespace === undefined) {
+      return [];
+    }
+    return [new ComposeError(`KubeVirt: the CDI custom resource is cluster-scoped but its chart gives it the namespace "${namespace}"`, {
+      allowed: 'a KubeVirtPlatform in a chart without a namespace',
+      hint: 'create the platform in a chart of its own, e.g. new KubeVirtPlatform(new Chart(app, \'platform\'), \'platform\')',
+    }).message];
   }
 
   private validateGpus(): string[] {

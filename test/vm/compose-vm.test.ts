@@ -145,7 +145,11 @@ services:
     });
   });
 
-  test('fails when the name is not a DNS label', () => {
+  test('the project name becomes a DNS label; a name that is not one fails', () => {
+    const c = Testing.chart();
+    const snake = new ComposeVm(c, 'vm', { model: { ...MODEL, name: 'legacy_shop' }, services: ['agent'], imageBaseUrl: BASE_URL });
+    expect(snake.vm.name).toBe('legacy-shop');
+    expect(snake.bundle.name).toBe('legacy-shop');
     expect(() => make({ name: 'Legacy_VM' })).toThrow('the VM name is not a DNS label (got "Legacy_VM")');
   });
 });

@@ -115,6 +115,14 @@ describe('KubeVirtPlatform', () => {
         + `Fix: add { pciVendorSelector: "<vendor:device>", resourceName: "${GPU}" } to permittedPciDevices.`);
     });
 
+    test('the chart has a namespace, which the cluster-scoped CDI cannot take', () => {
+      const chart = new Chart(Testing.app(), 'platform', { namespace: 'apps' });
+      new KubeVirtPlatform(chart, 'platform');
+      expect(() => Testing.synth(chart)).toThrow(
+        'KubeVirt: the CDI custom resource is cluster-scoped but its chart gives it the namespace "apps". '
+        + 'Allowed: a KubeVirtPlatform in a chart without a namespace.');
+    });
+
     test('a PCI selector is malformed', () => {
       expect(() => new KubeVirtPlatform(Testing.chart(), 'p', { permittedPciDevices: [{ pciVendorSelector: '10de', resourceName: GPU }] })).toThrow(
         'KubeVirt: permittedPciDevices[0].pciVendorSelector is not a PCI vendor:device pair (got "10de")');
