@@ -89,11 +89,12 @@ export function packerTemplate(build: GoldenImageBuild): string {
       http_directory: 'http',
       boot_wait: '5s',
       // The installer reads the preseed over HTTP; the build user's password is typed on its command line from the
-      // user variable, so it never lands in a file.
+      // user variable, so it never lands in a file. net.ifnames=0 carries over to the installed system, so its NIC
+      // is eth0 under QEMU and under KubeVirt alike.
       boot_command: [
         '<esc><wait>',
         'auto preseed/url=http://{{ .HTTPIP }}:{{ .HTTPPort }}/preseed.cfg ',
-        'debian-installer/locale=en_US.UTF-8 keyboard-configuration/xkb-keymap=us ',
+        'debian-installer/locale=en_US.UTF-8 keyboard-configuration/xkb-keymap=us net.ifnames=0 biosdevname=0 ',
         `netcfg/get_hostname=${build.name} netcfg/get_domain=localdomain `,
         `passwd/user-fullname=${user} passwd/username=${user} `,
         `passwd/user-password=${password} passwd/user-password-again=${password} `,
@@ -210,6 +211,8 @@ export function cleanupScript(): string {
     'set -eu',
     'apt-get clean',
     'rm -rf /var/lib/apt/lists/*',
+    '# The installer may copy boot parameters into GRUB: keep none of the build user\'s.',
+    'if grep -q "passwd/" /etc/default/grub; then sed -i -E \'s#passwd/[^ "]*##g\' /etc/default/grub && update-grub; fi',
     'cloud-init clean --logs',
     'rm -f /etc/ssh/ssh_host_*',
     'truncate -s 0 /etc/machine-id',
