@@ -463,6 +463,27 @@ export class ComposeApp extends Construct {
         this.secretValues.add(secret.source.content.text);
       }
     }
+    this.reportWeakSecrets(patterns);
+  }
+
+  /**
+   * A password such as `postgres` or `airflow` is also part of an image, service or project name, so it shows in
+   * the output however well the Secret keeps it. Each one is reported, without the value.
+   */
+  private reportWeakSecrets(patterns: readonly string[]): void {
+    const names = [this.model.name, this.namespace, ...this.model.services.flatMap((s) => [s.name, s.image])]
+      .map((n) => n.toLowerCase());
+    for (const service of this.model.services) {
+      const extra = this.overrides(service).sensitiveEnv ?? [];
+      for (const variable of service.environment) {
+        const value = variable.value.trim().toLowerCase();
+        const sensitive = isSensitiveName(variable.name, patterns) || extra.includes(variable.name);
+        if (sensitive && value !== '' && names.some((name) => name.includes(value))) {
+          this.warn('weak-secret', `the value of ${variable.name} is also part of an image, service or project name, so it `
+            + 'appears outside the Secret anyway; set a real secret', variable.at);
+        }
+      }
+    }
   }
 
   private context(hosts: HostRewriter): MigrationContext {

@@ -1,7 +1,7 @@
 import { ApiObject, Duration, JsonPatch } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { KubeSecret } from '../../imports/k8s';
+import { KubeSecret, Quantity } from '../../imports/k8s';
 import { ComposeError } from '../compose/errors';
 import { ComposeLocation, ComposeService, EnvVar, FileContent, PortMapping, VolumeMount } from '../compose/model';
 import { DatabaseCredentials, DatabaseEngine } from '../stateful/engine';
@@ -141,6 +141,8 @@ export interface IngressRule {
 }
 
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
+// kompose labels read by ComposeApp (settings.ts) and ServiceAutoscaler; any other kompose.* label is reported.
+const HONOURED_LABEL = /^kompose\.(service\.(type|expose|expose\.ingress-class-name|expose\.tls-secret)|volume\.(size|storage-class-name)|hpa\..+)$/;
 const LOCAL_HOSTS = ['127.0.0.1', '::1', 'localhost'];
 // Sysctls Kubernetes allows without a kubelet allow-list (1.27).
 const SAFE_SYSCTLS = [
@@ -420,6 +422,15 @@ export class MigratedService extends Construct {
         this.warn('unsupported-key', `ignored the static address on network "${network.name}": pods get their addresses `
           + 'from the cluster; reach the service by its Service name', network.at);
       }
+    }
+    const labels = Object.keys(s.labels).sort();
+    for (const label of labels.filter((l) => l.startsWith('kompose.') && !HONOURED_LABEL.test(l))) {
+      this.warn('unsupported-label', `ignored label "${label}": this kompose label is not honoured`, this.atKey(`labels.${label}`));
+    }
+    const others = labels.filter((l) => !l.startsWith('kompose.'));
+    if (others.length > 0) {
+      this.warn('unsupported-key', `ignored labels ${others.map((l) => `"${l}"`).join(', ')}: compose labels are not copied to `
+        + 'Kubernetes objects', this.atKey('labels'));
     }
     if (s.user !== undefined && parseUser(s.user) === undefined) {
       this.warn('unsupported-key', `user "${s.user}" is not numeric: runAsUser needs a uid, so the image's own user is kept`, this.atKey('user'));
@@ -784,9 +795,10 @@ export class MigratedService extends Construct {
       }
     }
     if (gpus > 0) {
-      // kplus's ContainerResources has no extended resources; the limit is added to the main container.
+      // kplus's ContainerResources has no extended resources, so the limit is patched in. The generated class maps
+      // the patched tree through its TypeScript types afterwards, so the value must be a Quantity, not a number.
       ApiObject.of(this.workload).addJsonPatch(
-        JsonPatch.add('/spec/template/spec/containers/0/resources/limits/nvidia.com~1gpu', gpus));
+        JsonPatch.add('/spec/template/spec/containers/0/resources/limits/nvidia.com~1gpu', Quantity.fromNumber(gpus)));
     }
   }
 
