@@ -858,3 +858,37 @@ networks: { front: {}, back: { internal: true } }
       + '(Deployment/web 2 × 2), the quota allows 500m. Fix: raise limits.cpu in the quota, or lower replicas, maxReplicas or the cpu limits.');
   });
 });
+
+describe('keys without a direct Kubernetes field', () => {
+  const { app, docs } = synthApp(`
+services:
+  llm:
+    image: ollama/ollama:0.3.12
+    deploy:
+      resources:
+        reservations:
+          devices: [{ driver: nvidia, count: 2, capabilities: [gpu] }]
+    labels: { kompose.cronjob.schedule: "* * * * *", traefik.enable: "true" }
+    sysctls: { net.ipv4.ip_unprivileged_port_start: "0", net.core.somaxconn: "1024" }
+    extra_hosts: ["host.docker.internal:host-gateway", "legacy:10.0.0.5"]
+    stop_grace_period: 1m
+`);
+  const deployment = findDoc(docs, 'Deployment', 'llm');
+
+  test('GPU reservations become an nvidia.com/gpu limit (a patch that reaches the output)', () => {
+    expect(mainContainer(deployment).resources.limits).toEqual({ 'cpu': '1', 'memory': '512Mi', 'nvidia.com/gpu': 2 });
+    expectManifestsPass(docs);
+  });
+
+  test('safe sysctls, host aliases with addresses and the grace period are kept; the rest reported', () => {
+    expect(podSpec(deployment).securityContext.sysctls).toEqual([{ name: 'net.ipv4.ip_unprivileged_port_start', value: '0' }]);
+    expect(podSpec(deployment).hostAliases).toEqual([{ ip: '10.0.0.5', hostnames: ['legacy'] }]);
+    expect(podSpec(deployment).terminationGracePeriodSeconds).toBe(60);
+    expect(app.warnings.map((w) => w.message)).toEqual(expect.arrayContaining([
+      'ignored label "kompose.cronjob.schedule": this kompose label is not honoured',
+      'ignored labels "traefik.enable": compose labels are not copied to Kubernetes objects',
+      'sysctl "net.core.somaxconn" is not set: Kubernetes rejects unsafe sysctls unless the kubelet allows them (--allowed-unsafe-sysctls)',
+      'extra host "host.docker.internal:host-gateway" is not kept: "host-gateway" is not an address a pod can use',
+    ]));
+  });
+});
