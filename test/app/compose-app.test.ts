@@ -10,7 +10,7 @@ import { DatabaseEngine } from '../../lib/stateful/engine';
 import { WorkloadController } from '../../lib/stateful/stateful-dependency';
 import { loadComposeFromString } from '../../lib/compose/load';
 import { expectManifestsPass } from '../support/checks';
-import { at, model, port, service } from '../support/model-builder';
+import { model, port, service } from '../support/model-builder';
 import { findDoc, findDocs } from '../support/yaml-docs';
 import { checkSecretLeaks } from '../support/safety-rules';
 import { mainContainer, modelOf, podSpec, secretData, synthApp } from './app-fixture';
