@@ -17,7 +17,7 @@ import {
   MigratedService, MigrationContext, MountedFileSource, PortAccess, ResolvedResources, ServicePlan, ServiceSettings,
   WorkloadKind, WorkloadPort, resolveResources, toProtocol,
 } from './migrated-service';
-import { NameRegistry, isDnsLabel, portName, toDnsLabel } from './naming';
+import { NameRegistry, isDnsLabel, isServiceName, portName, toDnsLabel, toServiceName } from './naming';
 import {
   ComposeNetworkPolicies, ComposeNetworkPoliciesProps, PortExposure, PolicyWorkload,
 } from './network-policy';
@@ -370,12 +370,12 @@ export class ComposeApp extends Construct {
     for (const service of this.model.services) {
       const overrides = this.overrides(service);
       const extension = readServiceExtension(service);
-      const name = overrides.name ?? toDnsLabel(service.name);
-      if (!isDnsLabel(name)) {
+      const name = overrides.name ?? toServiceName(service.name);
+      if (!isServiceName(name)) {
         throw new ComposeError(`service "${service.name}" has no usable Kubernetes name`, {
           at: service.at,
           value: name,
-          allowed: 'a DNS-1123 label: lower case letters, digits and "-", 1-63 characters',
+          allowed: 'a DNS-1035 label: lower case letters, digits and "-", 1-63 characters, starting with a letter',
           hint: `set services["${service.name}"].name`,
         });
       }

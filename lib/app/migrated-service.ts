@@ -289,11 +289,10 @@ export class MigratedService extends Construct {
         }
       }
     } else {
-      const needsApiAccess = this.waits.some(needsApi);
       const podProps = {
         metadata: this.metadata(this.name),
         podMetadata: { labels: this.labels },
-        automountServiceAccountToken: needsApiAccess,
+        automountServiceAccountToken: false,
         securityContext: { ...POD_SECURITY_CONTEXT, sysctls: this.sysctls() },
         hostAliases: this.hostAliases(),
         terminationGracePeriod: gracePeriod(service),
@@ -701,8 +700,11 @@ export class MigratedService extends Construct {
     }
     const binding = new kplus.RoleBinding(this, 'WaitRoleBinding', { metadata, role });
     binding.addSubjects(account);
-    // kplus has no serviceAccount setter after construction; the pod spec field is patched in.
-    ApiObject.of(this.workload).addJsonPatch(JsonPatch.add('/spec/template/spec/serviceAccountName', name));
+    // kplus sets the service account only at construction, and a StatefulDependency's pod is made before its waits
+    // are known: both fields are patched in, the same way for every kind of workload.
+    ApiObject.of(this.workload).addJsonPatch(
+      JsonPatch.add('/spec/template/spec/serviceAccountName', name),
+      JsonPatch.add('/spec/template/spec/automountServiceAccountToken', true));
     return { account, role };
   }
 

@@ -26,6 +26,20 @@ export function toDnsLabel(name: string): string {
 }
 
 /**
+ * A Service name for a compose name: its DNS-1123 label, which Kubernetes further requires to start with a letter
+ * (DNS-1035): `2fa` becomes `s-2fa`.
+ */
+export function toServiceName(name: string): string {
+  const label = toDnsLabel(name);
+  return /^[0-9]/.test(label) ? toDnsLabel(`s-${label}`) : label;
+}
+
+/** True when `name` is a valid Service name: a DNS-1035 label (a DNS-1123 label that starts with a letter). */
+export function isServiceName(name: string): boolean {
+  return isDnsLabel(name) && /^[a-z]/.test(name);
+}
+
+/**
  * Joins parts into one DNS-1123 label, shortening the first part when the result would pass 63 characters, so a
  * suffix such as `-env` or `-backup` is never cut off.
  */

@@ -3,7 +3,7 @@ import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { KubeSecret } from '../../imports/k8s';
 import { ComposeError } from '../compose/errors';
-import { isDnsLabel, joinDnsLabel, portName, toDnsLabel } from '../app/naming';
+import { isServiceName, joinDnsLabel, portName, toServiceName } from '../app/naming';
 import { POD_SECURITY_CONTEXT, pullPolicyFor, removeAddressLabel, removeAddressSelector } from '../app/pod-defaults';
 import { DatabaseBackup, DatabaseBackupOptions } from './database-backup';
 import { DatabaseCredentials, DatabaseEngine, EngineKind } from './engine';
@@ -28,8 +28,8 @@ export interface StatefulDependencyProps {
    */
   readonly image?: string;
   /**
-   * The name of the workload, the Service and the prefix of the other objects; a DNS-1123 label.
-   * @default - the construct id as a DNS-1123 label
+   * The name of the workload, the Service and the prefix of the other objects; a DNS-1035 label.
+   * @default - the construct id as a DNS-1035 label
    */
   readonly name?: string;
   /**
@@ -178,11 +178,12 @@ export class StatefulDependency extends Construct {
       });
     }
     this.engine = engine;
-    const name = props.name ?? toDnsLabel(id);
-    if (!isDnsLabel(name)) {
+    const name = props.name ?? toServiceName(id);
+    if (!isServiceName(name)) {
       throw new ComposeError(`${this.node.path}: invalid name`, {
         value: name,
-        allowed: 'a DNS-1123 label: lower case letters, digits and "-", 1-63 characters, starting and ending alphanumeric',
+        allowed: 'a DNS-1035 label (it names the Service): lower case letters, digits and "-", 1-63 characters, '
+          + 'starting with a letter and ending alphanumeric',
       });
     }
     this.port = props.port ?? engine.port;

@@ -152,6 +152,11 @@ describe('names', () => {
     expect(findDoc(docs, 'Deployment', 'web-app-2').spec.template.spec.containers[0].image).toBe('b:1');
   });
 
+  test('a name starting with a digit gets a letter first, as Service names need', () => {
+    const { docs } = synthApp('services: { 2fa: { image: a:1, expose: ["80"] } }');
+    expect(findDoc(docs, 'Service', 's-2fa').spec.selector).toEqual({ app: 's-2fa' });
+  });
+
   test('camelCase and underscores become DNS-1123 labels', () => {
     const { docs } = synthApp('services: { openWebUI: { image: a:1, ports: ["80"] }, plausible_db: { image: b:1, expose: ["5432"] } }');
     expect(findDoc(docs, 'Service', 'openwebui')).toBeDefined();
@@ -734,6 +739,17 @@ services:
       expect(podSpec(findDoc(docs, 'Deployment', name)).automountServiceAccountToken).toBe(false);
     }
     expectManifestsPass(docs, { allowServiceAccountToken: ['api'] });
+  });
+
+  test('a database that waits for a Job gets the service account and token too', () => {
+    const { docs: seeded } = synthApp(`
+services:
+  db: { image: postgres:16, depends_on: { fetch: { condition: service_completed_successfully } } }
+  fetch: { image: a:1 }
+`);
+    const spec = podSpec(findDoc(seeded, 'Deployment', 'db'));
+    expect(spec).toMatchObject({ serviceAccountName: 'db-wait', automountServiceAccountToken: true });
+    expect(spec.initContainers.map((c: any) => c.name)).toEqual(['wait-for-fetch']);
   });
 
   test('a dependency on no shared network is awaited through the API, as its Service is out of reach', () => {

@@ -1,5 +1,5 @@
 import { ComposeError } from '../../lib/compose/errors';
-import { NameRegistry, isDnsLabel, joinDnsLabel, portName, toDnsLabel } from '../../lib/app/naming';
+import { NameRegistry, isDnsLabel, isServiceName, joinDnsLabel, portName, toDnsLabel, toServiceName } from '../../lib/app/naming';
 
 describe('toDnsLabel', () => {
   test.each([
@@ -19,6 +19,13 @@ describe('toDnsLabel', () => {
       expect(isDnsLabel(toDnsLabel(name))).toBe(true);
     }
   });
+});
+
+test('Service names start with a letter (DNS-1035)', () => {
+  expect(toServiceName('2fa')).toBe('s-2fa');
+  expect(toServiceName('web_2')).toBe('web-2');
+  expect(isServiceName('2fa')).toBe(false);
+  expect(isServiceName('s-2fa')).toBe(true);
 });
 
 describe('joinDnsLabel', () => {

@@ -145,6 +145,6 @@ describe('other engines and options', () => {
 
   test('throws for a name that is not a DNS label', () => {
     expect(() => synth((chart) => new StatefulDependency(chart, 'db', { engine: DatabaseEngine.REDIS, name: 'Bad_Name' })))
-      .toThrow('test/db: invalid name (got "Bad_Name"). Allowed: a DNS-1123 label');
+      .toThrow('test/db: invalid name (got "Bad_Name"). Allowed: a DNS-1035 label (it names the Service)');
   });
 });
