@@ -2,7 +2,9 @@ import { Chart, Testing } from 'cdk8s';
 import { ComposeApp, ComposeAppProps } from '../../lib/app/compose-app';
 import { loadComposeFromString } from '../../lib/compose/load';
 import { ComposeModel } from '../../lib/compose/model';
+import { expectConformance } from '../support/k8s-rules';
 import { Manifest } from '../support/problems';
+import { expectValidManifests } from '../support/validate';
 
 /** One synthesized app: the construct, its chart and its documents. */
 export interface SynthesizedApp {
@@ -16,12 +18,18 @@ export function modelOf(text: string, projectDir?: string): ComposeModel {
   return loadComposeFromString(text, { env: {}, projectDir, projectName: /^name:/m.test(text) ? undefined : 'test' }).model;
 }
 
-/** A fresh chart with a ComposeApp from compose text or a model, synthesized. */
+/**
+ * A fresh chart with a ComposeApp from compose text or a model, synthesized. Every output is checked against the
+ * schemas (unknown fields rejected) and the Kubernetes rules before a test sees it.
+ */
 export function synthApp(input: string | ComposeModel, props: Omit<ComposeAppProps, 'model' | 'composeFile'> = {}): SynthesizedApp {
   const model = typeof input === 'string' ? modelOf(input) : input;
   const chart = new Chart(Testing.app(), 'test');
   const app = new ComposeApp(chart, 'app', { model, ...props });
-  return { app, chart, docs: Testing.synth(chart) };
+  const docs = Testing.synth(chart);
+  expectValidManifests(docs);
+  expectConformance(docs);
+  return { app, chart, docs };
 }
 
 /** The pod spec of a workload document (Deployment, StatefulSet, Job, or CronJob). */
