@@ -275,6 +275,7 @@ export class MigratedService extends Construct {
         backup: settings.backup,
         terminationGracePeriod: gracePeriod(service),
       });
+      this.warnStatefulPodKeys();
       this.statefulDependency = dependency;
       this.workload = dependency.workload;
       if (dependency.workload instanceof kplus.Deployment) {
@@ -433,6 +434,20 @@ export class MigratedService extends Construct {
     }
     if (s.user !== undefined && parseUser(s.user) === undefined) {
       this.warn('unsupported-key', `user "${s.user}" is not numeric: runAsUser needs a uid, so the image's own user is kept`, this.atKey('user'));
+    }
+  }
+
+  /** A StatefulDependency's pod is its own; these keys do not reach it. */
+  private warnStatefulPodKeys(): void {
+    const s = this.plan.service;
+    const keys = [
+      Object.keys(s.sysctls).length > 0 ? 'sysctls' : undefined,
+      s.extraHosts.length > 0 ? 'extra_hosts' : undefined,
+      s.workingDir !== undefined ? 'working_dir' : undefined,
+    ].filter((key): key is string => key !== undefined);
+    for (const key of keys) {
+      this.warn('unsupported-key', `ignored ${key} on a database or cache: it runs as a StatefulDependency with the `
+        + 'engine\'s own pod settings', this.atKey(key));
     }
   }
 

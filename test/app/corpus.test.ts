@@ -72,7 +72,7 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'kompose-v2':
     '18 objects (ConfigMap×1, CronJob×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×2, ResourceQuota×1, Service×4); weak secrets: 0; findings: local-only-port×12, unsupported-key×1',
   'mailcow':
-    '122 objects (ConfigMap×18, CronJob×2, Deployment×18, Ingress×1, Namespace×1, NetworkPolicy×22, PersistentVolumeClaim×14, ResourceQuota×1, Role×11, RoleBinding×11, Secret×4, Service×8, ServiceAccount×11); weak secrets: 0; findings: directory-bind×69, host-path×3, local-only-port×3, shared-volume×5, unsupported-key×13',
+    '122 objects (ConfigMap×18, CronJob×2, Deployment×18, Ingress×1, Namespace×1, NetworkPolicy×22, PersistentVolumeClaim×14, ResourceQuota×1, Role×11, RoleBinding×11, Secret×4, Service×8, ServiceAccount×11); weak secrets: 0; findings: directory-bind×69, host-path×3, local-only-port×3, shared-volume×5, unsupported-key×14',
   'minecraft':
     '9 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×2); weak secrets: 0; findings: host-path×1',
   'nextcloud-redis-mariadb':
