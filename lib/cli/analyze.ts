@@ -1,0 +1,248 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { MigratedService, PortAccess, WorkloadKind } from '../app/migrated-service';
+import { ComposeLocation, ComposeService } from '../compose/model';
+import { ComposeWarning, formatWarning } from '../compose/errors';
+import { assessService } from '../vm/assess';
+import { CliIo } from './io';
+import { AnalyzeOptions } from './options';
+import { Rendered, renderProject } from './render';
+import { podSpec } from './runbook';
+
+/** The migration assessment of a whole project (`analyze --json` prints it). */
+export interface ProjectAnalysis {
+  readonly project: string;
+  readonly files: readonly string[];
+  readonly namespace: string;
+  readonly services: readonly ServiceAnalysis[];
+  /** Warnings that belong to no single service. */
+  readonly warnings: readonly string[];
+}
+
+/** The assessment of one compose service. */
+export interface ServiceAnalysis {
+  /** The compose name. */
+  readonly service: string;
+  /** The Kubernetes name of its workload and Service. */
+  readonly name: string;
+  /** `vm` when something in it cannot run as an ordinary container; `reasons` says what. */
+  readonly target: 'container' | 'vm';
+  readonly reasons: readonly string[];
+  /** `Deployment`, `StatefulSet` or `Job`. */
+  readonly workload: string;
+  readonly replicas: number;
+  readonly stateful: boolean;
+  /** The database or cache engine detected, e.g. `postgres`. */
+  readonly engine: string | null;
+  readonly exposure: Exposure;
+  readonly volumes: readonly VolumeAnalysis[];
+  /** Secrets by name, never by value. */
+  readonly secrets: readonly SecretAnalysis[];
+  readonly dependsOn: readonly DependencyAnalysis[];
+  readonly warnings: readonly string[];
+}
+
+export interface Exposure {
+  /** The ClusterIP Service other workloads reach it by, or null when it has no ports (or is a Job). */
+  readonly internal: string | null;
+  /** The ways in from outside the cluster, one per published port. */
+  readonly external: readonly ExternalAccess[];
+}
+
+export interface ExternalAccess {
+  /** `Ingress`, `LoadBalancer`, `NodePort`, or `Internal` for a published port kept inside the cluster. */
+  readonly via: string;
+  /** The published port. */
+  readonly port: number;
+  /** The container port. */
+  readonly targetPort: number;
+  readonly protocol: string;
+  readonly host: string | null;
+  readonly path: string | null;
+}
+
+export interface VolumeAnalysis {
+  /** `volume`, `bind`, `tmpfs`, `secret` or `config`. */
+  readonly type: string;
+  /** The named volume, bind path, secret or config; null for anonymous volumes and tmpfs. */
+  readonly source: string | null;
+  readonly target: string;
+  /** What it became, e.g. `PersistentVolumeClaim db-data`, `ConfigMap web-files key nginx.conf`, `not migrated`. */
+  readonly becomes: string;
+}
+
+export interface SecretAnalysis {
+  /** `env`: a variable kept in a Secret; `secret`: a compose secret; `file`: a bound file that holds a secret value. */
+  readonly kind: 'env' | 'secret' | 'file';
+  readonly name: string;
+  /** The Secret that holds it. */
+  readonly secret: string;
+}
+
+export interface DependencyAnalysis {
+  readonly service: string;
+  readonly condition: string;
+  readonly required: boolean;
+}
+
+/** `cdk8s-compose analyze`: the assessment as text, or as JSON with `--json`. */
+export function analyze(options: AnalyzeOptions, io: CliIo): number {
+  const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'cdk8s-compose-'));
+  try {
+    const analysis = analyzeRendered(renderProject(options, io, stage));
+    io.stdout(options.json ? `${JSON.stringify(analysis, undefined, 2)}\n` : analysisText(analysis));
+  } finally {
+    fs.rmSync(stage, { recursive: true, force: true });
+  }
+  return 0;
+}
+
+/** The assessment of a synthesized project: every answer comes from the constructs and their manifests. */
+export function analyzeRendered(rendered: Rendered): ProjectAnalysis {
+  const { composeApp: app, model, warnings } = rendered.project;
+  const manifests = rendered.waves.flatMap((w) => w.objects.map((o) => o.manifest));
+  const claimed = new Set<ComposeWarning>();
+  const services = app.services.map((migrated) => {
+    const service = model.services.find((s) => s.name === migrated.composeName)!;
+    const own = warnings.filter((w) => belongsTo(w.at, service));
+    own.forEach((w) => claimed.add(w));
+    const assessment = assessService(service);
+    const workload = manifests.find((m) => ['Deployment', 'StatefulSet', 'Job'].includes(m.kind) && m.metadata?.name === migrated.name);
+    const spec = podSpec(workload);
+    const container = (spec?.containers ?? []).find((c: any) => c.name === migrated.container.name) ?? spec?.containers?.[0];
+    const result: ServiceAnalysis = {
+      service: service.name,
+      name: migrated.name,
+      target: assessment.target,
+      reasons: assessment.reasons,
+      workload: workload?.kind ?? migrated.kind,
+      replicas: migrated.replicas,
+      stateful: migrated.kind === WorkloadKind.STATEFUL,
+      engine: migrated.statefulDependency?.engine.name ?? null,
+      exposure: exposureOf(migrated),
+      volumes: volumesOf(service, spec, container),
+      secrets: secretsOf(service, spec, container),
+      dependsOn: service.dependsOn.map((d) => ({ service: d.service, condition: d.condition, required: d.required })),
+      warnings: own.map((w) => formatWarning(w)),
+    };
+    return result;
+  });
+  return {
+    project: model.name,
+    files: model.files,
+    namespace: app.namespace,
+    services,
+    warnings: warnings.filter((w) => !claimed.has(w)).map((w) => formatWarning(w)),
+  };
+}
+
+/** True when a finding's key path lies under the service. */
+function belongsTo(at: ComposeLocation, service: ComposeService): boolean {
+  const base = service.at.path;
+  return at.file === service.at.file && (at.path === base || at.path.startsWith(`${base}.`) || at.path.startsWith(`${base}[`));
+}
+
+function exposureOf(service: MigratedService): Exposure {
+  const rule = service.ingressRules[0];
+  return {
+    internal: service.service?.name ?? null,
+    external: service.publishedPorts.map((p) => ({
+      via: p.access === PortAccess.INTERNAL ? 'internal' : p.access,
+      port: p.mapping.published ?? p.mapping.target,
+      targetPort: p.mapping.target,
+      protocol: p.mapping.protocol,
+      host: p.access === PortAccess.INGRESS && rule ? rule.host : null,
+      path: p.access === PortAccess.INGRESS && rule ? rule.path : null,
+    })),
+  };
+}
+
+/** Each compose mount (volumes, tmpfs, secrets, configs) and the pod volume now at its path. */
+function volumesOf(service: ComposeService, spec: any, container: any): VolumeAnalysis[] {
+  const mounts: { type: string; source: string | null; target: string }[] = [
+    ...service.volumes.map((v) => ({ type: v.type, source: v.source ?? null, target: v.target })),
+    ...service.secrets.map((s) => ({ type: 'secret', source: s.source, target: s.target })),
+    ...service.configs.map((c) => ({ type: 'config', source: c.source, target: c.target })),
+  ];
+  const volumes = new Map<string, any>((spec?.volumes ?? []).map((v: any) => [v.name, v]));
+  return mounts.map((mount) => {
+    const volumeMount = (container?.volumeMounts ?? []).find((m: any) => m.mountPath === mount.target);
+    return { ...mount, becomes: volumeMount ? describeVolume(volumes.get(volumeMount.name), volumeMount.subPath) : 'not migrated (see the warnings)' };
+  });
+}
+
+function describeVolume(volume: any, subPath: string | undefined): string {
+  const key = subPath ? ` key ${subPath}` : '';
+  if (volume?.persistentVolumeClaim) {
+    return `PersistentVolumeClaim ${volume.persistentVolumeClaim.claimName}${subPath ? ` subPath ${subPath}` : ''}`;
+  }
+  if (volume?.configMap) {
+    return `ConfigMap ${volume.configMap.name}${key}`;
+  }
+  if (volume?.secret) {
+    return `Secret ${volume.secret.secretName}${key}`;
+  }
+  if (volume?.emptyDir) {
+    return volume.emptyDir.medium === 'Memory' ? 'emptyDir in memory' : 'emptyDir';
+  }
+  return 'a pod volume';
+}
+
+/** The secrets of a service by name: variables kept in a Secret, compose secrets, bound files holding a secret. */
+function secretsOf(service: ComposeService, spec: any, container: any): SecretAnalysis[] {
+  const result: SecretAnalysis[] = [];
+  for (const env of container?.env ?? []) {
+    const ref = env.valueFrom?.secretKeyRef;
+    if (ref) {
+      result.push({ kind: 'env', name: env.name, secret: ref.name });
+    }
+  }
+  const volumes = new Map<string, any>((spec?.volumes ?? []).map((v: any) => [v.name, v]));
+  for (const mount of container?.volumeMounts ?? []) {
+    const secretName = volumes.get(mount.name)?.secret?.secretName;
+    if (!secretName) {
+      continue;
+    }
+    const composeSecret = service.secrets.find((s) => s.target === mount.mountPath);
+    if (composeSecret) {
+      result.push({ kind: 'secret', name: composeSecret.source, secret: secretName });
+    } else if (service.volumes.some((v) => v.target === mount.mountPath)) {
+      result.push({ kind: 'file', name: mount.mountPath, secret: secretName });
+    }
+  }
+  return result;
+}
+
+/** The assessment as text: one block per service. */
+export function analysisText(analysis: ProjectAnalysis): string {
+  const lines = [
+    `Project ${analysis.project} (${analysis.files.join(', ')}): ${analysis.services.length} service${analysis.services.length === 1 ? '' : 's'} `
+      + `→ namespace ${analysis.namespace}`,
+    '',
+  ];
+  const row = (label: string, value: string) => lines.push(`  ${`${label}:`.padEnd(12)}${value}`.trimEnd());
+  for (const s of analysis.services) {
+    lines.push(s.name === s.service ? s.service : `${s.service} (${s.name})`);
+    row('target', s.target === 'vm' ? `VM, because:` : 'container');
+    s.reasons.forEach((r) => lines.push(`      - ${r}`));
+    row('runs as', s.workload === 'Job' ? 'Job (run to completion)' : `${s.workload}, ${s.replicas} replica${s.replicas === 1 ? '' : 's'}`);
+    row('stateful', s.stateful ? `yes, ${s.engine}` : 'no');
+    const external = s.exposure.external.map((e) => e.via === 'Ingress'
+      ? `Ingress ${e.host}${e.path} → ${e.targetPort}`
+      : `${e.via} ${e.port}/${e.protocol}${e.port !== e.targetPort ? ` → ${e.targetPort}` : ''}`);
+    row('exposure', [s.exposure.internal ? `internal (Service ${s.exposure.internal})` : 'none (no ports)', ...external].join('; '));
+    row('volumes', s.volumes.length === 0 ? 'none' : '');
+    s.volumes.forEach((v) => lines.push(`      - ${v.type} ${v.source ?? '(anonymous)'} at ${v.target} → ${v.becomes}`));
+    row('secrets', s.secrets.length === 0 ? 'none' : s.secrets.map((x) => `${x.kind} ${x.name}`).join(', '));
+    row('depends_on', s.dependsOn.length === 0 ? 'none'
+      : s.dependsOn.map((d) => `${d.service} (${d.condition}${d.required ? '' : ', optional'})`).join(', '));
+    row('warnings', s.warnings.length === 0 ? 'none' : '');
+    s.warnings.forEach((w) => lines.push(`      - ${w.replace(/\s*\n\s*/g, ' ')}`));
+    lines.push('');
+  }
+  if (analysis.warnings.length > 0) {
+    lines.push('Project warnings:', ...analysis.warnings.map((w) => `  - ${w.replace(/\s*\n\s*/g, ' ')}`), '');
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,60 @@
+import * as path from 'path';
+import { ComposeWarning, formatWarning } from '../compose/errors';
+
+/** Exit codes of the CLI. */
+export enum ExitCode {
+  OK = 0,
+  /** Bad input: the compose files, their files, the output folder. */
+  BAD_INPUT = 1,
+  /** Bad usage: an unknown command or option, a malformed value. */
+  BAD_USAGE = 2,
+  /** deploy: a kubectl command failed or a wait timed out. */
+  DEPLOY_FAILED = 3,
+}
+
+/** Where the CLI runs: its folder and environment (a test passes its own). */
+export interface CliEnvironment {
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** The CLI's surroundings: where it runs, its environment, and where it prints. */
+export interface CliIo extends CliEnvironment {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** The process's own folder, environment and streams. */
+export function processIo(): CliIo {
+  return {
+    cwd: process.cwd(),
+    env: process.env,
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  };
+}
+
+/** One line per warning on stderr, then the count by code. */
+export function printWarnings(warnings: readonly ComposeWarning[], io: CliIo): void {
+  for (const warning of warnings) {
+    io.stderr(`warning: ${oneLine(formatWarning(warning))}\n`);
+  }
+  const counts = new Map<string, number>();
+  warnings.forEach((w) => counts.set(w.code, (counts.get(w.code) ?? 0) + 1));
+  const byCode = [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([code, n]) => `${code} ×${n}`);
+  io.stderr(`${warnings.length} warning${warnings.length === 1 ? '' : 's'}${byCode.length > 0 ? ` (${byCode.join(', ')})` : ''}\n`);
+}
+
+/** Text on one line: line breaks and the blanks around them become one space. */
+export function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ');
+}
+
+/** A folder as the user would name it: relative to the working folder when inside it. */
+export function display(cwd: string, folder: string): string {
+  const relative = path.relative(cwd, folder);
+  if (relative === '') {
+    return '.';
+  }
+  return relative.startsWith('..') || path.isAbsolute(relative) ? folder : relative;
+}

@@ -1,0 +1,44 @@
+import { isComposeError } from '../compose/errors';
+import { CliIo, ExitCode, processIo } from './io';
+import { PROGRAM, UsageError, helpText, parseCommandLine, usageLine } from './options';
+
+/** Runs the CLI with arguments (without node and the script) and returns the exit code. */
+export function main(argv: readonly string[], io: CliIo = processIo()): number {
+  let debug = argv.includes('--debug');
+  try {
+    const parsed = parseCommandLine(argv);
+    debug = parsed.debug;
+    switch (parsed.command) {
+      case 'help':
+        io.stdout(helpText(parsed.topic));
+        return ExitCode.OK;
+      // The commands load the constructs (and cdk8s-plus) only when they run, so that usage errors answer at once.
+      case 'convert':
+        return (require('./convert') as typeof import('./convert')).convert(parsed.options, io);
+      case 'analyze':
+        return (require('./analyze') as typeof import('./analyze')).analyze(parsed.options, io);
+      case 'deploy':
+        return (require('./deploy') as typeof import('./deploy')).deploy(parsed.options, io);
+    }
+  } catch (err) {
+    return reportError(err, io, debug);
+  }
+}
+
+/** The entry point of `bin/cdk8s-compose`. */
+export function run(): void {
+  process.exitCode = main(process.argv.slice(2));
+}
+
+function reportError(err: unknown, io: CliIo, debug: boolean): number {
+  const detail = debug && err instanceof Error && err.stack ? `\n${err.stack}` : '';
+  if (err instanceof UsageError) {
+    io.stderr(`error: ${err.message}\n${usageLine(err.command)}\n${detail ? `${detail.trimStart()}\n` : ''}`);
+    return ExitCode.BAD_USAGE;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  const known = isComposeError(err) || message.startsWith('Validation failed') || (err as NodeJS.ErrnoException)?.code !== undefined;
+  io.stderr(`error: ${message}\n${known ? '' : `(an internal error of ${PROGRAM}: run with --debug for the stack trace)\n`}`
+    + `${detail ? `${detail.trimStart()}\n` : ''}`);
+  return ExitCode.BAD_INPUT;
+}

@@ -1,0 +1,124 @@
+import { ApiObject, App, Chart, YamlOutputType } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-27';
+import { ComposeApp } from '../app/compose-app';
+import { KomposeHpaLabel } from '../app/autoscaler';
+import { KomposeLabel } from '../app/settings';
+import { ComposeWarning } from '../compose/errors';
+import { loadCompose } from '../compose/load';
+import { ComposeModel } from '../compose/model';
+import { WorkloadController } from '../stateful/stateful-dependency';
+import { CliEnvironment } from './io';
+import { ControllerChoice, ConversionOptions, TargetMode, UsageError } from './options';
+import { Wave, planWaves } from './waves';
+
+/** The id of the chart the CLI builds; it names no object (every object is named by the app). */
+export const CHART_ID = 'cdk8s-compose';
+
+/** The `kompose.*` labels the constructs honour; any other one gets an `unsupported-label` warning. */
+export const HONOURED_KOMPOSE_LABELS: readonly string[] = [
+  ...Object.values(KomposeLabel), ...Object.values(KomposeHpaLabel),
+].sort();
+
+/** A compose project built into a cdk8s app, not yet synthesized. */
+export interface Project {
+  readonly app: App;
+  readonly chart: Chart;
+  readonly composeApp: ComposeApp;
+  readonly model: ComposeModel;
+  readonly waves: readonly Wave[];
+  /** The loader's, the app's and the CLI's findings, in that order. */
+  readonly warnings: readonly ComposeWarning[];
+}
+
+/** Options of {@link buildProject} that only matter for synthesis. */
+export interface BuildSettings {
+  /** The folder `app.synth()` writes to. */
+  readonly outdir: string;
+}
+
+/**
+ * Loads the compose files and builds the app the same way a cdk8s program would: an `App` (one file per resource,
+ * `.yaml`), one chart, a `ComposeApp`. The command-line labels and annotations are added to every object and pod
+ * template through the constructs.
+ */
+export function buildProject(options: ConversionOptions, where: CliEnvironment, settings: BuildSettings): Project {
+  if (options.target !== TargetMode.CONTAINER) {
+    throw new UsageError(`--target ${options.target} is not available yet: ComposeApp cannot route services to a VM so far. `
+      + 'Use --target container (the default); "analyze" shows which services assessment would move to a VM');
+  }
+  const loaded = loadCompose({
+    files: options.files.length > 0 ? options.files : undefined,
+    workingDir: where.cwd,
+    env: where.env,
+    envFiles: options.envFiles.length > 0 ? options.envFiles : undefined,
+    profiles: options.profiles.length > 0 ? options.profiles : undefined,
+    projectName: options.projectName,
+    images: options.images,
+    allowOutsideProject: options.allowOutsideProject,
+  });
+  const model = loaded.model;
+  const names = model.services.map((s) => s.name);
+  for (const service of Object.keys(options.ingressHosts)) {
+    if (!names.includes(service)) {
+      throw new UsageError(`--ingress-host ${service}=…: the project has no service "${service}". Allowed: ${names.join(', ') || 'no services'}`);
+    }
+  }
+
+  const app = new App({ outdir: settings.outdir, outputFileExtension: '.yaml', yamlOutputType: YamlOutputType.FILE_PER_RESOURCE });
+  const chart = new Chart(app, CHART_ID);
+  const composeApp = new ComposeApp(chart, 'App', {
+    model,
+    namespace: options.namespace,
+    controller: options.controller === undefined ? undefined
+      : options.controller === ControllerChoice.STATEFUL_SET ? WorkloadController.STATEFUL_SET : WorkloadController.DEPLOYMENT,
+    services: Object.fromEntries(Object.entries(options.ingressHosts).map(([service, host]) => [service, { ingressHost: host }])),
+  });
+  addMetadata(chart, options.labels, options.annotations);
+  return {
+    app,
+    chart,
+    composeApp,
+    model,
+    waves: planWaves(composeApp),
+    warnings: [...loaded.warnings, ...composeApp.warnings, ...komposeLabelWarnings(model)],
+  };
+}
+
+/** Adds labels and annotations to every object and to the pod template of every workload. */
+function addMetadata(chart: Chart, labels: Readonly<Record<string, string>>, annotations: Readonly<Record<string, string>>): void {
+  if (Object.keys(labels).length + Object.keys(annotations).length === 0) {
+    return;
+  }
+  for (const construct of chart.node.findAll()) {
+    const targets = [];
+    if (construct instanceof ApiObject) {
+      targets.push(construct.metadata);
+    }
+    if (construct instanceof kplus.AbstractPod) {
+      targets.push(construct.podMetadata);
+    }
+    for (const metadata of targets) {
+      Object.entries(labels).forEach(([key, value]) => metadata.addLabel(key, value));
+      Object.entries(annotations).forEach(([key, value]) => metadata.addAnnotation(key, value));
+    }
+  }
+}
+
+/** One warning per `kompose.*` label the constructs do not read, on services and volumes. */
+function komposeLabelWarnings(model: ComposeModel): ComposeWarning[] {
+  const warnings: ComposeWarning[] = [];
+  const check = (labels: Readonly<Record<string, string>>, at: ComposeModel['at'], what: string) => {
+    for (const key of Object.keys(labels).sort()) {
+      if (key.startsWith('kompose.') && !HONOURED_KOMPOSE_LABELS.includes(key)) {
+        warnings.push({
+          code: 'unsupported-label',
+          message: `ignored the label ${key} of ${what}: cdk8s-compose does not honour it (see the README's kompose label table)`,
+          at: { ...at, path: `${at.path}.labels` },
+        });
+      }
+    }
+  };
+  model.services.forEach((s) => check(s.labels, s.at, `service "${s.name}"`));
+  model.volumes.forEach((v) => check(v.labels, v.at, `volume "${v.name}"`));
+  return warnings;
+}

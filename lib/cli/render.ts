@@ -1,0 +1,113 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { ApiObject } from 'cdk8s';
+import { parseAllDocuments } from 'yaml';
+import { ComposeError } from '../compose/errors';
+import { ConversionOptions, OutputLayout } from './options';
+import { MARKDOWN_HEADER, OutputFile, YAML_HEADER } from './output';
+import { CliEnvironment } from './io';
+import { Project, buildProject } from './project';
+import { RunbookLayout, renderRunbook } from './runbook';
+import { Wave } from './waves';
+
+/** The runbook's file name, beside the manifests. */
+export const RUNBOOK_FILE = 'RUNBOOK.md';
+
+/** Wave folders the CLI writes, e.g. `1-stateful`: generated files in them that are no longer produced are removed. */
+export const WAVE_FOLDER = /^\d+-(namespace|stateful|vm|app)$/;
+
+/** A synthesized object: where its manifest went and what it holds. */
+export interface RenderedObject {
+  readonly kind: string;
+  readonly name: string;
+  /** The manifest as cdk8s wrote it, without the header. */
+  readonly yaml: string;
+  /** The parsed manifest. */
+  readonly manifest: any;
+  /** Its file in a one-file-per-resource output, e.g. `2-app/web-deployment.yaml`. */
+  readonly file: string;
+}
+
+/** The synthesized objects of one wave. */
+export interface RenderedWave {
+  readonly wave: Wave;
+  readonly objects: readonly RenderedObject[];
+}
+
+/** A project synthesized into manifests, split into waves. */
+export interface Rendered {
+  readonly project: Project;
+  readonly waves: readonly RenderedWave[];
+}
+
+/**
+ * Builds the project and synthesizes it with `app.synth()` into `<stage>/synth` (one file per resource), then reads
+ * the files back per wave. Nothing here renders YAML: the text is cdk8s's.
+ */
+export function renderProject(options: ConversionOptions, where: CliEnvironment, stage: string): Rendered {
+  const outdir = path.join(stage, 'synth');
+  const project = buildProject(options, where, { outdir });
+  project.app.synth();
+  const seen = new Map<string, ApiObject>();
+  const waves = project.waves.map((wave) => ({
+    wave,
+    objects: wave.objects.map((object) => {
+      const synthFile = path.join(outdir, `${object.kind}.${object.name}`.replace(/[^0-9a-zA-Z-_.]/g, '') + '.yaml');
+      const file = `${wave.folder}/${object.name}-${object.kind.toLowerCase()}.yaml`;
+      const other = seen.get(file.slice(wave.folder.length + 1));
+      if (other) {
+        throw new ComposeError(`two objects would share the file ${file}: ${other.node.path} and ${object.node.path}`, {
+          hint: 'rename one of the services',
+        });
+      }
+      seen.set(file.slice(wave.folder.length + 1), object);
+      const yaml = fs.readFileSync(synthFile, 'utf-8');
+      const docs = parseAllDocuments(yaml);
+      return { kind: object.kind, name: object.name, yaml, manifest: docs[0].toJS(), file };
+    }),
+  }));
+  return { project, waves };
+}
+
+/** The manifests as one YAML stream in wave order, with the header on top. */
+export function singleFileContent(rendered: Rendered): string {
+  const docs = rendered.waves.flatMap((w) => w.objects.map((o) => o.yaml));
+  return `${YAML_HEADER}\n${docs.join('---\n')}`;
+}
+
+/** Where the output goes and in what shape. */
+export interface OutputTarget {
+  /** The folder the files are written to. */
+  readonly root: string;
+  readonly layout: OutputLayout;
+  /** The manifest file name in the one-file layout. */
+  readonly fileName?: string;
+}
+
+/** The output folder and layout for `-o` (a folder, or a `.yaml` file) and `--single-file`. */
+export function outputTarget(out: string | undefined, layout: OutputLayout, cwd: string, namespace: string): OutputTarget {
+  const resolved = path.resolve(cwd, out ?? '.');
+  if (layout === OutputLayout.SINGLE_FILE && out !== undefined && /\.ya?ml$/i.test(out)) {
+    return { root: path.dirname(resolved), layout, fileName: path.basename(resolved) };
+  }
+  return { root: resolved, layout, fileName: layout === OutputLayout.SINGLE_FILE ? `${namespace}.yaml` : undefined };
+}
+
+/** Every file of the output: the manifests in the chosen layout and RUNBOOK.md. */
+export function outputFiles(rendered: Rendered, target: OutputTarget): OutputFile[] {
+  const files: OutputFile[] = [];
+  let layout: RunbookLayout;
+  if (target.layout === OutputLayout.SINGLE_FILE) {
+    files.push({ path: target.fileName!, content: singleFileContent(rendered) });
+    layout = { file: target.fileName! };
+  } else {
+    for (const wave of rendered.waves) {
+      for (const object of wave.objects) {
+        files.push({ path: object.file, content: `${YAML_HEADER}\n${object.yaml}` });
+      }
+    }
+    layout = {};
+  }
+  files.push({ path: RUNBOOK_FILE, content: `${MARKDOWN_HEADER}\n${renderRunbook(rendered, layout)}` });
+  return files;
+}

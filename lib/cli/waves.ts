@@ -1,0 +1,132 @@
+import { ApiObject } from 'cdk8s';
+import { IConstruct } from 'constructs';
+import { ComposeApp } from '../app/compose-app';
+import { MigratedService, WorkloadKind } from '../app/migrated-service';
+
+/** The deploy waves, in apply order. The values name the wave folders (`0-namespace`, `1-stateful`, …). */
+export enum WaveKind {
+  /** The Namespace, then its ResourceQuota and NetworkPolicies, before any pod exists. */
+  NAMESPACE = 'namespace',
+  /** The stateful dependencies, everything they need and every service they depend on. */
+  STATEFUL = 'stateful',
+  /** The rest of the app. */
+  APP = 'app',
+}
+
+const WAVE_ORDER: readonly WaveKind[] = [WaveKind.NAMESPACE, WaveKind.STATEFUL, WaveKind.APP];
+
+/** What the deploy waits for after a wave, before the next one. */
+export interface WaveWait {
+  /** `ready`: `kubectl wait --for=condition=ready pod -l app=<name>`; `complete`: the Job's `condition=complete`. */
+  readonly condition: 'ready' | 'complete';
+  /** The compose service. */
+  readonly composeName: string;
+  /** The Kubernetes name: the workload, its Service and its pods' `app` label. */
+  readonly name: string;
+  /** What it is, for messages: `postgres`, `redis`, `Deployment`, `Job`. */
+  readonly what: string;
+}
+
+/** One deploy wave: a folder of manifests applied with one `kubectl apply -f`. */
+export interface Wave {
+  readonly kind: WaveKind;
+  /** The folder: the wave's position and kind, e.g. `1-stateful`. */
+  readonly folder: string;
+  /** The objects of the wave, in the order the app created them. */
+  readonly objects: readonly ApiObject[];
+  /** What must be ready before the next wave. */
+  readonly waits: readonly WaveWait[];
+  /** The compose services whose workloads are in the wave, sorted. */
+  readonly services: readonly string[];
+}
+
+/**
+ * Splits an app's objects into deploy waves (rule 1 of the spec: stateful dependencies are deployed and awaited
+ * before the app). The stateful wave holds every stateful dependency, every service one of them depends on, and the
+ * claims, Secrets and ConfigMaps they use; the app wave holds the rest. Empty waves are left out, and the folders
+ * are numbered in apply order.
+ */
+export function planWaves(app: ComposeApp): Wave[] {
+  const early = statefulClosure(app);
+  const byObject = new Map<ApiObject, WaveKind>();
+  const assign = (scope: IConstruct | undefined, kind: WaveKind) => {
+    for (const child of scope ? scope.node.findAll() : []) {
+      if (child instanceof ApiObject && !byObject.has(child)) {
+        byObject.set(child, kind);
+      }
+    }
+  };
+  assign(app.namespaceObject, WaveKind.NAMESPACE);
+  assign(app.quota, WaveKind.NAMESPACE);
+  assign(app.networkPolicies, WaveKind.NAMESPACE);
+  for (const service of app.services) {
+    assign(service, early.has(service.composeName) ? WaveKind.STATEFUL : WaveKind.APP);
+  }
+  const sharedUsers = sharedObjectUsers(app);
+  for (const [scope, users] of sharedUsers) {
+    assign(scope, users.some((u) => early.has(u)) ? WaveKind.STATEFUL : WaveKind.APP);
+  }
+  const objects = app.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject);
+  for (const object of objects) {
+    if (!byObject.has(object)) {
+      byObject.set(object, WaveKind.APP);
+    }
+  }
+
+  const waves: Wave[] = [];
+  for (const kind of WAVE_ORDER) {
+    const members = objects.filter((o) => byObject.get(o) === kind);
+    if (members.length === 0) {
+      continue;
+    }
+    const services = app.services.filter((s) => kind === WaveKind.NAMESPACE ? false : (kind === WaveKind.STATEFUL) === early.has(s.composeName));
+    waves.push({
+      kind,
+      folder: `${waves.length}-${kind}`,
+      objects: members,
+      waits: kind === WaveKind.STATEFUL ? services.filter((s) => s.replicas > 0).map(waitFor) : [],
+      services: services.map((s) => s.composeName),
+    });
+  }
+  return waves;
+}
+
+/** The stateful dependencies and, transitively, every service they depend on. */
+function statefulClosure(app: ComposeApp): Set<string> {
+  const byName = new Map(app.model.services.map((s) => [s.name, s]));
+  const found = new Set<string>();
+  const visit = (name: string) => {
+    if (found.has(name) || !byName.has(name)) {
+      return;
+    }
+    found.add(name);
+    byName.get(name)!.dependsOn.forEach((d) => visit(d.service));
+  };
+  app.services.filter((s) => s.kind === WorkloadKind.STATEFUL).forEach((s) => visit(s.composeName));
+  return found;
+}
+
+/** The app-level claims, Secrets and ConfigMaps with the compose services that use them. */
+function sharedObjectUsers(app: ComposeApp): [IConstruct, string[]][] {
+  const result: [IConstruct, string[]][] = [];
+  const users = (test: (service: ComposeApp['model']['services'][number]) => boolean) =>
+    app.model.services.filter(test).map((s) => s.name);
+  for (const [volume, claim] of Object.entries(app.claims)) {
+    result.push([claim, users((s) => s.volumes.some((m) => m.type === 'volume' && m.source === volume))]);
+  }
+  for (const [secret, object] of Object.entries(app.secrets)) {
+    result.push([object, users((s) => s.secrets.some((r) => r.source === secret))]);
+  }
+  for (const [config, object] of Object.entries(app.configs)) {
+    result.push([object, users((s) => s.configs.some((r) => r.source === config))]);
+  }
+  return result;
+}
+
+function waitFor(service: MigratedService): WaveWait {
+  if (service.kind === WorkloadKind.JOB) {
+    return { condition: 'complete', composeName: service.composeName, name: service.name, what: 'Job' };
+  }
+  const engine = service.statefulDependency?.engine.name;
+  return { condition: 'ready', composeName: service.composeName, name: service.name, what: engine ?? service.kind };
+}
