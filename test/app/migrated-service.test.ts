@@ -1,0 +1,628 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { Chart, Duration, Size, Testing } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-27';
+import { ComposeApp } from '../../lib/app/compose-app';
+import { Exposure } from '../../lib/app/settings';
+import { loadComposeFromString } from '../../lib/compose/load';
+import { expectManifestsPass } from '../support/checks';
+import { model, port, service } from '../support/model-builder';
+import { findDoc, findDocs } from '../support/yaml-docs';
+import { checkSecretLeaks } from '../support/safety-rules';
+import { mainContainer, modelOf, podSpec, secretData, synthApp } from './app-fixture';
+
+const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'Job', 'CronJob'];
+
+/** Every container of every workload, init containers included. */
+function allContainers(docs: any[]): any[] {
+  return docs.filter((d) => WORKLOAD_KINDS.includes(d.kind))
+    .flatMap((d) => [...(podSpec(d).initContainers ?? []), ...podSpec(d).containers]);
+}
+
+function codes(app: ComposeApp): string[] {
+  return app.warnings.map((w) => w.code);
+}
+
+describe('services → Deployment + Service', () => {
+  const { app, docs } = synthApp(`
+name: shop
+services:
+  api:
+    image: example/api:1.0
+    entrypoint: ["/bin/app"]
+    command: ["serve", "--since", "$$(date)"]
+    working_dir: /srv
+    ports: ["8080:80", "53:53/udp", "53:53/tcp"]
+    expose: ["9000", "9001/udp"]
+    deploy: { replicas: 3 }
+  quiet:
+    image: example/worker:1.0
+`);
+
+  test('all manifests pass the validator, the Kubernetes rules and the safety rules', () => {
+    expectManifestsPass(docs);
+  });
+
+  test('the app label selects the pods everywhere, with no other selector label', () => {
+    const deployment = findDoc(docs, 'Deployment', 'api');
+    expect(deployment.spec.selector).toEqual({ matchLabels: { app: 'api' } });
+    expect(deployment.spec.template.metadata.labels.app).toBe('api');
+    expect(JSON.stringify(docs)).not.toContain('cdk8s.io/metadata.addr');
+    expect(findDoc(docs, 'Service', 'api').spec.selector).toEqual({ app: 'api' });
+  });
+
+  test('replicas from deploy.replicas, else 1', () => {
+    expect(findDoc(docs, 'Deployment', 'api').spec.replicas).toBe(3);
+    expect(findDoc(docs, 'Deployment', 'quiet').spec.replicas).toBe(1);
+  });
+
+  test('entrypoint becomes command and command becomes args, with $( kept literal', () => {
+    const container = mainContainer(findDoc(docs, 'Deployment', 'api'));
+    expect(container).toMatchObject({ name: 'api', image: 'example/api:1.0', command: ['/bin/app'], workingDir: '/srv' });
+    expect(container.args).toEqual(['serve', '--since', '$$(date)']);
+  });
+
+  test('a ClusterIP Service with every port of ports and expose, named, UDP kept, TCP and UDP on one number', () => {
+    const svc = findDoc(docs, 'Service', 'api');
+    expect(svc.spec.type).toBe('ClusterIP');
+    expect(svc.spec.ports).toEqual([
+      { name: 'tcp-53', port: 53, targetPort: 53 },
+      { name: 'udp-53', port: 53, targetPort: 53, protocol: 'UDP' },
+      { name: 'tcp-80', port: 80, targetPort: 80 },
+      { name: 'tcp-9000', port: 9000, targetPort: 9000 },
+      { name: 'udp-9001', port: 9001, targetPort: 9001, protocol: 'UDP' },
+    ]);
+    expect(mainContainer(findDoc(docs, 'Deployment', 'api')).ports).toEqual([
+      { containerPort: 53, name: 'tcp-53' },
+      { containerPort: 53, name: 'udp-53', protocol: 'UDP' },
+      { containerPort: 80, name: 'tcp-80' },
+      { containerPort: 9000, name: 'tcp-9000' },
+      { containerPort: 9001, name: 'udp-9001', protocol: 'UDP' },
+    ]);
+  });
+
+  test('a service without ports gets no Service', () => {
+    expect(findDocs(docs, 'Service').map((d) => d.metadata.name)).not.toContain('quiet');
+    expect(app.service('quiet').service).toBeUndefined();
+  });
+
+  test('handles reach what was made', () => {
+    const api = app.service('api');
+    expect(api.deployment).toBeInstanceOf(kplus.Deployment);
+    expect(api.service?.name).toBe('api');
+    expect(api.envConfigMap).toBeUndefined();
+    expect(() => app.service('nope')).toThrow('test/app: no compose service "nope". Allowed: api, quiet.');
+  });
+
+  test('the kplus defaults that break compose images are all replaced', () => {
+    const deployment = findDoc(docs, 'Deployment', 'quiet');
+    const container = mainContainer(deployment);
+    expect(container.securityContext).toEqual({
+      allowPrivilegeEscalation: false, privileged: false, readOnlyRootFilesystem: false, runAsNonRoot: false,
+    });
+    expect(podSpec(deployment).securityContext.runAsNonRoot).toBe(false);
+    expect(podSpec(deployment).automountServiceAccountToken).toBe(false);
+    expect(container.startupProbe).toBeUndefined();
+    expect(container.imagePullPolicy).toBe('IfNotPresent');
+    expect(container.resources).toEqual({ requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } });
+  });
+});
+
+describe('ports', () => {
+  test('one host port published to two container ports is an error', () => {
+    const m = model({
+      services: [service('dns', {
+        ports: [port(53, { published: 53, protocol: 'udp', service: 'dns' }), port(5353, { published: 53, protocol: 'udp', index: 1, service: 'dns' })],
+      })],
+    });
+    expect(() => synthApp(m)).toThrow(
+      'compose.yaml: services.dns.ports[1]: host port 53/udp is published twice in service "dns", to container ports 53 '
+      + '(services.dns.ports[0]) and 5353 (got "53:5353/udp"). Allowed: each host port and protocol published once per '
+      + 'host address. Fix: publish one of them on another host port.');
+  });
+
+  test('the same container port on two host ports is two external ports, one container port', () => {
+    const { docs } = synthApp('services: { app: { image: a:1, ports: ["5000:5000", "5001:5000"] } }');
+    expect(mainContainer(findDoc(docs, 'Deployment', 'app')).ports).toEqual([{ containerPort: 5000, name: 'tcp-5000' }]);
+    expect(findDoc(docs, 'Service', 'app-external').spec.ports).toEqual([
+      { name: 'tcp-5000', port: 5000, targetPort: 5000 },
+      { name: 'tcp-5001', port: 5001, targetPort: 5000 },
+    ]);
+  });
+});
+
+describe('resources', () => {
+  const { docs } = synthApp(`
+services:
+  limited:
+    image: a:1
+    deploy: { resources: { limits: { cpus: "0.05", memory: 64M } } }
+  reserved:
+    image: a:1
+    deploy: { resources: { reservations: { cpus: "2", memory: 1G } } }
+  legacy:
+    image: a:1
+    cpus: 1.5
+    mem_limit: 768m
+    depends_on: [limited]
+`);
+
+  test('requests and limits for cpu and memory on every container, init containers included', () => {
+    const all = allContainers(docs);
+    expect(all.length).toBeGreaterThan(3);
+    for (const container of all) {
+      expect(Object.keys(container.resources.requests).sort()).toEqual(['cpu', 'memory']);
+      expect(Object.keys(container.resources.limits).sort()).toEqual(['cpu', 'memory']);
+    }
+  });
+
+  test('a limit below the default request lowers the request; a request above the default limit raises the limit', () => {
+    expect(mainContainer(findDoc(docs, 'Deployment', 'limited')).resources).toEqual({
+      requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '50m', memory: '64Mi' },
+    });
+    expect(mainContainer(findDoc(docs, 'Deployment', 'reserved')).resources).toEqual({
+      requests: { cpu: '2', memory: '1024Mi' }, limits: { cpu: '2', memory: '1024Mi' },
+    });
+  });
+
+  test('the legacy cpus and mem_limit keys are limits', () => {
+    expect(mainContainer(findDoc(docs, 'Deployment', 'legacy')).resources).toEqual({
+      requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1500m', memory: '768Mi' },
+    });
+  });
+
+  test('overrides and defaults are props', () => {
+    const { docs: overridden } = synthApp('services: { a: { image: a:1 }, b: { image: b:1 } }', {
+      defaultResources: { cpuRequest: kplus.Cpu.millis(200), memoryLimit: Size.gibibytes(1) },
+      services: { b: { resources: { cpu: { limit: kplus.Cpu.millis(300) } } } },
+    });
+    expect(mainContainer(findDoc(overridden, 'Deployment', 'a')).resources).toEqual({
+      requests: { cpu: '200m', memory: '128Mi' }, limits: { cpu: '1', memory: '1024Mi' },
+    });
+    expect(mainContainer(findDoc(overridden, 'Deployment', 'b')).resources.limits.cpu).toBe('300m');
+  });
+});
+
+describe('security context from the compose keys', () => {
+  const { docs } = synthApp(`
+services:
+  hardened: { image: a:1, user: "1000:1000", read_only: true, cap_drop: [ALL], cap_add: [NET_BIND_SERVICE] }
+  root: { image: a:1, user: "0" }
+  named: { image: a:1, user: postgres }
+  privileged: { image: a:1, privileged: true }
+  admin: { image: a:1, cap_add: [SYS_ADMIN] }
+`);
+
+  test('a numeric non-root user is enforced, with read_only and capabilities', () => {
+    expect(mainContainer(findDoc(docs, 'Deployment', 'hardened')).securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      capabilities: { add: ['NET_BIND_SERVICE'], drop: ['ALL'] },
+      privileged: false,
+      readOnlyRootFilesystem: true,
+      runAsGroup: 1000,
+      runAsNonRoot: true,
+      runAsUser: 1000,
+    });
+  });
+
+  test('root and images that pick their own user are not forced to non-root', () => {
+    expect(mainContainer(findDoc(docs, 'Deployment', 'root')).securityContext).toMatchObject({ runAsUser: 0, runAsNonRoot: false });
+    expect(mainContainer(findDoc(docs, 'Deployment', 'named')).securityContext.runAsNonRoot).toBe(false);
+    expect(mainContainer(findDoc(docs, 'Deployment', 'named')).securityContext.runAsUser).toBeUndefined();
+  });
+
+  test('privileged and SYS_ADMIN allow privilege escalation, as Kubernetes requires', () => {
+    expect(mainContainer(findDoc(docs, 'Deployment', 'privileged')).securityContext).toMatchObject({ privileged: true, allowPrivilegeEscalation: true });
+    expect(mainContainer(findDoc(docs, 'Deployment', 'admin')).securityContext).toMatchObject({ allowPrivilegeEscalation: true });
+    expectManifestsPass(docs, { allowPrivileged: ['privileged', 'admin', 'hardened'] });
+  });
+});
+
+describe('probes', () => {
+  const { app, docs } = synthApp(`
+services:
+  exec:
+    image: a:1
+    expose: ["5432"]
+    healthcheck: { test: ["CMD", "pg_isready", "-U", "app"], interval: 5s, timeout: 2s, retries: 7, start_period: 30s, start_interval: 2s }
+  shell:
+    image: a:1
+    healthcheck: { test: ["CMD-SHELL", "curl -fs http://localhost/ || exit 1"] }
+  declared:
+    image: a:1
+    ports: ["8080:3000"]
+    x-cdk8s-compose: { http: true }
+  tcp:
+    image: a:1
+    expose: ["6379"]
+  timings:
+    image: a:1
+    expose: ["80"]
+    healthcheck: { interval: 10s }
+`);
+
+  test('CMD becomes an exec argv, with interval, timeout, retries; start_period a startupProbe', () => {
+    const container = mainContainer(findDoc(docs, 'Deployment', 'exec'));
+    const exec = { exec: { command: ['pg_isready', '-U', 'app'] }, periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 7 };
+    expect(container.readinessProbe).toEqual(exec);
+    expect(container.livenessProbe).toEqual(exec);
+    expect(container.startupProbe).toEqual({ exec: { command: ['pg_isready', '-U', 'app'] }, periodSeconds: 2, timeoutSeconds: 2, failureThreshold: 15 });
+  });
+
+  test('CMD-SHELL runs through sh -c, with compose\'s default timings', () => {
+    expect(mainContainer(findDoc(docs, 'Deployment', 'shell')).readinessProbe).toEqual({
+      exec: { command: ['sh', '-c', 'curl -fs http://localhost/ || exit 1'] }, periodSeconds: 30, timeoutSeconds: 30, failureThreshold: 3,
+    });
+  });
+
+  test('a service declared HTTP gets httpGet liveness /health and readiness /ready on its port', () => {
+    const container = mainContainer(findDoc(docs, 'Deployment', 'declared'));
+    const probe = (path: string) => ({
+      httpGet: { path, port: 3000, scheme: 'HTTP' }, initialDelaySeconds: 10, periodSeconds: 10, failureThreshold: 3,
+    });
+    expect(container.livenessProbe).toEqual(probe('/health'));
+    expect(container.readinessProbe).toEqual(probe('/ready'));
+  });
+
+  test('otherwise a tcpSocket readiness probe on the first port', () => {
+    const container = mainContainer(findDoc(docs, 'Deployment', 'tcp'));
+    expect(container.readinessProbe).toEqual({ tcpSocket: { port: 6379 }, periodSeconds: 10, failureThreshold: 3 });
+    expect(container.livenessProbe).toBeUndefined();
+  });
+
+  test('a healthcheck with only timings is reported and falls back to tcpSocket', () => {
+    expect(mainContainer(findDoc(docs, 'Deployment', 'timings')).readinessProbe.tcpSocket).toEqual({ port: 80 });
+    expect(codes(app)).toContain('healthcheck-inherited');
+  });
+
+  test('HTTP on a port the service does not listen on is an error', () => {
+    expect(() => synthApp('services:\n  web:\n    image: a:1\n    expose: ["80"]\n', { services: { web: { http: { port: 8080 } } } })).toThrow(
+      'compose.yaml:3:5: services.web: service "web" is declared HTTP on port 8080, which it does not listen on (got 8080). '
+      + 'Allowed: one of its TCP ports: 80. Fix: add the port to ports or expose, or give http.port.');
+  });
+});
+
+describe('ports → external access', () => {
+  const { app, docs } = synthApp(`
+services:
+  web: { image: nginx:1.27, ports: ["8080:80"] }
+  game: { image: a:1, ports: ["25565:25565", "19132:19132/udp"] }
+  admin: { image: a:1, ports: ["127.0.0.1:9000:9000"] }
+  db: { image: postgres:16, ports: ["5432:5432"], environment: { POSTGRES_PASSWORD: example-pw } }
+`);
+
+  test('an HTTP port goes through an Ingress with host, path, Prefix, backend and the rewrite annotation', () => {
+    expect(findDoc(docs, 'Ingress', 'web')).toMatchObject({
+      metadata: { annotations: { 'nginx.ingress.kubernetes.io/rewrite-target': '/' } },
+      spec: {
+        ingressClassName: 'nginx',
+        rules: [{
+          host: 'web.example.com',
+          http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] },
+        }],
+      },
+    });
+  });
+
+  test('other published ports go through a LoadBalancer Service, UDP included', () => {
+    const external = findDoc(docs, 'Service', 'game-external');
+    expect(external.spec.type).toBe('LoadBalancer');
+    expect(external.spec.selector).toEqual({ app: 'game' });
+    expect(external.spec.ports).toEqual([
+      { name: 'udp-19132', port: 19132, targetPort: 19132, protocol: 'UDP' },
+      { name: 'tcp-25565', port: 25565, targetPort: 25565 },
+    ]);
+    expect(findDoc(docs, 'Service', 'game').spec.type).toBe('ClusterIP');
+  });
+
+  test('a port bound to 127.0.0.1 stays internal, with a warning', () => {
+    expect(findDocs(docs, 'Service').map((d) => d.metadata.name)).not.toContain('admin-external');
+    expect(app.warnings).toContainEqual({
+      code: 'local-only-port',
+      message: 'port 9000 is bound to 127.0.0.1 in compose, so it stays inside the cluster (reach it with kubectl port-forward svc/admin 9000)',
+      at: expect.objectContaining({ path: 'services.admin.ports[0]' }),
+    });
+  });
+
+  test('a database\'s published port stays internal, with a warning', () => {
+    expect(findDocs(docs, 'Service').map((d) => d.metadata.name)).not.toContain('db-external');
+    expect(codes(app)).toContain('database-port-internal');
+  });
+
+  test('the host and the choice are props', () => {
+    const { docs: chosen } = synthApp('services: { web: { image: nginx:1.27, ports: ["8080:80"] }, api: { image: a:1, ports: ["3000:3000"] } }', {
+      services: { web: { expose: Exposure.LOAD_BALANCER }, api: { expose: Exposure.INGRESS, ingressHost: 'api.shop.test' } },
+    });
+    expect(findDoc(chosen, 'Service', 'web-external').spec.type).toBe('LoadBalancer');
+    expect(findDoc(chosen, 'Ingress', 'api').spec.rules[0].host).toBe('api.shop.test');
+  });
+
+  test('two services on one Ingress host and path fail validation naming both', () => {
+    const chart = new Chart(Testing.app(), 'test');
+    new ComposeApp(chart, 'app', {
+      model: modelOf('services:\n  a: { image: a:1, ports: ["80:80"] }\n  b: { image: b:1, ports: ["81:80"] }\n'),
+      services: { a: { ingressHost: 'shop.test' }, b: { ingressHost: 'shop.test' } },
+    });
+    expect(() => Testing.synth(chart)).toThrow(
+      '[test/app] compose.yaml:3:28: services.b.ports[0]: services "a" and "b" both route shop.test/ through an Ingress. '
+      + 'Allowed: one service per Ingress host and path. Fix: give one of them another ingressHost or ingressPath in services["b"].');
+  });
+});
+
+describe('environment → ConfigMap + Secret (rule 3)', () => {
+  const { app, docs } = synthApp(`
+services:
+  api:
+    image: a:1
+    environment:
+      LOG_LEVEL: debug
+      DB_PASSWORD: env-pass-1
+      GITHUB_TOKEN: ghp_fake_token_1
+      DATABASE_URL: postgres://app:url-pass-2@db:5432/app
+      PLAIN_URL: http://search:9200
+      SAME_AS_PASSWORD: env-pass-1
+      LICENSE_KEY: lic-3
+      POSTGRES_PASSWORD_FILE: /run/secrets/db
+`, { services: { api: { sensitiveEnv: ['LICENSE_KEY'] } } });
+  const container = mainContainer(findDoc(docs, 'Deployment', 'api'));
+  const envOf = (name: string) => container.env.find((e: any) => e.name === name);
+
+  test('sensitive values go into an Opaque Secret (data, base64) and are referenced with secretKeyRef', () => {
+    const secret = findDoc(docs, 'Secret', 'api-env');
+    expect(secret.type).toBe('Opaque');
+    expect(secretData(secret)).toEqual({
+      DATABASE_URL: 'postgres://app:url-pass-2@db:5432/app',
+      DB_PASSWORD: 'env-pass-1',
+      GITHUB_TOKEN: 'ghp_fake_token_1',
+      LICENSE_KEY: 'lic-3',
+      SAME_AS_PASSWORD: 'env-pass-1',
+    });
+    expect(envOf('DB_PASSWORD')).toEqual({ name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: 'api-env', key: 'DB_PASSWORD' } } });
+  });
+
+  test('everything else goes into a ConfigMap', () => {
+    expect(findDoc(docs, 'ConfigMap', 'api-env').data).toEqual({
+      LOG_LEVEL: 'debug', PLAIN_URL: 'http://search:9200', POSTGRES_PASSWORD_FILE: '/run/secrets/db',
+    });
+    expect(envOf('LOG_LEVEL')).toEqual({ name: 'LOG_LEVEL', valueFrom: { configMapKeyRef: { name: 'api-env', key: 'LOG_LEVEL' } } });
+  });
+
+  test('no secret value appears outside a Secret, nor in a warning', () => {
+    const values = ['env-pass-1', 'ghp_fake_token_1', 'url-pass-2', 'lic-3'];
+    expect(checkSecretLeaks(docs, { secretValues: values, minSecretLength: 1 })).toEqual([]);
+    for (const value of values) {
+      expect(JSON.stringify(app.warnings)).not.toContain(value);
+    }
+  });
+
+  test('the name patterns are a prop', () => {
+    const { docs: custom } = synthApp('services: { a: { image: a:1, environment: { MY_PIN: "1234" } } }', { sensitiveNamePatterns: ['PIN'] });
+    expect(secretData(findDoc(custom, 'Secret', 'a-env'))).toEqual({ MY_PIN: '1234' });
+  });
+});
+
+describe('secrets, configs and bind-mounted files', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'compose-app-'));
+  fs.mkdirSync(path.join(dir, 'conf'));
+  fs.mkdirSync(path.join(dir, 'data'));
+  fs.writeFileSync(path.join(dir, 'db_password.txt'), 'file-secret-7\n');
+  fs.writeFileSync(path.join(dir, 'conf', 'nginx.conf'), 'upstream app { server backend_app:8000; }\n');
+  fs.writeFileSync(path.join(dir, 'conf', 'app.ini'), '[db]\npassword = file-secret-7\n');
+  fs.writeFileSync(path.join(dir, 'settings.yml'), 'level: info\n');
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const text = `
+services:
+  web:
+    image: nginx:1.27
+    volumes:
+      - ./conf/nginx.conf:/etc/nginx/nginx.conf:ro
+      - ./conf/app.ini:/etc/app.ini
+      - ./data:/var/lib/data
+      - /var/run/docker.sock:/var/run/docker.sock
+    secrets:
+      - db_password
+      - source: api_key
+        target: /etc/keys/api.key
+        mode: 0440
+    configs:
+      - source: settings
+        target: /etc/app/settings.yml
+  backend_app:
+    image: a:1
+    expose: ["8000"]
+secrets:
+  db_password: { file: ./db_password.txt }
+  api_key: { external: true }
+configs:
+  settings: { file: ./settings.yml }
+`;
+  const chart = new Chart(Testing.app(), 'test');
+  const app = new ComposeApp(chart, 'app', { model: loadComposeFromString(text, { env: {}, projectDir: dir }).model, namespace: 'test' });
+  const docs = Testing.synth(chart);
+  const container = mainContainer(findDoc(docs, 'Deployment', 'web'));
+  const mount = (mountPath: string) => container.volumeMounts.find((m: any) => m.mountPath === mountPath);
+  const volume = (name: string) => podSpec(findDoc(docs, 'Deployment', 'web')).volumes.find((v: any) => v.name === name);
+
+  test('a compose secret becomes a Secret mounted at /run/secrets/<name>', () => {
+    expect(secretData(findDoc(docs, 'Secret', 'db-password'))).toEqual({ db_password: 'file-secret-7\n' });
+    expect(mount('/run/secrets/db_password')).toEqual({ mountPath: '/run/secrets/db_password', name: 'secret-db-password', subPath: 'db_password', readOnly: true });
+    expect(volume('secret-db-password')).toEqual({ name: 'secret-db-password', secret: { secretName: 'db-password' } });
+  });
+
+  test('an external secret is referenced, not created, with a warning; the long-syntax target and mode are kept', () => {
+    expect(findDocs(docs, 'Secret').map((d) => d.metadata.name)).not.toContain('api-key');
+    expect(mount('/etc/keys/api.key')).toMatchObject({ name: 'secret-api-key', subPath: 'api_key', readOnly: true });
+    expect(volume('secret-api-key')).toEqual({ name: 'secret-api-key', secret: { secretName: 'api-key', defaultMode: 0o440 } });
+    expect(app.warnings).toContainEqual(expect.objectContaining({
+      code: 'external-secret',
+      message: 'secret "api_key" is external: create the Secret "api-key" with the key "api_key" in namespace "test" before deploying',
+    }));
+  });
+
+  test('configs and single-file binds become ConfigMap keys mounted read-only with subPath at the same path', () => {
+    expect(findDoc(docs, 'ConfigMap', 'settings').data).toEqual({ settings: 'level: info\n' });
+    expect(mount('/etc/app/settings.yml')).toMatchObject({ name: 'config-settings', subPath: 'settings', readOnly: true });
+    expect(findDoc(docs, 'ConfigMap', 'web-files').data).toEqual({ 'nginx.conf': 'upstream app { server backend_app:8000; }\n' });
+    expect(mount('/etc/nginx/nginx.conf')).toEqual({ mountPath: '/etc/nginx/nginx.conf', name: 'files', subPath: 'nginx.conf', readOnly: true });
+  });
+
+  test('a file holding a secret value is mounted from a Secret instead', () => {
+    expect(secretData(findDoc(docs, 'Secret', 'web-files'))).toEqual({ 'app.ini': '[db]\npassword = file-secret-7\n' });
+    expect(mount('/etc/app.ini')).toMatchObject({ name: 'files-secret', subPath: 'app.ini', readOnly: true });
+    expect(checkSecretLeaks(docs, { secretValues: ['file-secret-7'] })).toEqual([]);
+  });
+
+  test('directory and host-path binds are reported and not mounted', () => {
+    expect(mount('/var/lib/data')).toBeUndefined();
+    expect(mount('/var/run/docker.sock')).toBeUndefined();
+    expect(codes(app)).toEqual(expect.arrayContaining(['directory-bind', 'host-path', 'bind-read-only']));
+  });
+
+  test('names in a file that need rewriting are reported', () => {
+    expect(app.warnings).toContainEqual(expect.objectContaining({
+      code: 'file-host-reference',
+      message: 'the bound file "./conf/nginx.conf" refers to "backend_app", which is the Service "backend-app" in Kubernetes; edit the file',
+    }));
+  });
+
+  test('the output names no absolute path of this machine', () => {
+    expect(JSON.stringify(docs)).not.toContain(dir);
+    expectManifestsPass(docs);
+  });
+});
+
+describe('depends_on → init containers (rule 1)', () => {
+  const { app, docs } = synthApp(`
+services:
+  web:
+    image: nginx:1.27
+    ports: ["8080:80"]
+    depends_on:
+      api: { condition: service_healthy }
+  api:
+    image: a:1
+    expose: ["8000"]
+    depends_on:
+      db: { condition: service_healthy }
+      migrate: { condition: service_completed_successfully }
+      worker: { condition: service_started }
+  worker:
+    image: a:1
+  migrate:
+    image: a:1
+    command: ["migrate"]
+    depends_on: [db]
+  db:
+    image: postgres:16
+    environment: { POSTGRES_PASSWORD: wait-pass-1 }
+`, { waitTimeout: Duration.seconds(120) });
+  const initNames = (name: string, kind = 'Deployment') => (podSpec(findDoc(docs, kind, name)).initContainers ?? []).map((c: any) => c.name);
+
+  test('every dependent has a wait for each dependency, databases first', () => {
+    expect(initNames('web')).toEqual(['wait-for-api']);
+    expect(initNames('api')).toEqual(['wait-for-db', 'wait-for-migrate', 'wait-for-worker']);
+    expect(initNames('migrate', 'Job')).toEqual(['wait-for-db']);
+    expect(initNames('worker')).toEqual([]);
+  });
+
+  test('a TCP wait on the dependency\'s Service, bounded, with clear log lines', () => {
+    const wait = podSpec(findDoc(docs, 'Deployment', 'api')).initContainers[0];
+    expect(wait).toMatchObject({ image: 'busybox:1.36', resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '100m', memory: '64Mi' } } });
+    expect(wait.command[2]).toBe([
+      'echo "waiting up to 120s for db:5432 (compose service db) to accept connections"',
+      'deadline=$(($(date +%s) + 120))',
+      'until nc -z -w 2 db 5432; do',
+      '  if [ "$(date +%s)" -ge "$deadline" ]; then echo "gave up: db:5432 did not accept connections within 120s" >&2; exit 1; fi',
+      '  sleep 2',
+      'done',
+      'echo "db:5432 is ready"',
+    ].join('\n'));
+  });
+
+  test('service_completed_successfully runs the dependency as a Job', () => {
+    const job = findDoc(docs, 'Job', 'migrate');
+    expect(podSpec(job).restartPolicy).toBe('OnFailure');
+    expect(findDocs(docs, 'Deployment').map((d) => d.metadata.name)).not.toContain('migrate');
+    expect(app.service('migrate').job).toBeInstanceOf(kplus.Job);
+  });
+
+  test('dependents wait for the Job through a least-privilege service account', () => {
+    const spec = podSpec(findDoc(docs, 'Deployment', 'api'));
+    expect(spec.serviceAccountName).toBe('api-wait');
+    expect(spec.automountServiceAccountToken).toBe(true);
+    expect(spec.initContainers[1].command[2]).toContain('kubectl wait --namespace=test --for=\'condition=complete\' --timeout=120s job/migrate');
+    expect(findDoc(docs, 'Role', 'api-wait').rules).toEqual([
+      { apiGroups: ['batch'], resources: ['jobs'], resourceNames: ['migrate'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['apps'], resources: ['deployments'], resourceNames: ['worker'], verbs: ['get', 'list', 'watch'] },
+    ]);
+    expect(findDoc(docs, 'RoleBinding', 'api-wait')).toMatchObject({
+      roleRef: { kind: 'Role', name: 'api-wait' },
+      subjects: [{ kind: 'ServiceAccount', name: 'api-wait', namespace: 'test' }],
+    });
+    expect(findDoc(docs, 'ServiceAccount', 'api-wait').automountServiceAccountToken).toBe(false);
+  });
+
+  test('pods without an API wait get no token', () => {
+    for (const name of ['web', 'worker', 'db']) {
+      expect(podSpec(findDoc(docs, 'Deployment', name)).automountServiceAccountToken).toBe(false);
+    }
+    expectManifestsPass(docs, { allowServiceAccountToken: ['api'] });
+  });
+
+  test('a database that waits for a Job gets the service account and token too', () => {
+    const { docs: seeded } = synthApp(`
+services:
+  db: { image: postgres:16, depends_on: { fetch: { condition: service_completed_successfully } } }
+  fetch: { image: a:1 }
+`);
+    const spec = podSpec(findDoc(seeded, 'Deployment', 'db'));
+    expect(spec).toMatchObject({ serviceAccountName: 'db-wait', automountServiceAccountToken: true });
+    expect(spec.initContainers.map((c: any) => c.name)).toEqual(['wait-for-fetch']);
+  });
+
+  test('a dependency on no shared network is awaited through the API, as its Service is out of reach', () => {
+    const { docs: apart } = synthApp(`
+services:
+  a: { image: a:1, depends_on: [b], networks: [one] }
+  b: { image: b:1, expose: ["80"], networks: [two] }
+networks: { one: {}, two: {} }
+`);
+    expect(podSpec(findDoc(apart, 'Deployment', 'a')).initContainers[0].command[2])
+      .toContain("kubectl wait --namespace=test --for='condition=available' --timeout=300s deployment/b");
+  });
+});
+
+describe('keys without a direct Kubernetes field', () => {
+  const { app, docs } = synthApp(`
+services:
+  llm:
+    image: ollama/ollama:0.3.12
+    deploy:
+      resources:
+        reservations:
+          devices: [{ driver: nvidia, count: 2, capabilities: [gpu] }]
+    labels: { kompose.cronjob.schedule: "* * * * *", traefik.enable: "true" }
+    sysctls: { net.ipv4.ip_unprivileged_port_start: "0", net.core.somaxconn: "1024" }
+    extra_hosts: ["host.docker.internal:host-gateway", "legacy:10.0.0.5"]
+    stop_grace_period: 1m
+`);
+  const deployment = findDoc(docs, 'Deployment', 'llm');
+
+  test('GPU reservations become an nvidia.com/gpu limit (a patch that reaches the output)', () => {
+    expect(mainContainer(deployment).resources.limits).toEqual({ 'cpu': '1', 'memory': '512Mi', 'nvidia.com/gpu': 2 });
+    expectManifestsPass(docs);
+  });
+
+  test('safe sysctls, host aliases with addresses and the grace period are kept; the rest reported', () => {
+    expect(podSpec(deployment).securityContext.sysctls).toEqual([{ name: 'net.ipv4.ip_unprivileged_port_start', value: '0' }]);
+    expect(podSpec(deployment).hostAliases).toEqual([{ ip: '10.0.0.5', hostnames: ['legacy'] }]);
+    expect(podSpec(deployment).terminationGracePeriodSeconds).toBe(60);
+    expect(app.warnings.map((w) => w.message)).toEqual(expect.arrayContaining([
+      'ignored label "kompose.cronjob.schedule": this kompose label is not honoured',
+      'ignored labels "traefik.enable": compose labels are not copied to Kubernetes objects',
+      'sysctl "net.core.somaxconn" is not set: Kubernetes rejects unsafe sysctls unless the kubelet allows them (--allowed-unsafe-sysctls)',
+      'extra host "host.docker.internal:host-gateway" is not kept: "host-gateway" is not an address a pod can use',
+    ]));
+  });
+});
