@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { FileContent } from './model';
+import { ComposeError } from './errors';
+import { ComposeLocation, FileContent } from './model';
 
 /** Largest file the loader reads into the model (secret, config and single-file bind contents). */
 export const MAX_CONTENT_BYTES = 1024 * 1024;
@@ -50,22 +51,42 @@ function realOrSelf(target: string): string {
   }
 }
 
-/** What is at an absolute path: a file (with its size), a directory, or nothing. */
-export function statPath(absolute: string): { kind: 'file'; size: number } | { kind: 'directory' } | { kind: 'missing' } {
+/**
+ * What is at an absolute path: a regular file (with its size), a directory, something else (a FIFO, a socket or a
+ * device: reading one can block forever or never end, so the loader never reads them), or nothing.
+ */
+export function statPath(absolute: string):
+  { kind: 'file'; size: number } | { kind: 'directory' } | { kind: 'special' } | { kind: 'missing' } {
+  let stat: fs.Stats;
   try {
-    const stat = fs.statSync(absolute);
-    if (stat.isDirectory()) {
-      return { kind: 'directory' };
-    }
-    return { kind: 'file', size: stat.size };
+    stat = fs.statSync(absolute);
   } catch {
     return { kind: 'missing' };
+  }
+  if (stat.isDirectory()) {
+    return { kind: 'directory' };
+  }
+  return stat.isFile() ? { kind: 'file', size: stat.size } : { kind: 'special' };
+}
+
+/**
+ * Reads a file the compose file names; a read error (permission denied, a directory, a vanished file) becomes a
+ * `ComposeError` naming the file as written and the key path. `what` says what the file is, e.g. `env file`.
+ */
+export function readProjectFile(what: string, written: string, absolute: string, at: ComposeLocation): Buffer {
+  try {
+    return fs.readFileSync(absolute);
+  } catch (err) {
+    throw new ComposeError(`cannot read ${what} "${written}": ${describeFsError(err)}`, {
+      at,
+      hint: 'make the file readable by the user running the conversion, or fix the path',
+    });
   }
 }
 
 /** Reads a file for the model: UTF-8 text when it decodes cleanly and holds no NUL, base64 otherwise. */
-export function readContent(written: string, absolute: string): FileContent {
-  return contentOf(written, fs.readFileSync(absolute));
+export function readContent(what: string, written: string, absolute: string, at: ComposeLocation): FileContent {
+  return contentOf(written, readProjectFile(what, written, absolute, at));
 }
 
 /** Wraps bytes as a `FileContent`. */
@@ -73,4 +94,26 @@ export function contentOf(written: string, bytes: Buffer): FileContent {
   const text = bytes.toString('utf8');
   const binary = bytes.includes(0) || !Buffer.from(text, 'utf8').equals(bytes);
   return { path: written, text: binary ? bytes.toString('base64') : text, binary };
+}
+
+/** A file system error in words, without the absolute path Node puts in its message (messages stay machine-free). */
+export function describeFsError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'it is a directory';
+    case 'ENOENT':
+      return 'it does not exist';
+    case 'ENOTDIR':
+      return 'a part of the path is not a folder';
+    case 'ELOOP':
+      return 'too many levels of symbolic links';
+    case 'ENAMETOOLONG':
+      return 'the path is too long';
+    default:
+      return code ? `read error ${code}` : 'read error';
+  }
 }

@@ -3,7 +3,7 @@ import * as path from 'path';
 import { parseDotenv } from './dotenv';
 import { ComposeError, ComposeWarning } from './errors';
 import { interpolateTree, VariableLookup } from './interpolate';
-import { resolveInProject } from './files';
+import { describeFsError, readProjectFile, resolveInProject } from './files';
 import { canonicalize, mergeFiles, resolveExtends } from './merge';
 import { ComposeLocation, ComposeModel } from './model';
 import { normalizeProject } from './normalize';
@@ -210,13 +210,7 @@ function readInterpolationEnv(
   const files = options.envFiles ?? ['.env'];
   for (const file of files) {
     const absolute = path.resolve(explicit ? workingDir : projectDir, file);
-    let text: string;
-    try {
-      if (!fs.statSync(absolute).isFile()) {
-        throw new Error('not a file');
-      }
-      text = fs.readFileSync(absolute, 'utf8');
-    } catch {
+    if (!isFile(absolute)) {
       if (!explicit) {
         continue;
       }
@@ -225,6 +219,7 @@ function readInterpolationEnv(
         hint: 'check the path given to the env file option (--env-file)',
       });
     }
+    const text = readProjectFile('env file', file, absolute, { file, path: '' }).toString('utf8');
     for (const entry of parseDotenv(text, file, lookup)) {
       if (entry.value !== undefined) {
         values.set(entry.name, entry.value);
@@ -281,13 +276,19 @@ function readComposeFile(workingDir: string, file: string, limits: LoadLimits, f
     if (err instanceof ComposeError) {
       throw err;
     }
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new ComposeError(`cannot read compose file "${file}": ${describeFsError(err)}`, {
+        at: from ?? { file, path: '' },
+        hint: 'make the file readable by the user running the conversion, or fix the path',
+      });
+    }
     throw new ComposeError(`compose file "${file}" not found`, {
       at: from ?? { file, path: '' },
       hint: 'check the path; relative paths are taken from the working folder',
     });
   }
   checkSize(size, file, limits);
-  return fs.readFileSync(absolute, 'utf8');
+  return readProjectFile('compose file', file, absolute, from ?? { file, path: '' }).toString('utf8');
 }
 
 function checkSize(size: number, file: string, limits: LoadLimits): void {

@@ -1,9 +1,8 @@
-import * as fs from 'fs';
 import * as path from 'path';
 import { isIP } from 'net';
 import { parseDotenv } from './dotenv';
 import { ComposeError } from './errors';
-import { contentOf, MAX_CONTENT_BYTES, readContent, resolveInProject, statPath } from './files';
+import { contentOf, MAX_CONTENT_BYTES, readContent, readProjectFile, resolveInProject, statPath } from './files';
 import { VariableLookup } from './interpolate';
 import {
   BUILD_KEYS, CONFIG_KEYS, DEPENDS_ON_KEYS, DEPLOY_KEYS, DEVICE_REQUEST_KEYS, ENV_FILE_KEYS, EXTERNAL_KEYS,
@@ -453,10 +452,16 @@ function readEnvFile(entry: YNode, ctx: SharedContext): EnvVar[] {
   if (stat.kind === 'directory') {
     throw new ComposeError(`env file "${written}" is a directory`, { at: entry.at, hint: 'point env_file at a file' });
   }
+  if (stat.kind === 'special') {
+    throw new ComposeError(`env file "${written}" is not a regular file (a FIFO, socket or device) and was not read`, {
+      at: entry.at,
+      hint: 'point env_file at a regular file',
+    });
+  }
   if (stat.size > MAX_CONTENT_BYTES) {
     throw new ComposeError(`env file "${written}" is larger than 1 MiB`, { at: entry.at });
   }
-  const text = fs.readFileSync(absolute, 'utf8');
+  const text = readProjectFile('env file', written, absolute, entry.at).toString('utf8');
   return parseDotenv(text, written, ctx.lookup)
     .filter((e) => e.value !== undefined)
     .map((e) => ({ name: e.name, value: e.value as string, origin: 'env_file' as const, at: entry.at }));
@@ -1129,9 +1134,15 @@ function fileSource(name: string, map: YMap, kind: 'secret' | 'config', ctx: Nor
       }
       const absolute = where.kind === 'inside' ? where.absolute : path.resolve(ctx.projectDir, written);
       const stat = statPath(absolute);
-      if (stat.kind !== 'file') {
-        throw invalid(node, stat.kind === 'missing' ? `${kind} file "${written}" not found` : `${kind} file "${written}" is a directory`, {
+      if (stat.kind === 'missing') {
+        throw invalid(node, `${kind} file "${written}" not found`, {
           hint: `create ${written} next to the compose file, or fix the path`,
+        });
+      }
+      if (stat.kind !== 'file') {
+        const what = stat.kind === 'directory' ? 'a directory' : 'not a regular file (a FIFO, socket or device)';
+        throw invalid(node, `${kind} file "${written}" is ${what}`, {
+          hint: `point ${kind}s.${name}.file at a regular file`,
         });
       }
       if (stat.size > MAX_CONTENT_BYTES) {
@@ -1139,7 +1150,7 @@ function fileSource(name: string, map: YMap, kind: 'secret' | 'config', ctx: Nor
           hint: 'Kubernetes Secrets and ConfigMaps hold at most 1 MiB',
         });
       }
-      return { kind: 'file', content: readContent(written, absolute) };
+      return { kind: 'file', content: readContent(`${kind} file`, written, absolute, node.at) };
     }
   }
 }

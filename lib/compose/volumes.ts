@@ -195,6 +195,11 @@ function inspectBind(source: string, ctx: VolumeContext, at: ComposeLocation): N
     absolute = path.resolve(ctx.projectDir, source);
   }
   const stat = statPath(absolute);
+  if (stat.kind === 'special') {
+    // A FIFO or socket bound into a container (e.g. a daemon's socket): a host resource, never read.
+    ctx.warn('special-bind-file', `the bound path "${source}" is not a regular file (a FIFO, socket or device) and was not read`, at);
+    return { kind: 'file' };
+  }
   if (stat.kind !== 'file') {
     return { kind: stat.kind };
   }
@@ -202,5 +207,5 @@ function inspectBind(source: string, ctx: VolumeContext, at: ComposeLocation): N
     ctx.warn('large-bind-file', `the bound file "${source}" is larger than 1 MiB and was not read`, at);
     return { kind: 'file' };
   }
-  return { kind: 'file', content: readContent(source, absolute) };
+  return { kind: 'file', content: readContent('bound file', source, absolute, at) };
 }
