@@ -162,6 +162,11 @@ export function writeOutput(request: WriteRequest): WriteResult {
     fs.renameSync(path.join(staged, String(index)), target);
   });
   stale.forEach((file) => fs.unlinkSync(path.join(root, file)));
+  for (const folder of new Set(stale.map((file) => file.split('/')[0]))) {
+    if (fs.readdirSync(path.join(root, folder)).length === 0) {
+      fs.rmdirSync(path.join(root, folder));
+    }
+  }
   return { written: [...produced].sort(), removed: stale.sort(), foreign: foreign.sort() };
 }
 

@@ -1,8 +1,6 @@
 import { ApiObject, App, Chart, YamlOutputType } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { ComposeApp } from '../app/compose-app';
-import { KomposeHpaLabel } from '../app/autoscaler';
-import { KomposeLabel } from '../app/settings';
 import { ComposeWarning } from '../compose/errors';
 import { loadCompose } from '../compose/load';
 import { ComposeModel } from '../compose/model';
@@ -14,11 +12,6 @@ import { Wave, planWaves } from './waves';
 /** The id of the chart the CLI builds; it names no object (every object is named by the app). */
 export const CHART_ID = 'cdk8s-compose';
 
-/** The `kompose.*` labels the constructs honour; any other one gets an `unsupported-label` warning. */
-export const HONOURED_KOMPOSE_LABELS: readonly string[] = [
-  ...Object.values(KomposeLabel), ...Object.values(KomposeHpaLabel),
-].sort();
-
 /** A compose project built into a cdk8s app, not yet synthesized. */
 export interface Project {
   readonly app: App;
@@ -26,7 +19,7 @@ export interface Project {
   readonly composeApp: ComposeApp;
   readonly model: ComposeModel;
   readonly waves: readonly Wave[];
-  /** The loader's, the app's and the CLI's findings, in that order. */
+  /** The loader's and the app's findings, in that order. */
   readonly warnings: readonly ComposeWarning[];
 }
 
@@ -80,7 +73,7 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     composeApp,
     model,
     waves: planWaves(composeApp),
-    warnings: [...loaded.warnings, ...composeApp.warnings, ...komposeLabelWarnings(model)],
+    warnings: [...loaded.warnings, ...composeApp.warnings],
   };
 }
 
@@ -102,23 +95,4 @@ function addMetadata(chart: Chart, labels: Readonly<Record<string, string>>, ann
       Object.entries(annotations).forEach(([key, value]) => metadata.addAnnotation(key, value));
     }
   }
-}
-
-/** One warning per `kompose.*` label the constructs do not read, on services and volumes. */
-function komposeLabelWarnings(model: ComposeModel): ComposeWarning[] {
-  const warnings: ComposeWarning[] = [];
-  const check = (labels: Readonly<Record<string, string>>, at: ComposeModel['at'], what: string) => {
-    for (const key of Object.keys(labels).sort()) {
-      if (key.startsWith('kompose.') && !HONOURED_KOMPOSE_LABELS.includes(key)) {
-        warnings.push({
-          code: 'unsupported-label',
-          message: `ignored the label ${key} of ${what}: cdk8s-compose does not honour it (see the README's kompose label table)`,
-          at: { ...at, path: `${at.path}.labels` },
-        });
-      }
-    }
-  };
-  model.services.forEach((s) => check(s.labels, s.at, `service "${s.name}"`));
-  model.volumes.forEach((v) => check(v.labels, v.at, `volume "${v.name}"`));
-  return warnings;
 }

@@ -3,7 +3,7 @@ import { IConstruct } from 'constructs';
 import { ComposeApp } from '../app/compose-app';
 import { MigratedService, WorkloadKind } from '../app/migrated-service';
 
-/** The deploy waves, in apply order. The values name the wave folders (`0-namespace`, `1-stateful`, …). */
+/** The deploy waves, in apply order. The values name the wave folders (`0-namespace`, `1-stateful`, `2-app`). */
 export enum WaveKind {
   /** The Namespace, then its ResourceQuota and NetworkPolicies, before any pod exists. */
   NAMESPACE = 'namespace',
@@ -30,7 +30,7 @@ export interface WaveWait {
 /** One deploy wave: a folder of manifests applied with one `kubectl apply -f`. */
 export interface Wave {
   readonly kind: WaveKind;
-  /** The folder: the wave's position and kind, e.g. `1-stateful`. */
+  /** The folder: the wave's fixed position and its kind, e.g. `1-stateful` (`2-app` also when there is no stateful wave). */
   readonly folder: string;
   /** The objects of the wave, in the order the app created them. */
   readonly objects: readonly ApiObject[];
@@ -43,8 +43,8 @@ export interface Wave {
 /**
  * Splits an app's objects into deploy waves (rule 1 of the spec: stateful dependencies are deployed and awaited
  * before the app). The stateful wave holds every stateful dependency, every service one of them depends on, and the
- * claims, Secrets and ConfigMaps they use; the app wave holds the rest. Empty waves are left out, and the folders
- * are numbered in apply order.
+ * claims, Secrets and ConfigMaps they use; the app wave holds the rest. Empty waves are left out; the folders keep
+ * their numbers, so that `kubectl apply -f 2-app/` names the same wave for every app.
  */
 export function planWaves(app: ComposeApp): Wave[] {
   const early = statefulClosure(app);
@@ -74,20 +74,20 @@ export function planWaves(app: ComposeApp): Wave[] {
   }
 
   const waves: Wave[] = [];
-  for (const kind of WAVE_ORDER) {
+  WAVE_ORDER.forEach((kind, position) => {
     const members = objects.filter((o) => byObject.get(o) === kind);
     if (members.length === 0) {
-      continue;
+      return;
     }
     const services = app.services.filter((s) => kind === WaveKind.NAMESPACE ? false : (kind === WaveKind.STATEFUL) === early.has(s.composeName));
     waves.push({
       kind,
-      folder: `${waves.length}-${kind}`,
+      folder: `${position}-${kind}`,
       objects: members,
       waits: kind === WaveKind.STATEFUL ? services.filter((s) => s.replicas > 0).map(waitFor) : [],
       services: services.map((s) => s.composeName),
     });
-  }
+  });
   return waves;
 }
 

@@ -1,0 +1,136 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { toDnsLabel } from '../../lib/app/naming';
+import { loadCompose } from '../../lib/compose/load';
+import { secretValuesOf } from '../support/app-checks';
+import { CheckOptions, expectManifestsPass } from '../support/checks';
+import { Manifest } from '../support/problems';
+import { podTemplates } from '../support/workloads';
+import { readYamlFiles } from '../support/yaml-docs';
+import {
+  CORPUS, CliRun, copyFolder, expectBuilt, inParallel, removeTempDirs, runCli, tempDir, yamllintErrors,
+} from './run-cli';
+
+/**
+ * Converts every folder of the shared corpus with the built CLI, each from a copy in a temporary folder, and checks
+ * what it wrote: the validator, the Kubernetes rules and the safety rules over the manifests (and the runbook's
+ * text), yamllint over every folder, and the wave folders.
+ */
+
+interface Expected {
+  /** `--image` for the services that only have `build:` (the corpus has no build contexts). */
+  readonly images?: Readonly<Record<string, string>>;
+  /** The wave folders written. */
+  readonly waves: readonly string[];
+}
+
+const ALL = ['0-namespace', '1-stateful', '2-app'];
+const NO_STATEFUL = ['0-namespace', '2-app'];
+const image = (dir: string, ...services: string[]) =>
+  Object.fromEntries(services.map((s) => [s, `registry.example.com/${dir}/${s}:1.0`]));
+
+const EXPECTED: Readonly<Record<string, Expected>> = {
+  'airflow': { waves: ALL },
+  'aspnet-mssql': { images: image('aspnet-mssql', 'web'), waves: NO_STATEFUL },
+  'casaos-unifi-network-application': { waves: ALL },
+  'compose-bridge-e2e': { waves: NO_STATEFUL },
+  'elasticsearch-logstash-kibana': { waves: NO_STATEFUL },
+  'fastapi': { images: image('fastapi', 'api'), waves: NO_STATEFUL },
+  'gitea-postgres': { waves: ALL },
+  'kompose-cronjob': { waves: NO_STATEFUL },
+  'kompose-envfile-interpolation': { waves: NO_STATEFUL },
+  'kompose-healthcheck': { waves: ALL },
+  'kompose-host-port-protocol': { waves: NO_STATEFUL },
+  'kompose-hpa': { waves: NO_STATEFUL },
+  'kompose-secrets-long': { waves: ['0-namespace', '1-stateful'] },
+  'kompose-v2': { waves: ALL },
+  'mailcow': { waves: ALL },
+  'minecraft': { waves: NO_STATEFUL },
+  'nextcloud-redis-mariadb': { waves: ALL },
+  'nginx-golang-mysql': { images: image('nginx-golang-mysql', 'backend'), waves: ALL },
+  // redislabs/redismod is not an official redis image, so it is not detected as a stateful dependency.
+  'nginx-nodejs-redis': { images: image('nginx-nodejs-redis', 'nginx', 'web1', 'web2'), waves: NO_STATEFUL },
+  'open-webui-gpu': { waves: NO_STATEFUL },
+  'paperless-ngx-postgres-tika': { waves: ALL },
+  'pihole-cloudflared-DoH': { waves: NO_STATEFUL },
+  'plausible-ce': { waves: ALL },
+  'plex': { waves: NO_STATEFUL },
+  'portainer': { waves: NO_STATEFUL },
+  'prometheus-grafana': { waves: NO_STATEFUL },
+  'react-express-mongodb': { images: image('react-express-mongodb', 'backend', 'frontend'), waves: ALL },
+  'react-java-mysql': { images: image('react-java-mysql', 'backend', 'frontend'), waves: ALL },
+  'wasmedge-kafka-mysql': { waves: ALL },
+  'wireguard': { waves: NO_STATEFUL },
+};
+
+const DIRS = fs.readdirSync(CORPUS).filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory()).sort();
+const work = tempDir('corpus');
+const runs = new Map<string, CliRun>();
+
+beforeAll(async () => {
+  expectBuilt();
+  await inParallel(DIRS, 2, async (dir) => {
+    const project = copyFolder(path.join(CORPUS, dir), work);
+    const images = Object.entries(EXPECTED[dir]?.images ?? {}).flatMap(([s, ref]) => ['--image', `${s}=${ref}`]);
+    runs.set(dir, await runCli(['convert', '-o', 'k8s', ...images], { cwd: project }));
+  });
+}, 120_000);
+
+afterAll(removeTempDirs);
+
+test('the table covers every corpus folder', () => {
+  expect(DIRS).toEqual(Object.keys(EXPECTED).sort());
+});
+
+test('yamllint -d relaxed finds no error in any file written, except trailing spaces kept from a user\'s file', () => {
+  const errors = yamllintErrors(DIRS.map((dir) => path.join(work, dir, 'k8s'))).map((line) => line.slice(work.length + 1));
+  // casaos's inline config init-mongo.js has lines ending in spaces; the ConfigMap keeps its content byte for byte,
+  // and cdk8s writes it as a block scalar, where yamllint flags them.
+  expect(errors).toEqual([
+    'casaos-unifi-network-application/k8s/1-stateful/init-mongo-js-configmap.yaml:9:118: [error] trailing spaces (trailing-spaces)',
+  ]);
+});
+
+/**
+ * What the output must pass with, as for ComposeApp's own corpus test (test/support/app-checks.ts), derived from the
+ * compose file and the output: privilege only where the compose file asked for it, a token only for pods whose
+ * service account the output defines (the dependency waits), and no Secret value anywhere else (the runbook
+ * included), except values that are part of a project, service or image name, which the app reports as weak.
+ */
+function checkOptions(dir: string, docs: readonly Manifest[], runbook: string): CheckOptions {
+  const { model } = loadCompose({ workingDir: path.join(work, dir), env: {}, images: EXPECTED[dir].images });
+  const namespace = docs.find((d) => d.kind === 'Namespace')!.metadata.name;
+  const names = [model.name, namespace, ...model.services.flatMap((s) => [s.name, s.image])].map((n) => n.toLowerCase());
+  const secrets = secretValuesOf(docs).filter((v) => !(v.trim() !== '' && names.some((n) => n.includes(v.trim().toLowerCase()))));
+  const accounts = new Set(docs.filter((d) => d.kind === 'ServiceAccount').map((d) => d.metadata.name));
+  return {
+    secretValues: secrets,
+    allowServiceAccountToken: podTemplates(docs).filter((t) => accounts.has(t.spec.serviceAccountName)).map((t) => t.doc.metadata.name),
+    allowPrivileged: model.services.filter((s) => s.privileged || s.capAdd.length > 0).map((s) => toDnsLabel(s.name)),
+    texts: [{ name: 'RUNBOOK.md', content: runbook }],
+  };
+}
+
+describe.each(DIRS)('%s', (dir) => {
+  test('converts, and the manifests and the runbook pass every check', () => {
+    const run = runs.get(dir)!;
+    expect({ code: run.code, stderr: run.stderr.split('\n').filter((l) => l.startsWith('error')) }).toEqual({ code: 0, stderr: [] });
+    const out = path.join(work, dir, 'k8s');
+    const files = readYamlFiles(out);
+    expect([...new Set(files.map((f) => f.file.split('/')[0]))]).toEqual(EXPECTED[dir].waves);
+    // One object per file, the file named after it.
+    for (const file of files) {
+      expect(file.docs).toHaveLength(1);
+      expect(file.file.split('/')[1]).toBe(`${file.docs[0].metadata.name}-${file.docs[0].kind.toLowerCase()}.yaml`);
+    }
+    const runbook = fs.readFileSync(path.join(out, 'RUNBOOK.md'), 'utf-8');
+    const docs = files.flatMap((f) => f.docs);
+    expectManifestsPass(docs, checkOptions(dir, docs, runbook));
+    // Warnings: one line each, then the count.
+    const lines = run.stderr.trimEnd().split('\n');
+    const warnings = lines.filter((l) => l.startsWith('warning: '));
+    const summary = lines.find((l) => /^\d+ warnings?\b/.test(l));
+    expect(summary).toMatch(new RegExp(`^${warnings.length} warnings?\\b`));
+    expect(lines[lines.length - 1]).toMatch(/^wrote \d+ files into k8s: 0-namespace\/ \(\d+\), .*RUNBOOK\.md$/);
+  });
+});

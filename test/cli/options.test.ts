@@ -1,0 +1,134 @@
+import { ControllerChoice, OutputLayout, TargetMode, UsageError, helpText, parseCommandLine, parseDuration } from '../../lib/cli/options';
+
+function usageError(argv: string[]): string {
+  try {
+    parseCommandLine(argv);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      return err.message;
+    }
+    throw err;
+  }
+  throw new Error(`no usage error for ${argv.join(' ')}`);
+}
+
+describe('convert', () => {
+  test('the kompose shape: repeated -f, -o, --namespace, --controller, --labels, --annotations', () => {
+    const parsed = parseCommandLine(['convert', '-f', 'a.yaml', '-f', 'b.yaml', '-o', 'out', '--namespace', 'shop',
+      '--controller', 'statefulset', '--labels', 'team=shop,tier=web', '--annotations', 'owner=ops@example.com']);
+    expect(parsed).toEqual({
+      command: 'convert',
+      debug: false,
+      options: expect.objectContaining({
+        files: ['a.yaml', 'b.yaml'],
+        out: 'out',
+        namespace: 'shop',
+        controller: ControllerChoice.STATEFUL_SET,
+        labels: { team: 'shop', tier: 'web' },
+        annotations: { owner: 'ops@example.com' },
+        layout: OutputLayout.FILE_PER_RESOURCE,
+        target: TargetMode.CONTAINER,
+        stdout: false,
+        force: false,
+      }),
+    });
+  });
+
+  test('the second tool\'s shape: a positional file and --output', () => {
+    const parsed = parseCommandLine(['convert', 'compose.yaml', '--output', 'k8s']);
+    expect(parsed).toMatchObject({ command: 'convert', options: { files: ['compose.yaml'], out: 'k8s' } });
+  });
+
+  test('no options: discovery and the current folder', () => {
+    expect(parseCommandLine(['convert'])).toMatchObject({ command: 'convert', options: { files: [], out: undefined } });
+  });
+
+  test('--opt=value, repeated lists, and every loader option', () => {
+    const parsed = parseCommandLine(['convert', '--file=c.yaml', '--profile', 'debug', '--profile=tools', '--env-file', 'prod.env',
+      '--image', 'api=registry.example.com/api:1', '--image=web=nginx:1.27', '--allow-outside-project', '-p', 'myshop',
+      '--ingress-host', 'web=shop.example.com', '--target', 'container', '--stdout', '--force', '--debug']);
+    expect(parsed).toMatchObject({
+      debug: true,
+      options: {
+        files: ['c.yaml'], profiles: ['debug', 'tools'], envFiles: ['prod.env'], projectName: 'myshop',
+        images: { api: 'registry.example.com/api:1', web: 'nginx:1.27' }, allowOutsideProject: true,
+        ingressHosts: { web: 'shop.example.com' }, stdout: true, force: true,
+      },
+    });
+  });
+
+  test('one file: -o with a .yaml name, or --single-file', () => {
+    expect(parseCommandLine(['convert', '-o', 'out/app.yaml'])).toMatchObject({ options: { layout: OutputLayout.SINGLE_FILE } });
+    expect(parseCommandLine(['convert', '--single-file'])).toMatchObject({ options: { layout: OutputLayout.SINGLE_FILE } });
+  });
+
+  test('labels with a prefix, and repeated --labels merge', () => {
+    expect(parseCommandLine(['convert', '--labels', 'example.com/team=shop', '--labels', 'tier=web'])).toMatchObject({
+      options: { labels: { 'example.com/team': 'shop', 'tier': 'web' } },
+    });
+  });
+});
+
+describe('bad usage', () => {
+  test.each([
+    [['frobnicate'], 'unknown command "frobnicate". Allowed: convert, analyze, deploy'],
+    [['-f', 'x.yaml'], 'expected a command before -f: convert, analyze or deploy'],
+    [['convert', '--bogus'], 'unknown option --bogus'],
+    [['convert', '--namspace', 'x'], 'unknown option --namspace (did you mean --namespace?)'],
+    [['convert', '-namespace', 'x'], 'unknown option -namespace: write long options with two dashes, short ones as one letter'],
+    [['convert', '-f'], '-f needs a value (FILE)'],
+    [['convert', '-o', '--stdout'], '-o needs a value (DIR|FILE)'],
+    [['convert', '--stdout=yes'], '--stdout takes no value'],
+    [['convert', '--namespace', 'a', '--namespace', 'b'], '--namespace is given twice'],
+    [['convert', 'a.yaml', 'b.yaml'], 'unexpected argument "b.yaml": give one compose file as an argument, or several with -f'],
+    [['analyze', 'a.yaml'], 'unexpected argument "a.yaml": give compose files with -f'],
+    [['convert', '-f', '-'], '-f "-": give the path of a compose file (reading stdin is not supported)'],
+    [['convert', '--controller', 'daemonset'], '--controller "daemonset" is not supported. Allowed: deployment, statefulset'],
+    [['convert', '--target', 'cloud'], '--target "cloud" is not allowed. Allowed: container, vm, auto'],
+    [['convert', '--namespace', 'My_Shop'], '--namespace "My_Shop" is not a namespace name. Allowed: a DNS-1123 label (lower case letters, digits and "-", 1-63 characters)'],
+    [['convert', '--labels', 'team'], '--labels "team" is not K=V (write --labels k=v,k=v)'],
+    [['convert', '--labels', 'app=shop'], '--labels: "app" is set by cdk8s-compose (Service selectors and network policies use it). Fix: use another key'],
+    [['convert', '--labels', 'network.cdk8s-compose.io/x=true'], '--labels: "network.cdk8s-compose.io/x" is set by cdk8s-compose (Service selectors and network policies use it). Fix: use another key'],
+    [['convert', '--labels', 'team=a b'], '--labels: the value of "team" ("a b") is not a label value. Allowed: at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit'],
+    [['convert', '--annotations=-bad=x'], '--annotations: "-bad" is not a Kubernetes key. Allowed: an optional DNS prefix and "/", then 1-63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit'],
+    [['convert', '--labels', 'a=1', '--labels', 'a=2'], '--labels gives "a" twice'],
+    [['convert', '--image', 'api'], '--image "api" is not SERVICE=REF'],
+    [['convert', '--ingress-host', 'web='], '--ingress-host "web=" is not SERVICE=HOST'],
+    [['convert', '--stdout', '-o', 'k8s'], '--stdout and -o exclude each other: --stdout writes nothing'],
+    [['convert', '--image-base-url', 'ftp://x'], '--image-base-url "ftp://x" is not an http(s) URL'],
+    [['convert', '--json'], 'kompose\'s --json is not supported: the manifests are YAML'],
+    [['convert', '--provider', 'openshift'], 'kompose\'s --provider is not supported: the output is for Kubernetes'],
+    [['deploy', '--timeout', 'soon'], '--timeout "soon" is not a duration. Allowed: a positive number of seconds, or e.g. 300s, 5m, 1h'],
+    [['deploy', '-o', 'all.yaml'], 'deploy -o takes a folder, not a file: "all.yaml"'],
+    [['analyze', '--stdout'], 'unknown option --stdout'],
+  ])('%j', (argv, message) => {
+    expect(usageError(argv)).toBe(message);
+  });
+});
+
+test('durations', () => {
+  expect(parseDuration('300', '--timeout')).toBe(300);
+  expect(parseDuration('300s', '--timeout')).toBe(300);
+  expect(parseDuration('5m', '--timeout')).toBe(300);
+  expect(parseDuration('1h2m3s', '--timeout')).toBe(3723);
+  expect(() => parseDuration('0s', '--timeout')).toThrow('--timeout "0s" is not a duration');
+});
+
+test('deploy options', () => {
+  expect(parseCommandLine(['deploy', '-f', 'compose.yaml', '--context', 'prod', '--timeout', '2m', '--dry-run'])).toMatchObject({
+    command: 'deploy', options: { files: ['compose.yaml'], context: 'prod', timeoutSeconds: 120, dryRun: true },
+  });
+  expect(parseCommandLine(['deploy'])).toMatchObject({ options: { timeoutSeconds: 300, dryRun: false } });
+});
+
+test('help: the program, each command, and --help anywhere', () => {
+  expect(parseCommandLine([])).toEqual({ command: 'help', topic: undefined, debug: false });
+  expect(parseCommandLine(['convert', '-f', 'x', '--help'])).toEqual({ command: 'help', topic: 'convert', debug: false });
+  expect(parseCommandLine(['help', 'deploy'])).toEqual({ command: 'help', topic: 'deploy', debug: false });
+  expect(parseCommandLine(['--debug', 'analyze'])).toMatchObject({ command: 'analyze', debug: true });
+  for (const flag of ['--file', '--out, --output', '--namespace', '--controller', '--labels', '--annotations', '--stdout',
+    '--profile', '--env-file', '--target', '--ingress-host', '--image', '--allow-outside-project', '--single-file', '--force']) {
+    expect(helpText('convert')).toContain(flag);
+  }
+  expect(helpText()).toContain('convert   Convert a compose project');
+});
