@@ -10,7 +10,11 @@ export interface DotenvEntry {
   readonly line: number;
 }
 
-const KEY = /^[A-Za-z_][A-Za-z0-9_.\-]*$/;
+/**
+ * An environment variable name both the engine and Kubernetes accept: a letter or `_`, then letters, digits, `_`,
+ * `.` and `-`. Env files and `environment` keys are held to it.
+ */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_.\-]*$/;
 
 /**
  * Parses an env file as compose does: `NAME=value`, `export NAME=value`, `NAME: value`, `#` comments,
@@ -51,7 +55,7 @@ export function parseDotenv(text: string, file: string, lookup: VariableLookup =
     const sep = /[=:]/.exec(raw);
     if (!sep) {
       const name = raw.trim();
-      if (!KEY.test(name)) {
+      if (!ENV_NAME.test(name)) {
         fail('invalid line in env file', startLine, 'write each variable as NAME=value');
       }
       const value = lookup(name);
@@ -61,7 +65,7 @@ export function parseDotenv(text: string, file: string, lookup: VariableLookup =
       continue;
     }
     const name = raw.slice(0, sep.index).trim();
-    if (!KEY.test(name)) {
+    if (!ENV_NAME.test(name)) {
       fail('invalid variable name in env file', startLine,
         'names start with a letter or _ and hold letters, digits, _, . and -; write NAME=value');
     }

@@ -33,9 +33,9 @@ export class ComposeError extends Error {
   public readonly hint?: string;
 
   constructor(problem: string, details: ComposeErrorDetails = {}) {
-    super(formatError(problem, details));
+    super(printable(formatError(problem, details)));
     this.name = 'ComposeError';
-    this.problem = problem;
+    this.problem = printable(problem);
     this.file = details.at?.file;
     this.path = details.at?.path;
     this.line = details.at?.line;
@@ -77,7 +77,15 @@ export function formatLocation(at: ComposeLocation | undefined): string {
 /** One line: `compose.yaml: services.web.ports[2]: message`. */
 export function formatWarning(warning: ComposeWarning): string {
   const where = formatLocation(warning.at);
-  return where ? `${where}: ${warning.message}` : warning.message;
+  return printable(where ? `${where}: ${warning.message}` : warning.message);
+}
+
+/**
+ * The text with control characters written as `\uXXXX`: a key or value from a hostile file must not move the
+ * cursor, clear the terminal or start a new line in a message.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** Quotes a received value for a message, shortened to a readable length. */

@@ -1,7 +1,7 @@
 import * as path from 'path';
 import { isIP } from 'net';
-import { parseDotenv } from './dotenv';
-import { ComposeError } from './errors';
+import { ENV_NAME, parseDotenv } from './dotenv';
+import { ComposeError, quoteValue } from './errors';
 import { contentOf, MAX_CONTENT_BYTES, readContent, readProjectFile, resolveInProject, statPath } from './files';
 import { VariableLookup } from './interpolate';
 import {
@@ -390,6 +390,14 @@ function normalizeEnvironment(service: YMap, ctx: SharedContext): EnvVar[] {
   if (!isNull(envNode)) {
     const map = asMap(envNode!, { allowed: 'a map of NAME: value, or a list of NAME=value' });
     for (const [name, node] of map.entries) {
+      if (!ENV_NAME.test(name)) {
+        // The name only: the value may be secret.
+        throw new ComposeError(`invalid environment variable name ${quoteValue(name)}`, {
+          at: node.at,
+          allowed: 'a letter or "_", then letters, digits, "_", "." and "-" (what Kubernetes accepts)',
+          hint: 'rename the variable in the compose file and in the image that reads it',
+        });
+      }
       if (isNull(node)) {
         const value = ctx.lookup(name);
         if (value === undefined) {

@@ -23,6 +23,13 @@ describe('ComposeError', () => {
     expect(err.message.length).toBeLessThan(120);
   });
 
+  test('writes control characters from hostile input as escapes, so a message cannot drive the terminal', () => {
+    const err = new ComposeError('unknown key "\u001b[2J\u009b\nx"', { at: { file: 'compose.yaml', path: 'services.\u0000' } });
+    expect(err.message).toBe('compose.yaml: services.\\u0000: unknown key "\\u001b[2J\\u009b\\u000ax".');
+    expect(err.problem).toBe('unknown key "\\u001b[2J\\u009b\\u000ax"');
+    expect(formatWarning({ code: 'x', message: 'bell \u0007', at: { file: 'c.yaml', path: 'a' } })).toBe('c.yaml: a: bell \\u0007');
+  });
+
   test('formats a warning as one line', () => {
     expect(formatWarning({ code: 'unsupported-key', message: 'ignored', at: { file: 'c.yaml', path: 'services.a.x' } }))
       .toBe('c.yaml: services.a.x: ignored');

@@ -11,6 +11,18 @@ afterAll(() => project.cleanup());
 const inProject = { projectDir: project.dir };
 
 describe('environment and env_file', () => {
+  test.each([
+    ['environment: ["MY VAR=1"]', 'services.web.environment[0]', '4:19', '"MY VAR"'],
+    ['environment: {"A=B": 1}', 'services.web.environment.A=B', '4:26', '"A=B"'],
+    ['environment: ["=secret"]', 'services.web.environment[0]', '4:19', '""'],
+    ['environment: ["1ABC=x"]', 'services.web.environment[0]', '4:19', '"1ABC"'],
+    ['environment: ["\\u001b[2JA=1"]', 'services.web.environment[0]', '4:19', '"\\u001b[2JA"'],
+  ])('an environment variable name Kubernetes refuses is an error (%s), the value never quoted', (body, at, pos, name) => {
+    expect(errorOf(() => load(web(body))).message).toBe(`compose.yaml:${pos}: ${at}: invalid environment variable name ${name}. `
+      + 'Allowed: a letter or "_", then letters, digits, "_", "." and "-" (what Kubernetes accepts). '
+      + 'Fix: rename the variable in the compose file and in the image that reads it.');
+  });
+
   test('list and map forms, null values from the environment, numbers and booleans as text', () => {
     const list = service(web('environment:\n  - A=1\n  - B=x=y\n  - FROM_SHELL\n  - UNSET'), { env: { FROM_SHELL: 'sh' } });
     expect(list.environment.map((e) => [e.name, e.value, e.origin])).toEqual([
