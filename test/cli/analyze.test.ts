@@ -1,0 +1,104 @@
+import * as path from 'path';
+import { CORPUS, CliRun, ROOT, copyFolder, expectBuilt, inParallel, removeTempDirs, runCli, tempDir } from './run-cli';
+
+/** `cdk8s-compose analyze`: the assessment of every service, as text and as JSON. */
+
+const runs: Record<string, CliRun> = {};
+
+beforeAll(async () => {
+  expectBuilt();
+  const reference = () => copyFolder(path.join(ROOT, 'examples', 'reference'), tempDir('analyze'), 'shop');
+  const tasks: [string, string, string[]][] = [
+    ['text', reference(), ['analyze']],
+    ['json', reference(), ['analyze', '--json', '--ingress-host', 'web=shop.example.com']],
+    ['portainer', copyFolder(path.join(CORPUS, 'portainer'), tempDir('analyze')), ['analyze', '--json']],
+  ];
+  await inParallel(tasks, 2, async ([name, cwd, args]) => {
+    runs[name] = await runCli(args, { cwd });
+  });
+}, 60_000);
+
+afterAll(removeTempDirs);
+
+test('JSON: target, workload, state and engine, exposure, volumes, secrets by name, dependencies, warnings', () => {
+  expect(runs.json.code).toBe(0);
+  const analysis = JSON.parse(runs.json.stdout);
+  expect(Object.keys(analysis)).toEqual(['project', 'files', 'namespace', 'services', 'warnings']);
+  expect(analysis.services.map((s: any) => s.service)).toEqual(['api', 'migrate', 'redis', 'shop_db', 'web', 'worker']);
+  const byName = Object.fromEntries(analysis.services.map((s: any) => [s.service, s]));
+  expect(Object.keys(byName.api)).toEqual(['service', 'name', 'target', 'reasons', 'workload', 'replicas', 'stateful', 'engine',
+    'exposure', 'volumes', 'secrets', 'dependsOn', 'warnings']);
+  expect(byName.shop_db).toMatchObject({
+    name: 'shop-db', target: 'container', reasons: [], workload: 'Deployment', replicas: 1, stateful: true, engine: 'postgres',
+    exposure: { internal: 'shop-db', external: [] },
+    volumes: [
+      { type: 'volume', source: 'db-data', target: '/var/lib/postgresql/data', becomes: 'PersistentVolumeClaim db-data' },
+      { type: 'secret', source: 'db_password', target: '/run/secrets/db_password', becomes: 'Secret db-password key db_password' },
+    ],
+    secrets: [{ kind: 'secret', name: 'db_password', secret: 'db-password' }],
+    dependsOn: [],
+  });
+  expect(byName.api.exposure).toEqual({
+    internal: 'api',
+    external: [
+      { via: 'LoadBalancer', port: 9090, targetPort: 9090, protocol: 'tcp', host: null, path: null },
+      { via: 'internal', port: 9102, targetPort: 9102, protocol: 'tcp', host: null, path: null },
+    ],
+  });
+  expect(byName.web.exposure.external).toEqual([
+    { via: 'Ingress', port: 8080, targetPort: 80, protocol: 'tcp', host: 'shop.example.com', path: '/' },
+  ]);
+  expect(byName.api.secrets.map((s: any) => `${s.kind} ${s.name}`)).toEqual([
+    'env DATABASE_URL', 'env PAYMENT_API_KEY', 'env SESSION_SECRET', 'secret jwt_signing_key',
+  ]);
+  expect(byName.api.dependsOn).toEqual([
+    { service: 'migrate', condition: 'service_completed_successfully', required: true },
+    { service: 'redis', condition: 'service_started', required: true },
+    { service: 'shop_db', condition: 'service_healthy', required: true },
+  ]);
+  expect(byName.migrate).toMatchObject({ workload: 'Job', stateful: false, engine: null, exposure: { internal: null, external: [] } });
+  expect(byName.worker.warnings).toEqual([
+    'compose.yaml:83:21: services.worker.environment.DATABASE_URL: host "shop_db" in DATABASE_URL rewritten to the Service name "shop-db"',
+    'compose.yaml:84:19: services.worker.environment.REDIS_HOST: host "cache" in REDIS_HOST rewritten to the Service name "redis"',
+  ]);
+  expect(analysis.warnings).toEqual([
+    'compose.yaml:158:5: configs.api_config: config "api_config" refers to "cache", which is the Service "redis" in Kubernetes; edit the file',
+  ]);
+  // Names only: no value of a secret or of a sensitive variable.
+  for (const value of ['demo-db-password-not-real', 'shop:demo']) {
+    expect(runs.json.stdout).not.toContain(value);
+    expect(runs.text.stdout).not.toContain(value);
+  }
+});
+
+test('text: the same assessment, one block per service', () => {
+  expect(runs.text.code).toBe(0);
+  const text = runs.text.stdout;
+  expect(text.split('\n')[0]).toBe('Project shop (compose.yaml): 6 services → namespace shop');
+  expect(text).toContain([
+    'shop_db (shop-db)',
+    '  target:     container',
+    '  runs as:    Deployment, 1 replica',
+    '  stateful:   yes, postgres',
+    '  exposure:   internal (Service shop-db)',
+    '  volumes:',
+    '      - volume db-data at /var/lib/postgresql/data → PersistentVolumeClaim db-data',
+    '      - secret db_password at /run/secrets/db_password → Secret db-password key db_password',
+    '  secrets:    secret db_password',
+    '  depends_on: none',
+    '  warnings:   none',
+    '',
+  ].join('\n'));
+  expect(text).toContain('  exposure:   internal (Service web); Ingress web.example.com/ → 80\n');
+  expect(text).toContain('  depends_on: migrate (service_completed_successfully), redis (service_started), shop_db (service_healthy)\n');
+});
+
+test('a service that needs a VM is assessed so, with the reasons', () => {
+  expect(runs.portainer.code).toBe(0);
+  const [portainer] = JSON.parse(runs.portainer.stdout).services;
+  expect(portainer).toMatchObject({
+    service: 'portainer',
+    target: 'vm',
+    reasons: ['services.portainer.volumes[0]: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have'],
+  });
+});
