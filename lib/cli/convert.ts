@@ -28,6 +28,7 @@ export function convert(options: ConvertOptions, io: CliIo): number {
     const files = outputFiles(rendered, target);
     const result = writeOutput({
       root: target.root,
+      rootName: display(io.cwd, target.root),
       stage,
       files,
       ownedFolders: options.layout === OutputLayout.FILE_PER_RESOURCE ? WAVE_FOLDER : undefined,

@@ -49,7 +49,9 @@ export function deploy(options: DeployOptions, io: CliIo): number {
     const rendered = renderProject(options, io, stage);
     const dir = root ?? path.join(stage, 'manifests');
     const target = outputTarget(dir, OutputLayout.FILE_PER_RESOURCE, io.cwd, rendered.project.composeApp.namespace);
-    writeOutput({ root: dir, stage, files: outputFiles(rendered, target), ownedFolders: WAVE_FOLDER, force: options.force });
+    writeOutput({
+      root: dir, rootName: display(io.cwd, dir), stage, files: outputFiles(rendered, target), ownedFolders: WAVE_FOLDER, force: options.force,
+    });
     printWarnings(rendered.project.warnings, io);
     const steps = deploySteps(rendered, root ? display(io.cwd, root) : dir, options);
     if (options.dryRun) {

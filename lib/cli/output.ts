@@ -20,6 +20,11 @@ export interface OutputFile {
 export interface WriteRequest {
   /** The output folder. Created when missing. */
   readonly root: string;
+  /**
+   * The output folder as messages name it.
+   * @default - root
+   */
+  readonly rootName?: string;
   /** The staging folder from {@link createStage}; the files are written there first, then moved. */
   readonly stage: string;
   readonly files: readonly OutputFile[];
@@ -85,9 +90,10 @@ export function isGenerated(file: string): boolean {
  */
 export function writeOutput(request: WriteRequest): WriteResult {
   const root = path.resolve(request.root);
+  const rootName = request.rootName ?? request.root;
   const rootStat = lstatOrUndefined(root);
   if (rootStat && !fs.statSync(root).isDirectory()) {
-    throw new ComposeError(`the output ${request.root} is a file, not a folder`, {
+    throw new ComposeError(`the output ${rootName} is a file, not a folder`, {
       hint: 'give a folder with -o, or a file name ending in .yaml for one file',
     });
   }
@@ -99,12 +105,12 @@ export function writeOutput(request: WriteRequest): WriteResult {
       const folder = parts.slice(0, i).join('/');
       const stat = lstatOrUndefined(path.join(root, folder));
       if (stat?.isSymbolicLink()) {
-        throw new ComposeError(`refusing to write into ${folder}, a symbolic link in the output folder ${request.root}`, {
+        throw new ComposeError(`refusing to write into ${folder}, a symbolic link in the output folder ${rootName}`, {
           hint: `remove the link, or choose another output folder; cdk8s-compose never writes through a link`,
         });
       }
       if (stat && !stat.isDirectory()) {
-        throw new ComposeError(`${folder} in the output folder ${request.root} is a file where the output needs a folder`, {
+        throw new ComposeError(`${folder} in the output folder ${rootName} is a file where the output needs a folder`, {
           hint: 'move the file away, or choose another output folder',
         });
       }
@@ -115,7 +121,7 @@ export function writeOutput(request: WriteRequest): WriteResult {
       continue;
     }
     if (stat.isDirectory()) {
-      throw new ComposeError(`${file.path} in the output folder ${request.root} is a folder where the output needs a file`, {
+      throw new ComposeError(`${file.path} in the output folder ${rootName} is a folder where the output needs a file`, {
         hint: 'move the folder away, or choose another output folder',
       });
     }
