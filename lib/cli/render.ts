@@ -1,7 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { ApiObject } from 'cdk8s';
-import { parseAllDocuments } from 'yaml';
 import { ComposeError } from '../compose/errors';
 import { ConversionOptions, OutputLayout } from './options';
 import { MARKDOWN_HEADER, OutputFile, YAML_HEADER } from './output';
@@ -22,7 +21,7 @@ export interface RenderedObject {
   readonly name: string;
   /** The manifest as cdk8s wrote it, without the header. */
   readonly yaml: string;
-  /** The parsed manifest. */
+  /** The manifest as an object (`ApiObject.toJson()`, which is what cdk8s wrote). */
   readonly manifest: any;
   /** Its file in a one-file-per-resource output, e.g. `2-app/web-deployment.yaml`. */
   readonly file: string;
@@ -61,9 +60,8 @@ export function renderProject(options: ConversionOptions, where: CliEnvironment,
         });
       }
       seen.set(file.slice(wave.folder.length + 1), object);
-      const yaml = fs.readFileSync(synthFile, 'utf-8');
-      const docs = parseAllDocuments(yaml);
-      return { kind: object.kind, name: object.name, yaml, manifest: docs[0].toJS(), file };
+      // toJson() resolves the object again: much cheaper than parsing the YAML back.
+      return { kind: object.kind, name: object.name, yaml: fs.readFileSync(synthFile, 'utf-8'), manifest: object.toJson(), file };
     }),
   }));
   return { project, waves };

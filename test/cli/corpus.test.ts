@@ -2,7 +2,6 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { toDnsLabel } from '../../lib/app/naming';
 import { loadCompose } from '../../lib/compose/load';
-import { secretValuesOf } from '../support/app-checks';
 import { CheckOptions, expectManifestsPass } from '../support/checks';
 import { Manifest } from '../support/problems';
 import { podTemplates } from '../support/workloads';
@@ -97,6 +96,13 @@ test('yamllint -d relaxed finds no error in any file written, except trailing sp
  * service account the output defines (the dependency waits), and no Secret value anywhere else (the runbook
  * included), except values that are part of a project, service or image name, which the app reports as weak.
  */
+/** The decoded values of every Secret, each once. */
+function secretValuesOf(docs: readonly Manifest[]): string[] {
+  const values = docs.filter((d) => d.kind === 'Secret').flatMap((d) => Object.values(d.data ?? {}) as string[])
+    .map((v) => Buffer.from(v, 'base64').toString('utf-8'));
+  return [...new Set(values)];
+}
+
 function checkOptions(dir: string, docs: readonly Manifest[], runbook: string): CheckOptions {
   const { model } = loadCompose({ workingDir: path.join(work, dir), env: {}, images: EXPECTED[dir].images });
   const namespace = docs.find((d) => d.kind === 'Namespace')!.metadata.name;
