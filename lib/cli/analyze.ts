@@ -228,9 +228,10 @@ export function analysisText(analysis: ProjectAnalysis): string {
     s.reasons.forEach((r) => lines.push(`      - ${r}`));
     row('runs as', s.workload === 'Job' ? 'Job (run to completion)' : `${s.workload}, ${s.replicas} replica${s.replicas === 1 ? '' : 's'}`);
     row('stateful', s.stateful ? `yes, ${s.engine}` : 'no');
-    const external = s.exposure.external.map((e) => e.via === 'Ingress'
-      ? `Ingress ${e.host}${e.path} → ${e.targetPort}`
-      : `${e.via} ${e.port}/${e.protocol}${e.port !== e.targetPort ? ` → ${e.targetPort}` : ''}`);
+    const external = s.exposure.external.map((e) => {
+      const port = `${e.port}/${e.protocol}${e.port !== e.targetPort ? ` → ${e.targetPort}` : ''}`;
+      return e.via === 'Ingress' ? `Ingress ${e.host}${e.path} → ${e.targetPort}` : e.via === 'internal' ? `${port} kept internal` : `${e.via} ${port}`;
+    });
     row('exposure', [s.exposure.internal ? `internal (Service ${s.exposure.internal})` : 'none (no ports)', ...external].join('; '));
     row('volumes', s.volumes.length === 0 ? 'none' : '');
     s.volumes.forEach((v) => lines.push(`      - ${v.type} ${v.source ?? '(anonymous)'} at ${v.target} → ${v.becomes}`));

@@ -100,5 +100,20 @@ export function yamllintErrors(folders: readonly string[]): string[] {
   if (result.error) {
     throw new Error(`yamllint did not run (scripts/install-tools.sh installs it): ${result.error.message}`);
   }
-  return result.stdout.split('\n').filter((line) => line.includes('[error]'));
+  return errorLines(result.stdout);
+}
+
+/** {@link yamllintErrors} in the background, so that other checks run meanwhile. */
+export function yamllintErrorsLater(folders: readonly string[]): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('yamllint', ['-d', 'relaxed', '-f', 'parsable', ...folders]);
+    const stdout: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.on('error', (err) => reject(new Error(`yamllint did not run (scripts/install-tools.sh installs it): ${err.message}`)));
+    child.on('close', () => resolve(errorLines(Buffer.concat(stdout).toString('utf-8'))));
+  });
+}
+
+function errorLines(output: string): string[] {
+  return output.split('\n').filter((line) => line.includes('[error]'));
 }
