@@ -47,6 +47,11 @@ export interface ComposeSubsetOptions {
   readonly isSensitive: SensitiveEnvPredicate;
   /** Whether a file's text holds a secret (e.g. contains a sensitive env value); such files are not written. */
   readonly containsSecret: (text: string) => boolean;
+  /**
+   * Services outside the VM that the image's unit waits for, with the `host:port` it waits on.
+   * @default - none
+   */
+  readonly awaited?: Readonly<Record<string, string>>;
 }
 
 /** The compose project of a VM: the subset's compose file, the files beside it, and what the operator supplies. */
@@ -464,7 +469,10 @@ class SubsetWriter {
     const entries: Array<[string, unknown]> = [];
     for (const dep of service.dependsOn) {
       if (!this.chosenNames.has(dep.service)) {
-        this.warn('vm-dependency-outside', `"${dep.service}" runs outside the VM: it is reached through its Service, and start order is not enforced`, dep.at);
+        const awaited = this.options.awaited?.[dep.service];
+        this.warn('vm-dependency-outside', awaited
+          ? `"${dep.service}" runs outside the VM: it is reached through its Service, and the app's unit waits until ${awaited} accepts connections before it starts the app`
+          : `"${dep.service}" runs outside the VM: it is reached through its Service, and start order is not enforced`, dep.at);
         continue;
       }
       entries.push([dep.service, compact({

@@ -37,6 +37,11 @@ export interface ComposeVmProps {
   /** The folder URL where the operator publishes the converted image, e.g. `https://images.example.com/vm`. */
   readonly imageBaseUrl: string;
   /**
+   * `metadata.namespace` of every object.
+   * @default - the chart's namespace
+   */
+  readonly namespace?: string;
+  /**
    * Options of the golden image build.
    * @default - a Debian 12 image, 20 GiB disk
    */
@@ -166,6 +171,7 @@ export class ComposeVm extends Construct {
     const gpus = this.gpusFor(chosen, props.gpuDeviceName);
     this.vm = new GoldenImageVm(this, 'VirtualMachine', {
       name,
+      namespace: props.namespace,
       image: DiskSource.fromGoldenImage(this.bundle, props.imageBaseUrl),
       storage: props.storage,
       storageClassName: props.storageClassName,

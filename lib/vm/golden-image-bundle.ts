@@ -11,8 +11,8 @@ import { ComposeModel, ComposeService, EnvVar } from '../compose/model';
 import { ComposeSubset, OperatorInput, SensitiveEnvPredicate, VmPublishedPort, composeSubset } from './compose-subset';
 import { IGoldenImage } from './disk-source';
 import {
-  BUNDLE_PATHS, GoldenImageBuild, QemuAccelerator, cleanupScript, imageFileName, installRuntimeScript, packerTemplate,
-  preseed, systemdUnit, unitPath,
+  BUNDLE_PATHS, GoldenImageBuild, QemuAccelerator, ServiceWait, cleanupScript, imageFileName, installRuntimeScript,
+  packerTemplate, preseed, systemdUnit, unitPath,
 } from './golden-image-files';
 import { RunbookStep, goldenImageBuildSteps, renderStepsMarkdown } from './install-steps';
 import { InstallerIso } from './installer-iso';
@@ -84,6 +84,13 @@ export interface GoldenImageBundleProps {
    * @default - the rules of `lib/app/sensitive`: a sensitive name (DEFAULT_SENSITIVE_NAME_PATTERNS) or a URL/DSN with a password
    */
   readonly isSensitive?: SensitiveEnvPredicate;
+  /**
+   * Services outside the VM that the image's services depend on, by compose service name: the unit waits until
+   * each accepts TCP connections before it starts the app, and retries the start when one does not in time
+   * (compose's `depends_on` cannot name a service outside the VM).
+   * @default - none: dependencies outside the VM are reported, and start order is not enforced
+   */
+  readonly waitFor?: Readonly<Record<string, ServiceWait>>;
 }
 
 /** Options for {@link GoldenImageBundle.fromComposeFile}. */
@@ -223,10 +230,21 @@ export class GoldenImageBundle extends Construct implements IGoldenImage {
     this.services = [...new Set(props.services ?? model.services.map((s) => s.name))].sort(compare);
 
     const secrets = collectSecretValues(model, this.services, props.isSensitive ?? defaultIsSensitive);
+    const waitFor = props.waitFor ?? {};
+    for (const [service, wait] of Object.entries(waitFor).sort(([a], [b]) => compare(a, b))) {
+      if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(wait.host) || !(Number.isInteger(wait.port) && wait.port >= 1 && wait.port <= 65535)
+        || !(Number.isInteger(wait.timeoutSeconds) && wait.timeoutSeconds >= 1)) {
+        throw new ComposeError(`the wait for service "${service}" is not usable`, {
+          value: `${wait.host}:${wait.port} within ${wait.timeoutSeconds} s`,
+          allowed: 'a DNS name, a port 1-65535 and a whole number of seconds, 1 or more',
+        });
+      }
+    }
     this.subset = composeSubset(model, this.appDirectory, {
       services: this.services,
       isSensitive: props.isSensitive ?? defaultIsSensitive,
       containsSecret: (text) => secrets.foundIn(text),
+      awaited: Object.fromEntries(Object.entries(waitFor).map(([service, wait]) => [service, `${wait.host}:${wait.port}`])),
     });
     this.build = {
       name: this.name,
@@ -240,6 +258,7 @@ export class GoldenImageBundle extends Construct implements IGoldenImage {
       headless: props.headless ?? true,
       directories: this.subset.directories,
       images: this.subset.images,
+      waitFor: Object.keys(waitFor).sort(compare).map((service) => waitFor[service]),
     };
   }
 

@@ -59,6 +59,11 @@ export interface GoldenImageVmProps {
    */
   readonly name?: string;
   /**
+   * `metadata.namespace` of the VM, its DataVolume, user data Secret, Services and Ingresses.
+   * @default - the chart's namespace
+   */
+  readonly namespace?: string;
+  /**
    * Size of the root disk's DataVolume (`pvc.resources.requests.storage`).
    * @default - the smallest size that holds the image when it is known (a golden image), otherwise 20Gi
    */
@@ -246,7 +251,7 @@ export class GoldenImageVm extends Construct {
     this.props = props;
 
     this.virtualMachine = new VirtualMachine(this, 'Resource', {
-      metadata: props.name ? { name: props.name } : undefined,
+      metadata: objectMeta(props.name, props.namespace),
       spec: Lazy.any({ produce: () => this.renderSpec() }),
     });
     if (props.running !== undefined && props.runStrategy !== undefined) {
@@ -264,7 +269,7 @@ export class GoldenImageVm extends Construct {
       });
     }
     this.dataVolume = new DataVolume(this, 'DataVolume', {
-      metadata: props.name ? { name: `${props.name}-${ROOT_DISK}` } : undefined,
+      metadata: objectMeta(props.name ? `${props.name}-${ROOT_DISK}` : undefined, props.namespace),
       spec: {
         source: props.image.kind === 'http'
           ? { http: { url: props.image.url, certConfigMap: props.image.certConfigMap } }
@@ -370,7 +375,7 @@ export class GoldenImageVm extends Construct {
       });
     }
     const service = new kplus.Service(this, options.name ?? 'Service', {
-      metadata: options.name ? { name: options.name } : undefined,
+      metadata: objectMeta(options.name, this.props.namespace),
       type: options.serviceType ?? kplus.ServiceType.CLUSTER_IP,
       ports: options.ports.map((p) => ({
         port: p.port,
@@ -400,7 +405,7 @@ export class GoldenImageVm extends Construct {
     }
     this.ingressCount += 1;
     const ingress = new kplus.Ingress(this, this.ingressCount === 1 ? 'Ingress' : `Ingress${this.ingressCount}`, {
-      metadata: options.name ? { name: options.name } : undefined,
+      metadata: objectMeta(options.name, this.props.namespace),
       className: options.className,
     });
     const annotations = options.annotations ?? { 'nginx.ingress.kubernetes.io/rewrite-target': '/' };
@@ -421,7 +426,7 @@ export class GoldenImageVm extends Construct {
     const id = volume.name === CLOUD_INIT_DISK ? 'UserData' : `UserData-${volume.name}`;
     const userData = volume.userData!;
     const secret = new KubeSecret(this, id, {
-      metadata: this.props.name ? { name: `${this.props.name}-${volume.name}` } : undefined,
+      metadata: objectMeta(this.props.name ? `${this.props.name}-${volume.name}` : undefined, this.props.namespace),
       type: 'Opaque',
       data: Lazy.any({ produce: () => ({ userdata: Buffer.from(userData.render(), 'utf-8').toString('base64') }) }),
     });
@@ -704,4 +709,9 @@ function quoteList(names: readonly string[]): string {
 
 function sortedRecord(record: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** Metadata with only the keys given: an explicit `name: undefined` would stop cdk8s from generating the name. */
+function objectMeta(name: string | undefined, namespace: string | undefined): { name?: string; namespace?: string } {
+  return { ...(name !== undefined ? { name } : {}), ...(namespace !== undefined ? { namespace } : {}) };
 }

@@ -150,6 +150,13 @@ services:
     expect(composeOf(result).services.app.depends_on).toEqual({ cache: { condition: 'service_started', required: false } });
     expect(result.warnings.map((w) => w.code)).toEqual(['vm-dependency-outside']);
     expect(result.warnings[0].message).toBe('"db" runs outside the VM: it is reached through its Service, and start order is not enforced');
+    const awaited = composeSubset(load(`
+services:
+  app: { image: app:1, depends_on: { db: { condition: service_healthy } } }
+  db: { image: postgres:16 }
+`), '/opt/shop', { ...OPTIONS, services: ['app'], awaited: { db: 'db:5432' } });
+    expect(awaited.warnings[0].message).toBe('"db" runs outside the VM: it is reached through its Service, and the app\'s unit waits until '
+      + 'db:5432 accepts connections before it starts the app');
   });
 
   test('binds: files are written at their compose path, folders created, secret-bearing files left to the operator', () => {

@@ -202,6 +202,20 @@ describe('GoldenImageBundle', () => {
     expect(listFiles(path.join(outdir, 'golden-image')).map((f) => `golden-image/${f}`)).toEqual(paths);
   });
 
+  test('waitFor: the unit waits for services outside the VM; an unusable wait is an error', () => {
+    const chart = Testing.chart();
+    const bundle = bundleIn(chart, 'w', { name: 'waits', services: ['app'], waitFor: { db: { host: 'legacy-db', port: 5432, timeoutSeconds: 120 } } });
+    const unit = bundle.files().find((f) => f.path === 'systemd/waits.service')!.content.toString();
+    expect(unit).toContain('ExecStartPre=/bin/bash -c \'for i in $$(seq 1 60); do (exec 3<>/dev/tcp/legacy-db/5432) 2>/dev/null && exit 0;');
+    expect(bundle.warnings.filter((w) => w.code === 'vm-dependency-outside').map((w) => w.message)).toEqual([
+      '"agent" runs outside the VM: it is reached through its Service, and start order is not enforced',
+      '"db" runs outside the VM: it is reached through its Service, and the app\'s unit waits until legacy-db:5432 accepts connections before it starts the app',
+    ]);
+    expect(() => bundleIn(Testing.chart(), 'bad', { services: ['app'], waitFor: { db: { host: 'Legacy DB', port: 5432, timeoutSeconds: 120 } } }))
+      .toThrow('the wait for service "db" is not usable (got "Legacy DB:5432 within 120 s"). '
+        + 'Allowed: a DNS name, a port 1-65535 and a whole number of seconds, 1 or more.');
+  });
+
   test('options reach the template', () => {
     const chart = Testing.chart();
     const bundle = bundleIn(chart, 'b', {

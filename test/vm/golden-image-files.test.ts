@@ -1,4 +1,6 @@
+import { execFile } from 'child_process';
 import * as fs from 'fs';
+import * as net from 'net';
 import * as path from 'path';
 import {
   GoldenImageBuild, QemuAccelerator, cleanupScript, installRuntimeScript, packerTemplate, preseed, systemdUnit, unitPath,
@@ -47,8 +49,25 @@ function withBuilder(change: (builder: Record<string, unknown>) => void): string
 }
 
 const UNIT = systemdUnit(BUILD);
+const WAITING_UNIT = systemdUnit({ ...BUILD, waitFor: [{ host: 'shop-db', port: 5432, timeoutSeconds: 300 }, { host: 'cache', port: 6379, timeoutSeconds: 3 }] });
 const runs: Record<string, Promise<ToolResult>> = {};
+
+/** The shell command of an ExecStartPre= line as systemd runs it ("$$" is "$"), pointed at another host and port. */
+function waitCommand(unit: string, index: number, host: string, port: number): string {
+  const line = unit.split('\n').filter((l) => l.startsWith('ExecStartPre=/bin/bash -c '))[index];
+  return line.slice("ExecStartPre=/bin/bash -c '".length, -1).replace(/\$\$/g, '$').replace(/\/dev\/tcp\/[^/]+\/\d+/, `/dev/tcp/${host}/${port}`);
+}
+
+function runBash(command: string): Promise<{ code: number; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('bash', ['-c', command], { timeout: 20_000 }, (error, _stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stderr });
+    });
+  });
+}
+
 beforeAll(async () => {
+  runs.systemdWaiting = systemdVerify('shop.service', WAITING_UNIT, '/opt/shop');
   runs.packerGood = packerValidate(bundleDir(packerTemplate(BUILD)));
   runs.packerBadTimeout = packerValidate(bundleDir(withBuilder((b) => { b.ssh_timeout = 'thirty minutes'; })));
   runs.packerBadChecksum = packerValidate(bundleDir(withBuilder((b) => { b.iso_checksum = 'sha256:not-hex'; })));
@@ -120,6 +139,49 @@ describe('golden image build files', () => {
       const result = await runs.systemdUnknownKey;
       expect(result.ok).toBe(false);
       expect(result.output).toContain("Unknown key 'RestartForever' in section [Service]");
+    });
+  });
+
+  describe('waits for services outside the VM', () => {
+    test('one bounded bash wait per dependency before the app starts, and a retried start', () => {
+      expect(WAITING_UNIT.split('\n').filter((l) => /^(ExecStartPre|ExecStart|Restart|RestartSec)=/.test(l))).toEqual([
+        'ExecStartPre=/bin/bash -c \'for i in $$(seq 1 150); do (exec 3<>/dev/tcp/shop-db/5432) 2>/dev/null && exit 0; sleep 2; done; '
+          + 'echo "shop-db:5432 did not accept connections within 300 s" >&2; exit 1\'',
+        'ExecStartPre=/bin/bash -c \'for i in $$(seq 1 2); do (exec 3<>/dev/tcp/cache/6379) 2>/dev/null && exit 0; sleep 2; done; '
+          + 'echo "cache:6379 did not accept connections within 3 s" >&2; exit 1\'',
+        'ExecStart=/usr/bin/docker compose up -d',
+        'Restart=on-failure',
+        'RestartSec=30s',
+      ]);
+      expect(UNIT).not.toContain('ExecStartPre');
+      expect(UNIT).not.toContain('Restart=');
+    });
+
+    test('systemd-analyze accepts the unit with its waits', async () => {
+      expect(await runs.systemdWaiting).toEqual({ ok: true, output: '' });
+    });
+
+    test('the wait returns as soon as the port accepts connections, and fails with its message when it never does', async () => {
+      const server = net.createServer((socket) => socket.end());
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const open = (server.address() as net.AddressInfo).port;
+      const closed = await new Promise<number>((resolve) => {
+        const probe = net.createServer();
+        probe.listen(0, '127.0.0.1', () => {
+          const free = (probe.address() as net.AddressInfo).port;
+          probe.close(() => resolve(free));
+        });
+      });
+      try {
+        const [up, down] = await Promise.all([
+          runBash(waitCommand(WAITING_UNIT, 0, '127.0.0.1', open)),
+          runBash(waitCommand(WAITING_UNIT, 1, '127.0.0.1', closed)),
+        ]);
+        expect(up).toEqual({ code: 0, stderr: '' });
+        expect(down).toEqual({ code: 1, stderr: 'cache:6379 did not accept connections within 3 s\n' });
+      } finally {
+        server.close();
+      }
     });
   });
 

@@ -151,6 +151,17 @@ describe('GoldenImageVm', () => {
     expect(pick(manifests, 'DataVolume').metadata.name).toBe(vm.dataVolume.name);
   });
 
+  test('a namespace reaches every object: VM, DataVolume, user data Secret, Services and Ingresses', () => {
+    const password = CloudInitPassword.fromEnvironment('VM_PASSWORD', { VM_PASSWORD: 'ns-test-Pa55-word' });
+    const { chart, vm } = make({ namespace: 'shop', userData: new CloudConfig({ users: [{ name: 'ops', password }], sshPwauth: true }) });
+    const service = vm.exposeViaService({ name: 'legacy', ports: [{ port: 80 }] });
+    vm.exposeViaIngress('/', { name: 'legacy', service, host: 'legacy.example.com' });
+    const manifests = synth(chart);
+    expect(manifests.map((m) => `${m.kind}/${m.metadata.name} ${m.metadata.namespace}`).sort()).toEqual([
+      'DataVolume/legacy-rootdisk shop', 'Ingress/legacy shop', 'Secret/legacy-cloudinitdisk shop', 'Service/legacy shop', 'VirtualMachine/legacy shop',
+    ]);
+  });
+
   describe('cloud-init', () => {
     test('user data without a secret is inline, and cloud-init accepts it', async () => {
       const userData = new CloudConfig({ users: [{ name: 'ops', sshAuthorizedKeys: ['ssh-ed25519 AAAAC3Nza ops'] }] });

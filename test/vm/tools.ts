@@ -81,7 +81,7 @@ export function packerValidate(bundleDir: string, template = 'packer.json'): Pro
 
 /**
  * `systemd-analyze verify --root=DIR --recursive-errors=no` on a unit, in a minimal root that holds the unit, an
- * executable `/usr/bin/docker`, a `docker.service` and the working directory: what the unit references. Without
+ * executable `/usr/bin/docker` and `/bin/bash`, a `docker.service` and the working directory: what the unit references. Without
  * `--recursive-errors=no` the missing dependencies of docker.service would fail it; without a root, warnings exit 0.
  */
 export function systemdVerify(unitName: string, unit: string, workingDirectory: string): Promise<ToolResult> {
@@ -93,6 +93,9 @@ export function systemdVerify(unitName: string, unit: string, workingDirectory: 
     fs.writeFileSync(path.join(units, 'docker.service'), '[Unit]\nDescription=Docker stand-in\n\n[Service]\nExecStart=/usr/bin/docker\n');
     fs.mkdirSync(path.join(root, 'usr/bin'), { recursive: true });
     fs.writeFileSync(path.join(root, 'usr/bin/docker'), '#!/bin/sh\n', { mode: 0o755 });
+    // The dependency waits of a hybrid app's unit run in bash.
+    fs.mkdirSync(path.join(root, 'bin'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'bin/bash'), '#!/bin/sh\n', { mode: 0o755 });
     fs.mkdirSync(path.join(root, workingDirectory.replace(/^\/+/, '')), { recursive: true });
     return spawn('systemd-analyze', ['verify', `--root=${root}`, '--recursive-errors=no', unitName]);
   });
