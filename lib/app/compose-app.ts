@@ -5,30 +5,39 @@ import { KubeSecret } from '../../imports/k8s';
 import { ComposeError, ComposeWarning } from '../compose/errors';
 import { LoadComposeOptions, loadCompose } from '../compose/load';
 import {
-  ComposeConfig, ComposeLocation, ComposeModel, ComposeSecret, ComposeService, ComposeVolume, Protocol,
+  ComposeConfig, ComposeLocation, ComposeModel, ComposeSecret, ComposeService, ComposeVolume, EnvVar, Protocol,
 } from '../compose/model';
 import { DatabaseBackupOptions } from '../stateful/database-backup';
 import { DatabaseEngine } from '../stateful/engine';
 import { WorkloadController } from '../stateful/stateful-dependency';
+import { assessService } from '../vm/assess';
+import { ComposeVm, ComposeVmProps } from '../vm/compose-vm';
 import { ServiceAutoscaler } from './autoscaler';
 import { WaitKind, WaitSettings } from './dependency-wait';
 import { HostRewriter } from './host-rewrite';
 import {
-  MigratedService, MigrationContext, MountedFileSource, PortAccess, ResolvedResources, ServicePlan, ServiceSettings,
-  WorkloadKind, WorkloadPort, resolveResources, toProtocol,
+  HONOURED_KOMPOSE_VOLUME_LABELS, KomposeControllerType, KomposeServiceLabels, labelAt, readKomposeLabels,
+} from './kompose-labels';
+import {
+  IngressRuleSettings, MigratedService, MigrationContext, MountedFileSource, PortAccess, ResolvedResources, ServicePlan,
+  ServiceSettings, WorkloadKind, WorkloadPort, resolveResources, toProtocol,
 } from './migrated-service';
-import { NameRegistry, isDnsLabel, isServiceName, portName, toDnsLabel, toServiceName } from './naming';
+import { NameRegistry, isDnsLabel, isServiceName, joinDnsLabel, portName, toDnsLabel, toServiceName } from './naming';
 import {
   ComposeNetworkPolicies, ComposeNetworkPoliciesProps, PortExposure, PolicyWorkload,
 } from './network-policy';
-import { cpuToMillicores, sizeToBytes } from './quantities';
+import { cpuFromMillicores, cpuToMillicores, sizeToBytes } from './quantities';
 import { NamespaceQuota, NamespaceQuotaProps } from './quota';
 import { DEFAULT_SENSITIVE_NAME_PATTERNS, SecretValues, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from './sensitive';
 import {
-  Exposure, HttpOptions, KomposeLabel, ResourceDefaults, ServiceExtension, ServiceOverrides, VolumeOverrides,
-  komposeServiceType, readServiceExtension, sizeLabel,
+  Exposure, HttpOptions, KomposeLabel, ResourceDefaults, ServiceExtension, ServiceOverrides, ServiceTarget, VolumeOverrides,
+  readServiceExtension, sizeLabel,
 } from './settings';
 import { STORAGE_QUANTITY_FORMAT, claimSize, storageBytes } from './storage-size';
+import { VmMigratedService } from './vm-migrated-service';
+
+/** The label CDI puts on its pods, `importer` on those that import a DataVolume's image. */
+const CDI_COMPONENT_LABEL = 'cdi.kubevirt.io';
 
 /** The documented defaults of `ComposeAppProps`, in one place. */
 export const COMPOSE_APP_DEFAULTS = {
@@ -56,8 +65,11 @@ export const COMPOSE_APP_DEFAULTS = {
   waitTimeout: Duration.seconds(300),
   /** Image of the TCP waits: needs `sh` and a `nc` with `-z`. */
   waitImage: 'busybox:1.36',
-  /** Image of the API waits: needs `sh` and `kubectl`. */
-  kubectlImage: 'bitnami/kubectl:1.27',
+  /**
+   * Image of the API waits: kubectl as the entrypoint, no shell needed. The official image starts at 1.28, within
+   * kubectl's one-minor-version skew of the 1.27 API this library targets (Bitnami withdrew its versioned tags).
+   */
+  kubectlImage: 'registry.k8s.io/kubectl:v1.28.15',
 } as const;
 
 export interface ComposeAppProps {
@@ -152,8 +164,8 @@ export interface ComposeAppProps {
    */
   readonly waitImage?: string;
   /**
-   * Image of the waits that read the API (Jobs, portless services).
-   * @default 'bitnami/kubectl:1.27'
+   * Image of the waits that read the API (Jobs, portless services): its entrypoint must be `kubectl`.
+   * @default 'registry.k8s.io/kubectl:v1.28.15'
    */
   readonly kubectlImage?: string;
   /**
@@ -176,6 +188,34 @@ export interface ComposeAppProps {
    * @default - computed from the app at its peak plus 20% headroom
    */
   readonly quota?: Omit<NamespaceQuotaProps, 'namespace'> | false;
+  /**
+   * Where services run unless their overrides or `x-cdk8s-compose.target` say otherwise: `ServiceTarget.AUTO` sends
+   * the services `assessService` flags to the VM (each reported as `vm-target` with the reasons), `ServiceTarget.VM`
+   * sends every service.
+   * @default ServiceTarget.CONTAINER
+   */
+  readonly target?: ServiceTarget;
+  /**
+   * The golden-image VM that runs the services routed to it (by `target`, the per-service `target`, or
+   * `vm.services`): one VirtualMachine booted from an image whose compose project runs them, with a Service per
+   * service. Required once a service goes to the VM.
+   * @default - no VM
+   */
+  readonly vm?: ComposeAppVmOptions;
+}
+
+/** The app's golden-image VM: `ComposeVm`'s options, less what the app decides. */
+export interface ComposeAppVmOptions extends Omit<ComposeVmProps, 'model' | 'services' | 'serviceNames' | 'serviceType' | 'namespace'> {
+  /**
+   * Services to run in the VM, by compose name, on top of those routed by `target`.
+   * @default - none
+   */
+  readonly services?: readonly string[];
+  /**
+   * The VM's name (also its bundle's folder `golden-image/<name>/` and image `<name>.qcow2`).
+   * @default `<namespace>-vm`
+   */
+  readonly name?: string;
 }
 
 /**
@@ -206,6 +246,8 @@ export class ComposeApp extends Construct {
   public readonly secrets: Readonly<Record<string, KubeSecret>>;
   /** ConfigMaps (or Secrets, when they hold a secret value) made from compose configs, by compose config name. */
   public readonly configs: Readonly<Record<string, kplus.ConfigMap | KubeSecret>>;
+  /** The golden-image VM (bundle, VirtualMachine, Services) of the services routed to it, when any is. */
+  public readonly vm?: ComposeVm;
 
   private readonly props: ComposeAppProps;
   private readonly migrated = new Map<string, MigratedService>();
@@ -220,6 +262,9 @@ export class ComposeApp extends Construct {
   private readonly configObjects: Record<string, kplus.ConfigMap | KubeSecret> = {};
   private readonly warned = new Set<string>();
   private readonly hosts: HostRewriter;
+  private readonly vmMigrated = new Map<string, VmMigratedService>();
+  /** Why each service routed to the VM goes there. */
+  private readonly vmReasons = new Map<string, string[]>();
 
   constructor(scope: Construct, id: string, props: ComposeAppProps = {}) {
     super(scope, id);
@@ -258,15 +303,20 @@ export class ComposeApp extends Construct {
     }
 
     this.planServices();
-    this.hosts = this.hostRewriter();
+    this.hosts = this.hostRewriter((plan) => plan.hasService);
     this.collectSecretValues();
 
     const context = this.context(this.hosts);
     this.createSharedObjects();
     for (const plan of this.plans.values()) {
+      if (plan.kind === WorkloadKind.VM) {
+        continue;
+      }
       const service = this.migrateService(plan, this.settingsFor(plan), context);
       this.migrated.set(plan.service.name, service);
     }
+    this.vm = this.migrateToVm(context);
+    this.reportVolumeLabels();
     this.reportSharedClaims();
     this.claims = Object.fromEntries(this.claimMap);
     this.secrets = this.secretObjects;
@@ -281,10 +331,15 @@ export class ComposeApp extends Construct {
     this.node.addValidation({ validate: () => this.ingressCollisions() });
   }
 
-  /** The migrated compose service, by compose name. */
+  /** The compose service migrated to a container workload, by compose name. */
   public service(composeName: string): MigratedService {
     const found = this.migrated.get(composeName);
     if (!found) {
+      if (this.vmMigrated.has(composeName)) {
+        throw new ComposeError(`${this.node.path}: service "${composeName}" runs in the VM "${this.vm!.vm.name}", not in a container`, {
+          hint: `use vmService("${composeName}")`,
+        });
+      }
       throw new ComposeError(`${this.node.path}: no compose service "${composeName}"`, {
         allowed: [...this.migrated.keys()].join(', ') || 'no services',
       });
@@ -292,14 +347,32 @@ export class ComposeApp extends Construct {
     return found;
   }
 
-  /** Every migrated service, sorted by compose name. */
+  /** Every service migrated to a container workload, sorted by compose name. */
   public get services(): MigratedService[] {
     return [...this.migrated.values()];
   }
 
+  /** The compose service that runs in the VM, by compose name. */
+  public vmService(composeName: string): VmMigratedService {
+    const found = this.vmMigrated.get(composeName);
+    if (!found) {
+      throw new ComposeError(`${this.node.path}: service "${composeName}" does not run in the VM`, {
+        allowed: [...this.vmMigrated.keys()].join(', ') || 'no service runs in the VM',
+        hint: 'route it with services["<name>"].target: ServiceTarget.VM, vm.services, or target: ServiceTarget.AUTO',
+      });
+    }
+    return found;
+  }
+
+  /** Every service that runs in the VM, sorted by compose name. */
+  public get vmServices(): VmMigratedService[] {
+    return [...this.vmMigrated.values()];
+  }
+
   /**
-   * Renders one planned service. Override it to route a service elsewhere (another construct, a VM) or to adjust
-   * what a service gets; call `super.migrateService` for the default.
+   * Renders one planned service that runs as a container workload (services routed to the VM are made by the app's
+   * `ComposeVm` instead). Override it to route a service elsewhere (another construct) or to adjust what a service
+   * gets; call `super.migrateService` for the default.
    */
   protected migrateService(plan: ServicePlan, settings: ServiceSettings, context: MigrationContext): MigratedService {
     return new MigratedService(this, plan.service.name, { plan, settings, context });
@@ -322,6 +395,14 @@ export class ComposeApp extends Construct {
     for (const name of Object.keys(this.props.services ?? {}).sort()) {
       if (!names.includes(name)) {
         throw new ComposeError(`${this.node.path}: services["${name}"] overrides a service that is not in the compose file`, {
+          allowed: names.join(', ') || 'no services',
+          hint: 'use the compose service name as written in the file',
+        });
+      }
+    }
+    for (const name of [...(this.props.vm?.services ?? [])].sort()) {
+      if (!names.includes(name)) {
+        throw new ComposeError(`${this.node.path}: vm.services names "${name}", which is not in the compose file`, {
           allowed: names.join(', ') || 'no services',
           hint: 'use the compose service name as written in the file',
         });
@@ -357,7 +438,7 @@ export class ComposeApp extends Construct {
     return this.props.services?.[service.name] ?? {};
   }
 
-  /** Names, kinds, engines and ports of every service, before any object exists. */
+  /** Names, targets, kinds, engines and ports of every service, before any object exists. */
   private planServices(): void {
     const jobs = new Set<string>();
     for (const service of this.model.services) {
@@ -367,9 +448,11 @@ export class ComposeApp extends Construct {
         }
       }
     }
+    const vmName = this.vmName();
     for (const service of this.model.services) {
       const overrides = this.overrides(service);
       const extension = readServiceExtension(service);
+      const labels = readKomposeLabels(service);
       const name = overrides.name ?? toServiceName(service.name);
       if (!isServiceName(name)) {
         throw new ComposeError(`service "${service.name}" has no usable Kubernetes name`, {
@@ -384,37 +467,117 @@ export class ComposeApp extends Construct {
         at: service.at,
         hint: `rename one of them, or set services["${service.name}"].name in the ComposeApp props`,
       });
+      const reasons = this.vmRouting(service, overrides, extension);
+      if (reasons.length > 0) {
+        this.vmReasons.set(service.name, reasons);
+        this.warn('vm-target', `service "${service.name}" runs in the VM "${vmName}": ${reasons.join('; ')}`, service.at);
+        const ports = vmPorts(service);
+        this.plans.set(service.name, {
+          service, name, kind: WorkloadKind.VM, ports, hasService: ports.length > 0, labels, vm: vmName,
+        });
+        continue;
+      }
       const engineChoice = overrides.engine ?? extension.engine;
       let engine = engineChoice === false ? undefined : engineChoice ?? DatabaseEngine.detect(overrides.image ?? service.image);
       let kind = WorkloadKind.DEPLOYMENT;
       if (jobs.has(service.name)) {
+        if (labels.cronJob) {
+          throw new ComposeError(`service "${service.name}" is awaited with service_completed_successfully, so it runs once as a `
+            + `Job, and ${KomposeLabel.CRON_SCHEDULE} would run it on a schedule`, {
+            at: labelAt(service, KomposeLabel.CRON_SCHEDULE),
+            hint: 'remove the schedule label, or the dependents\' service_completed_successfully condition',
+          });
+        }
         kind = WorkloadKind.JOB;
+        engine = undefined;
+      } else if (labels.cronJob) {
+        // A scheduled service that uses a database image (a pg_dump job) is a CronJob, not a database.
+        kind = WorkloadKind.CRON_JOB;
         engine = undefined;
       } else if (engine) {
         kind = WorkloadKind.STATEFUL;
+      } else if (labels.controller === KomposeControllerType.STATEFUL_SET && !overrides.controller) {
+        kind = WorkloadKind.STATEFUL_SET;
       }
       const ports = workloadPorts(service);
       if (engine && !ports.some((p) => p.protocol === kplus.Protocol.TCP)) {
         // Compose services reach a database on its port without declaring it; its Service needs it.
         ports.push({ port: engine.port, protocol: kplus.Protocol.TCP, name: portName('tcp', engine.port) });
       }
+      if (kind === WorkloadKind.STATEFUL_SET && ports.length === 0) {
+        throw new ComposeError(`service "${service.name}" has no ports, and a StatefulSet needs a Service to name its pods`, {
+          at: labelAt(service, KomposeLabel.CONTROLLER_TYPE),
+          hint: `give the service a port (expose: ["8080"]), or set ${KomposeLabel.CONTROLLER_TYPE} to deployment`,
+        });
+      }
+      const runsToCompletion = kind === WorkloadKind.JOB || kind === WorkloadKind.CRON_JOB;
       this.plans.set(service.name, {
         service,
         name,
         kind,
         engine,
         ports,
-        hasService: kind !== WorkloadKind.JOB && ports.length > 0,
-        controller: kind === WorkloadKind.STATEFUL ? overrides.controller ?? this.props.controller ?? WorkloadController.DEPLOYMENT : undefined,
+        hasService: !runsToCompletion && ports.length > 0,
+        controller: kind === WorkloadKind.STATEFUL ? this.statefulController(overrides, labels) : undefined,
+        labels,
       });
-      if (kind === WorkloadKind.JOB && service.ports.length + service.expose.length > 0) {
-        this.warn('job-ports', `service "${service.name}" runs as a Job (others wait for it to complete), so its ports get no Service`, service.at);
+      if (runsToCompletion && service.ports.length + service.expose.length > 0) {
+        this.warn('job-ports', kind === WorkloadKind.JOB
+          ? `service "${service.name}" runs as a Job (others wait for it to complete), so its ports get no Service`
+          : `service "${service.name}" runs as a CronJob (on its ${KomposeLabel.CRON_SCHEDULE}), so its ports get no Service`, service.at);
       }
+    }
+    const routed = [...this.vmReasons.keys()];
+    if (routed.length > 0 && !this.props.vm) {
+      throw new ComposeError(`${this.node.path}: ${routed.map((n) => `"${n}"`).join(', ')} run${routed.length === 1 ? 's' : ''} in a VM, `
+        + 'which needs the vm prop', {
+        allowed: 'vm: { imageBaseUrl: "<the folder URL where the golden image is published>" }',
+        hint: 'pass vm.imageBaseUrl, or run the services as containers (target: ServiceTarget.CONTAINER)',
+      });
+    }
+    if (routed.length === 0 && this.props.vm) {
+      this.warn('vm-unused', `no service runs in the VM, so the vm prop makes nothing (route services with target or vm.services)`, this.model.at);
     }
   }
 
-  /** Rule 2: compose names, aliases, hostnames and container names → Service names. */
-  private hostRewriter(): HostRewriter {
+  /** The controller of a stateful dependency: the prop, else `kompose.controller.type`, else the app's. */
+  private statefulController(overrides: ServiceOverrides, labels: KomposeServiceLabels): WorkloadController {
+    const label = labels.controller === KomposeControllerType.STATEFUL_SET ? WorkloadController.STATEFUL_SET
+      : labels.controller === KomposeControllerType.DEPLOYMENT ? WorkloadController.DEPLOYMENT : undefined;
+    return overrides.controller ?? label ?? this.props.controller ?? WorkloadController.DEPLOYMENT;
+  }
+
+  /** Why a service runs in the VM, one line each; empty when it runs as a container. */
+  private vmRouting(service: ComposeService, overrides: ServiceOverrides, extension: ServiceExtension): string[] {
+    const listed = (this.props.vm?.services ?? []).includes(service.name);
+    if (listed && overrides.target !== undefined && overrides.target !== ServiceTarget.VM) {
+      throw new ComposeError(`${this.node.path}: vm.services lists "${service.name}", and services["${service.name}"].target is "${overrides.target}"`, {
+        hint: 'remove one of them',
+      });
+    }
+    const [target, why] = overrides.target !== undefined ? [overrides.target, `services["${service.name}"].target is "${overrides.target}"`]
+      : listed ? [ServiceTarget.VM, 'vm.services lists it']
+        : extension.target !== undefined ? [extension.target, `x-cdk8s-compose.target is "${extension.target}"`]
+          : [this.props.target ?? ServiceTarget.CONTAINER, `target is "${this.props.target}"`];
+    if (target === ServiceTarget.VM) {
+      return [why];
+    }
+    if (target === ServiceTarget.AUTO) {
+      return [...assessService(service).reasons];
+    }
+    return [];
+  }
+
+  /** The VM's name: the prop, else `<namespace>-vm`. */
+  private vmName(): string {
+    return this.props.vm?.name ?? joinDnsLabel(this.namespace, 'vm');
+  }
+
+  /**
+   * Rule 2: compose names, aliases, hostnames and container names → Service names, for the services `include`
+   * selects (the VM's compose project reaches its own services by their compose names).
+   */
+  private hostRewriter(include: (plan: ServicePlan) => boolean): HostRewriter {
     const targets = new Map<string, Set<string>>();
     const add = (from: string | undefined, to: string) => {
       if (from) {
@@ -423,7 +586,7 @@ export class ComposeApp extends Construct {
       }
     };
     for (const plan of this.plans.values()) {
-      if (!plan.hasService) {
+      if (!include(plan)) {
         continue;
       }
       add(plan.service.name, plan.name);
@@ -440,7 +603,8 @@ export class ComposeApp extends Construct {
       if (to.size === 1) {
         hosts.set(from, [...to][0]);
       } else {
-        this.warn('ambiguous-host', `the name "${from}" belongs to several services (${[...to].sort().join(', ')}), so it is not rewritten`, this.model.at);
+        this.warnOnce(`ambiguous-host:${from}`, 'ambiguous-host', `the name "${from}" belongs to several services `
+          + `(${[...to].sort().join(', ')}), so it is not rewritten`, this.model.at);
       }
     }
     return new HostRewriter(hosts);
@@ -486,6 +650,134 @@ export class ComposeApp extends Construct {
     }
   }
 
+  /**
+   * The services routed to the VM: one `ComposeVm` (bundle, VirtualMachine, a Service per service) in the app's
+   * namespace, from the compose model with rule 2 applied inside the VM (hosts of container services → their
+   * Service names), its unit waiting for the container services they depend on, and a `VmMigratedService` each.
+   */
+  private migrateToVm(context: MigrationContext): ComposeVm | undefined {
+    const plans = [...this.plans.values()].filter((p) => p.kind === WorkloadKind.VM);
+    if (plans.length === 0) {
+      return undefined;
+    }
+    const options = this.props.vm!;
+    const inVm = new Set(plans.map((p) => p.service.name));
+    const vmHosts = this.hostRewriter((plan) => plan.hasService && plan.kind !== WorkloadKind.VM);
+    const model: ComposeModel = {
+      ...this.model,
+      services: this.model.services.map((s) => (inVm.has(s.name) ? this.rewriteForVm(s, vmHosts) : s)),
+    };
+    const settings = new Map(plans.map((p) => [p.service.name, this.settingsFor(p)]));
+    const name = this.vmName();
+    this.names.claim('VirtualMachine', name, { owner: 'the VM', at: this.model.at, hint: 'set vm.name' });
+    this.names.claim('DataVolume', joinDnsLabel(name, 'rootdisk'), { owner: 'the VM\'s root disk', at: this.model.at, hint: 'set vm.name' });
+    const composeVm = new ComposeVm(this, 'Vm', {
+      ...options,
+      name,
+      namespace: this.namespace,
+      model,
+      services: [...inVm].sort(),
+      serviceNames: Object.fromEntries(plans.map((p) => [p.service.name, p.name])),
+      resources: options.resources ?? vmResources([...settings.values()]),
+      cpu: options.cpu ?? { cores: vmCores([...settings.values()]) },
+      bundle: {
+        ...options.bundle,
+        isSensitive: options.bundle?.isSensitive ?? ((env, service) => this.isSensitiveEnv(env, service)),
+        waitFor: { ...this.vmWaits(plans, inVm), ...options.bundle?.waitFor },
+      },
+    });
+    if (composeVm.vm.userDataSecret) {
+      this.names.claim('Secret', composeVm.vm.userDataSecret.name, { owner: 'the VM\'s cloud-init user data', at: this.model.at, hint: 'set vm.name' });
+    }
+    this.warnings.push(...composeVm.warnings);
+    for (const plan of plans) {
+      this.vmMigrated.set(plan.service.name, new VmMigratedService(this, plan.service.name, {
+        plan,
+        settings: settings.get(plan.service.name)!,
+        context,
+        composeVm,
+        reasons: this.vmReasons.get(plan.service.name)!,
+      }));
+    }
+    return composeVm;
+  }
+
+  /** Rule 2 inside the VM: env values name container services by their Service names; file references are reported. */
+  private rewriteForVm(service: ComposeService, hosts: HostRewriter): ComposeService {
+    const environment = service.environment.map((variable) => {
+      const rewritten = hosts.rewrite(variable.value);
+      for (const rewrite of rewritten.rewrites) {
+        this.warn('host-rewrite', `host "${rewrite.from}" in ${variable.name} rewritten to the Service name "${rewrite.to}" (the `
+          + 'service runs in the VM and reaches it through its Service)', variable.at);
+      }
+      return { ...variable, value: rewritten.value };
+    });
+    const files: Array<[string, string, ComposeLocation]> = [];
+    for (const mount of service.volumes) {
+      if (mount.bind?.content && !mount.bind.content.binary) {
+        files.push([`the bound file "${mount.source}"`, mount.bind.content.text, mount.at]);
+      }
+    }
+    for (const ref of service.configs) {
+      const config = this.model.configs.find((c) => c.name === ref.source);
+      if (config && 'content' in config.source && !config.source.content.binary) {
+        files.push([`config "${config.name}"`, config.source.content.text, config.at]);
+      }
+    }
+    for (const [what, text, at] of files) {
+      for (const reference of hosts.references(text)) {
+        this.warnOnce(`vm-file:${what}:${reference.from}`, 'file-host-reference', `${what} refers to "${reference.from}", which runs `
+          + `outside the VM as the Service "${reference.to}"; edit the file`, at);
+      }
+    }
+    return { ...service, environment };
+  }
+
+  /**
+   * Dependencies of the VM's services on container services: compose cannot order across the VM's edge, so the VM's
+   * unit waits until each one's Service accepts TCP connections before it starts the app.
+   */
+  private vmWaits(plans: readonly ServicePlan[], inVm: ReadonlySet<string>): Record<string, { host: string; port: number; timeoutSeconds: number }> {
+    const waits: Record<string, { host: string; port: number; timeoutSeconds: number }> = {};
+    const timeoutSeconds = (this.props.waitTimeout ?? COMPOSE_APP_DEFAULTS.waitTimeout).toSeconds();
+    for (const plan of plans) {
+      for (const dependency of plan.service.dependsOn) {
+        const target = this.plans.get(dependency.service);
+        if (!target || inVm.has(dependency.service)) {
+          continue;
+        }
+        const tcp = target.ports.find((p) => p.protocol === kplus.Protocol.TCP);
+        if (target.hasService && tcp) {
+          waits[dependency.service] = { host: target.name, port: tcp.port, timeoutSeconds };
+        } else {
+          this.warn('vm-dependency', `"${dependency.service}" has no TCP Service the VM can wait on, so the VM starts without `
+            + 'waiting for it', dependency.at);
+        }
+      }
+    }
+    return waits;
+  }
+
+  /** Rule 3 for the VM's `.env`: the same test the containers' env Secrets use. */
+  private isSensitiveEnv(variable: EnvVar, service: ComposeService): boolean {
+    const patterns = this.props.sensitiveNamePatterns ?? DEFAULT_SENSITIVE_NAME_PATTERNS;
+    return isSensitiveName(variable.name, patterns)
+      || (this.overrides(service).sensitiveEnv ?? []).includes(variable.name)
+      || hasEmbeddedPassword(variable.value)
+      || this.secretValues.foundIn(variable.value);
+  }
+
+  /** Every `kompose.*` label of a top-level volume that the claims do not read, reported once. */
+  private reportVolumeLabels(): void {
+    for (const volume of this.model.volumes) {
+      for (const label of Object.keys(volume.labels).sort()) {
+        if (label.startsWith('kompose.') && !HONOURED_KOMPOSE_VOLUME_LABELS.includes(label)) {
+          this.warn('unsupported-label', `ignored label "${label}": this kompose label is not honoured`, labelAt(volume, label));
+        }
+      }
+    }
+  }
+
   private context(hosts: HostRewriter): MigrationContext {
     const wait: WaitSettings = {
       namespace: this.namespace,
@@ -516,30 +808,27 @@ export class ComposeApp extends Construct {
     const overrides = this.overrides(service);
     const extension = readServiceExtension(service);
     const props = this.props;
-    const type = komposeServiceType(service);
-    const exposeLabel = service.labels[KomposeLabel.SERVICE_EXPOSE];
-    let labelHost: string | undefined;
-    let labelPath: string | undefined;
-    if (exposeLabel !== undefined && exposeLabel.toLowerCase() !== 'true') {
-      const first = exposeLabel.split(',')[0].trim();
-      const slash = first.indexOf('/');
-      labelHost = slash < 0 ? first : first.slice(0, slash);
-      labelPath = slash < 0 ? undefined : first.slice(slash);
-    }
-    const ingressHost = overrides.ingressHost ?? extension.ingressHost ?? labelHost
-      ?? `${plan.name}.${props.ingressDomain ?? COMPOSE_APP_DEFAULTS.ingressDomain}`;
-    if (!/^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(ingressHost)) {
-      throw new ComposeError(`service "${service.name}": invalid Ingress host`, {
-        at: service.at,
-        value: ingressHost,
-        allowed: 'a lower case DNS name such as "shop.example.com", optionally starting with "*."',
-      });
-    }
-    const ingressPath = overrides.ingressPath ?? extension.ingressPath ?? labelPath ?? '/';
-    if (!ingressPath.startsWith('/')) {
-      throw new ComposeError(`service "${service.name}": invalid Ingress path`, {
-        at: service.at, value: ingressPath, allowed: 'a path starting with "/"',
-      });
+    const labels = plan.labels;
+    const defaultHost = `${plan.name}.${props.ingressDomain ?? COMPOSE_APP_DEFAULTS.ingressDomain}`;
+    const givenHost = overrides.ingressHost ?? extension.ingressHost;
+    const givenPath = overrides.ingressPath ?? extension.ingressPath;
+    // The prop or the x- key names one host; kompose.service.expose may name several, each with its own path.
+    const ingressRules: IngressRuleSettings[] = givenHost !== undefined || labels.expose === undefined
+      ? [{ host: givenHost ?? defaultHost, path: givenPath ?? '/' }]
+      : labels.expose.map((entry) => ({ host: entry.host ?? defaultHost, path: givenPath ?? entry.path ?? '/' }));
+    for (const rule of ingressRules) {
+      if (!/^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(rule.host)) {
+        throw new ComposeError(`service "${service.name}": invalid Ingress host`, {
+          at: service.at,
+          value: rule.host,
+          allowed: 'a lower case DNS name such as "shop.example.com", optionally starting with "*."',
+        });
+      }
+      if (!rule.path.startsWith('/')) {
+        throw new ComposeError(`service "${service.name}": invalid Ingress path`, {
+          at: service.at, value: rule.path, allowed: 'a path starting with "/"',
+        });
+      }
     }
     const defaults = props.defaultResources ?? {};
     const d = COMPOSE_APP_DEFAULTS.resources;
@@ -555,13 +844,13 @@ export class ComposeApp extends Construct {
       replicas: overrides.replicas ?? service.deploy.replicas ?? 1,
       image: overrides.image ?? service.image,
       http: this.httpSettings(plan, overrides.http ?? extension.http),
-      expose: overrides.expose ?? extension.expose ?? (exposeLabel !== undefined ? Exposure.INGRESS : undefined),
-      komposeServiceType: type,
-      ingressHost,
-      ingressPath,
-      ingressClassName: service.labels[KomposeLabel.INGRESS_CLASS] ?? props.ingressClassName ?? COMPOSE_APP_DEFAULTS.ingressClassName,
+      expose: overrides.expose ?? extension.expose ?? (labels.expose !== undefined ? Exposure.INGRESS : undefined),
+      komposeServiceType: labels.serviceType,
+      nodePort: labels.nodePort,
+      ingressRules: dedupe(ingressRules, (r) => `${r.host}${r.path}`),
+      ingressClassName: labels.ingressClassName ?? props.ingressClassName ?? COMPOSE_APP_DEFAULTS.ingressClassName,
       ingressAnnotations: props.ingressAnnotations ?? COMPOSE_APP_DEFAULTS.ingressAnnotations,
-      ingressTlsSecret: service.labels[KomposeLabel.TLS_SECRET],
+      ingressTlsSecret: labels.tlsSecret,
       httpPorts: props.httpPorts ?? COMPOSE_APP_DEFAULTS.httpPorts,
       resources: resolveResources(service, overrides.resources, resourceDefaults),
       sensitiveNamePatterns: props.sensitiveNamePatterns ?? DEFAULT_SENSITIVE_NAME_PATTERNS,
@@ -572,6 +861,13 @@ export class ComposeApp extends Construct {
       stateStorageBytes: storageBytes(overrides.storageSize ?? props.storageSize ?? COMPOSE_APP_DEFAULTS.storageSize),
       backup: overrides.backup ?? props.backup ?? {},
       autoscaling,
+      readinessLabels: labels.readiness,
+      livenessLabels: labels.liveness,
+      cronJob: labels.cronJob,
+      restartPolicy: service.restart === 'no' || service.restart === undefined ? kplus.RestartPolicy.NEVER : kplus.RestartPolicy.ON_FAILURE,
+      imagePullPolicy: labels.imagePullPolicy,
+      imagePullSecret: labels.imagePullSecret,
+      fsGroup: labels.fsGroup,
     };
   }
 
@@ -608,7 +904,8 @@ export class ComposeApp extends Construct {
    * so the output groups them instead of placing each after its first user.
    */
   private createSharedObjects(): void {
-    const plans = [...this.plans.values()];
+    // What only the VM's services use lives in the VM's compose project, not in Kubernetes.
+    const plans = [...this.plans.values()].filter((p) => p.kind !== WorkloadKind.VM);
     for (const volume of this.model.volumes) {
       const user = plans.find((p) => p.service.volumes.some((m) => m.type === 'volume' && m.source === volume.name));
       if (user) {
@@ -686,11 +983,11 @@ export class ComposeApp extends Construct {
     }
     const label = volume.labels[KomposeLabel.VOLUME_SIZE];
     if (label !== undefined) {
-      return sizeLabel(label, { ...volume.at, path: `${volume.at.path}.labels.${KomposeLabel.VOLUME_SIZE}` });
+      return sizeLabel(label, labelAt(volume, KomposeLabel.VOLUME_SIZE));
     }
     const serviceLabel = user.service.labels[KomposeLabel.VOLUME_SIZE];
     if (serviceLabel !== undefined) {
-      return sizeLabel(serviceLabel, { ...user.service.at, path: `${user.service.at.path}.labels.${KomposeLabel.VOLUME_SIZE}` });
+      return sizeLabel(serviceLabel, labelAt(user.service, KomposeLabel.VOLUME_SIZE));
     }
     return storageBytes(this.props.storageSize ?? COMPOSE_APP_DEFAULTS.storageSize);
   }
@@ -831,6 +1128,10 @@ export class ComposeApp extends Construct {
         workloads.push({ name: backup.cronJob.name, podLabels: backup.podLabels, networks, at: service.at });
       }
     }
+    if (this.vm) {
+      workloads.push(this.vm.policyWorkload(this.vmServices.flatMap((s) => s.exposedPorts)));
+      workloads.push(this.importerPolicyWorkload(this.vm));
+    }
     return new ComposeNetworkPolicies(this, 'NetworkPolicies', {
       ...options,
       namespace: this.namespace,
@@ -839,10 +1140,25 @@ export class ComposeApp extends Construct {
     });
   }
 
+  /**
+   * CDI's importer pods (labelled `cdi.kubevirt.io: importer`) download the VM's image into its DataVolume: under the
+   * default deny they need egress to the image server, on the port of `vm.imageBaseUrl`, at any address.
+   */
+  private importerPolicyWorkload(composeVm: ComposeVm): PolicyWorkload {
+    const url = new URL(composeVm.bundle.imageFile, `${this.props.vm!.imageBaseUrl.replace(/\/+$/, '')}/`);
+    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+    return {
+      name: joinDnsLabel(composeVm.vm.name, 'importer'),
+      podLabels: { [CDI_COMPONENT_LABEL]: 'importer' },
+      extraEgress: [{ cidr: '0.0.0.0/0', ports: [{ port }] }, { cidr: '::/0', ports: [{ port }] }],
+      at: this.model.at,
+    };
+  }
+
   private ingressCollisions(): string[] {
-    const seen = new Map<string, MigratedService>();
+    const seen = new Map<string, MigratedService | VmMigratedService>();
     const errors: string[] = [];
-    for (const service of this.migrated.values()) {
+    for (const service of [...this.migrated.values(), ...this.vmMigrated.values()]) {
       for (const rule of service.ingressRules) {
         const key = `${rule.host}${rule.path}`;
         const other = seen.get(key);
@@ -871,6 +1187,37 @@ function workloadPorts(service: ComposeService): WorkloadPort[] {
     }
   }
   return [...byKey.values()].sort((a, b) => a.port - b.port || (a.protocol < b.protocol ? -1 : a.protocol > b.protocol ? 1 : 0));
+}
+
+/**
+ * The ports a service in the VM can be reached on, by the VM's compose project's rule: every port and `expose`, less
+ * ports bound to one host address (they stay on it); with `network_mode: host` every port.
+ */
+function vmPorts(service: ComposeService): WorkloadPort[] {
+  const reachable = service.networkMode === 'host' ? service.ports
+    : service.ports.filter((p) => p.hostIp === undefined || p.hostIp === '0.0.0.0' || p.hostIp === '::');
+  return workloadPorts({ ...service, ports: reachable });
+}
+
+const GIB = 1024 ** 3;
+
+/** vCPUs of the VM: its services' cpu limits, rounded up, at least 2. */
+function vmCores(settings: readonly ServiceSettings[]): number {
+  return Math.max(2, Math.ceil(settings.reduce((sum, s) => sum + s.resources.cpuLimitMillis, 0) / 1000));
+}
+
+/**
+ * Requests and limits of the VM, both set because the namespace's ResourceQuota admits only pods with limits:
+ * memory is the services' memory limits plus 1 GiB for the guest OS and Docker (at least 2 GiB), requested and
+ * limited alike (the guest sees the request); cpu requests the services' requests and is limited to the vCPUs.
+ */
+function vmResources(settings: readonly ServiceSettings[]): ComposeVmProps['resources'] {
+  const memory = Size.gibibytes(Math.max(2, Math.ceil(settings.reduce((sum, s) => sum + s.resources.memoryLimitBytes, 0) / GIB) + 1));
+  const cpuRequest = Math.max(100, settings.reduce((sum, s) => sum + s.resources.cpuRequestMillis, 0));
+  return {
+    requests: { memory, cpu: cpuFromMillicores(cpuRequest) },
+    limits: { memory, cpu: kplus.Cpu.units(vmCores(settings)) },
+  };
 }
 
 /** A ConfigMap or Secret key for a compose secret or config name. */

@@ -14,8 +14,9 @@ export enum WaitKind {
   /** A Job completed (`service_completed_successfully`), read through the API. */
   JOB_COMPLETE = 'job-complete',
   /**
-   * A Deployment is available (or a StatefulSet's pod ready), read through the API: for dependencies without a TCP
-   * port, or on no network the dependent shares (its Service is out of the dependent's reach).
+   * A Deployment is available (a StatefulSet's pod ready, a VirtualMachine ready), read through the API: for
+   * dependencies without a TCP port, or on no network the dependent shares (its Service is out of the dependent's
+   * reach).
    */
   WORKLOAD_READY = 'workload-ready',
 }
@@ -30,7 +31,7 @@ export interface DependencyWait {
   /** The TCP port, for `WaitKind.TCP`. */
   readonly port?: number;
   /** The kind of workload, for `WaitKind.WORKLOAD_READY`. */
-  readonly workload?: 'Deployment' | 'StatefulSet';
+  readonly workload?: 'Deployment' | 'StatefulSet' | 'VirtualMachine';
 }
 
 /** Images and timing of the waits. */
@@ -39,7 +40,7 @@ export interface WaitSettings {
   readonly timeoutSeconds: number;
   /** An image with `sh` and a `nc` that knows `-z` (busybox). */
   readonly tcpImage: string;
-  /** An image with `sh` and `kubectl`. */
+  /** An image whose entrypoint is `kubectl` (no shell needed). */
   readonly kubectlImage: string;
 }
 
@@ -57,7 +58,9 @@ export function needsApi(wait: DependencyWait): boolean {
 }
 
 /**
- * The init container of one wait: a bounded loop with one clear log line when it starts, succeeds or gives up.
+ * The init container of one wait, bounded by the timeout. A TCP wait is a busybox loop with one clear log line when
+ * it starts, succeeds or gives up; an API wait is `kubectl wait` itself, run as the image's entrypoint (the official
+ * kubectl image has no shell), which prints `<object> condition met` or `timed out waiting for the condition`.
  * `scratch` is a writable volume for kubectl's cache (the root filesystem is read-only); TCP waits need none.
  */
 export function waitContainer(wait: DependencyWait, settings: WaitSettings, scratch?: kplus.Volume): kplus.ContainerProps {
@@ -66,7 +69,8 @@ export function waitContainer(wait: DependencyWait, settings: WaitSettings, scra
     name: waitContainerName(wait),
     image,
     imagePullPolicy: pullPolicyFor(image),
-    command: ['sh', '-c', waitScript(wait, settings)],
+    command: wait.kind === WaitKind.TCP ? ['sh', '-c', tcpWaitScript(wait, settings)] : undefined,
+    args: wait.kind === WaitKind.TCP ? undefined : kubectlWaitArgs(wait, settings),
     resources: HELPER_RESOURCES,
     securityContext: HELPER_SECURITY_CONTEXT,
     envVariables: needsApi(wait) ? { HOME: kplus.EnvValue.fromValue(SCRATCH_PATH) } : undefined,
@@ -74,40 +78,31 @@ export function waitContainer(wait: DependencyWait, settings: WaitSettings, scra
   };
 }
 
-function waitScript(wait: DependencyWait, settings: WaitSettings): string {
+function tcpWaitScript(wait: DependencyWait, settings: WaitSettings): string {
   const t = settings.timeoutSeconds;
-  switch (wait.kind) {
-    case WaitKind.TCP: {
-      const address = `${wait.target}:${wait.port}`;
-      return [
-        `echo "waiting up to ${t}s for ${address} (compose service ${wait.service}) to accept connections"`,
-        `deadline=$(($(date +%s) + ${t}))`,
-        `until nc -z -w 2 ${wait.target} ${wait.port}; do`,
-        `  if [ "$(date +%s)" -ge "$deadline" ]; then echo "gave up: ${address} did not accept connections within ${t}s" >&2; exit 1; fi`,
-        '  sleep 2',
-        'done',
-        `echo "${address} is ready"`,
-      ].join('\n');
-    }
-    case WaitKind.JOB_COMPLETE:
-    case WaitKind.WORKLOAD_READY: {
-      // A StatefulSet has no Available condition: its one pod is ready when readyReplicas is 1.
-      const [resource, condition, state] = wait.kind === WaitKind.JOB_COMPLETE
-        ? ['job', 'condition=complete', 'completed']
-        : wait.workload === 'StatefulSet'
-          ? ['statefulset', 'jsonpath={.status.readyReplicas}=1', 'ready']
-          : ['deployment', 'condition=available', 'available'];
-      const object = `${resource}/${wait.target}`;
-      return [
-        `echo "waiting up to ${t}s for ${object} (compose service ${wait.service}) to be ${state}"`,
-        `if kubectl wait --namespace=${settings.namespace} --for='${condition}' --timeout=${t}s ${object}; then`,
-        `  echo "${object} is ${state}"`,
-        'else',
-        `  echo "gave up: ${object} was not ${state} within ${t}s" >&2; exit 1`,
-        'fi',
-      ].join('\n');
-    }
-  }
+  const address = `${wait.target}:${wait.port}`;
+  return [
+    `echo "waiting up to ${t}s for ${address} (compose service ${wait.service}) to accept connections"`,
+    `deadline=$(($(date +%s) + ${t}))`,
+    `until nc -z -w 2 ${wait.target} ${wait.port}; do`,
+    `  if [ "$(date +%s)" -ge "$deadline" ]; then echo "gave up: ${address} did not accept connections within ${t}s" >&2; exit 1; fi`,
+    '  sleep 2',
+    'done',
+    `echo "${address} is ready"`,
+  ].join('\n');
+}
+
+/** `kubectl wait` for a Job to complete, a Deployment to be available, a StatefulSet's pod or a VM to be ready. */
+function kubectlWaitArgs(wait: DependencyWait, settings: WaitSettings): string[] {
+  // A StatefulSet has no Available condition: its one pod is ready when readyReplicas is 1.
+  const [resource, condition] = wait.kind === WaitKind.JOB_COMPLETE
+    ? ['job', 'condition=complete']
+    : wait.workload === 'StatefulSet'
+      ? ['statefulset', 'jsonpath={.status.readyReplicas}=1']
+      : wait.workload === 'VirtualMachine'
+        ? ['virtualmachine', 'condition=Ready']
+        : ['deployment', 'condition=available'];
+  return ['wait', `--namespace=${settings.namespace}`, `--for=${condition}`, `--timeout=${settings.timeoutSeconds}s`, `${resource}/${wait.target}`];
 }
 
 /**
@@ -117,6 +112,9 @@ function waitScript(wait: DependencyWait, settings: WaitSettings): string {
 export function waitResource(wait: DependencyWait): kplus.IApiResource {
   if (wait.kind === WaitKind.JOB_COMPLETE) {
     return { apiGroup: 'batch', resourceType: 'jobs', resourceName: wait.target };
+  }
+  if (wait.workload === 'VirtualMachine') {
+    return { apiGroup: 'kubevirt.io', resourceType: 'virtualmachines', resourceName: wait.target };
   }
   const resourceType = wait.workload === 'StatefulSet' ? 'statefulsets' : 'deployments';
   return { apiGroup: 'apps', resourceType, resourceName: wait.target };

@@ -12,13 +12,20 @@ import { DependencyWait, WAIT_VERBS, WaitKind, WaitSettings, needsApi, waitConta
 import { HostRewriter } from './host-rewrite';
 import { NameRegistry, joinDnsLabel, toDnsLabel } from './naming';
 import {
-  POD_SECURITY_CONTEXT, capability, pullPolicyFor, removeAddressLabel,
+  POD_SECURITY_CONTEXT, capability, pullPolicyFor, removeAddressLabel, removeAddressSelector,
 } from './pod-defaults';
-import { ContainerProbes, HttpProbeSettings, httpProbes, probesFromHealthcheck, tcpReadiness } from './probes';
+import {
+  ContainerProbes, HttpProbeSettings, healthcheckCommand, httpProbes, probeSeconds, probesFromHealthcheck, tcpReadiness,
+} from './probes';
 import { coresToMillicores, cpuFromMillicores, cpuToMillicores, sizeFromBytes, sizeToBytes } from './quantities';
 import { SecretValues, hasEmbeddedPassword, isSensitiveName } from './sensitive';
 import { claimSize } from './storage-size';
-import { Exposure, KomposeServiceType } from './settings';
+import {
+  KomposeControllerType, KomposeCronJob, KomposeProbeCheck, KomposeProbeLabels, KomposeServiceLabels, checkIngressLabels,
+  isHonouredKomposeLabel, labelAt,
+} from './kompose-labels';
+import { PortAccess, portAccess } from './exposure';
+import { Exposure, KomposeLabel, KomposeServiceType } from './settings';
 
 /** How a compose service runs; the values are what `MigratedService.kind` reports. */
 export enum WorkloadKind {
@@ -27,6 +34,12 @@ export enum WorkloadKind {
   JOB = 'Job',
   /** A database or cache, run by a `StatefulDependency`. */
   STATEFUL = 'StatefulDependency',
+  /** A service under `kompose.controller.type: statefulset`. */
+  STATEFUL_SET = 'StatefulSet',
+  /** A service with a `kompose.cronjob.schedule`: it runs on that schedule. */
+  CRON_JOB = 'CronJob',
+  /** A service routed to the app's golden-image VM (`VmMigratedService`). */
+  VM = 'VirtualMachine',
 }
 
 /** One port of a workload: container port = Service port = targetPort. */
@@ -37,14 +50,7 @@ export interface WorkloadPort {
   readonly name: string;
 }
 
-/** How one published port is reached from outside the cluster. */
-export enum PortAccess {
-  INGRESS = 'Ingress',
-  LOAD_BALANCER = 'LoadBalancer',
-  NODE_PORT = 'NodePort',
-  /** Kept inside the cluster: a `127.0.0.1` binding, a stateful dependency, or `Exposure.INTERNAL`. */
-  INTERNAL = 'Internal',
-}
+export { PortAccess } from './exposure';
 
 /** The external access of one published compose port. */
 export interface PublishedPort {
@@ -65,6 +71,16 @@ export interface ServicePlan {
   readonly hasService: boolean;
   /** The controller of a stateful dependency. */
   readonly controller?: WorkloadController;
+  /** The VM's name, for a service routed to the VM. */
+  readonly vm?: string;
+  /** The service's kompose labels, checked. */
+  readonly labels: KomposeServiceLabels;
+}
+
+/** One Ingress rule of a service: host and path prefix. */
+export interface IngressRuleSettings {
+  readonly host: string;
+  readonly path: string;
 }
 
 /** Everything a service needs after the app's defaults and the overrides are applied. */
@@ -74,8 +90,10 @@ export interface ServiceSettings {
   readonly http?: HttpProbeSettings;
   readonly expose?: Exposure;
   readonly komposeServiceType?: KomposeServiceType;
-  readonly ingressHost: string;
-  readonly ingressPath: string;
+  /** `kompose.service.nodeport.port`: the node port of the one published port. */
+  readonly nodePort?: number;
+  /** The Ingress rules, at least one; the first one's host is the service's own. */
+  readonly ingressRules: readonly IngressRuleSettings[];
   readonly ingressClassName: string;
   readonly ingressAnnotations: Readonly<Record<string, string>>;
   readonly ingressTlsSecret?: string;
@@ -90,6 +108,16 @@ export interface ServiceSettings {
   readonly stateStorageBytes: number;
   readonly backup: DatabaseBackupOptions | false;
   readonly autoscaling?: AutoscalingSettings;
+  /** The `kompose.service.healthcheck.*` labels. */
+  readonly readinessLabels?: KomposeProbeLabels;
+  readonly livenessLabels?: KomposeProbeLabels;
+  /** `kompose.cronjob.*`: run on a schedule. */
+  readonly cronJob?: KomposeCronJob;
+  /** How a CronJob's pods restart: `Never` for compose's `restart: no` (as kompose does), else `OnFailure`. */
+  readonly restartPolicy: kplus.RestartPolicy;
+  readonly imagePullPolicy?: kplus.ImagePullPolicy;
+  readonly imagePullSecret?: string;
+  readonly fsGroup?: number;
 }
 
 /** Requests and limits as numbers, so that they can be compared. */
@@ -141,9 +169,6 @@ export interface IngressRule {
 }
 
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
-// kompose labels read by ComposeApp (settings.ts) and ServiceAutoscaler; any other kompose.* label is reported.
-const HONOURED_LABEL = /^kompose\.(service\.(type|expose|expose\.ingress-class-name|expose\.tls-secret)|volume\.(size|storage-class-name)|hpa\..+)$/;
-const LOCAL_HOSTS = ['127.0.0.1', '::1', 'localhost'];
 // Sysctls Kubernetes allows without a kubelet allow-list (1.27).
 const SAFE_SYSCTLS = [
   'kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net.ipv4.ip_unprivileged_port_start',
@@ -163,12 +188,16 @@ export class MigratedService extends Construct {
   /** The Kubernetes name of the workload and its Service. */
   public readonly name: string;
   public readonly kind: WorkloadKind;
-  /** The workload: a kplus Deployment, StatefulSet or Job. */
-  public readonly workload: kplus.Deployment | kplus.StatefulSet | kplus.Job;
+  /** The workload: a kplus Deployment, StatefulSet, Job or CronJob. */
+  public readonly workload: kplus.Deployment | kplus.StatefulSet | kplus.Job | kplus.CronJob;
   /** The Deployment, when the service runs as one (also for a stateful dependency on a Deployment). */
   public readonly deployment?: kplus.Deployment;
   /** The Job of a one-shot service. */
   public readonly job?: kplus.Job;
+  /** The CronJob of a service with a `kompose.cronjob.schedule`. */
+  public readonly cronJob?: kplus.CronJob;
+  /** The StatefulSet of a service under `kompose.controller.type: statefulset` (or a stateful dependency on one). */
+  public readonly statefulSet?: kplus.StatefulSet;
   /** The stateful dependency, for databases and caches. */
   public readonly statefulDependency?: StatefulDependency;
   /** The main container. */
@@ -227,7 +256,7 @@ export class MigratedService extends Construct {
     this.ports = plan.ports;
     this.networks = service.networks.map((n) => n.name);
     this.labels = { app: this.name };
-    this.replicas = plan.kind === WorkloadKind.JOB ? 1 : settings.replicas;
+    this.replicas = plan.kind === WorkloadKind.JOB || plan.kind === WorkloadKind.CRON_JOB ? 1 : settings.replicas;
 
     checkPublishedPorts(service);
     this.warnUnmappedKeys();
@@ -266,9 +295,12 @@ export class MigratedService extends Construct {
         args,
         resources,
         securityContext,
-        readiness: service.healthcheck?.test && !service.healthcheck.disabled ? probes.readiness : undefined,
-        liveness: service.healthcheck?.test && !service.healthcheck.disabled ? probes.liveness : undefined,
-        startup: service.healthcheck?.test && !service.healthcheck.disabled ? probes.startup : undefined,
+        readiness: probes.readinessOff ? false : probes.readiness,
+        liveness: probes.liveness,
+        startup: probes.startup,
+        imagePullPolicy: settings.imagePullPolicy,
+        imagePullSecret: settings.imagePullSecret,
+        fsGroup: settings.fsGroup,
         dataClaim,
         storageSize: dataClaim ? undefined : claimSize(settings.stateStorageBytes).size,
         storageClassName: settings.storageClassName,
@@ -280,6 +312,8 @@ export class MigratedService extends Construct {
       this.workload = dependency.workload;
       if (dependency.workload instanceof kplus.Deployment) {
         this.deployment = dependency.workload;
+      } else {
+        this.statefulSet = dependency.workload;
       }
       this.container = dependency.container;
       this.service = dependency.service;
@@ -294,13 +328,14 @@ export class MigratedService extends Construct {
         metadata: this.metadata(this.name),
         podMetadata: { labels: this.labels },
         automountServiceAccountToken: false,
-        securityContext: { ...POD_SECURITY_CONTEXT, sysctls: this.sysctls() },
+        securityContext: { ...POD_SECURITY_CONTEXT, sysctls: this.sysctls(), fsGroup: settings.fsGroup },
         hostAliases: this.hostAliases(),
         terminationGracePeriod: gracePeriod(service),
+        dockerRegistryAuth: settings.imagePullSecret ? kplus.Secret.fromSecretName(this, 'ImagePullSecret', settings.imagePullSecret) : undefined,
         containers: [{
           name: this.name,
           image: settings.image,
-          imagePullPolicy: pullPolicyFor(settings.image),
+          imagePullPolicy: settings.imagePullPolicy ?? pullPolicyFor(settings.image),
           command,
           args,
           workingDir: service.workingDir,
@@ -320,6 +355,30 @@ export class MigratedService extends Construct {
           backoffLimit: 6,
         });
         this.workload = this.job;
+      } else if (plan.kind === WorkloadKind.CRON_JOB) {
+        const cron = settings.cronJob!;
+        this.cronJob = new kplus.CronJob(this, 'CronJob', {
+          ...podProps,
+          schedule: cron.schedule,
+          // One run at a time unless the label allows more (the quota counts one run).
+          concurrencyPolicy: cron.concurrencyPolicy ?? kplus.ConcurrencyPolicy.FORBID,
+          // kplus's 10 s would skip a run whenever the controller is briefly late.
+          startingDeadline: Duration.minutes(10),
+          backoffLimit: cron.backoffLimit,
+          restartPolicy: settings.restartPolicy,
+        });
+        this.workload = this.cronJob;
+      } else if (plan.kind === WorkloadKind.STATEFUL_SET) {
+        this.service = this.clusterService();
+        this.statefulSet = new kplus.StatefulSet(this, 'StatefulSet', {
+          ...podProps,
+          select: false,
+          replicas: this.replicas,
+          service: this.service,
+        });
+        this.statefulSet.select(kplus.LabelSelector.of({ labels: this.labels }));
+        removeAddressSelector(this.service);
+        this.workload = this.statefulSet;
       } else {
         const mountsRwoClaim = Object.keys(mounts.claims).length > 0;
         this.deployment = new kplus.Deployment(this, 'Deployment', {
@@ -332,22 +391,16 @@ export class MigratedService extends Construct {
         this.deployment.select(kplus.LabelSelector.of({ labels: this.labels }));
         this.workload = this.deployment;
       }
-      removeAddressLabel(this.workload);
+      removeAddressLabel(this.workload, this.podTemplatePath);
       this.container = this.workload.containers[0];
-      if (plan.hasService) {
-        this.service = new kplus.Service(this, 'Service', {
-          metadata: this.metadata(this.name),
-          type: kplus.ServiceType.CLUSTER_IP,
-          clusterIP: settings.komposeServiceType === 'headless' ? 'None' : undefined,
-          ports: plan.ports.map((p) => ({ port: p.port, targetPort: p.port, protocol: explicitProtocol(p.protocol), name: p.name })),
-        });
-        this.service.selectLabel('app', this.name);
+      if (plan.hasService && !this.service) {
+        this.service = this.clusterService();
       }
     }
 
     if (settings.autoscaling) {
-      if (this.workload instanceof kplus.Job) {
-        this.warn('unsupported-key', 'ignored the autoscaling of a one-shot service: a Job is not scaled', service.at);
+      if (this.workload instanceof kplus.Job || this.workload instanceof kplus.CronJob) {
+        this.warn('unsupported-key', `ignored the autoscaling of a service that runs as a ${plan.kind}: it is not scaled`, service.at);
       } else {
         this.autoscaler = new ServiceAutoscaler(this, 'Autoscaler', {
           ...settings.autoscaling,
@@ -378,6 +431,23 @@ export class MigratedService extends Construct {
     return { name, namespace: this.context.namespace, labels: this.labels };
   }
 
+  /** Where the pod template sits: one level deeper in a CronJob. */
+  private get podTemplatePath(): string {
+    return this.plan.kind === WorkloadKind.CRON_JOB ? '/spec/jobTemplate/spec/template' : '/spec/template';
+  }
+
+  /** The ClusterIP Service other services reach this one by (`None` under `kompose.service.type: headless`). */
+  private clusterService(): kplus.Service {
+    const service = new kplus.Service(this, 'Service', {
+      metadata: this.metadata(this.name),
+      type: kplus.ServiceType.CLUSTER_IP,
+      clusterIP: this.settings.komposeServiceType === 'headless' ? 'None' : undefined,
+      ports: this.plan.ports.map((p) => ({ port: p.port, targetPort: p.port, protocol: explicitProtocol(p.protocol), name: p.name })),
+    });
+    service.selectLabel('app', this.name);
+    return service;
+  }
+
   private atKey(suffix: string): ComposeLocation {
     return { ...this.plan.service.at, path: `${this.plan.service.at.path}.${suffix}` };
   }
@@ -400,9 +470,15 @@ export class MigratedService extends Construct {
       this.warn('unsupported-key', `ignored network_mode "${s.networkMode}": the pod gets its own network namespace and is `
         + 'reached through its Service', this.atKey('network_mode'));
     }
-    if (s.restart === 'no' || s.restart === 'on-failure') {
+    if (this.plan.kind === WorkloadKind.CRON_JOB) {
+      if (s.restart === 'always' || s.restart === 'unless-stopped') {
+        this.warn('unsupported-key', `restart "${s.restart}" is not kept: the service runs on its ${KomposeLabel.CRON_SCHEDULE}, `
+          + 'and a CronJob\'s pods restart only on failure', this.atKey('restart'));
+      }
+    } else if (s.restart === 'no' || s.restart === 'on-failure') {
       if (this.plan.kind !== WorkloadKind.JOB) {
-        this.warn('unsupported-key', `restart "${s.restart}" is not kept: a Deployment always restarts its containers`, this.atKey('restart'));
+        this.warn('unsupported-key', `restart "${s.restart}" is not kept: a ${this.plan.kind === WorkloadKind.STATEFUL_SET ? 'StatefulSet' : 'Deployment'} `
+          + `always restarts its containers (add ${KomposeLabel.CRON_SCHEDULE} to run it on a schedule)`, this.atKey('restart'));
       }
     }
     if (s.deploy.mode === 'global') {
@@ -424,8 +500,16 @@ export class MigratedService extends Construct {
       }
     }
     const labels = Object.keys(s.labels).sort();
-    for (const label of labels.filter((l) => l.startsWith('kompose.') && !HONOURED_LABEL.test(l))) {
-      this.warn('unsupported-label', `ignored label "${label}": this kompose label is not honoured`, this.atKey(`labels.${label}`));
+    for (const label of labels.filter((l) => l.startsWith('kompose.') && !isHonouredKomposeLabel(l))) {
+      this.warn('unsupported-label', `ignored label "${label}": this kompose label is not honoured`, labelAt(s, label));
+    }
+    const controller = this.plan.labels.controller;
+    if (controller === KomposeControllerType.DAEMON_SET || controller === KomposeControllerType.REPLICATION_CONTROLLER) {
+      this.warn('unsupported-label', `${KomposeLabel.CONTROLLER_TYPE} "${controller}" is not supported: the service runs as a `
+        + `${this.plan.kind === WorkloadKind.STATEFUL ? 'stateful dependency' : 'Deployment'}`, labelAt(s, KomposeLabel.CONTROLLER_TYPE));
+    } else if (controller !== undefined && (this.plan.kind === WorkloadKind.JOB || this.plan.kind === WorkloadKind.CRON_JOB)) {
+      this.warn('unsupported-label', `ignored ${KomposeLabel.CONTROLLER_TYPE} "${controller}": the service runs as a ${this.plan.kind}`,
+        labelAt(s, KomposeLabel.CONTROLLER_TYPE));
     }
     const others = labels.filter((l) => !l.startsWith('kompose.'));
     if (others.length > 0) {
@@ -680,12 +764,25 @@ export class MigratedService extends Construct {
       }
       const tcp = target.ports.find((p) => p.protocol === kplus.Protocol.TCP);
       const sharesNetwork = this.plan.service.networks.some((mine) => target.service.networks.some((theirs) => theirs.name === mine.name));
-      if (target.kind === WorkloadKind.JOB) {
+      const vmReady: DependencyWait = { kind: WaitKind.WORKLOAD_READY, service: dependency.service, target: target.vm ?? target.name, workload: 'VirtualMachine' };
+      if (target.kind === WorkloadKind.VM && dependency.condition === 'service_completed_successfully') {
+        this.warn('vm-dependency', `"${dependency.service}" runs in the VM, where its completion is not visible to Kubernetes: `
+          + 'the pod waits for the VM to be ready instead', dependency.at);
+        waits.push(vmReady);
+      } else if (target.kind === WorkloadKind.CRON_JOB) {
+        this.warn('scheduled-dependency', `does not wait for "${dependency.service}": it runs on a schedule (a CronJob), so there is `
+          + 'nothing to wait for', dependency.at);
+      } else if (target.kind === WorkloadKind.JOB) {
         waits.push({ kind: WaitKind.JOB_COMPLETE, service: dependency.service, target: target.name });
       } else if (target.hasService && tcp && sharesNetwork) {
         waits.push({ kind: WaitKind.TCP, service: dependency.service, target: target.name, port: tcp.port });
       } else {
-        const workload = target.controller === WorkloadController.STATEFUL_SET ? 'StatefulSet' : 'Deployment';
+        if (target.kind === WorkloadKind.VM) {
+          waits.push(vmReady);
+          continue;
+        }
+        const workload = target.controller === WorkloadController.STATEFUL_SET || target.kind === WorkloadKind.STATEFUL_SET
+          ? 'StatefulSet' : 'Deployment';
         waits.push({ kind: WaitKind.WORKLOAD_READY, service: dependency.service, target: target.name, workload });
       }
     }
@@ -718,36 +815,93 @@ export class MigratedService extends Construct {
     // kplus sets the service account only at construction, and a StatefulDependency's pod is made before its waits
     // are known: both fields are patched in, the same way for every kind of workload.
     ApiObject.of(this.workload).addJsonPatch(
-      JsonPatch.add('/spec/template/spec/serviceAccountName', name),
-      JsonPatch.add('/spec/template/spec/automountServiceAccountToken', true));
+      JsonPatch.add(`${this.podTemplatePath}/spec/serviceAccountName`, name),
+      JsonPatch.add(`${this.podTemplatePath}/spec/automountServiceAccountToken`, true));
     return { account, role };
   }
 
-  private probes(): ContainerProbes {
+  /**
+   * The probes: HTTP probes for a service declared HTTP, else the compose healthcheck's, else a tcpSocket readiness
+   * probe; then the `kompose.service.healthcheck.*` labels replace (or turn off) the probe they name.
+   */
+  private probes(): ContainerProbes & { readonly readinessOff: boolean } {
     const { service } = this.plan;
-    if (this.plan.kind === WorkloadKind.JOB) {
-      return {};
+    const readinessLabels = this.settings.readinessLabels;
+    const livenessLabels = this.settings.livenessLabels;
+    if (this.plan.kind === WorkloadKind.JOB || this.plan.kind === WorkloadKind.CRON_JOB) {
+      for (const labels of [readinessLabels, livenessLabels].filter((l): l is KomposeProbeLabels => l !== undefined)) {
+        this.warn('unsupported-label', `ignored the ${labels.prefix}.* labels: a ${this.plan.kind}'s pods run to completion `
+          + 'and are not probed', labels.at);
+      }
+      return { readinessOff: false };
     }
-    const healthcheck = service.healthcheck;
+    const healthcheck = service.healthcheck && !service.healthcheck.disabled ? service.healthcheck : undefined;
+    let base: ContainerProbes;
     if (this.settings.http) {
-      if (healthcheck?.test && !healthcheck.disabled) {
+      if (healthcheck?.test) {
         this.warn('healthcheck-replaced', 'the healthcheck is replaced by the HTTP probes of a service declared HTTP', healthcheck.at);
       }
-      return httpProbes(this.settings.http);
-    }
-    if (healthcheck && !healthcheck.disabled) {
-      if (healthcheck.test) {
-        return probesFromHealthcheck(healthcheck);
+      base = httpProbes(this.settings.http);
+    } else if (healthcheck?.test) {
+      base = probesFromHealthcheck(healthcheck);
+    } else {
+      if (healthcheck && !(readinessLabels?.check && livenessLabels?.check)) {
+        this.warn('healthcheck-inherited', 'the healthcheck sets only timings, so it uses the image\'s HEALTHCHECK, which '
+          + 'Kubernetes does not run; a tcpSocket readiness probe is used where there is a port', healthcheck.at);
       }
-      this.warn('healthcheck-inherited', 'the healthcheck sets only timings, so it uses the image\'s HEALTHCHECK, which '
-        + 'Kubernetes does not run; a tcpSocket readiness probe is used where there is a port', healthcheck.at);
+      const tcp = this.plan.ports.find((p) => p.protocol === kplus.Protocol.TCP);
+      base = this.plan.kind === WorkloadKind.STATEFUL || !tcp ? {} : tcpReadiness(tcp.port);
     }
-    if (this.plan.kind === WorkloadKind.STATEFUL) {
-      return {};
-    }
-    const tcp = this.plan.ports.find((p) => p.protocol === kplus.Protocol.TCP);
-    return tcp ? tcpReadiness(tcp.port) : {};
+    const fromLabels = (labels: KomposeProbeLabels | undefined, probe: kplus.Probe | undefined, which: string) =>
+      labels === undefined ? probe : labels.disabled ? undefined : this.labelProbe(labels, which);
+    return {
+      readiness: fromLabels(readinessLabels, base.readiness, 'readiness'),
+      liveness: fromLabels(livenessLabels, base.liveness, 'liveness'),
+      startup: base.startup,
+      readinessOff: readinessLabels?.disabled ?? false,
+    };
   }
+
+  /**
+   * A probe from `kompose.service.healthcheck.<which>.*`: the labels' check, else the compose healthcheck's test;
+   * each timing from the labels, else from the compose healthcheck, else Kubernetes' default.
+   */
+  private labelProbe(labels: KomposeProbeLabels, which: string): kplus.Probe {
+    const healthcheck = this.plan.service.healthcheck && !this.plan.service.healthcheck.disabled ? this.plan.service.healthcheck : undefined;
+    const check: KomposeProbeCheck | undefined = labels.check
+      ?? (healthcheck?.test ? { kind: 'exec', command: healthcheckCommand(healthcheck.test) } : undefined);
+    if (!check) {
+      throw new ComposeError(`the ${which} labels set timings but no check, and the compose healthcheck has no test`, {
+        at: labels.at,
+        allowed: `${labels.prefix}.test, .http_get_path or .tcp_port`,
+        hint: 'add one of them, or a healthcheck test',
+      });
+    }
+    const seconds = (label: number | undefined, compose: number | undefined) =>
+      label !== undefined ? Duration.seconds(label) : compose !== undefined ? Duration.seconds(probeSeconds(compose)) : undefined;
+    const options = {
+      periodSeconds: seconds(labels.periodSeconds, healthcheck?.intervalSeconds),
+      timeoutSeconds: seconds(labels.timeoutSeconds, healthcheck?.timeoutSeconds),
+      failureThreshold: labels.failureThreshold ?? healthcheck?.retries,
+      initialDelaySeconds: labels.initialDelaySeconds !== undefined ? Duration.seconds(labels.initialDelaySeconds) : undefined,
+    };
+    switch (check.kind) {
+      case 'exec':
+        return kplus.Probe.fromCommand([...check.command], options);
+      case 'tcp':
+        return kplus.Probe.fromTcpSocket({ ...options, port: check.port });
+      case 'http': {
+        const port = check.port ?? this.settings.http?.port ?? this.plan.ports.find((p) => p.protocol === kplus.Protocol.TCP)?.port;
+        if (port === undefined) {
+          throw new ComposeError(`the ${which} probe's HTTP check has no port, and the service has no TCP port`, {
+            at: labels.at, hint: `add ${labels.prefix}.http_get_port`,
+          });
+        }
+        return kplus.Probe.fromHttpGet(check.path, { ...options, port });
+      }
+    }
+  }
+
 
   private securityContext(): kplus.ContainerSecurityContextProps {
     const { service } = this.plan;
@@ -815,7 +969,7 @@ export class MigratedService extends Construct {
       // kplus's ContainerResources has no extended resources, so the limit is patched in. The generated class maps
       // the patched tree through its TypeScript types afterwards, so the value must be a Quantity, not a number.
       ApiObject.of(this.workload).addJsonPatch(
-        JsonPatch.add('/spec/template/spec/containers/0/resources/limits/nvidia.com~1gpu', Quantity.fromNumber(gpus)));
+        JsonPatch.add(`${this.podTemplatePath}/spec/containers/0/resources/limits/nvidia.com~1gpu`, Quantity.fromNumber(gpus)));
     }
   }
 
@@ -848,16 +1002,20 @@ export class MigratedService extends Construct {
         metadata: { ...this.metadata(this.name), annotations: { ...settings.ingressAnnotations } },
         className: settings.ingressClassName,
       });
-      ingress.addHostRule(settings.ingressHost, settings.ingressPath,
-        kplus.IngressBackend.fromService(this.service, { port: ingressPort.target }), kplus.HttpIngressPathType.PREFIX);
-      if (settings.ingressTlsSecret) {
-        ingress.addTls([{ hosts: [settings.ingressHost], secret: kplus.Secret.fromSecretName(this, 'TlsSecret', settings.ingressTlsSecret) }]);
+      const backend = kplus.IngressBackend.fromService(this.service, { port: ingressPort.target });
+      for (const rule of settings.ingressRules) {
+        ingress.addHostRule(rule.host, rule.path, backend, kplus.HttpIngressPathType.PREFIX);
+        rules.push({ ...rule, at: ingressPort.at });
       }
-      rules.push({ host: settings.ingressHost, path: settings.ingressPath, at: ingressPort.at });
+      if (settings.ingressTlsSecret) {
+        const hosts = [...new Set(settings.ingressRules.map((r) => r.host))];
+        ingress.addTls([{ hosts, secret: kplus.Secret.fromSecretName(this, 'TlsSecret', settings.ingressTlsSecret) }]);
+      }
     }
+    checkIngressLabels(service, ingress !== undefined);
     let externalService: kplus.Service | undefined;
     if (external.length > 0) {
-      const nodePort = external.some((m) => this.portAccess(m, false) === PortAccess.NODE_PORT);
+      const nodePort = settings.komposeServiceType === 'nodeport';
       const name = this.context.names.claim('Service', joinDnsLabel(this.name, 'external'), { owner: `the published ports of service "${service.name}"`, at: service.at });
       externalService = new kplus.Service(this, 'ExternalService', {
         metadata: this.metadata(name),
@@ -869,7 +1027,7 @@ export class MigratedService extends Construct {
             targetPort: m.target,
             protocol: explicitProtocol(toProtocol(m.protocol)),
             name: `${m.protocol}-${port}`,
-            nodePort: nodePort && port >= 30000 && port <= 32767 ? port : undefined,
+            nodePort: !nodePort ? undefined : settings.nodePort ?? (port >= 30000 && port <= 32767 ? port : undefined),
           };
         }),
       });
@@ -879,40 +1037,17 @@ export class MigratedService extends Construct {
   }
 
   private portAccess(mapping: PortMapping, ingressFree: boolean): PortAccess {
-    const settings = this.settings;
-    if (mapping.hostIp !== undefined && LOCAL_HOSTS.includes(mapping.hostIp)) {
-      this.warn('local-only-port', `port ${mapping.published ?? mapping.target} is bound to ${mapping.hostIp} in compose, `
-        + `so it stays inside the cluster (reach it with kubectl port-forward svc/${this.name} ${mapping.target})`, mapping.at);
-      return PortAccess.INTERNAL;
-    }
-    if (this.plan.kind === WorkloadKind.JOB) {
-      return PortAccess.INTERNAL;
-    }
-    if (mapping.hostIp !== undefined) {
-      this.warn('host-ip', `the binding to host address ${mapping.hostIp} is not kept; the port is exposed on the `
-        + 'cluster\'s external address instead', mapping.at);
-    }
-    const expose = settings.expose ?? komposeExposure(settings.komposeServiceType);
-    if (expose === Exposure.INTERNAL) {
-      return PortAccess.INTERNAL;
-    }
-    if (settings.komposeServiceType === 'nodeport') {
-      return PortAccess.NODE_PORT;
-    }
-    if (expose === undefined && this.plan.kind === WorkloadKind.STATEFUL) {
-      this.warn('database-port-internal', `published port ${mapping.published ?? mapping.target} of a database stays inside `
-        + `the cluster; reach it with kubectl port-forward svc/${this.name} ${mapping.target}, or set expose`, mapping.at);
-      return PortAccess.INTERNAL;
-    }
-    const isHttp = mapping.protocol === 'tcp' && (
-      (settings.http !== undefined && settings.http.port === mapping.target)
-      || mapping.appProtocol === 'http'
-      || (settings.http === undefined && settings.httpPorts.includes(mapping.target)));
-    if (expose !== Exposure.LOAD_BALANCER && ingressFree && this.plan.hasService
-      && (isHttp || (expose === Exposure.INGRESS && mapping.protocol === 'tcp'))) {
-      return PortAccess.INGRESS;
-    }
-    return PortAccess.LOAD_BALANCER;
+    return portAccess(mapping, ingressFree, {
+      name: this.name,
+      expose: this.settings.expose,
+      komposeServiceType: this.settings.komposeServiceType,
+      httpPort: this.settings.http?.port,
+      httpPorts: this.settings.httpPorts,
+      runsToCompletion: this.plan.kind === WorkloadKind.JOB || this.plan.kind === WorkloadKind.CRON_JOB,
+      stateful: this.plan.kind === WorkloadKind.STATEFUL,
+      hasService: this.plan.hasService,
+      warn: (code, message, at) => this.warn(code, message, at),
+    });
   }
 }
 
@@ -948,15 +1083,6 @@ class KeyNames {
     }
     this.used.add(candidate);
     return candidate;
-  }
-}
-
-function komposeExposure(type: KomposeServiceType | undefined): Exposure | undefined {
-  switch (type) {
-    case 'loadbalancer': return Exposure.LOAD_BALANCER;
-    case 'clusterip':
-    case 'headless': return Exposure.INTERNAL;
-    default: return undefined;
   }
 }
 

@@ -113,8 +113,11 @@ const RESOURCE_KEYS: ReadonlyArray<[QuotaKey, keyof PodResourceAmounts, 'cpu' | 
  * - Per pod, as Kubernetes counts it: for each of cpu and memory, requests and limits, the larger of the sum over
  *   the containers and the largest init container. A container with a limit but no request requests its limit.
  * - Claims: every PersistentVolumeClaim, each StatefulSet volumeClaimTemplate times the peak replicas, each CDI
- *   DataVolume and each VirtualMachine dataVolumeTemplate. (VirtualMachine pods are not counted: give the quota
- *   explicitly for namespaces with VMs.)
+ *   DataVolume and each VirtualMachine dataVolumeTemplate.
+ * - VMs: a VirtualMachine that runs is one virt-launcher pod with the VM's `domain.resources` plus KubeVirt's
+ *   overhead (`VM_POD_OVERHEAD`: 256Mi, 8Mi per vCPU and 1/512 of the guest memory, on requests and limits); a
+ *   VirtualMachine without cpu and memory limits is a problem, as a container without them is. A DataVolume that
+ *   imports an image counts CDI v1.56's importer pod (requests 100m / 60M, limits 750m / 600M).
  * - Computed amounts add `headroomPercent` and round up to clean steps (100m up to 2 cores, then 500m; 64Mi up to
  *   1Gi, then 256Mi). Explicit amounts (`hard`) are used as given, and the app must fit them.
  *
@@ -192,6 +195,13 @@ export class NamespaceQuota extends Construct {
         claims += 1;
       } else if (doc.kind === 'VirtualMachine') {
         claims += (doc.spec?.dataVolumeTemplates ?? []).length;
+      }
+      const vmNeed = doc.kind === 'VirtualMachine' ? virtualMachineNeed(doc, workload, problems)
+        : doc.kind === 'DataVolume' && (doc.spec?.source?.http || doc.spec?.source?.registry) ? { workload, pods: 1, perPod: CDI_IMPORTER_POD }
+          : undefined;
+      if (vmNeed) {
+        workloads.push(vmNeed);
+        continue;
       }
       const shape = podShape(doc, this.nodeCount, autoscaled.get(workload));
       if (!shape) {
@@ -312,6 +322,52 @@ function podShape(doc: any, nodeCount: number, autoscalerMax: number | undefined
     default:
       return undefined;
   }
+}
+
+/** KubeVirt v0.59's memory overhead of a virt-launcher pod, rounded up: fixed processes, page tables, per-vCPU tables. */
+export const VM_POD_OVERHEAD = {
+  fixedBytes: 256 * 1024 ** 2,
+  perVcpuBytes: 8 * 1024 ** 2,
+  guestMemoryDivisor: 512,
+} as const;
+
+/** CDI v1.56's default requests and limits of an importer pod. */
+const CDI_IMPORTER_POD: PodResourceAmounts = {
+  requestsCpuMillicores: 100,
+  requestsMemoryBytes: 60e6,
+  limitsCpuMillicores: 750,
+  limitsMemoryBytes: 600e6,
+};
+
+/** The virt-launcher pod of a running VirtualMachine: its domain's resources plus KubeVirt's overhead. */
+function virtualMachineNeed(doc: any, workload: string, problems: string[]): WorkloadNeed | undefined {
+  const spec = doc.spec ?? {};
+  if (spec.running === false || spec.runStrategy === 'Halted') {
+    return undefined;
+  }
+  const domain = spec.template?.spec?.domain ?? {};
+  const requests = domain.resources?.requests ?? {};
+  const limits = domain.resources?.limits ?? {};
+  for (const resource of ['cpu', 'memory']) {
+    if (limits[resource] === undefined) {
+      problems.push(`${workload}: the VM has no ${resource} limit`);
+    }
+  }
+  const cpu = (value: unknown) => (value === undefined ? 0 : parseCpuMillicores(value as string | number));
+  const memory = (value: unknown) => (value === undefined ? 0 : parseMemoryBytes(value as string | number));
+  const vcpus = (domain.cpu?.cores ?? 1) * (domain.cpu?.sockets ?? 1) * (domain.cpu?.threads ?? 1);
+  const guest = memory(requests.memory ?? limits.memory ?? domain.memory?.guest);
+  const overhead = VM_POD_OVERHEAD.fixedBytes + vcpus * VM_POD_OVERHEAD.perVcpuBytes + Math.ceil(guest / VM_POD_OVERHEAD.guestMemoryDivisor);
+  return {
+    workload,
+    pods: 1,
+    perPod: {
+      requestsCpuMillicores: cpu(requests.cpu ?? limits.cpu),
+      requestsMemoryBytes: guest + overhead,
+      limitsCpuMillicores: cpu(limits.cpu),
+      limitsMemoryBytes: limits.memory === undefined ? 0 : memory(limits.memory) + overhead,
+    },
+  };
 }
 
 function jobPods(jobSpec: any): number {

@@ -21,6 +21,16 @@ export enum Exposure {
   INTERNAL = 'internal',
 }
 
+/** Where a service runs; the values are the `x-cdk8s-compose.target` strings (and the CLI's `--target`). */
+export enum ServiceTarget {
+  /** A container workload (Deployment, Job, CronJob or stateful dependency). */
+  CONTAINER = 'container',
+  /** The app's golden-image VM (`ComposeAppProps.vm`), which runs it from its own compose project. */
+  VM = 'vm',
+  /** The VM when `assessService` flags the service (docker.sock, privileged, host network, devices, sysctls, /lib/modules), else a container. */
+  AUTO = 'auto',
+}
+
 /** A service declared HTTP: its probes and its Ingress port. */
 export interface HttpOptions {
   /**
@@ -127,6 +137,12 @@ export interface ServiceOverrides {
    * @default - from the `kompose.hpa.*` labels when any is set, else none
    */
   readonly autoscaling?: AutoscalingSettings | false;
+  /**
+   * Where the service runs: `ServiceTarget.VM` runs it in the app's golden-image VM, `ServiceTarget.AUTO` there
+   * when assessment flags it.
+   * @default - the `x-cdk8s-compose.target` key, else `ComposeAppProps.target`
+   */
+  readonly target?: ServiceTarget;
 }
 
 /** Per-volume overrides, by top-level compose volume name in `ComposeAppProps.volumes`. */
@@ -161,9 +177,10 @@ export interface ServiceExtension {
   readonly ingressHost?: string;
   readonly ingressPath?: string;
   readonly engine?: DatabaseEngine | false;
+  readonly target?: ServiceTarget;
 }
 
-const EXTENSION_KEYS = ['engine', 'expose', 'http', 'ingressHost', 'ingressPath'];
+const EXTENSION_KEYS = ['engine', 'expose', 'http', 'ingressHost', 'ingressPath', 'target'];
 
 /** Reads and checks a service's `x-cdk8s-compose` key. */
 export function readServiceExtension(service: ComposeService): ServiceExtension {
@@ -237,45 +254,45 @@ export function readServiceExtension(service: ComposeService): ServiceExtension 
       });
     }
   }
+  const targetText = text('target');
+  const targets = Object.values(ServiceTarget) as string[];
+  if (targetText !== undefined && !targets.includes(targetText)) {
+    throw new ComposeError('invalid target', { at: at('target'), value: targetText, allowed: targets.join(', ') });
+  }
   return {
     http,
     expose: exposeText as Exposure | undefined,
     ingressHost: text('ingressHost'),
     ingressPath: text('ingressPath'),
     engine,
+    target: targetText as ServiceTarget | undefined,
   };
 }
 
-/** The kompose labels this library honours on services (`kompose.hpa.*` is read by the autoscaler). */
+/**
+ * The kompose labels this library honours, besides `kompose.hpa.*` (read by the autoscaler) and
+ * `kompose.service.healthcheck.<readiness|liveness>.*` (see `kompose-labels.ts`).
+ */
 export enum KomposeLabel {
   SERVICE_TYPE = 'kompose.service.type',
+  NODE_PORT = 'kompose.service.nodeport.port',
   SERVICE_EXPOSE = 'kompose.service.expose',
   INGRESS_CLASS = 'kompose.service.expose.ingress-class-name',
   TLS_SECRET = 'kompose.service.expose.tls-secret',
   VOLUME_SIZE = 'kompose.volume.size',
   VOLUME_STORAGE_CLASS = 'kompose.volume.storage-class-name',
+  CONTROLLER_TYPE = 'kompose.controller.type',
+  CRON_SCHEDULE = 'kompose.cronjob.schedule',
+  CRON_CONCURRENCY_POLICY = 'kompose.cronjob.concurrency_policy',
+  CRON_BACKOFF_LIMIT = 'kompose.cronjob.backoff_limit',
+  IMAGE_PULL_POLICY = 'kompose.image-pull-policy',
+  IMAGE_PULL_SECRET = 'kompose.image-pull-secret',
+  FS_GROUP = 'kompose.security-context.fsgroup',
 }
 
 /** The Service types `kompose.service.type` may name, in lower case as kompose reads them. */
 export const KOMPOSE_SERVICE_TYPES = ['clusterip', 'headless', 'loadbalancer', 'nodeport'] as const;
 export type KomposeServiceType = typeof KOMPOSE_SERVICE_TYPES[number];
-
-/** Reads `kompose.service.type`, case-insensitively as kompose does. */
-export function komposeServiceType(service: ComposeService): KomposeServiceType | undefined {
-  const raw = service.labels[KomposeLabel.SERVICE_TYPE];
-  if (raw === undefined) {
-    return undefined;
-  }
-  const value = raw.toLowerCase() as KomposeServiceType;
-  if (!KOMPOSE_SERVICE_TYPES.includes(value)) {
-    throw new ComposeError('invalid Service type', {
-      at: { ...service.at, path: `${service.at.path}.labels.${KomposeLabel.SERVICE_TYPE}` },
-      value: raw,
-      allowed: KOMPOSE_SERVICE_TYPES.join(', '),
-    });
-  }
-  return value;
-}
 
 /** Reads a size label (`kompose.volume.size`) into bytes. */
 export function sizeLabel(value: string, at: ComposeLocation): number {

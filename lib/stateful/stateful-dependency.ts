@@ -80,10 +80,10 @@ export interface StatefulDependencyProps {
    */
   readonly securityContext?: kplus.ContainerSecurityContextProps;
   /**
-   * The readiness probe.
+   * The readiness probe, or `false` for none.
    * @default - the engine's own check (`pg_isready`, `mysqladmin ping`, `mongosh` ping, `redis-cli ping`) every 10 s
    */
-  readonly readiness?: kplus.Probe;
+  readonly readiness?: kplus.Probe | false;
   /**
    * The liveness probe.
    * @default - none: restarting a database that is slow to answer makes things worse
@@ -119,6 +119,21 @@ export interface StatefulDependencyProps {
    * @default Duration.seconds(30)
    */
   readonly terminationGracePeriod?: Duration;
+  /**
+   * The image pull policy.
+   * @default - `Always` for `:latest` or no tag, else `IfNotPresent` (what Kubernetes itself would choose)
+   */
+  readonly imagePullPolicy?: kplus.ImagePullPolicy;
+  /**
+   * The Secret with the registry credentials (`imagePullSecrets`).
+   * @default - none
+   */
+  readonly imagePullSecret?: string;
+  /**
+   * The pod's `fsGroup`: the group that owns the mounted volumes.
+   * @default - none
+   */
+  readonly fsGroup?: number;
 }
 
 const DEFAULT_STORAGE = Size.gibibytes(10);
@@ -242,7 +257,7 @@ export class StatefulDependency extends Construct {
     Object.assign(env, given);
 
     const readinessCommand = engine.readinessCommand(this.port);
-    const readiness = props.readiness ?? (readinessCommand
+    const readiness = props.readiness === false ? undefined : props.readiness ?? (readinessCommand
       ? kplus.Probe.fromCommand(readinessCommand, {
         periodSeconds: Duration.seconds(10),
         timeoutSeconds: Duration.seconds(5),
@@ -253,7 +268,7 @@ export class StatefulDependency extends Construct {
     const containerProps: kplus.ContainerProps = {
       name: name,
       image,
-      imagePullPolicy: pullPolicyFor(image),
+      imagePullPolicy: props.imagePullPolicy ?? pullPolicyFor(image),
       command: props.command ? [...props.command] : undefined,
       args: props.args ? [...props.args] : defaultArgs(engine, env),
       ports: [{ number: this.port, name: portName('tcp', this.port) }],
@@ -292,8 +307,9 @@ export class StatefulDependency extends Construct {
       podMetadata: { labels },
       containers: [containerProps],
       automountServiceAccountToken: false,
-      securityContext: POD_SECURITY_CONTEXT,
+      securityContext: { ...POD_SECURITY_CONTEXT, fsGroup: props.fsGroup },
       terminationGracePeriod: props.terminationGracePeriod,
+      dockerRegistryAuth: props.imagePullSecret ? kplus.Secret.fromSecretName(this, 'ImagePullSecret', props.imagePullSecret) : undefined,
     };
     if ((props.controller ?? WorkloadController.DEPLOYMENT) === WorkloadController.STATEFUL_SET) {
       this.workload = new kplus.StatefulSet(this, 'Resource', { ...podProps, service: this.service });

@@ -170,7 +170,7 @@ volumes:
 
   test('an impossible size is an error: a bad label', () => {
     expect(() => synthApp('services:\n  a: { image: a:1, volumes: ["v:/v"] }\nvolumes:\n  v:\n    labels: { kompose.volume.size: lots }\n')).toThrow(
-      'compose.yaml:5:5: volumes.v.labels.kompose.volume.size: invalid volume size (got "lots"). '
+      'compose.yaml:5:5: volumes.v.labels["kompose.volume.size"]: invalid volume size (got "lots"). '
       + 'Allowed: a positive Kubernetes quantity such as "512Mi", "10Gi" or "1Ti". Fix: write the size with a binary unit, for example "10Gi".');
   });
 

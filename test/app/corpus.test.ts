@@ -58,11 +58,11 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'gitea-postgres':
     '20 objects (ConfigMap×1, CronJob×1, Deployment×2, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×3, ResourceQuota×1, Secret×3, Service×3); weak secrets: 1; findings: weak-secret×2',
   'kompose-cronjob':
-    '6 objects (Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1); weak secrets: 0; findings: unsupported-key×1, unsupported-label×3',
+    '6 objects (CronJob×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1); weak secrets: 0; findings: none',
   'kompose-envfile-interpolation':
     '9 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×2); weak secrets: 0; findings: unsupported-key×1',
   'kompose-healthcheck':
-    '29 objects (CronJob×3, Deployment×4, Namespace×1, NetworkPolicy×9, PersistentVolumeClaim×6, ResourceQuota×1, Service×5); weak secrets: 0; findings: database-port-internal×3, healthcheck-inherited×3, unsupported-label×23',
+    '29 objects (CronJob×3, Deployment×4, Namespace×1, NetworkPolicy×9, PersistentVolumeClaim×6, ResourceQuota×1, Service×5); weak secrets: 0; findings: database-port-internal×3, unsupported-label×2',
   'kompose-host-port-protocol':
     '8 objects (Deployment×1, Ingress×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×1); weak secrets: 0; findings: unsupported-label×1',
   'kompose-hpa':

@@ -551,7 +551,10 @@ services:
     const spec = podSpec(findDoc(docs, 'Deployment', 'api'));
     expect(spec.serviceAccountName).toBe('api-wait');
     expect(spec.automountServiceAccountToken).toBe(true);
-    expect(spec.initContainers[1].command[2]).toContain('kubectl wait --namespace=test --for=\'condition=complete\' --timeout=120s job/migrate');
+    expect(spec.initContainers[1]).toMatchObject({
+      image: 'registry.k8s.io/kubectl:v1.28.15',
+      args: ['wait', '--namespace=test', '--for=condition=complete', '--timeout=120s', 'job/migrate'],
+    });
     expect(findDoc(docs, 'Role', 'api-wait').rules).toEqual([
       { apiGroups: ['batch'], resources: ['jobs'], resourceNames: ['migrate'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: ['apps'], resources: ['deployments'], resourceNames: ['worker'], verbs: ['get', 'list', 'watch'] },
@@ -588,8 +591,8 @@ services:
   b: { image: b:1, expose: ["80"], networks: [two] }
 networks: { one: {}, two: {} }
 `);
-    expect(podSpec(findDoc(apart, 'Deployment', 'a')).initContainers[0].command[2])
-      .toContain("kubectl wait --namespace=test --for='condition=available' --timeout=300s deployment/b");
+    expect(podSpec(findDoc(apart, 'Deployment', 'a')).initContainers[0].args)
+      .toEqual(['wait', '--namespace=test', '--for=condition=available', '--timeout=300s', 'deployment/b']);
   });
 });
 
@@ -602,7 +605,7 @@ services:
       resources:
         reservations:
           devices: [{ driver: nvidia, count: 2, capabilities: [gpu] }]
-    labels: { kompose.cronjob.schedule: "* * * * *", traefik.enable: "true" }
+    labels: { kompose.service.group: llm, traefik.enable: "true" }
     sysctls: { net.ipv4.ip_unprivileged_port_start: "0", net.core.somaxconn: "1024" }
     extra_hosts: ["host.docker.internal:host-gateway", "legacy:10.0.0.5"]
     stop_grace_period: 1m
@@ -619,10 +622,243 @@ services:
     expect(podSpec(deployment).hostAliases).toEqual([{ ip: '10.0.0.5', hostnames: ['legacy'] }]);
     expect(podSpec(deployment).terminationGracePeriodSeconds).toBe(60);
     expect(app.warnings.map((w) => w.message)).toEqual(expect.arrayContaining([
-      'ignored label "kompose.cronjob.schedule": this kompose label is not honoured',
+      'ignored label "kompose.service.group": this kompose label is not honoured',
       'ignored labels "traefik.enable": compose labels are not copied to Kubernetes objects',
       'sysctl "net.core.somaxconn" is not set: Kubernetes rejects unsafe sysctls unless the kubelet allows them (--allowed-unsafe-sysctls)',
       'extra host "host.docker.internal:host-gateway" is not kept: "host-gateway" is not an address a pod can use',
     ]));
+  });
+});
+
+describe('kompose labels', () => {
+  test('a restart: "no" service with kompose.cronjob.schedule is a CronJob, as kompose makes it', () => {
+    const { app, docs } = synthApp(`
+services:
+  report:
+    image: example/report:2.1
+    command: ["report", "--send"]
+    restart: "no"
+    depends_on: [db]
+    labels:
+      kompose.cronjob.schedule: "30 2 * * MON-FRI"
+      kompose.cronjob.concurrency_policy: replace
+      kompose.cronjob.backoff_limit: "2"
+  db: { image: postgres:16, environment: { POSTGRES_PASSWORD: cron-db-pass-1 } }
+  web: { image: nginx:1.27, depends_on: [report] }
+`);
+    const cron = findDoc(docs, 'CronJob', 'report');
+    expect(cron.spec).toMatchObject({ schedule: '30 2 * * MON-FRI', concurrencyPolicy: 'Replace', startingDeadlineSeconds: 600 });
+    expect(cron.spec.jobTemplate.spec.backoffLimit).toBe(2);
+    expect(podSpec(cron).restartPolicy).toBe('Never');
+    expect(mainContainer(cron).args).toEqual(['report', '--send']);
+    expect(cron.spec.jobTemplate.spec.template.metadata.labels).toEqual({ 'app': 'report', 'network.cdk8s-compose.io/default': 'true' });
+    expect(podSpec(cron).initContainers.map((c: any) => c.name)).toEqual(['wait-for-db']);
+    expect(app.service('report').cronJob).toBeInstanceOf(kplus.CronJob);
+    expect(app.service('report').kind).toBe('CronJob');
+    expect(findDocs(docs, 'Deployment').map((d) => d.metadata.name)).toEqual(['db', 'web']);
+    // Nothing to wait for: the dependent says so instead of waiting for a run.
+    expect(podSpec(findDoc(docs, 'Deployment', 'web')).initContainers).toBeUndefined();
+    expect(app.warnings.find((w) => w.code === 'scheduled-dependency')).toEqual({
+      code: 'scheduled-dependency',
+      message: 'does not wait for "report": it runs on a schedule (a CronJob), so there is nothing to wait for',
+      at: expect.objectContaining({ path: 'services.web.depends_on[0]' }),
+    });
+    expect(findDoc(docs, 'NetworkPolicy', 'allow-report').spec.podSelector).toEqual({ matchLabels: { app: 'report' } });
+    expectManifestsPass(docs);
+  });
+
+  test('a scheduled service that waits through the API gets its service account on the CronJob\'s pod template', () => {
+    const { docs } = synthApp(`
+services:
+  sync:
+    image: example/sync:1
+    depends_on: { seed: { condition: service_completed_successfully } }
+    labels: { kompose.cronjob.schedule: "@hourly" }
+  seed: { image: example/seed:1 }
+`);
+    const spec = podSpec(findDoc(docs, 'CronJob', 'sync'));
+    expect(findDoc(docs, 'CronJob', 'sync').spec.schedule).toBe('0 * * * *');
+    expect(spec).toMatchObject({ serviceAccountName: 'sync-wait', automountServiceAccountToken: true, restartPolicy: 'Never' });
+    expect(spec.initContainers[0].args).toEqual(['wait', '--namespace=test', '--for=condition=complete', '--timeout=300s', 'job/seed']);
+    expectManifestsPass(docs, { allowServiceAccountToken: ['sync'] });
+  });
+
+  test('restart: on-failure restarts a CronJob\'s pod on failure; restart: always is reported', () => {
+    const { app, docs } = synthApp(`
+services:
+  a: { image: a:1, restart: on-failure, labels: { kompose.cronjob.schedule: "0 * * * *" } }
+  b: { image: b:1, restart: always, labels: { kompose.cronjob.schedule: "0 * * * *" } }
+`);
+    expect(podSpec(findDoc(docs, 'CronJob', 'a')).restartPolicy).toBe('OnFailure');
+    expect(podSpec(findDoc(docs, 'CronJob', 'b')).restartPolicy).toBe('OnFailure');
+    expect(findDoc(docs, 'CronJob', 'a').spec.concurrencyPolicy).toBe('Forbid');
+    expect(app.warnings.map((w) => w.message)).toContain('restart "always" is not kept: the service runs on its kompose.cronjob.schedule, '
+      + 'and a CronJob\'s pods restart only on failure');
+  });
+
+  test('a schedule on a service others wait to complete is an error', () => {
+    expect(() => synthApp(`
+services:
+  seed: { image: a:1, labels: { kompose.cronjob.schedule: "@daily" } }
+  app: { image: b:1, depends_on: { seed: { condition: service_completed_successfully } } }
+`)).toThrow('compose.yaml:3:9: services.seed.labels["kompose.cronjob.schedule"]: service "seed" is awaited with '
+      + 'service_completed_successfully, so it runs once as a Job, and kompose.cronjob.schedule would run it on a schedule. '
+      + 'Fix: remove the schedule label, or the dependents\' service_completed_successfully condition.');
+  });
+
+  test('kompose.controller.type: statefulset makes a StatefulSet named by its Service; a database one runs on a StatefulSet', () => {
+    const { app, docs } = synthApp(`
+services:
+  queue: { image: example/queue:3, expose: ["5672"], deploy: { replicas: 3 }, labels: { kompose.controller.type: statefulset } }
+  db: { image: postgres:16, environment: { POSTGRES_PASSWORD: sts-pass-77 }, labels: { kompose.controller.type: statefulset } }
+  worker: { image: w:1, depends_on: [queue, db] }
+`);
+    const sts = findDoc(docs, 'StatefulSet', 'queue');
+    expect(sts.spec).toMatchObject({ serviceName: 'queue', replicas: 3, selector: { matchLabels: { app: 'queue' } } });
+    expect(findDoc(docs, 'Service', 'queue').spec.selector).toEqual({ app: 'queue' });
+    expect(app.service('queue').statefulSet).toBeDefined();
+    expect(app.service('queue').kind).toBe('StatefulSet');
+    expect(findDoc(docs, 'StatefulSet', 'db').spec.serviceName).toBe('db');
+    expect(app.service('db').statefulSet).toBe(app.service('db').statefulDependency!.workload);
+    expect(podSpec(findDoc(docs, 'Deployment', 'worker')).initContainers.map((c: any) => c.name)).toEqual(['wait-for-db', 'wait-for-queue']);
+    expectManifestsPass(docs);
+  });
+
+  test('a StatefulSet without ports is an error; daemonset and replicationcontroller are reported and run as Deployments', () => {
+    expect(() => synthApp('services: { q: { image: q:1, labels: { kompose.controller.type: statefulset } } }')).toThrow(
+      'compose.yaml:1:16: services.q.labels["kompose.controller.type"]: service "q" has no ports, and a StatefulSet needs a Service to name its pods. '
+      + 'Fix: give the service a port (expose: ["8080"]), or set kompose.controller.type to deployment.');
+    const { app, docs } = synthApp(`
+services:
+  agent: { image: a:1, labels: { kompose.controller.type: daemonset } }
+  old: { image: b:1, labels: { kompose.controller.type: replicationcontroller } }
+`);
+    expect(findDocs(docs, 'Deployment').map((d) => d.metadata.name)).toEqual(['agent', 'old']);
+    expect(app.warnings.filter((w) => w.code === 'unsupported-label').map((w) => `${w.at.path}: ${w.message}`)).toEqual([
+      'services.agent.labels["kompose.controller.type"]: kompose.controller.type "daemonset" is not supported: the service runs as a Deployment',
+      'services.old.labels["kompose.controller.type"]: kompose.controller.type "replicationcontroller" is not supported: the service runs as a Deployment',
+    ]);
+  });
+
+  test('healthcheck labels replace the probe they name; timings fall back to the compose healthcheck', () => {
+    const { docs } = synthApp(`
+services:
+  api:
+    image: example/api:1
+    expose: ["8000"]
+    healthcheck: { test: ["CMD", "api", "check"], interval: 15s, timeout: 4s, retries: 4 }
+    labels:
+      kompose.service.healthcheck.readiness.http_get_path: /ready
+      kompose.service.healthcheck.readiness.start_period: 20s
+      kompose.service.healthcheck.liveness.tcp_port: "8000"
+      kompose.service.healthcheck.liveness.retries: "9"
+`);
+    const container = mainContainer(findDoc(docs, 'Deployment', 'api'));
+    expect(container.readinessProbe).toEqual({
+      httpGet: { path: '/ready', port: 8000, scheme: 'HTTP' }, initialDelaySeconds: 20, periodSeconds: 15, timeoutSeconds: 4, failureThreshold: 4,
+    });
+    expect(container.livenessProbe).toEqual({ tcpSocket: { port: 8000 }, periodSeconds: 15, timeoutSeconds: 4, failureThreshold: 9 });
+    expect(container.startupProbe).toBeUndefined();
+  });
+
+  test('disable turns a probe off, a database\'s readiness check included; timings without a check take the healthcheck test', () => {
+    const { docs } = synthApp(`
+services:
+  web:
+    image: nginx:1.27
+    ports: ["8080:80"]
+    labels: { kompose.service.healthcheck.readiness.disable: "true" }
+  cache:
+    image: redis:7
+    labels: { kompose.service.healthcheck.readiness.disable: "true" }
+  job:
+    image: example/worker:1
+    healthcheck: { test: ["CMD-SHELL", "worker ping"] }
+    labels: { kompose.service.healthcheck.liveness.interval: 1m }
+`);
+    expect(mainContainer(findDoc(docs, 'Deployment', 'web')).readinessProbe).toBeUndefined();
+    expect(mainContainer(findDoc(docs, 'Deployment', 'cache')).readinessProbe).toBeUndefined();
+    expect(mainContainer(findDoc(docs, 'Deployment', 'job')).livenessProbe).toEqual({
+      exec: { command: ['sh', '-c', 'worker ping'] }, periodSeconds: 60, failureThreshold: 3,
+    });
+  });
+
+  test('labels that set timings without any check are an error naming them', () => {
+    expect(() => synthApp('services: { w: { image: w:1, labels: { kompose.service.healthcheck.liveness.timeout: 5s } } }')).toThrow(
+      'compose.yaml:1:16: services.w.labels["kompose.service.healthcheck.liveness"]: the liveness labels set timings but no check, and the compose '
+      + 'healthcheck has no test. Allowed: kompose.service.healthcheck.liveness.test, .http_get_path or .tcp_port. Fix: add one of them, or a healthcheck test.');
+  });
+
+  test('kompose.service.expose with hosts and paths: one rule per host, TLS for all of them, the ingress class', () => {
+    const { app, docs } = synthApp(`
+services:
+  shop:
+    image: example/shop:1
+    ports: ["8000:8000"]
+    labels:
+      kompose.service.expose: shop.example.com, www.shop.example.com/store
+      kompose.service.expose.tls-secret: shop-tls
+      kompose.service.expose.ingress-class-name: traefik
+`);
+    const ingress = findDoc(docs, 'Ingress', 'shop');
+    expect(ingress.spec.ingressClassName).toBe('traefik');
+    expect(ingress.spec.rules.map((r: any) => `${r.host}${r.http.paths[0].path} → ${r.http.paths[0].backend.service.port.number}`))
+      .toEqual(['shop.example.com/ → 8000', 'www.shop.example.com/store → 8000']);
+    expect(ingress.spec.tls).toEqual([{ hosts: ['shop.example.com', 'www.shop.example.com'], secretName: 'shop-tls' }]);
+    expect(app.service('shop').ingressRules.map((r) => r.host)).toEqual(['shop.example.com', 'www.shop.example.com']);
+    expectManifestsPass(docs);
+  });
+
+  test('the TLS secret or ingress class of a service that gets no Ingress is an error', () => {
+    expect(() => synthApp('services: { db: { image: example/db:1, expose: ["5432"], labels: { kompose.service.expose.tls-secret: db-tls } } }')).toThrow(
+      'compose.yaml:1:17: services.db.labels["kompose.service.expose.tls-secret"]: kompose.service.expose.tls-secret configures an Ingress, and service "db" gets none. '
+      + 'Allowed: a service with a published HTTP port, or the label kompose.service.expose. '
+      + 'Fix: add kompose.service.expose: "true" (or a host name), or remove kompose.service.expose.tls-secret.');
+  });
+
+  test('kompose.service.nodeport.port sets the node port of the one published port', () => {
+    const { docs } = synthApp(`
+services:
+  game: { image: example/game:1, ports: ["7777:7777/udp"], labels: { kompose.service.type: nodeport, kompose.service.nodeport.port: "30777" } }
+`);
+    expect(findDoc(docs, 'Service', 'game-external').spec).toMatchObject({
+      type: 'NodePort', ports: [{ name: 'udp-7777', port: 7777, targetPort: 7777, protocol: 'UDP', nodePort: 30777 }],
+    });
+  });
+
+  test('image pull policy and secret, and the pod\'s fsGroup', () => {
+    const { docs } = synthApp(`
+services:
+  app:
+    image: registry.example.com/app:1
+    labels: { kompose.image-pull-policy: Always, kompose.image-pull-secret: regcred, kompose.security-context.fsgroup: "2000" }
+  db:
+    image: postgres:16
+    environment: { POSTGRES_PASSWORD: pull-pass-5 }
+    labels: { kompose.image-pull-secret: regcred, kompose.image-pull-policy: Never }
+`);
+    for (const [name, policy] of [['app', 'Always'], ['db', 'Never']]) {
+      const spec = podSpec(findDoc(docs, 'Deployment', name));
+      expect(spec.imagePullSecrets).toEqual([{ name: 'regcred' }]);
+      expect(spec.containers[0].imagePullPolicy).toBe(policy);
+    }
+    expect(podSpec(findDoc(docs, 'Deployment', 'app')).securityContext.fsGroup).toBe(2000);
+  });
+
+  test('every kompose label not honoured is reported once, on services and on volumes', () => {
+    const { app } = synthApp(`
+services:
+  app:
+    image: a:1
+    volumes: ["data:/data"]
+    labels: { kompose.service.group: g, kompose.serviceaccount-name: sa, kompose.volume.size: 2Gi }
+volumes:
+  data: { labels: { kompose.volume.type: emptyDir, kompose.volume.storage-class-name: fast } }
+`);
+    expect(app.warnings.filter((w) => w.code === 'unsupported-label').map((w) => `${w.at.path}: ${w.message}`)).toEqual([
+      'services.app.labels["kompose.service.group"]: ignored label "kompose.service.group": this kompose label is not honoured',
+      'services.app.labels["kompose.serviceaccount-name"]: ignored label "kompose.serviceaccount-name": this kompose label is not honoured',
+      'volumes.data.labels["kompose.volume.type"]: ignored label "kompose.volume.type": this kompose label is not honoured',
+    ]);
   });
 });

@@ -1,0 +1,183 @@
+import * as kplus from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import { ComposeLocation, PortMapping } from '../compose/model';
+import { ExposedPolicyPort, PortExposure } from './network-policy';
+import { ComposeVm } from '../vm/compose-vm';
+import { VmPublishedPort } from '../vm/compose-subset';
+import { VM_LABEL } from '../vm/golden-image-vm';
+import { PortAccess, portAccess } from './exposure';
+import { checkIngressLabels, isHonouredKomposeLabel, labelAt } from './kompose-labels';
+import {
+  IngressRule, MigrationContext, PublishedPort, ServicePlan, ServiceSettings, WorkloadKind, toProtocol,
+} from './migrated-service';
+import { joinDnsLabel } from './naming';
+import { KomposeLabel } from './settings';
+
+export interface VmMigratedServiceProps {
+  readonly plan: ServicePlan;
+  readonly settings: ServiceSettings;
+  readonly context: MigrationContext;
+  /** The app's VM, which runs the service. */
+  readonly composeVm: ComposeVm;
+  /** Why the service runs in the VM, one line each. */
+  readonly reasons: readonly string[];
+}
+
+/** The kompose labels that still apply to a service in the VM: they shape its Services and Ingress. */
+const VM_LABELS: readonly string[] = [
+  KomposeLabel.SERVICE_TYPE, KomposeLabel.NODE_PORT, KomposeLabel.SERVICE_EXPOSE, KomposeLabel.TLS_SECRET, KomposeLabel.INGRESS_CLASS,
+];
+const ALL_ADDRESSES = ['0.0.0.0', '::'];
+
+/**
+ * One compose service that runs in the app's golden-image VM (`ComposeApp.vm`) instead of a container. The VM's
+ * compose project runs it; Kubernetes reaches it through the Service `ComposeVm` made for it (port = container port,
+ * targetPort = the VM port), and its published ports follow the same exposure rule as a container's: the HTTP port
+ * through an Ingress, the others through a `<name>-external` LoadBalancer (or NodePort) Service selecting the VM.
+ * Reach it with `app.vmService('<compose name>')`.
+ */
+export class VmMigratedService extends Construct {
+  /** The compose service name. */
+  public readonly composeName: string;
+  /** Where the compose service is declared. */
+  public readonly at: ComposeLocation;
+  /** The name of its Service. */
+  public readonly name: string;
+  /** `WorkloadKind.VM`. */
+  public readonly kind: WorkloadKind;
+  /** Why it runs in the VM: the prop, the `x-cdk8s-compose` key, or what `assessService` found. */
+  public readonly reasons: readonly string[];
+  /** The VM that runs it (shared by every service routed to the VM). */
+  public readonly vm: ComposeVm;
+  /** The ClusterIP Service in front of its VM ports; none when it has no port the cluster can reach. */
+  public readonly service?: kplus.Service;
+  /** The LoadBalancer (or NodePort) Service for published non-HTTP ports. */
+  public readonly externalService?: kplus.Service;
+  /** The Ingress for the published HTTP port. */
+  public readonly ingress?: kplus.Ingress;
+  /** Its ports on the VM. */
+  public readonly ports: readonly VmPublishedPort[];
+  /** Every published compose port and how it is reached. */
+  public readonly publishedPorts: readonly PublishedPort[];
+  /** The ingress rules rendered, for the app's collision check. */
+  public readonly ingressRules: readonly IngressRule[];
+  /** The ports reachable from outside the namespace, as the VM's pod sees them, for its NetworkPolicy. */
+  public readonly exposedPorts: readonly ExposedPolicyPort[];
+
+  private readonly plan: ServicePlan;
+  private readonly context: MigrationContext;
+
+  constructor(scope: Construct, id: string, props: VmMigratedServiceProps) {
+    super(scope, id);
+    const { plan, settings, context, composeVm } = props;
+    this.plan = plan;
+    this.context = context;
+    this.composeName = plan.service.name;
+    this.at = plan.service.at;
+    this.name = plan.name;
+    this.kind = plan.kind;
+    this.reasons = props.reasons;
+    this.vm = composeVm;
+    this.service = composeVm.services[plan.service.name];
+    this.ports = composeVm.ports.filter((p) => p.service === plan.service.name);
+    this.warnLabels();
+
+    const published: PublishedPort[] = [];
+    const exposed: ExposedPolicyPort[] = [];
+    const external: Array<{ mapping: PortMapping; vmPort: number }> = [];
+    let ingressPort: PortMapping | undefined;
+    for (const mapping of plan.service.ports) {
+      const vmPort = this.vmPort(mapping);
+      // A port bound to one host address stays on that address in the VM (the bundle reports it).
+      const access = vmPort === undefined ? PortAccess.INTERNAL : portAccess(mapping, ingressPort === undefined, {
+        name: this.name,
+        expose: settings.expose,
+        komposeServiceType: settings.komposeServiceType,
+        httpPort: settings.http?.port,
+        httpPorts: settings.httpPorts,
+        runsToCompletion: false,
+        stateful: false,
+        hasService: this.service !== undefined,
+        warn: (code, message, at) => context.warn(code, message, at),
+      });
+      published.push({ mapping, access });
+      if (vmPort === undefined || access === PortAccess.INTERNAL) {
+        continue;
+      }
+      if (access === PortAccess.INGRESS) {
+        ingressPort = mapping;
+      } else if (!external.some((e) => e.vmPort === vmPort && e.mapping.protocol === mapping.protocol)) {
+        external.push({ mapping, vmPort });
+      }
+      exposed.push({
+        port: vmPort,
+        protocol: mapping.protocol,
+        via: access === PortAccess.INGRESS ? PortExposure.INGRESS : PortExposure.LOAD_BALANCER,
+      });
+    }
+    this.publishedPorts = published;
+    this.exposedPorts = exposed;
+
+    const rules: IngressRule[] = [];
+    if (ingressPort && this.service) {
+      context.names.claim('Ingress', this.name, { owner: `service "${this.composeName}"`, at: this.at });
+      this.ingress = new kplus.Ingress(this, 'Ingress', {
+        metadata: { name: this.name, namespace: context.namespace, annotations: { ...settings.ingressAnnotations } },
+        className: settings.ingressClassName,
+      });
+      const backend = kplus.IngressBackend.fromService(this.service, { port: ingressPort.target });
+      for (const rule of settings.ingressRules) {
+        this.ingress.addHostRule(rule.host, rule.path, backend, kplus.HttpIngressPathType.PREFIX);
+        rules.push({ ...rule, at: ingressPort.at });
+      }
+      if (settings.ingressTlsSecret) {
+        const hosts = [...new Set(settings.ingressRules.map((r) => r.host))];
+        this.ingress.addTls([{ hosts, secret: kplus.Secret.fromSecretName(this, 'TlsSecret', settings.ingressTlsSecret) }]);
+      }
+    }
+    this.ingressRules = rules;
+    checkIngressLabels(plan.service, this.ingress !== undefined);
+
+    if (external.length > 0) {
+      const nodePort = settings.komposeServiceType === 'nodeport';
+      const name = context.names.claim('Service', joinDnsLabel(this.name, 'external'), {
+        owner: `the published ports of service "${this.composeName}"`, at: this.at,
+      });
+      this.externalService = new kplus.Service(this, 'ExternalService', {
+        metadata: { name, namespace: context.namespace },
+        type: nodePort ? kplus.ServiceType.NODE_PORT : kplus.ServiceType.LOAD_BALANCER,
+        ports: external.map(({ mapping, vmPort }) => {
+          const port = mapping.published ?? mapping.target;
+          const protocol = toProtocol(mapping.protocol);
+          return {
+            port,
+            targetPort: vmPort,
+            protocol: protocol === kplus.Protocol.TCP ? undefined : protocol,
+            name: `${mapping.protocol}-${port}`,
+            nodePort: !nodePort ? undefined : settings.nodePort ?? (port >= 30000 && port <= 32767 ? port : undefined),
+          };
+        }),
+      });
+      this.externalService.selectLabel(VM_LABEL, composeVm.vm.name);
+    }
+  }
+
+  /** The VM port a published compose port lands on; undefined when it is bound to one host address in the VM. */
+  private vmPort(mapping: PortMapping): number | undefined {
+    if (mapping.hostIp !== undefined && !ALL_ADDRESSES.includes(mapping.hostIp)) {
+      return undefined;
+    }
+    return this.ports.find((p) => p.target === mapping.target && p.protocol === mapping.protocol)?.hostPort;
+  }
+
+  /** kompose labels other than the exposure ones configure pods, which a service in the VM does not have. */
+  private warnLabels(): void {
+    const service = this.plan.service;
+    for (const label of Object.keys(service.labels).sort().filter((l) => l.startsWith('kompose.'))) {
+      if (!VM_LABELS.includes(label)) {
+        const why = isHonouredKomposeLabel(label) ? 'it configures pods, and the service runs in the VM' : 'this kompose label is not honoured';
+        this.context.warn('unsupported-label', `ignored label "${label}": ${why}`, labelAt(service, label));
+      }
+    }
+  }
+}
