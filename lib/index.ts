@@ -16,3 +16,5 @@ export * from './app/dependency-wait';
 export * from './stateful/engine';
 export * from './stateful/stateful-dependency';
 export * from './stateful/database-backup';
+export * from './app/kompose-labels';
+export * from './app/vm-migrated-service';

@@ -87,6 +87,7 @@ export interface NamespaceNeeds extends PodResourceAmounts {
 }
 
 const DEFAULT_NAME = 'namespace-quota';
+const MIB = 1024 ** 2;
 const DEFAULT_HEADROOM_PERCENT = 20;
 const DEFAULT_NODE_COUNT = 3;
 const DEFAULT_MAX_SURGE = '25%';
@@ -251,7 +252,8 @@ export class NamespaceQuota extends Construct {
       const allowed = this.explicit[key];
       const needed = needs[field];
       if (allowed !== undefined && needed > allowed) {
-        const format = unit === 'cpu' ? formatCpu : formatMemory;
+        // Needs are shown rounded up to a whole MiB: CDI's importer counts in decimal megabytes.
+        const format = unit === 'cpu' ? formatCpu : (bytes: number) => formatMemory(Math.ceil(bytes / MIB) * MIB);
         const biggest = [...needs.workloads]
           .filter((w) => w.perPod[field] > 0)
           .sort((a, b) => b.pods * b.perPod[field] - a.pods * a.perPod[field] || compare(a.workload, b.workload))
