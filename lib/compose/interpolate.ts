@@ -11,6 +11,9 @@ export type UnsetVariableHandler = (name: string, at: ComposeLocation) => void;
 const ALLOWED = '$VAR, ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?message}, ${VAR?message}, '
   + '${VAR:+replacement}, ${VAR+replacement} and $$ for a literal $';
 
+/** Deepest nesting of defaults (`${A:-${B:-…}}`); deeper text is hostile (each level rescans the rest). */
+export const MAX_INTERPOLATION_DEPTH = 32;
+
 const NAME_START = /[A-Za-z_]/;
 const NAME_CHAR = /[A-Za-z0-9_]/;
 
@@ -33,7 +36,23 @@ export function interpolateString(
     });
   };
 
+  let depth = 0;
   const evaluate = (template: string): string => {
+    depth += 1;
+    if (depth > MAX_INTERPOLATION_DEPTH) {
+      throw new ComposeError(`interpolation nested more than ${MAX_INTERPOLATION_DEPTH} levels deep`, {
+        at,
+        hint: 'nest ${VAR:-default} defaults a few levels at most',
+      });
+    }
+    try {
+      return evaluateAt(template);
+    } finally {
+      depth -= 1;
+    }
+  };
+
+  const evaluateAt = (template: string): string => {
     let out = '';
     let i = 0;
     while (i < template.length) {

@@ -15,7 +15,7 @@ import {
   Dependency, DependencyCondition, Deploy, DeviceRequest, EnvVar, ExposedPort, ExtraHost, FileReference, FileSource,
   Healthcheck, PortMapping, ResourceAmounts, RestartPolicy, ServiceNetwork, Ulimit, VolumeMount,
 } from './model';
-import { MAX_PORTS_PER_SERVICE, parseExpose, parsePort, sortPorts } from './ports';
+import { MAX_PORTS_PER_PROJECT, MAX_PORTS_PER_SERVICE, parseExpose, parsePort, sortPorts } from './ports';
 import {
   asBool, asInt, asListOrMap, asMap, asSeq, asString, asStringList, asText, asTextMap, checkKeys, extensionsOf, invalid, isNull,
   optionalBool, optionalMap, optionalString, Warn, wrongType,
@@ -95,6 +95,7 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
     enabled: new Set(enabled.keys()),
     allNames,
     disabled,
+    portCount: { value: 0 },
   };
   checkBuildOnly(enabled, ctx.images);
   const services = [...enabled].map(([name, node]) => normalizeService(name, node, shared));
@@ -134,6 +135,8 @@ interface SharedContext extends NormalizeContext {
   readonly allNames: ReadonlySet<string>;
   /** Services left out by profiles, with their profiles. */
   readonly disabled: ReadonlyMap<string, readonly string[]>;
+  /** Ports expanded so far in all services, against {@link MAX_PORTS_PER_PROJECT}. */
+  readonly portCount: { value: number };
 }
 
 function byName<T extends { readonly name: string }>(items: T[]): T[] {
@@ -193,8 +196,8 @@ function normalizeService(name: string, service: YMap, ctx: SharedContext): Comp
     ...optional('entrypoint', commandOf(get('entrypoint'))),
     ...optional('command', commandOf(get('command'))),
     environment: normalizeEnvironment(service, ctx),
-    ports: normalizePorts(get('ports'), ctx.warn),
-    expose: normalizeExpose(get('expose')),
+    ports: normalizePorts(get('ports'), ctx.warn, ctx.portCount),
+    expose: normalizeExpose(get('expose'), ctx.portCount),
     volumes: normalizeMounts(get('volumes'), get('tmpfs'), volumeCtx),
     dependsOn: normalizeDependencies(name, service, networkMode, ctx),
     ...optional('healthcheck', normalizeHealthcheck(get('healthcheck'), ctx.warn)),
@@ -477,30 +480,43 @@ function readEnvFile(entry: YNode, ctx: SharedContext): EnvVar[] {
 
 // Ports and volumes -----------------------------------------------------------------------------------------------
 
-function normalizePorts(node: YNode | undefined, warn: Warn): PortMapping[] {
+/** Counts expanded ports against the project's budget, so port ranges in many services cannot add up to millions. */
+function countPorts(item: YNode, added: number, count: { value: number }): void {
+  count.value += added;
+  if (count.value > MAX_PORTS_PER_PROJECT) {
+    throw invalid(item, `the services publish and expose more than ${MAX_PORTS_PER_PROJECT} ports together`, {
+      hint: 'publish fewer or smaller port ranges',
+    });
+  }
+}
+
+function normalizePorts(node: YNode | undefined, warn: Warn, count: { value: number }): PortMapping[] {
   if (node === undefined) {
     return [];
   }
   const ports: PortMapping[] = [];
   for (const item of asSeq(node, { allowed: 'a list of ports such as "8080:80"' }).items) {
-    ports.push(...parsePort(item, warn));
+    const parsed = parsePort(item, warn);
+    ports.push(...parsed);
     if (ports.length > MAX_PORTS_PER_SERVICE) {
       throw invalid(item, `the service publishes more than ${MAX_PORTS_PER_SERVICE} ports`, {
         hint: 'publish fewer or smaller port ranges',
       });
     }
+    countPorts(item, parsed.length, count);
   }
   return sortPorts(ports);
 }
 
-function normalizeExpose(node: YNode | undefined): ExposedPort[] {
+function normalizeExpose(node: YNode | undefined, count: { value: number }): ExposedPort[] {
   if (node === undefined) {
     return [];
   }
   const ports: ExposedPort[] = [];
   const seen = new Set<string>();
   for (const item of asSeq(node, { allowed: 'a list of ports such as "3000" or "3000/udp"' }).items) {
-    for (const port of parseExpose(item)) {
+    const parsed = parseExpose(item);
+    for (const port of parsed) {
       const key = `${port.target}/${port.protocol}`;
       if (!seen.has(key)) {
         seen.add(key);
@@ -510,6 +526,7 @@ function normalizeExpose(node: YNode | undefined): ExposedPort[] {
         throw invalid(item, `the service exposes more than ${MAX_PORTS_PER_SERVICE} ports`);
       }
     }
+    countPorts(item, parsed.length, count);
   }
   return ports.sort((a, b) => a.target - b.target || compare(a.protocol, b.protocol));
 }

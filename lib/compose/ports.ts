@@ -10,6 +10,8 @@ const PORT_ALLOWED = '"80", "8080:80", "127.0.0.1:8080:80/udp", "[::1]:8080:80",
 const PROTOCOLS: readonly Protocol[] = ['tcp', 'udp', 'sctp'];
 /** Most ports one service may expand to, so a hostile file cannot ask for millions of items. */
 export const MAX_PORTS_PER_SERVICE = 10_000;
+/** Most ports all services together may expand to (`ports` and `expose`). */
+export const MAX_PORTS_PER_PROJECT = 20_000;
 
 interface Range {
   readonly start: number;

@@ -1,4 +1,4 @@
-import { Alias, isAlias, isMap, isScalar, isSeq, LineCounter, Node as YamlNode, parseDocument, Scalar, visit } from 'yaml';
+import { Alias, isAlias, isMap, isScalar, isSeq, Lexer, LineCounter, Node as YamlNode, parseDocument, Scalar, visit } from 'yaml';
 import { ComposeError } from './errors';
 import { ComposeLocation } from './model';
 
@@ -61,13 +61,16 @@ export function childPath(path: string, key: string | number): string {
  * undefined or recursive aliases, and input past the limits.
  */
 export function parseYaml(text: string, file: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): YNode | undefined {
+  checkTokens(text, file, limits);
   const lineCounter = new LineCounter();
   let doc;
   try {
     doc = parseDocument(text, {
       lineCounter,
       prettyErrors: false,
-      uniqueKeys: true,
+      // yaml checks unique keys with a scan of the map per key (quadratic: 40000 keys take half a minute); the
+      // walker checks them with a Map instead.
+      uniqueKeys: false,
       merge: false, // merge keys are resolved below, with the alias budget
       strict: true,
       keepSourceTokens: false,
@@ -109,6 +112,87 @@ export function parseYaml(text: string, file: string, limits: YamlLimits = DEFAU
   });
   const walker = new Walker(targets, file, limits, position);
   return walker.walk(doc.contents as YamlNode | null, '', 0);
+}
+
+/** Tokens of yaml's lexer that are markers, not source text. */
+const MARKERS = new Set(['\u0002', '\u0018', '\u001f']);
+
+/**
+ * Refuses, before parsing, text whose shape makes yaml's parser slow or hungry: flow collections nested past the
+ * depth limit (a million `[` take a gigabyte), block indicators or node properties piled on one line (`- &a - &a …`
+ * parses in quadratic time), more aliases than the alias limit and more scalars than twice the value limit. The lexer is
+ * linear and holds nothing, and stops at the first excess.
+ */
+function checkTokens(text: string, file: string, limits: YamlLimits): void {
+  let offset = 0;
+  let flow = 0;
+  let perLine = 0;
+  let aliases = 0;
+  let scalars = 0;
+  const refuse = (problem: string, hint: string): never => {
+    const before = text.slice(0, offset);
+    const line = before.split('\n').length;
+    throw new ComposeError(problem, {
+      at: { file, path: '', line, column: offset - before.lastIndexOf('\n') },
+      hint,
+    });
+  };
+  const deep = (): never => refuse(`the YAML is nested more than ${limits.maxDepth} levels deep`,
+    'a compose file needs only a few levels of nesting; check the file is really a compose file');
+  for (const token of new Lexer().lex(text)) {
+    if (MARKERS.has(token)) {
+      if (token === '\u001f') {
+        scalars += 1;
+      }
+    } else {
+      switch (token[0]) {
+        case '[':
+        case '{':
+          flow += 1;
+          if (flow > limits.maxDepth) {
+            deep();
+          }
+          break;
+        case ']':
+        case '}':
+          flow = Math.max(0, flow - 1);
+          break;
+        case '\n':
+        case '\r':
+          perLine = 0;
+          break;
+        case '-':
+        case '?':
+        case ':':
+        case '&':
+        case '!':
+          // Block indicators and anchors/tags on one line: each nests one level or decorates one node.
+          if (flow === 0 && (perLine += 1) > limits.maxDepth) {
+            deep();
+          }
+          break;
+        case '*':
+          aliases += 1;
+          if (aliases > limits.maxAliases) {
+            refuse(`the YAML uses more than ${limits.maxAliases} aliases`,
+              'the file looks like an alias bomb; raise the loader\'s limits.maxAliases if the file is genuine');
+          }
+          break;
+        case '"':
+        case '\'':
+          scalars += 1;
+          break;
+        default:
+          break;
+      }
+      // Keys are scalars too, so a file within maxNodes values holds at most twice as many scalars.
+      if (scalars > 2 * limits.maxNodes) {
+        refuse(`the YAML holds more than ${2 * limits.maxNodes} keys and values`,
+          'a compose file holds a few thousand at most; raise the loader\'s limits.maxNodes if the file is genuine');
+      }
+      offset += token.length;
+    }
+  }
 }
 
 class Walker {
@@ -205,6 +289,12 @@ class Walker {
       }
       const key = this.keyOf(keyNode, path);
       const keyAt = this.at(keyNode as YamlNode, childPath(path, key));
+      if (entries.has(key)) {
+        throw new ComposeError(`duplicate key "${key}": the keys of a YAML map must be unique`, {
+          at: keyAt,
+          hint: 'remove one of the two, or merge what they hold',
+        });
+      }
       const value = this.walk(pair.value as YamlNode | null, childPath(path, key), depth + 1, keyAt);
       entries.set(key, value ?? { kind: 'scalar', value: null, at: keyAt });
     }

@@ -89,8 +89,16 @@ describe('parseYaml', () => {
   });
 
   test('throws on duplicate keys', () => {
-    expect(errorOf(() => parse('services:\n  web:\n    image: a\n    image: b\n')).message)
-      .toMatch(/^compose\.yaml:4:5: invalid YAML: Map keys must be unique\./);
+    expect(errorOf(() => parse('services:\n  web:\n    image: a\n    image: b\n')).message).toBe(
+      'compose.yaml:4:5: services.web.image: duplicate key "image": the keys of a YAML map must be unique. '
+      + 'Fix: remove one of the two, or merge what they hold.');
+  });
+
+  test('checks unique keys in linear time (yaml\'s own check is quadratic: 40000 keys took 33 s)', () => {
+    const keys = Array.from({ length: 40_000 }, (_, i) => `  k${i}: 1`).join('\n');
+    const started = Date.now();
+    expect(parse(`x-many:\n${keys}\n`)).toBeDefined();
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   test('refuses an alias bomb quickly with bounded work', () => {
