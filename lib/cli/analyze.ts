@@ -1,7 +1,9 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { MigratedService, PortAccess, WorkloadKind } from '../app/migrated-service';
+import { IngressRule, PortAccess, PublishedPort, WorkloadKind } from '../app/migrated-service';
+import { VmMigratedService } from '../app/vm-migrated-service';
+import { DatabaseEngine } from '../stateful/engine';
 import { ComposeLocation, ComposeService } from '../compose/model';
 import { ComposeWarning, formatWarning } from '../compose/errors';
 import { assessService } from '../vm/assess';
@@ -29,7 +31,7 @@ export interface ServiceAnalysis {
   /** `vm` when something in it cannot run as an ordinary container; `reasons` says what. */
   readonly target: 'container' | 'vm';
   readonly reasons: readonly string[];
-  /** `Deployment`, `StatefulSet` or `Job`. */
+  /** `Deployment`, `StatefulSet`, `Job`, `CronJob`, or `VirtualMachine <name>` for a service in the VM. */
   readonly workload: string;
   readonly replicas: number;
   readonly stateful: boolean;
@@ -76,8 +78,8 @@ export interface SecretAnalysis {
   /** `env`: a variable kept in a Secret; `secret`: a compose secret; `file`: a bound file that holds a secret value. */
   readonly kind: 'env' | 'secret' | 'file';
   readonly name: string;
-  /** The Secret that holds it. */
-  readonly secret: string;
+  /** The Secret that holds it; null for a service in the VM whose value the operator supplies. */
+  readonly secret: string | null;
 }
 
 export interface DependencyAnalysis {
@@ -103,12 +105,12 @@ export function analyzeRendered(rendered: Rendered): ProjectAnalysis {
   const { composeApp: app, model, warnings } = rendered.project;
   const manifests = rendered.waves.flatMap((w) => w.objects.map((o) => o.manifest));
   const claimed = new Set<ComposeWarning>();
-  const services = app.services.map((migrated) => {
+  const containers = app.services.map((migrated) => {
     const service = model.services.find((s) => s.name === migrated.composeName)!;
     const own = warnings.filter((w) => belongsTo(w.at, service));
     own.forEach((w) => claimed.add(w));
     const assessment = assessService(service);
-    const workload = manifests.find((m) => ['Deployment', 'StatefulSet', 'Job'].includes(m.kind) && m.metadata?.name === migrated.name);
+    const workload = manifests.find((m) => ['Deployment', 'StatefulSet', 'Job', 'CronJob'].includes(m.kind) && m.metadata?.name === migrated.name);
     const spec = podSpec(workload);
     const container = (spec?.containers ?? []).find((c: any) => c.name === migrated.container.name) ?? spec?.containers?.[0];
     const result: ServiceAnalysis = {
@@ -128,6 +130,13 @@ export function analyzeRendered(rendered: Rendered): ProjectAnalysis {
     };
     return result;
   });
+  const vms = app.vmServices.map((migrated) => {
+    const service = model.services.find((s) => s.name === migrated.composeName)!;
+    const own = warnings.filter((w) => belongsTo(w.at, service));
+    own.forEach((w) => claimed.add(w));
+    return vmServiceAnalysis(migrated, service, manifests, own.map((w) => formatWarning(w)));
+  });
+  const services = [...containers, ...vms].sort((a, b) => (a.service < b.service ? -1 : a.service > b.service ? 1 : 0));
   return {
     project: model.name,
     files: model.files,
@@ -143,7 +152,42 @@ function belongsTo(at: ComposeLocation, service: ComposeService): boolean {
   return at.file === service.at.file && (at.path === base || at.path.startsWith(`${base}.`) || at.path.startsWith(`${base}[`));
 }
 
-function exposureOf(service: MigratedService): Exposure {
+/** A service in the VM: its compose project there keeps the volumes; the operator or cloud-init supplies the secrets. */
+function vmServiceAnalysis(migrated: VmMigratedService, service: ComposeService, manifests: readonly any[], warnings: string[]): ServiceAnalysis {
+  const vm = migrated.vm;
+  const engine = DatabaseEngine.detect(service.image);
+  const userData = vm.vm.userDataSecret ? manifests.find((m) => m.kind === 'Secret' && m.metadata?.name === vm.vm.userDataSecret?.name) : undefined;
+  const mounts = [
+    ...service.volumes.map((v) => ({ type: v.type, source: v.source ?? null, target: v.target })),
+    ...service.secrets.map((x) => ({ type: 'secret', source: x.source, target: x.target })),
+    ...service.configs.map((c) => ({ type: 'config', source: c.source, target: c.target })),
+  ];
+  return {
+    service: service.name,
+    name: migrated.name,
+    target: 'vm',
+    reasons: migrated.reasons,
+    workload: `VirtualMachine ${vm.vm.name}`,
+    replicas: 1,
+    stateful: engine !== undefined,
+    engine: engine?.name ?? null,
+    exposure: exposureOf(migrated),
+    volumes: mounts.map((m) => ({ ...m, becomes: `kept by the compose project in the VM ${vm.vm.name}` })),
+    secrets: vm.bundle.operatorInputs.filter((i) => i.usedBy.some((u) => u.startsWith(`services.${service.name}.`)))
+      .map((i) => ({ kind: i.kind === 'env' ? 'env' : 'file', name: i.name, secret: userData?.metadata?.name ?? null })),
+    dependsOn: service.dependsOn.map((d) => ({ service: d.service, condition: d.condition, required: d.required })),
+    warnings,
+  };
+}
+
+/** What exposure needs of a migrated service, in a container or in the VM. */
+interface Exposed {
+  readonly service?: { readonly name: string };
+  readonly publishedPorts: readonly PublishedPort[];
+  readonly ingressRules: readonly IngressRule[];
+}
+
+function exposureOf(service: Exposed): Exposure {
   const rule = service.ingressRules[0];
   return {
     internal: service.service?.name ?? null,
@@ -226,7 +270,9 @@ export function analysisText(analysis: ProjectAnalysis): string {
     lines.push(s.name === s.service ? s.service : `${s.service} (${s.name})`);
     row('target', s.target === 'vm' ? `VM, because:` : 'container');
     s.reasons.forEach((r) => lines.push(`      - ${r}`));
-    row('runs as', s.workload === 'Job' ? 'Job (run to completion)' : `${s.workload}, ${s.replicas} replica${s.replicas === 1 ? '' : 's'}`);
+    row('runs as', s.workload === 'Job' ? 'Job (run to completion)' : s.workload === 'CronJob' ? 'CronJob (on a schedule)'
+      : s.workload.startsWith('VirtualMachine ') ? `docker compose in the ${s.workload}`
+        : `${s.workload}, ${s.replicas} replica${s.replicas === 1 ? '' : 's'}`);
     row('stateful', s.stateful ? `yes, ${s.engine}` : 'no');
     const external = s.exposure.external.map((e) => {
       const port = `${e.port}/${e.protocol}${e.port !== e.targetPort ? ` → ${e.targetPort}` : ''}`;

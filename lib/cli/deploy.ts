@@ -5,7 +5,7 @@ import * as path from 'path';
 import { CliIo, display, printWarnings } from './io';
 import { DeployOptions, OutputLayout } from './options';
 import { createStage, removeStage, writeOutput } from './output';
-import { Rendered, WAVE_FOLDER, outputFiles, outputTarget, renderProject } from './render';
+import { BUNDLE_FOLDER, Rendered, WAVE_FOLDER, outputFiles, outputTarget, renderProject } from './render';
 import { namespaceFile, waitCommand } from './runbook';
 import { WaveKind, WaveWait } from './waves';
 
@@ -50,7 +50,13 @@ export function deploy(options: DeployOptions, io: CliIo): number {
     const dir = root ?? path.join(stage, 'manifests');
     const target = outputTarget(dir, OutputLayout.FILE_PER_RESOURCE, io.cwd, rendered.project.composeApp.namespace);
     writeOutput({
-      root: dir, rootName: display(io.cwd, dir), stage, files: outputFiles(rendered, target), ownedFolders: WAVE_FOLDER, force: options.force,
+      root: dir,
+      rootName: display(io.cwd, dir),
+      stage,
+      files: outputFiles(rendered, target),
+      ownedFolders: WAVE_FOLDER,
+      ledgerFolder: BUNDLE_FOLDER,
+      force: options.force,
     });
     printWarnings(rendered.project.warnings, io);
     const steps = deploySteps(rendered, root ? display(io.cwd, root) : dir, options);
@@ -94,8 +100,9 @@ function runSteps(steps: readonly DeployStep[], rendered: Rendered, options: Dep
       const skipped = step.remaining.length > 0 ? `; not applied: ${step.remaining.map((f) => `${f}/`).join(', ')}` : '';
       if (step.wait) {
         const w = step.wait;
-        const selector = w.condition === 'complete' ? `job/${w.name}` : `pod -l app=${w.name}`;
-        io.stderr(`error: ${w.name} (${w.what}, compose service ${w.composeName}) was not ${w.condition === 'complete' ? 'complete' : 'ready'} `
+        const selector = w.condition === 'complete' ? `job/${w.name}` : w.condition === 'vm-ready' ? `vm/${w.name}` : `pod -l app=${w.name}`;
+        const services = w.condition === 'vm-ready' ? `compose services ${w.composeName}` : `compose service ${w.composeName}`;
+        io.stderr(`error: ${w.name} (${w.what}, ${services}) was not ${w.condition === 'complete' ? 'complete' : 'ready'} `
           + `within ${options.timeoutSeconds}s${skipped}. Look at: kubectl describe ${selector} -n ${ns}\n`);
       } else {
         io.stderr(`error: kubectl ${step.args.join(' ')} failed (exit ${result.status})${skipped}\n`);

@@ -3,7 +3,9 @@ import * as kplus from 'cdk8s-plus-27';
 import { ComposeApp } from '../app/compose-app';
 import { ComposeWarning } from '../compose/errors';
 import { loadCompose } from '../compose/load';
-import { ComposeModel } from '../compose/model';
+import { ServiceTarget, readServiceExtension } from '../app/settings';
+import { ComposeModel, ComposeService } from '../compose/model';
+import { assessService } from '../vm/assess';
 import { WorkloadController } from '../stateful/stateful-dependency';
 import { CliEnvironment } from './io';
 import { ControllerChoice, ConversionOptions, TargetMode, UsageError } from './options';
@@ -35,10 +37,6 @@ export interface BuildSettings {
  * template through the constructs.
  */
 export function buildProject(options: ConversionOptions, where: CliEnvironment, settings: BuildSettings): Project {
-  if (options.target !== TargetMode.CONTAINER) {
-    throw new UsageError(`--target ${options.target} is not available yet: ComposeApp cannot route services to a VM so far. `
-      + 'Use --target container (the default); "analyze" shows which services assessment would move to a VM');
-  }
   const loaded = loadCompose({
     files: options.files.length > 0 ? options.files : undefined,
     workingDir: where.cwd,
@@ -57,6 +55,15 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     }
   }
 
+  const target = TARGETS[options.target];
+  const routed = model.services.map((s) => ({ name: s.name, reasons: vmReasons(s, target, options.target) })).filter((s) => s.reasons.length > 0);
+  if (routed.length > 0 && options.imageBaseUrl === undefined) {
+    const first = routed[0];
+    throw new UsageError(`${routed.map((s) => s.name).join(', ')} ${routed.length === 1 ? 'runs' : 'run'} in a VM (${first.name}: `
+      + `${first.reasons[0]}), whose golden image needs a home: pass --image-base-url URL, the folder URL where you will `
+      + 'publish the image (RUNBOOK.md shows how to build and publish it)');
+  }
+
   const app = new App({ outdir: settings.outdir, outputFileExtension: '.yaml', yamlOutputType: YamlOutputType.FILE_PER_RESOURCE });
   const chart = new Chart(app, CHART_ID);
   const composeApp = new ComposeApp(chart, 'App', {
@@ -65,6 +72,8 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     controller: options.controller === undefined ? undefined
       : options.controller === ControllerChoice.STATEFUL_SET ? WorkloadController.STATEFUL_SET : WorkloadController.DEPLOYMENT,
     services: Object.fromEntries(Object.entries(options.ingressHosts).map(([service, host]) => [service, { ingressHost: host }])),
+    target,
+    vm: options.imageBaseUrl !== undefined ? { imageBaseUrl: options.imageBaseUrl } : undefined,
   });
   addMetadata(chart, options.labels, options.annotations);
   return {
@@ -75,6 +84,25 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     waves: planWaves(composeApp),
     warnings: [...loaded.warnings, ...composeApp.warnings],
   };
+}
+
+const TARGETS: Readonly<Record<TargetMode, ServiceTarget>> = {
+  [TargetMode.CONTAINER]: ServiceTarget.CONTAINER,
+  [TargetMode.VM]: ServiceTarget.VM,
+  [TargetMode.AUTO]: ServiceTarget.AUTO,
+};
+
+/**
+ * Why a service will run in the VM, as ComposeApp routes it without per-service props: its `x-cdk8s-compose.target`,
+ * else `--target`; `auto` takes what assessment finds. Empty when it runs as a container.
+ */
+function vmReasons(service: ComposeService, target: ServiceTarget, flag: TargetMode): string[] {
+  const own = readServiceExtension(service).target;
+  const chosen = own ?? target;
+  if (chosen === ServiceTarget.VM) {
+    return [own !== undefined ? 'x-cdk8s-compose.target is "vm"' : `--target ${flag}`];
+  }
+  return chosen === ServiceTarget.AUTO ? [...assessService(service).reasons] : [];
 }
 
 /** Adds labels and annotations to every object and to the pod template of every workload. */

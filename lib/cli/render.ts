@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { ApiObject } from 'cdk8s';
 import { ComposeError } from '../compose/errors';
+import { GOLDEN_IMAGE_DIR, GoldenImageBundle } from '../vm/golden-image-bundle';
 import { ConversionOptions, OutputLayout } from './options';
 import { MARKDOWN_HEADER, OutputFile, YAML_HEADER } from './output';
 import { CliEnvironment } from './io';
@@ -12,8 +13,11 @@ import { Wave } from './waves';
 /** The runbook's file name, beside the manifests. */
 export const RUNBOOK_FILE = 'RUNBOOK.md';
 
+/** The folder of the golden image bundles, whose files are vouched for by a ledger (they cannot carry the header). */
+export const BUNDLE_FOLDER = GOLDEN_IMAGE_DIR;
+
 /** Wave folders the CLI writes, e.g. `1-stateful`: generated files in them that are no longer produced are removed. */
-export const WAVE_FOLDER = /^\d+-(namespace|stateful|vm|app)$/;
+export const WAVE_FOLDER = /^\d+-(namespace|stateful|app|vm)$/;
 
 /** A synthesized object: where its manifest went and what it holds. */
 export interface RenderedObject {
@@ -33,15 +37,18 @@ export interface RenderedWave {
   readonly objects: readonly RenderedObject[];
 }
 
-/** A project synthesized into manifests, split into waves. */
+/** A project synthesized into manifests, split into waves, with the golden image bundles of its VM. */
 export interface Rendered {
   readonly project: Project;
   readonly waves: readonly RenderedWave[];
+  /** The bundle files, `golden-image/<name>/…` (`GoldenImageBundle.synthesizeAll`). */
+  readonly bundleFiles: readonly OutputFile[];
 }
 
 /**
- * Builds the project and synthesizes it with `app.synth()` into `<stage>/synth` (one file per resource), then reads
- * the files back per wave. Nothing here renders YAML: the text is cdk8s's.
+ * Builds the project and synthesizes it with `app.synth()` into `<stage>/synth` (one file per resource) and
+ * `GoldenImageBundle.synthesizeAll`, then reads the files back per wave. Nothing here renders YAML: the text is
+ * cdk8s's.
  */
 export function renderProject(options: ConversionOptions, where: CliEnvironment, stage: string): Rendered {
   const outdir = path.join(stage, 'synth');
@@ -64,7 +71,11 @@ export function renderProject(options: ConversionOptions, where: CliEnvironment,
       return { kind: object.kind, name: object.name, yaml: fs.readFileSync(synthFile, 'utf-8'), manifest: object.toJson(), file };
     }),
   }));
-  return { project, waves };
+  const bundleFiles = GoldenImageBundle.synthesizeAll(project.app, outdir).map((file) => ({
+    path: file,
+    content: fs.readFileSync(path.join(outdir, file)),
+  }));
+  return { project, waves, bundleFiles };
 }
 
 /** The manifests as one YAML stream in wave order, with the header on top. */
@@ -106,6 +117,7 @@ export function outputFiles(rendered: Rendered, target: OutputTarget): OutputFil
     }
     layout = {};
   }
+  files.push(...rendered.bundleFiles);
   files.push({ path: RUNBOOK_FILE, content: `${MARKDOWN_HEADER}\n${renderRunbook(rendered, layout)}` });
   return files;
 }

@@ -3,7 +3,7 @@ import { IConstruct } from 'constructs';
 import { ComposeApp } from '../app/compose-app';
 import { MigratedService, WorkloadKind } from '../app/migrated-service';
 
-/** The deploy waves, in apply order. The values name the wave folders (`0-namespace`, `1-stateful`, `2-app`). */
+/** The deploy waves, in apply order. The values name the wave folders (`0-namespace`, `1-stateful`, `2-app`, `3-vm`). */
 export enum WaveKind {
   /** The Namespace, then its ResourceQuota and NetworkPolicies, before any pod exists. */
   NAMESPACE = 'namespace',
@@ -11,17 +11,25 @@ export enum WaveKind {
   STATEFUL = 'stateful',
   /** The rest of the app. */
   APP = 'app',
+  /**
+   * The golden-image VM and the Services of the services in it, last: it needs KubeVirt and the published image, and
+   * the containers that depend on it wait for it in their init containers.
+   */
+  VM = 'vm',
 }
 
-const WAVE_ORDER: readonly WaveKind[] = [WaveKind.NAMESPACE, WaveKind.STATEFUL, WaveKind.APP];
+const WAVE_ORDER: readonly WaveKind[] = [WaveKind.NAMESPACE, WaveKind.STATEFUL, WaveKind.APP, WaveKind.VM];
 
 /** What the deploy waits for after a wave, before the next one. */
 export interface WaveWait {
-  /** `ready`: `kubectl wait --for=condition=ready pod -l app=<name>`; `complete`: the Job's `condition=complete`. */
-  readonly condition: 'ready' | 'complete';
-  /** The compose service. */
+  /**
+   * `ready`: `kubectl wait --for=condition=ready pod -l app=<name>`; `complete`: the Job's `condition=complete`;
+   * `vm-ready`: the VirtualMachine's `condition=Ready`.
+   */
+  readonly condition: 'ready' | 'complete' | 'vm-ready';
+  /** The compose service (for a VM: the services it runs, comma-separated). */
   readonly composeName: string;
-  /** The Kubernetes name: the workload, its Service and its pods' `app` label. */
+  /** The Kubernetes name: the workload, its Service and its pods' `app` label, or the VirtualMachine. */
   readonly name: string;
   /** What it is, for messages: `postgres`, `redis`, `Deployment`, `Job`. */
   readonly what: string;
@@ -59,6 +67,8 @@ export function planWaves(app: ComposeApp): Wave[] {
   assign(app.namespaceObject, WaveKind.NAMESPACE);
   assign(app.quota, WaveKind.NAMESPACE);
   assign(app.networkPolicies, WaveKind.NAMESPACE);
+  assign(app.vm, WaveKind.VM);
+  app.vmServices.forEach((service) => assign(service, WaveKind.VM));
   for (const service of app.services) {
     assign(service, early.has(service.composeName) ? WaveKind.STATEFUL : WaveKind.APP);
   }
@@ -77,6 +87,18 @@ export function planWaves(app: ComposeApp): Wave[] {
   WAVE_ORDER.forEach((kind, position) => {
     const members = objects.filter((o) => byObject.get(o) === kind);
     if (members.length === 0) {
+      return;
+    }
+    if (kind === WaveKind.VM) {
+      const vm = app.vm!;
+      const services = app.vmServices.map((s) => s.composeName);
+      waves.push({
+        kind,
+        folder: `${position}-${kind}`,
+        objects: members,
+        waits: [{ condition: 'vm-ready', composeName: services.join(', '), name: vm.vm.name, what: 'VirtualMachine' }],
+        services,
+      });
       return;
     }
     const services = app.services.filter((s) => kind === WaveKind.NAMESPACE ? false : (kind === WaveKind.STATEFUL) === early.has(s.composeName));
