@@ -99,6 +99,7 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
   };
   checkBuildOnly(enabled, ctx.images);
   const services = [...enabled].map(([name, node]) => normalizeService(name, node, shared));
+  checkDependencyCycles(byName([...services]));
 
   const networks = [...declaredNetworks];
   if (!shared.networkNames.has('default') && services.some((s) => s.networks.some((n) => n.name === 'default'))) {
@@ -137,6 +138,50 @@ interface SharedContext extends NormalizeContext {
   readonly disabled: ReadonlyMap<string, readonly string[]>;
   /** Ports expanded so far in all services, against {@link MAX_PORTS_PER_PROJECT}. */
   readonly portCount: { value: number };
+}
+
+/**
+ * Refuses services that depend on each other in a cycle (through depends_on, links or network_mode: service:x), as
+ * compose does: each would wait for the other forever.
+ */
+function checkDependencyCycles(services: readonly ComposeService[]): void {
+  const byService = new Map(services.map((s) => [s.name, s]));
+  const done = new Set<string>();
+  // Depth-first without recursion: a chain of thousands of services must not overflow the stack.
+  for (const root of services) {
+    if (done.has(root.name)) {
+      continue;
+    }
+    const trail = [root.name];
+    const onTrail = new Set(trail);
+    const next = [0];
+    while (trail.length > 0) {
+      const name = trail[trail.length - 1];
+      const dependencies = byService.get(name)?.dependsOn ?? [];
+      const index = next[next.length - 1];
+      if (index >= dependencies.length) {
+        done.add(name);
+        onTrail.delete(name);
+        trail.pop();
+        next.pop();
+        continue;
+      }
+      next[next.length - 1] = index + 1;
+      const dependency = dependencies[index];
+      if (onTrail.has(dependency.service)) {
+        const cycle = [...trail.slice(trail.indexOf(dependency.service)), dependency.service];
+        throw new ComposeError(`services depend on each other in a cycle: ${cycle.join(' → ')}`, {
+          at: dependency.at,
+          hint: 'remove one of these dependencies; compose refuses the cycle too',
+        });
+      }
+      if (!done.has(dependency.service)) {
+        trail.push(dependency.service);
+        onTrail.add(dependency.service);
+        next.push(0);
+      }
+    }
+  }
 }
 
 function byName<T extends { readonly name: string }>(items: T[]): T[] {

@@ -95,6 +95,22 @@ describe('environment and env_file', () => {
 });
 
 describe('depends_on, links and network_mode', () => {
+  test.each([
+    ['itself', 'services:\n  a: {image: x, depends_on: [a]}\n', 'compose.yaml:2:30: services.a.depends_on[0]', 'a → a'],
+    ['three services', 'services:\n  a: {image: x, depends_on: [b]}\n  b: {image: x, depends_on: [c]}\n  c: {image: x, depends_on: [a]}\n',
+      'compose.yaml:4:30: services.c.depends_on[0]', 'a → b → c → a'],
+    ['links and network_mode', 'services:\n  a: {image: x, links: [b]}\n  b: {image: x, network_mode: "service:a"}\n',
+      'compose.yaml:3:31: services.b.network_mode', 'a → b → a'],
+  ])('a dependency cycle through %s is an error, as in compose', (_how, text, at, cycle) => {
+    expect(errorOf(() => load(text)).message).toBe(`${at}: services depend on each other in a cycle: ${cycle}. `
+      + 'Fix: remove one of these dependencies; compose refuses the cycle too.');
+  });
+
+  test('a long dependency chain is no cycle and does not overflow the stack', () => {
+    const text = `services:\n${Array.from({ length: 3000 }, (_, i) => `  s${i}: {image: x${i ? `, depends_on: [s${i - 1}]` : ''}}`).join('\n')}\n`;
+    expect(load(text).model.services).toHaveLength(3000);
+  });
+
   const two = (body: string): string => `${web(body)}  db:\n    image: postgres\n    healthcheck: {test: [CMD, pg_isready]}\n`;
 
   test('map form keeps every field', () => {
