@@ -3,6 +3,7 @@ import * as path from 'path';
 import { Chart, ChartProps } from 'cdk8s';
 import { Construct } from 'constructs';
 import { ComposeApp } from './app/compose-app';
+import { ServiceTarget } from './app/settings';
 
 /** The folder of the reference compose app, found from this file in `lib/` (ts-node, jest) or `build/lib/`. */
 export function referenceAppDir(): string {
@@ -25,10 +26,15 @@ export interface ReferenceChartProps extends ChartProps {
   readonly composeDir?: string;
 }
 
+/** Where the operator publishes the reference app's golden image (`<url>/shop-vm.qcow2`). */
+export const REFERENCE_IMAGE_BASE_URL = 'https://images.example.com/shop';
+
 /**
  * The reference migration: the shop in `examples/reference/compose.yaml` (web front end, API, worker, a one-shot
- * migration, postgres and redis, with secrets, a config and two networks) as Kubernetes manifests. `main.ts`
- * synthesizes it into `dist/`.
+ * migration, postgres and redis, with secrets, a config and two networks) as Kubernetes manifests, and its legacy
+ * reporting daemon, which drives the Docker engine, in a KubeVirt VM booted from a golden image (assessment routes
+ * it: `target: ServiceTarget.AUTO`). `main.ts` synthesizes it into `dist/`, the image bundle into
+ * `dist/golden-image/shop-vm/`.
  */
 export class ReferenceChart extends Chart {
   public readonly app: ComposeApp;
@@ -42,7 +48,10 @@ export class ReferenceChart extends Chart {
       namespace: 'shop',
       services: {
         web: { ingressHost: 'shop.example.com' },
+        reporting: { ingressHost: 'reports.shop.example.com' },
       },
+      target: ServiceTarget.AUTO,
+      vm: { imageBaseUrl: REFERENCE_IMAGE_BASE_URL },
     });
   }
 }

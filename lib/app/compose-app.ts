@@ -496,19 +496,14 @@ export class ComposeApp extends Construct {
         engine = undefined;
       } else if (engine) {
         kind = WorkloadKind.STATEFUL;
-      } else if (labels.controller === KomposeControllerType.STATEFUL_SET && !overrides.controller) {
-        kind = WorkloadKind.STATEFUL_SET;
       }
       const ports = workloadPorts(service);
+      if (kind === WorkloadKind.DEPLOYMENT && labels.controller === KomposeControllerType.STATEFUL_SET && ports.length > 0) {
+        kind = WorkloadKind.STATEFUL_SET;
+      }
       if (engine && !ports.some((p) => p.protocol === kplus.Protocol.TCP)) {
         // Compose services reach a database on its port without declaring it; its Service needs it.
         ports.push({ port: engine.port, protocol: kplus.Protocol.TCP, name: portName('tcp', engine.port) });
-      }
-      if (kind === WorkloadKind.STATEFUL_SET && ports.length === 0) {
-        throw new ComposeError(`service "${service.name}" has no ports, and a StatefulSet needs a Service to name its pods`, {
-          at: labelAt(service, KomposeLabel.CONTROLLER_TYPE),
-          hint: `give the service a port (expose: ["8080"]), or set ${KomposeLabel.CONTROLLER_TYPE} to deployment`,
-        });
       }
       const runsToCompletion = kind === WorkloadKind.JOB || kind === WorkloadKind.CRON_JOB;
       this.plans.set(service.name, {

@@ -504,7 +504,11 @@ export class MigratedService extends Construct {
       this.warn('unsupported-label', `ignored label "${label}": this kompose label is not honoured`, labelAt(s, label));
     }
     const controller = this.plan.labels.controller;
-    if (controller === KomposeControllerType.DAEMON_SET || controller === KomposeControllerType.REPLICATION_CONTROLLER) {
+    if (controller === KomposeControllerType.STATEFUL_SET && this.plan.kind === WorkloadKind.DEPLOYMENT) {
+      this.warn('unsupported-label', `${KomposeLabel.CONTROLLER_TYPE} "statefulset" is not kept: the service has no ports, and a `
+        + 'StatefulSet needs a Service to name its pods, so it runs as a Deployment (give it a port with expose to get one)',
+      labelAt(s, KomposeLabel.CONTROLLER_TYPE));
+    } else if (controller === KomposeControllerType.DAEMON_SET || controller === KomposeControllerType.REPLICATION_CONTROLLER) {
       this.warn('unsupported-label', `${KomposeLabel.CONTROLLER_TYPE} "${controller}" is not supported: the service runs as a `
         + `${this.plan.kind === WorkloadKind.STATEFUL ? 'stateful dependency' : 'Deployment'}`, labelAt(s, KomposeLabel.CONTROLLER_TYPE));
     } else if (controller !== undefined && (this.plan.kind === WorkloadKind.JOB || this.plan.kind === WorkloadKind.CRON_JOB)) {

@@ -724,19 +724,19 @@ services:
     expectManifestsPass(docs);
   });
 
-  test('a StatefulSet without ports is an error; daemonset and replicationcontroller are reported and run as Deployments', () => {
-    expect(() => synthApp('services: { q: { image: q:1, labels: { kompose.controller.type: statefulset } } }')).toThrow(
-      'compose.yaml:1:16: services.q.labels["kompose.controller.type"]: service "q" has no ports, and a StatefulSet needs a Service to name its pods. '
-      + 'Fix: give the service a port (expose: ["8080"]), or set kompose.controller.type to deployment.');
+  test('without ports, statefulset, daemonset and replicationcontroller are reported and the service runs as a Deployment', () => {
     const { app, docs } = synthApp(`
 services:
   agent: { image: a:1, labels: { kompose.controller.type: daemonset } }
   old: { image: b:1, labels: { kompose.controller.type: replicationcontroller } }
+  q: { image: q:1, labels: { kompose.controller.type: statefulset } }
 `);
-    expect(findDocs(docs, 'Deployment').map((d) => d.metadata.name)).toEqual(['agent', 'old']);
+    expect(findDocs(docs, 'Deployment').map((d) => d.metadata.name)).toEqual(['agent', 'old', 'q']);
     expect(app.warnings.filter((w) => w.code === 'unsupported-label').map((w) => `${w.at.path}: ${w.message}`)).toEqual([
       'services.agent.labels["kompose.controller.type"]: kompose.controller.type "daemonset" is not supported: the service runs as a Deployment',
       'services.old.labels["kompose.controller.type"]: kompose.controller.type "replicationcontroller" is not supported: the service runs as a Deployment',
+      'services.q.labels["kompose.controller.type"]: kompose.controller.type "statefulset" is not kept: the service has no ports, and a '
+        + 'StatefulSet needs a Service to name its pods, so it runs as a Deployment (give it a port with expose to get one)',
     ]);
   });
 

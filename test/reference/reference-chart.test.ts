@@ -1,16 +1,21 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { Testing } from 'cdk8s';
-import * as YAML from 'yaml';
+import { App, Testing } from 'cdk8s';
 import { ReferenceChart, referenceAppDir } from '../../lib/reference-chart';
+import { ReferencePlatformChart } from '../../lib/reference-platform-chart';
+import { GoldenImageBundle } from '../../lib/vm/golden-image-bundle';
 import { expectManifestsPass } from '../support/checks';
 import { checkSecretLeaks } from '../support/safety-rules';
 import { findDoc, findDocs } from '../support/yaml-docs';
+import { ToolResult, cloudInitSchema, composeConfig, listFiles, packerValidate, systemdVerify, tempDir } from '../vm/tools';
 
 const chart = new ReferenceChart(Testing.app(), 'shop');
 const docs = Testing.synth(chart);
 const app = chart.app;
+const bundle = app.vm!.bundle;
+const bundleTexts = bundle.files().map((f) => ({ name: `golden-image/shop-vm/${f.path}`, content: f.content.toString('utf-8') }));
 const WORKLOADS = ['Deployment', 'StatefulSet', 'Job', 'CronJob'];
+const DIST = path.join(referenceAppDir(), '..', '..', 'dist');
 
 function podSpec(doc: any): any {
   return doc.kind === 'CronJob' ? doc.spec.jobTemplate.spec.template.spec : doc.spec.template.spec;
@@ -25,81 +30,158 @@ function demoSecrets(): string[] {
   return [...fromEnv, ...fromFiles];
 }
 
+/** What `npm run synth` writes (main.ts: the two charts, then the bundles), into a fresh folder. */
+function freshSynth(): string {
+  const outdir = tempDir('reference-dist');
+  const fresh = new App({ outdir });
+  new ReferenceChart(fresh, 'shop');
+  new ReferencePlatformChart(fresh, 'platform');
+  fresh.synth();
+  GoldenImageBundle.synthesizeAll(fresh);
+  return outdir;
+}
+
+const fresh = freshSynth();
+const tools: Record<string, Promise<ToolResult>> = {};
+beforeAll(async () => {
+  const appDir = tempDir('reference-app');
+  fs.cpSync(path.join(DIST, 'golden-image', 'shop-vm', 'app'), appDir, { recursive: true });
+  tools.packer = packerValidate(path.join(DIST, 'golden-image', 'shop-vm'));
+  tools.systemd = systemdVerify('shop-vm.service', fs.readFileSync(path.join(DIST, 'golden-image/shop-vm/systemd/shop-vm.service'), 'utf-8'), '/opt/shop-vm');
+  tools.compose = composeConfig(appDir, Object.fromEntries(Object.keys(bundle.subset.secretEnv).map((k) => [k, 'operator-value'])));
+  tools.cloudInit = cloudInitSchema(Buffer.from(findDoc(docs, 'Secret', 'shop-vm-cloudinitdisk').data.userdata, 'base64').toString('utf-8'));
+  await Promise.all(Object.values(tools));
+});
+
 test('the reference app synthesizes to the committed snapshot', () => {
   expect(docs).toMatchSnapshot();
 });
 
-test('dist/ holds exactly what a fresh synth writes', () => {
-  const dist = fs.readFileSync(path.join(referenceAppDir(), '..', '..', 'dist', 'shop.k8s.yaml'), 'utf8');
-  expect(YAML.parseAllDocuments(dist).map((d) => d.toJS())).toEqual(docs);
+test('dist/ holds exactly, byte for byte, what a fresh synth writes: the manifests and the golden image bundle', () => {
+  const files = listFiles(DIST);
+  expect(files).toEqual(listFiles(fresh));
+  expect(files).toEqual([
+    'golden-image/shop-vm/README.md',
+    'golden-image/shop-vm/app/.env.example',
+    'golden-image/shop-vm/app/compose.yaml',
+    'golden-image/shop-vm/http/preseed.cfg',
+    'golden-image/shop-vm/packer.json',
+    'golden-image/shop-vm/scripts/cleanup.sh',
+    'golden-image/shop-vm/scripts/install-runtime.sh',
+    'golden-image/shop-vm/systemd/shop-vm.service',
+    'platform.k8s.yaml',
+    'shop.k8s.yaml',
+  ]);
+  for (const file of files) {
+    expect(`${file}: ${fs.readFileSync(path.join(DIST, file), 'utf-8')}`).toBe(`${file}: ${fs.readFileSync(path.join(fresh, file), 'utf-8')}`);
+  }
 });
 
 test('synthesis is byte-stable', () => {
-  const again = Testing.synth(new ReferenceChart(Testing.app(), 'shop'));
-  expect(JSON.stringify(again)).toBe(JSON.stringify(docs));
+  const again = new ReferenceChart(Testing.app(), 'shop');
+  expect(JSON.stringify(Testing.synth(again))).toBe(JSON.stringify(docs));
+  expect(again.app.vm!.bundle.files().map((f) => f.content.toString('base64'))).toEqual(bundle.files().map((f) => f.content.toString('base64')));
 });
 
-test('every manifest passes the validator, the Kubernetes rules and the safety rules', () => {
-  expectManifestsPass(docs, { allowServiceAccountToken: ['api', 'worker'] });
+test('every manifest passes the validator, the Kubernetes rules and the safety rules; the bundle holds no secret', () => {
+  expectManifestsPass(docs, { allowServiceAccountToken: ['api', 'worker'], secretValues: demoSecrets(), texts: bundleTexts });
 });
 
-test('every row of the mapping table is there', () => {
+test('every row of the mapping table is there, and the VM target beside the container target', () => {
   const kinds = new Set(docs.map((d) => d.kind));
   for (const kind of ['Namespace', 'Deployment', 'Service', 'NetworkPolicy', 'PersistentVolumeClaim', 'ConfigMap', 'Secret',
-    'Ingress', 'HorizontalPodAutoscaler', 'ResourceQuota', 'CronJob', 'Job']) {
+    'Ingress', 'HorizontalPodAutoscaler', 'ResourceQuota', 'CronJob', 'Job', 'VirtualMachine', 'DataVolume']) {
     expect(kinds).toContain(kind);
   }
   expect(findDoc(docs, 'Service', 'api-external').spec.type).toBe('LoadBalancer');
   expect(findDoc(docs, 'Ingress', 'web').spec.rules[0].host).toBe('shop.example.com');
+  expect(findDoc(docs, 'Ingress', 'reporting').spec.rules[0].host).toBe('reports.shop.example.com');
 });
 
-test('no secret value appears outside a Secret, nor in a warning', () => {
+test('the legacy reporting daemon runs in the VM, because it drives the Docker engine', () => {
+  expect(app.vmServices.map((s) => `${s.composeName}: ${s.reasons.join('; ')}`)).toEqual([
+    'reporting: services.reporting.volumes[0]: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have',
+  ]);
+  expect(findDocs(docs, 'Deployment').map((d) => d.metadata.name)).not.toContain('reporting');
+  expect(findDoc(docs, 'Service', 'reporting').spec).toMatchObject({
+    selector: { 'kubevirt.io/vm': 'shop-vm' }, ports: [{ name: 'tcp-8500', port: 8500, targetPort: 8500 }],
+  });
+  expect(findDoc(docs, 'DataVolume', 'shop-vm-rootdisk').spec.source.http.url).toBe('https://images.example.com/shop/shop-vm.qcow2');
+  // The report archive is a volume of the VM's compose project, on the VM's disk: no claim in Kubernetes.
+  expect(findDocs(docs, 'PersistentVolumeClaim').map((c) => c.metadata.name)).not.toContain('report-archive');
+  expect(bundle.subset.composeFile).toContain('- report-archive:/var/lib/reports');
+});
+
+test('rule 2 both ways: the API reaches the VM\'s Service, the VM reaches the database\'s Service', () => {
+  expect(findDoc(docs, 'ConfigMap', 'api-env').data.REPORTS_URL).toBe('http://reporting:8500/api');
+  expect(bundle.subset.secretEnv.DATABASE_URL).toBe('postgresql://shop:demo-db-password-not-real@shop-db:5432/shop');
+  expect(bundle.subset.composeFile).toContain('DATABASE_URL: ${DATABASE_URL:?set DATABASE_URL in /opt/shop-vm/.env}');
+});
+
+describe('the golden image bundle passes the real tools', () => {
+  test.each(['packer', 'systemd', 'compose', 'cloudInit'])('%s accepts it', async (tool) => {
+    expect(await tools[tool]).toMatchObject({ ok: true });
+  });
+});
+
+test('no secret value appears outside a Secret, nor in a warning, nor in the bundle', () => {
   const secrets = demoSecrets();
   expect(secrets).toHaveLength(6);
-  expect(checkSecretLeaks(docs, { secretValues: secrets })).toEqual([]);
+  expect(checkSecretLeaks(docs, { secretValues: secrets, texts: bundleTexts })).toEqual([]);
   const warnings = JSON.stringify(app.warnings);
   for (const secret of secrets) {
     expect(warnings).not.toContain(secret);
   }
 });
 
-test('every selector matches its pod labels', () => {
+test('every selector matches its pod labels, the VM\'s included', () => {
   for (const workload of docs.filter((d) => ['Deployment', 'StatefulSet'].includes(d.kind))) {
     const labels = workload.spec.template.metadata.labels;
     for (const [key, value] of Object.entries(workload.spec.selector.matchLabels)) {
       expect(labels[key]).toBe(value);
     }
   }
+  const pods = [
+    ...docs.filter((d) => WORKLOADS.includes(d.kind)).map((d) => (d.kind === 'CronJob'
+      ? d.spec.jobTemplate.spec.template.metadata.labels : d.spec.template.metadata.labels)),
+    ...findDocs(docs, 'VirtualMachine').map((vm) => vm.spec.template.metadata.labels),
+  ];
   for (const service of findDocs(docs, 'Service')) {
-    const pods = docs.filter((d) => WORKLOADS.includes(d.kind)).map((d) => (d.kind === 'CronJob'
-      ? d.spec.jobTemplate.spec.template.metadata.labels : d.spec.template.metadata.labels));
     const matches = pods.filter((labels) => Object.entries(service.spec.selector).every(([k, v]) => labels[k] === v));
     expect(`${service.metadata.name}: ${matches.length}`).toBe(`${service.metadata.name}: 1`);
   }
 });
 
-test('every dependent has its wait', () => {
+test('every dependent has its wait, the VM\'s unit included', () => {
   const expected: Record<string, string[]> = {
     api: ['wait-for-redis', 'wait-for-shop-db', 'wait-for-migrate'],
     migrate: ['wait-for-shop-db'],
     web: ['wait-for-api'],
     worker: ['wait-for-redis', 'wait-for-shop-db', 'wait-for-migrate'],
   };
-  for (const service of app.model.services) {
-    const doc = docs.find((d) => WORKLOADS.includes(d.kind) && d.metadata.name === app.service(service.name).name)!;
+  for (const service of app.services) {
+    const doc = docs.find((d) => WORKLOADS.includes(d.kind) && d.metadata.name === service.name)!;
     const waits = (podSpec(doc).initContainers ?? []).map((c: any) => c.name);
-    expect(waits).toEqual(expected[service.name] ?? []);
-    expect(waits).toHaveLength(service.dependsOn.length);
+    expect(waits).toEqual(expected[service.composeName] ?? []);
+    expect(waits).toHaveLength(app.model.services.find((s) => s.name === service.composeName)!.dependsOn.length);
   }
+  const unit = bundle.files().find((f) => f.path === 'systemd/shop-vm.service')!.content.toString();
+  expect(unit.split('\n').filter((l) => l.startsWith('ExecStartPre='))).toEqual([
+    'ExecStartPre=/bin/bash -c \'for i in $$(seq 1 150); do (exec 3<>/dev/tcp/shop-db/5432) 2>/dev/null && exit 0; sleep 2; done; '
+      + 'echo "shop-db:5432 did not accept connections within 300 s" >&2; exit 1\'',
+  ]);
 });
 
-test('every container has requests and limits for cpu and memory', () => {
+test('every container has requests and limits for cpu and memory, and so has the VM', () => {
   for (const doc of docs.filter((d) => WORKLOADS.includes(d.kind))) {
     for (const container of [...(podSpec(doc).initContainers ?? []), ...podSpec(doc).containers]) {
       expect(`${doc.metadata.name}/${container.name}: ${Object.keys(container.resources.requests).sort()} ${Object.keys(container.resources.limits).sort()}`)
         .toBe(`${doc.metadata.name}/${container.name}: cpu,memory cpu,memory`);
     }
   }
+  expect(findDoc(docs, 'VirtualMachine', 'shop-vm').spec.template.spec.domain.resources).toEqual({
+    requests: { cpu: '100m', memory: '3Gi' }, limits: { cpu: '2', memory: '3Gi' },
+  });
 });
 
 test('a pod that mounts a ReadWriteOnce claim is on Recreate', () => {
@@ -113,6 +195,7 @@ test('a pod that mounts a ReadWriteOnce claim is on Recreate', () => {
 
 test('the findings of the migration are collected, not printed', () => {
   expect(app.warnings.map((w) => `${w.code} ${w.at.path}`)).toEqual([
+    'vm-target services.reporting',
     'file-host-reference configs.api_config',
     'host-rewrite services.api.environment.DATABASE_URL',
     'host-rewrite services.api.environment.REDIS_URL',
@@ -120,5 +203,7 @@ test('the findings of the migration are collected, not printed', () => {
     'host-rewrite services.migrate.environment.DATABASE_URL',
     'host-rewrite services.worker.environment.DATABASE_URL',
     'host-rewrite services.worker.environment.REDIS_HOST',
+    'host-rewrite services.reporting.environment.DATABASE_URL',
+    'vm-dependency-outside services.reporting.depends_on.shop_db',
   ]);
 });
