@@ -1,0 +1,287 @@
+/**
+ * `npm run bench`: measures the CLI's convert, the library synth and `npm run synth` as whole processes, prints a
+ * table with growth ratios and the issue's targets, compares with the committed bench/results.json and rewrites it.
+ * `npm run bench -- --help` lists the options.
+ */
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { parseArgs } from 'util';
+import * as ts from 'typescript';
+import { COMPOSE_FILE, generateApp, writeApp } from './generate';
+import { Command, Meter, Sample, defaultMeter, measure, spread } from './measure';
+import { BenchCase, BenchResults, CaseResult, checkTargets, formatReport, growthOf, resultsJson } from './report';
+
+const ROOT = path.resolve(__dirname, '..');
+const RESULTS_FILE = 'bench/results.json';
+const ALL_CASES = [BenchCase.CONVERT, BenchCase.LIBRARY, BenchCase.NPM_RUN_SYNTH, BenchCase.CDK8S_SYNTH];
+/** The files `npm run synth` reads, copied so that the bench never writes into the project's dist/. */
+const SYNTH_INPUTS = ['package.json', 'cdk8s.yaml', 'tsconfig.json', 'tsconfig.build.json', 'main.ts', 'lib', 'imports', 'examples', 'build'];
+
+const HELP = `Usage: npm run bench -- [options]
+
+  --runs N         measured runs per case and size (env BENCH_RUNS; default 5, quick 2)
+  --warmup N       unmeasured runs first (env BENCH_WARMUP; default 1, quick 0)
+  --sizes LIST     services in the generated apps (default 10,100,1000; quick 10,100)
+  --cases LIST     ${ALL_CASES.join(', ')}, ${BenchCase.NPM_TEST} (default all but ${BenchCase.NPM_TEST}; quick skips ${BenchCase.CDK8S_SYNTH})
+  --seed N         seed of the generated apps (default 1)
+  --meter NAME     ${Meter.GNU_TIME} (GNU time) or ${Meter.NODE} (Node preload) (default: ${Meter.GNU_TIME} when installed)
+  --quick          fewer runs and sizes, for a fast look (env BENCH_QUICK=1); writes no results unless --write
+  --write          write ${RESULTS_FILE} (the default without --quick)
+  --no-write       do not write ${RESULTS_FILE}
+  --tmpdir DIR     where the scratch folder goes (env BENCH_TMPDIR; default the system's temporary folder)
+  --keep           keep the scratch folder (generated apps and outputs) and print where it is
+`;
+
+interface Settings {
+  readonly runs: number;
+  readonly warmup: number;
+  readonly sizes: readonly number[];
+  readonly cases: readonly BenchCase[];
+  readonly seed: number;
+  readonly meter: Meter;
+  readonly write: boolean;
+  readonly tmpdir: string;
+  readonly keep: boolean;
+}
+
+function settingsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): Settings | undefined {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      'runs': { type: 'string' },
+      'warmup': { type: 'string' },
+      'sizes': { type: 'string' },
+      'cases': { type: 'string' },
+      'seed': { type: 'string' },
+      'meter': { type: 'string' },
+      'quick': { type: 'boolean' },
+      'write': { type: 'boolean' },
+      'no-write': { type: 'boolean' },
+      'tmpdir': { type: 'string' },
+      'keep': { type: 'boolean' },
+      'help': { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return undefined;
+  }
+  const quick = values.quick ?? env.BENCH_QUICK === '1';
+  const count = (name: string, text: string | undefined, fallback: number, least: number) => {
+    if (text === undefined) {
+      return fallback;
+    }
+    const n = Number(text);
+    if (!(Number.isInteger(n) && n >= least)) {
+      throw new Error(`--${name} must be a whole number, ${least} or more; got "${text}"`);
+    }
+    return n;
+  };
+  const sizes = (values.sizes ?? (quick ? '10,100' : '10,100,1000')).split(',').map((s) => count('sizes', s.trim(), 0, 3));
+  const cases = (values.cases?.split(',').map((c) => c.trim()) ?? ALL_CASES.filter((c) => !(quick && c === BenchCase.CDK8S_SYNTH)));
+  const known = [...ALL_CASES, BenchCase.NPM_TEST] as string[];
+  const unknown = cases.filter((c) => !known.includes(c));
+  if (unknown.length > 0) {
+    throw new Error(`--cases: unknown ${unknown.join(', ')}; allowed: ${known.join(', ')}`);
+  }
+  const meter = values.meter ?? defaultMeter();
+  if (!(Object.values(Meter) as string[]).includes(meter)) {
+    throw new Error(`--meter must be ${Object.values(Meter).join(' or ')}; got "${meter}"`);
+  }
+  return {
+    runs: count('runs', values.runs ?? env.BENCH_RUNS, quick ? 2 : 5, 1),
+    warmup: count('warmup', values.warmup ?? env.BENCH_WARMUP, quick ? 0 : 1, 0),
+    sizes: [...new Set(sizes)].sort((a, b) => a - b),
+    cases: cases as BenchCase[],
+    seed: count('seed', values.seed, 1, 0),
+    meter: meter as Meter,
+    write: values['no-write'] ? false : values.write ?? !quick,
+    tmpdir: path.resolve(values.tmpdir ?? env.BENCH_TMPDIR ?? os.tmpdir()),
+    keep: values.keep ?? false,
+  };
+}
+
+/** The runs of one case: warm-ups first, then the measured runs; `prepare` runs untimed before each. */
+function runCase(label: string, settings: Settings, scratch: string, command: Command, prepare: () => void, runs = settings.runs, warmup = settings.warmup): Sample[] {
+  const samples: Sample[] = [];
+  for (let i = 0; i < warmup + runs; i++) {
+    prepare();
+    const sample = measure(command, settings.meter, scratch);
+    if (i >= warmup) {
+      samples.push(sample);
+    }
+    process.stderr.write(`  ${label}: ${i < warmup ? 'warm-up' : `run ${i - warmup + 1}/${runs}`} ${sample.wallSeconds.toFixed(3)} s, `
+      + `${(sample.rssBytes / 2 ** 20).toFixed(1)} MiB\n`);
+  }
+  return samples;
+}
+
+function resultOf(c: BenchCase, size: number | undefined, samples: readonly Sample[]): CaseResult {
+  let phases: Record<string, number> | undefined;
+  if (c === BenchCase.LIBRARY) {
+    const reported = samples.map((s) => JSON.parse(s.stdout) as Record<string, number>);
+    phases = Object.fromEntries(Object.keys(reported[0]).map((key) => [key, spread(reported.map((p) => p[key])).median]));
+  }
+  return {
+    case: c,
+    size,
+    runs: samples.length,
+    wallSeconds: spread(samples.map((s) => s.wallSeconds)),
+    cpuSeconds: spread(samples.map((s) => s.cpuSeconds)),
+    rssMiB: spread(samples.map((s) => s.rssBytes / 2 ** 20)),
+    phases,
+  };
+}
+
+/** A copy of what `npm run synth` reads, timestamps kept so that `tsc -b` finds the compiled output up to date. */
+function copyForSynth(scratch: string): string {
+  const copy = path.join(scratch, 'synth-project');
+  for (const entry of SYNTH_INPUTS) {
+    fs.cpSync(path.join(ROOT, entry), path.join(copy, entry), { recursive: true, preserveTimestamps: true });
+  }
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
+  return copy;
+}
+
+/** bench/library-synth.ts as JavaScript in the scratch folder: the measured process compiles nothing. */
+function transpileLibrarySynth(scratch: string): string {
+  const source = fs.readFileSync(path.join(__dirname, 'library-synth.ts'), 'utf-8');
+  const output = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } });
+  const file = path.join(scratch, 'library-synth.js');
+  fs.writeFileSync(file, output.outputText);
+  return file;
+}
+
+/**
+ * Milliseconds to create one small file in the scratch folder (median of 400). The outputs are thousands of files, and
+ * some file systems (or folders: /tmp on some VMs) create files 20 times slower than others.
+ */
+function fileCreateCost(scratch: string): number {
+  const dir = fs.mkdtempSync(path.join(scratch, 'probe-'));
+  const times: number[] = [];
+  for (let i = 0; i < 400; i++) {
+    const start = process.hrtime.bigint();
+    fs.writeFileSync(path.join(dir, `${i}.yaml`), 'x'.repeat(1024));
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  return spread(times).median;
+}
+
+function git(...args: string[]): string {
+  try {
+    return execFileSync('git', args, { cwd: ROOT, encoding: 'utf-8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return '';
+  }
+}
+
+/** The committed results (HEAD), else the file on disk, else none. */
+function readBaseline(): BenchResults | undefined {
+  const text = git('show', `HEAD:${RESULTS_FILE}`) || (fs.existsSync(path.join(ROOT, RESULTS_FILE)) ? fs.readFileSync(path.join(ROOT, RESULTS_FILE), 'utf-8') : '');
+  return text ? JSON.parse(text) as BenchResults : undefined;
+}
+
+function main(): void {
+  const settings = settingsFrom(process.argv.slice(2), process.env);
+  if (!settings) {
+    return;
+  }
+  const cli = path.join(ROOT, 'bin', 'cdk8s-compose');
+  if (!fs.existsSync(path.join(ROOT, 'build', 'lib', 'cli', 'main.js'))) {
+    throw new Error('build/ is missing: run "npm run compile" first (npm run bench does)');
+  }
+  const loadBefore = os.loadavg()[0];
+  const scratch = fs.mkdtempSync(path.join(settings.tmpdir, 'cdk8s-compose-bench-'));
+  const results: CaseResult[] = [];
+  let fileCreateMs = 0;
+  try {
+    fileCreateMs = fileCreateCost(scratch);
+    const apps = new Map(settings.sizes.map((size) => {
+      const dir = path.join(scratch, `app-${size}`);
+      writeApp(dir, generateApp({ services: size, seed: settings.seed }));
+      return [size, dir] as const;
+    }));
+    const out = path.join(scratch, 'out');
+    const clearOut = () => fs.rmSync(out, { recursive: true, force: true });
+    const node = process.execPath;
+
+    if (settings.cases.includes(BenchCase.CONVERT)) {
+      for (const [size, dir] of apps) {
+        const command = { file: node, args: [cli, 'convert', '-f', COMPOSE_FILE, '-o', out], cwd: dir };
+        results.push(resultOf(BenchCase.CONVERT, size, runCase(`convert ${size}`, settings, scratch, command, clearOut)));
+      }
+    }
+    if (settings.cases.includes(BenchCase.LIBRARY)) {
+      const script = transpileLibrarySynth(scratch);
+      for (const [size, dir] of apps) {
+        const command = { file: node, args: [script, ROOT, dir, out], cwd: dir };
+        results.push(resultOf(BenchCase.LIBRARY, size, runCase(`library-synth ${size}`, settings, scratch, command, clearOut)));
+      }
+    }
+    const synthCases = [BenchCase.NPM_RUN_SYNTH, BenchCase.CDK8S_SYNTH].filter((c) => settings.cases.includes(c));
+    if (synthCases.length > 0) {
+      const copy = copyForSynth(scratch);
+      const clearDist = () => fs.rmSync(path.join(copy, 'dist'), { recursive: true, force: true });
+      const commands: Record<string, Command> = {
+        [BenchCase.NPM_RUN_SYNTH]: { file: 'npm', args: ['run', 'synth'], cwd: copy },
+        [BenchCase.CDK8S_SYNTH]: { file: path.join(ROOT, 'node_modules', '.bin', 'cdk8s'), args: ['synth', '--no-check-upgrade'], cwd: copy },
+      };
+      for (const c of synthCases) {
+        results.push(resultOf(c, undefined, runCase(c, settings, scratch, commands[c], clearDist)));
+      }
+    }
+    if (settings.cases.includes(BenchCase.NPM_TEST)) {
+      // Once, in the project itself: the suite is the measurement.
+      const command = { file: 'npm', args: ['test', '--silent'], cwd: ROOT };
+      results.push(resultOf(BenchCase.NPM_TEST, undefined, runCase(BenchCase.NPM_TEST, settings, scratch, command, () => undefined, 1, 0)));
+    }
+  } finally {
+    if (settings.keep) {
+      process.stderr.write(`scratch folder kept: ${scratch}\n`);
+    } else {
+      fs.rmSync(scratch, { recursive: true, force: true });
+    }
+  }
+
+  const growth = growthOf(results);
+  const cpu = os.cpus();
+  const bench: BenchResults = {
+    machine: {
+      cpus: cpu.length,
+      cpuModel: cpu[0]?.model.trim() ?? 'unknown',
+      memoryGiB: os.totalmem() / 2 ** 30,
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      loadAverage: { before: loadBefore, after: os.loadavg()[0] },
+      scratchFolder: settings.tmpdir,
+      fileCreateMs,
+    },
+    settings: {
+      runs: settings.runs,
+      warmup: settings.warmup,
+      seed: settings.seed,
+      meter: settings.meter,
+      commit: git('rev-parse', 'HEAD') || 'unknown',
+      dirty: git('status', '--porcelain', '--untracked-files=no') !== '',
+    },
+    results,
+    growth,
+    targets: checkTargets(results, growth),
+  };
+  process.stdout.write(formatReport(bench, readBaseline()));
+  if (settings.write) {
+    fs.writeFileSync(path.join(ROOT, RESULTS_FILE), resultsJson(bench));
+    process.stdout.write(`wrote ${RESULTS_FILE}\n`);
+  }
+}
+
+try {
+  main();
+} catch (err) {
+  process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exitCode = 1;
+}

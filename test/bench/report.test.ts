@@ -1,0 +1,89 @@
+import { Spread } from '../../bench/measure';
+import { BenchCase, BenchResults, CaseResult, checkTargets, formatReport, growthOf, resultsJson } from '../../bench/report';
+
+const s = (median: number, min = median, max = median): Spread => ({ min, median, max });
+
+function result(c: BenchCase, size: number | undefined, wall: number, rss = 100): CaseResult {
+  return { case: c, size, runs: 3, wallSeconds: s(wall, wall * 0.9, wall * 1.1), cpuSeconds: s(wall * 0.8), rssMiB: s(rss) };
+}
+
+function bench(results: CaseResult[], commit = 'a'.repeat(40)): BenchResults {
+  const growth = growthOf(results);
+  return {
+    machine: {
+      cpus: 2, cpuModel: 'AMD EPYC', memoryGiB: 23.54, node: 'v20.20.2', platform: 'linux x64',
+      loadAverage: { before: 0.5, after: 0.75 }, scratchFolder: '/var/tmp', fileCreateMs: 0.0523,
+    },
+    settings: { runs: 3, warmup: 1, seed: 1, meter: 'time', commit, dirty: false },
+    results,
+    growth,
+    targets: checkTargets(results, growth),
+  };
+}
+
+const MEASURED = [
+  result(BenchCase.CONVERT, 10, 0.8, 120),
+  result(BenchCase.CONVERT, 100, 1.6, 150),
+  result(BenchCase.CONVERT, 1000, 8, 400),
+  result(BenchCase.LIBRARY, 10, 0.5),
+  result(BenchCase.LIBRARY, 100, 1.2),
+  result(BenchCase.NPM_RUN_SYNTH, undefined, 1.4),
+];
+
+describe('growthOf', () => {
+  test('divides the median wall times of neighbouring sizes, per case', () => {
+    expect(growthOf(MEASURED)).toEqual([
+      { case: BenchCase.CONVERT, from10To100: 2, from100To1000: 5 },
+      { case: BenchCase.LIBRARY, from10To100: 2.4, from100To1000: undefined },
+    ]);
+  });
+});
+
+describe('checkTargets', () => {
+  test('marks each target met, missed, or not measured', () => {
+    const targets = checkTargets(MEASURED, growthOf(MEASURED));
+    expect(targets.map((t) => [t.target, t.value, t.met])).toEqual([
+      ['convert, 10 services: median wall', 0.8, true],
+      ['convert, 10 services: peak RSS (250 MB)', 120, true],
+      ['npm run synth, reference app: median wall', 1.4, true],
+      ['convert, 1,000 services: median wall', 8, false],
+      ['convert, 1,000 services: peak RSS (1 GiB)', 400, true],
+      ['convert growth t(1000)/t(100)', 5, true],
+      ['npm test, whole suite: wall', undefined, undefined],
+    ]);
+    expect(targets[1].limit).toBe(238.4);
+  });
+});
+
+describe('resultsJson', () => {
+  test('writes keys in a fixed order and rounds the figures', () => {
+    const json = JSON.parse(resultsJson(bench([result(BenchCase.CONVERT, 10, 0.123456, 99.987)])));
+    expect(Object.keys(json)).toEqual(['machine', 'settings', 'results', 'growth', 'targets']);
+    expect(Object.keys(json.machine)).toEqual(['cpus', 'cpuModel', 'memoryGiB', 'node', 'platform', 'loadAverage', 'scratchFolder', 'fileCreateMs']);
+    expect(json.machine.memoryGiB).toBe(23.5);
+    expect(json.results[0]).toEqual({
+      case: 'convert', size: 10, runs: 3,
+      wallSeconds: { min: 0.111, median: 0.123, max: 0.136 },
+      cpuSeconds: { min: 0.099, median: 0.099, max: 0.099 },
+      rssMiB: { min: 100, median: 100, max: 100 },
+    });
+  });
+
+  test('is the same text for the same results', () => {
+    expect(resultsJson(bench(MEASURED))).toBe(resultsJson(bench([...MEASURED])));
+  });
+});
+
+describe('formatReport', () => {
+  test('prints the results, growth and targets, and the change against a baseline', () => {
+    const before = bench([result(BenchCase.CONVERT, 10, 1.6, 200), result(BenchCase.CONVERT, 100, 3.2)], 'b'.repeat(40));
+    const text = formatReport(bench(MEASURED), before);
+    const line = (start: string | RegExp) => text.split('\n').find((l) => (typeof start === 'string' ? l.startsWith(start) : start.test(l)));
+    expect(line('convert          10')).toMatch(/0\.720 \/ 0\.800 \/ 0\.880 +0\.640 +120\.0 +1\.600 → -50% +200\.0 → -40%$/);
+    expect(line('convert        1000')).toMatch(/ - +-$/);
+    expect(line(/^convert +[\d.]+×/)).toMatch(/^convert +2\.00× +5\.00×$/);
+    expect(line('convert, 1,000 services: median wall')).toMatch(/8\.000 s +≤ 6 s +MISSED$/);
+    expect(line('npm test, whole suite: wall')).toMatch(/- +≤ 90 s +not measured$/);
+    expect(text).toContain(`baseline: commit ${'b'.repeat(12)}`);
+  });
+});
