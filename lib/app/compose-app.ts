@@ -36,9 +36,6 @@ import {
 import { STORAGE_QUANTITY_FORMAT, claimSize, storageBytes } from './storage-size';
 import { VmMigratedService } from './vm-migrated-service';
 
-/** The label CDI puts on its pods, `importer` on those that import a DataVolume's image. */
-const CDI_COMPONENT_LABEL = 'cdi.kubevirt.io';
-
 /** The documented defaults of `ComposeAppProps`, in one place. */
 export const COMPOSE_APP_DEFAULTS = {
   /** Requests and limits of containers whose compose service sets none. */
@@ -1125,7 +1122,7 @@ export class ComposeApp extends Construct {
     }
     if (this.vm) {
       workloads.push(this.vm.policyWorkload(this.vmServices.flatMap((s) => s.exposedPorts)));
-      workloads.push(this.importerPolicyWorkload(this.vm));
+      workloads.push(this.vm.importerPolicyWorkload());
     }
     return new ComposeNetworkPolicies(this, 'NetworkPolicies', {
       ...options,
@@ -1133,21 +1130,6 @@ export class ComposeApp extends Construct {
       networks: this.model.networks.map((n) => ({ name: n.name, internal: n.internal, at: n.at })),
       workloads,
     });
-  }
-
-  /**
-   * CDI's importer pods (labelled `cdi.kubevirt.io: importer`) download the VM's image into its DataVolume: under the
-   * default deny they need egress to the image server, on the port of `vm.imageBaseUrl`, at any address.
-   */
-  private importerPolicyWorkload(composeVm: ComposeVm): PolicyWorkload {
-    const url = new URL(composeVm.bundle.imageFile, `${this.props.vm!.imageBaseUrl.replace(/\/+$/, '')}/`);
-    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-    return {
-      name: joinDnsLabel(composeVm.vm.name, 'importer'),
-      podLabels: { [CDI_COMPONENT_LABEL]: 'importer' },
-      extraEgress: [{ cidr: '0.0.0.0/0', ports: [{ port }] }, { cidr: '::/0', ports: [{ port }] }],
-      at: this.model.at,
-    };
   }
 
   private ingressCollisions(): string[] {

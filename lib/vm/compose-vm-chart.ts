@@ -132,7 +132,7 @@ export class ComposeVmChart extends Chart {
       this.networkPolicies = new ComposeNetworkPolicies(this, 'NetworkPolicies', {
         ...props.networkPolicies,
         networks: this.model.networks.filter((n) => used.has(n.name)).map((n) => ({ name: n.name, internal: n.internal, at: n.at })),
-        workloads: [this.composeVm.policyWorkload(exposed)],
+        workloads: [this.composeVm.policyWorkload(exposed), this.composeVm.importerPolicyWorkload()],
       });
     }
   }

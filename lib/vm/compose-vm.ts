@@ -16,6 +16,8 @@ const DEFAULT_VM_MEMORY_GIB = 2;
 /** Room for the guest OS and Docker beside the containers' memory limits. */
 const OS_OVERHEAD_GIB = 1;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+/** The label CDI puts on its pods, `importer` on those that import a DataVolume's image. */
+const CDI_COMPONENT_LABEL = 'cdi.kubevirt.io';
 
 /** Options of the bundle built for a {@link ComposeVm}. */
 export type ComposeVmBundleOptions = Omit<GoldenImageBundleProps, 'model' | 'services' | 'name'>;
@@ -128,6 +130,7 @@ export class ComposeVm extends Construct {
   public readonly userData?: CloudConfig;
 
   private readonly warningList: ComposeWarning[] = [];
+  private readonly imageUrl: string;
 
   constructor(scope: Construct, id: string, props: ComposeVmProps) {
     super(scope, id);
@@ -169,10 +172,12 @@ export class ComposeVm extends Construct {
     this.userData = files.length > 0 || users.length > 0 ? new CloudConfig({ users, writeFiles: files }) : undefined;
 
     const gpus = this.gpusFor(chosen, props.gpuDeviceName);
+    const image = DiskSource.fromGoldenImage(this.bundle, props.imageBaseUrl);
+    this.imageUrl = image.url;
     this.vm = new GoldenImageVm(this, 'VirtualMachine', {
       name,
       namespace: props.namespace,
-      image: DiskSource.fromGoldenImage(this.bundle, props.imageBaseUrl),
+      image,
       storage: props.storage,
       storageClassName: props.storageClassName,
       runStrategy: props.runStrategy,
@@ -228,6 +233,20 @@ export class ComposeVm extends Construct {
       networks: this.bundle.subset.networks,
       ports: this.bundle.ports.map((p) => ({ port: p.hostPort, protocol: p.protocol })),
       exposedPorts,
+    };
+  }
+
+  /**
+   * CDI's importer pods (`cdi.kubevirt.io: importer`) as a workload of `ComposeNetworkPolicies`: under a default deny
+   * they need egress to the image server, on the port of `imageBaseUrl`, at any address (the server may be private).
+   */
+  public importerPolicyWorkload(): PolicyWorkload {
+    const url = new URL(this.imageUrl);
+    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+    return {
+      name: `${this.vm.name.slice(0, 54).replace(/-+$/, '')}-importer`,
+      podLabels: { [CDI_COMPONENT_LABEL]: 'importer' },
+      extraEgress: [{ cidr: '0.0.0.0/0', ports: [{ port }] }, { cidr: '::/0', ports: [{ port }] }],
     };
   }
 

@@ -27,6 +27,7 @@ describe('ComposeVmChart', () => {
       'Ingress/app',
       'NetworkPolicy/allow-dns',
       'NetworkPolicy/allow-legacy',
+      'NetworkPolicy/allow-legacy-importer',
       'NetworkPolicy/default-deny',
       'Secret/legacy-cloudinitdisk',
       'Service/agent',
@@ -39,6 +40,11 @@ describe('ComposeVmChart', () => {
     // The ingress controller reaches the VM port behind the Service.
     const policy = manifests.find((m) => m.metadata.name === 'allow-legacy');
     expect(JSON.stringify(policy.spec.ingress)).toContain('"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"ingress-nginx"}}');
+    // CDI's importer fetches the image through the default deny.
+    expect(manifests.find((m) => m.metadata.name === 'allow-legacy-importer').spec.egress).toEqual([
+      { to: [{ ipBlock: { cidr: '0.0.0.0/0' } }], ports: [{ port: 443, protocol: 'TCP' }] },
+      { to: [{ ipBlock: { cidr: '::/0' } }], ports: [{ port: 443, protocol: 'TCP' }] },
+    ]);
 
     expect(GoldenImageBundle.synthesizeAll(app)).toContain('golden-image/legacy/packer.json');
     expect(fs.existsSync(path.join(app.outdir, 'golden-image/legacy/app/compose.yaml'))).toBe(true);
