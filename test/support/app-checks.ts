@@ -32,10 +32,13 @@ export function weakSecretValues(app: ComposeApp, values: readonly string[]): st
 export function appCheckOptions(app: ComposeApp, docs: readonly Manifest[], extra: CheckOptions = {}): CheckOptions {
   const secrets = secretValuesOf(docs);
   const weak = weakSecretValues(app, secrets);
+  // Services the app routed to a VM have no container to allow anything for.
+  const containers = new Map(app.services.map((s) => [s.composeName, s]));
   return {
     secretValues: secrets.filter((s) => !weak.includes(s)),
     allowServiceAccountToken: app.services.filter((s) => s.waitServiceAccount).map((s) => s.name),
-    allowPrivileged: app.model.services.filter((s) => s.privileged || s.capAdd.length > 0).map((s) => app.service(s.name).name),
+    allowPrivileged: app.model.services.filter((s) => (s.privileged || s.capAdd.length > 0) && containers.has(s.name))
+      .map((s) => containers.get(s.name)!.name),
     ...extra,
   };
 }
