@@ -24,7 +24,7 @@ test('JSON: target, workload, state and engine, exposure, volumes, secrets by na
   expect(runs.json.code).toBe(0);
   const analysis = JSON.parse(runs.json.stdout);
   expect(Object.keys(analysis)).toEqual(['project', 'files', 'namespace', 'services', 'warnings']);
-  expect(analysis.services.map((s: any) => s.service)).toEqual(['api', 'migrate', 'redis', 'shop_db', 'web', 'worker']);
+  expect(analysis.services.map((s: any) => s.service)).toEqual(['api', 'migrate', 'redis', 'reporting', 'shop_db', 'web', 'worker']);
   const byName = Object.fromEntries(analysis.services.map((s: any) => [s.service, s]));
   expect(Object.keys(byName.api)).toEqual(['service', 'name', 'target', 'reasons', 'workload', 'replicas', 'stateful', 'engine',
     'exposure', 'volumes', 'secrets', 'dependsOn', 'warnings']);
@@ -57,12 +57,14 @@ test('JSON: target, workload, state and engine, exposure, volumes, secrets by na
     { service: 'shop_db', condition: 'service_healthy', required: true },
   ]);
   expect(byName.migrate).toMatchObject({ workload: 'Job', stateful: false, engine: null, exposure: { internal: null, external: [] } });
-  expect(byName.worker.warnings).toEqual([
-    'compose.yaml:83:21: services.worker.environment.DATABASE_URL: host "shop_db" in DATABASE_URL rewritten to the Service name "shop-db"',
-    'compose.yaml:84:19: services.worker.environment.REDIS_HOST: host "cache" in REDIS_HOST rewritten to the Service name "redis"',
+  // Line and column of the reference file are left out: the example grows.
+  const where = (text: string) => text.replace(/^compose\.yaml:\d+:\d+: /, 'compose.yaml: ');
+  expect(byName.worker.warnings.map(where)).toEqual([
+    'compose.yaml: services.worker.environment.DATABASE_URL: host "shop_db" in DATABASE_URL rewritten to the Service name "shop-db"',
+    'compose.yaml: services.worker.environment.REDIS_HOST: host "cache" in REDIS_HOST rewritten to the Service name "redis"',
   ]);
-  expect(analysis.warnings).toEqual([
-    'compose.yaml:158:5: configs.api_config: config "api_config" refers to "cache", which is the Service "redis" in Kubernetes; edit the file',
+  expect(analysis.warnings.map(where)).toEqual([
+    'compose.yaml: configs.api_config: config "api_config" refers to "cache", which is the Service "redis" in Kubernetes; edit the file',
   ]);
   // Names only: no value of a secret or of a sensitive variable.
   for (const value of ['demo-db-password-not-real', 'shop:demo']) {
@@ -74,7 +76,9 @@ test('JSON: target, workload, state and engine, exposure, volumes, secrets by na
 test('text: the same assessment, one block per service', () => {
   expect(runs.text.code).toBe(0);
   const text = runs.text.stdout;
-  expect(text.split('\n')[0]).toBe('Project shop (compose.yaml): 6 services → namespace shop');
+  expect(text.split('\n')[0]).toBe('Project shop (compose.yaml): 7 services → namespace shop');
+  // Without --target, the reporting daemon is converted to a container, and the assessment says it belongs on a VM.
+  expect(text).toContain('reporting\n  target:     VM, because:\n      - services.reporting.volumes[0]: mounts the Docker socket');
   expect(text).toContain([
     'shop_db (shop-db)',
     '  target:     container',

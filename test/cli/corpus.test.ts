@@ -5,9 +5,8 @@ import { loadCompose } from '../../lib/compose/load';
 import { CheckOptions, expectManifestsPass } from '../support/checks';
 import { Manifest } from '../support/problems';
 import { podTemplates } from '../support/workloads';
-import { readYamlFiles } from '../support/yaml-docs';
 import {
-  CORPUS, CliRun, copyFolder, expectBuilt, inParallel, removeTempDirs, runCli, tempDir, yamllintErrorsLater,
+  CORPUS, CliRun, copyFolder, expectBuilt, inParallel, manifestFiles, removeTempDirs, runCli, tempDir, yamllintErrorsLater,
 } from './run-cli';
 
 /**
@@ -115,7 +114,7 @@ describe.each(DIRS)('%s', (dir) => {
     const run = runs.get(dir)!;
     expect({ code: run.code, stderr: run.stderr.split('\n').filter((l) => l.startsWith('error')) }).toEqual({ code: 0, stderr: [] });
     const out = path.join(work, dir, 'k8s');
-    const files = readYamlFiles(out);
+    const files = manifestFiles(out);
     expect([...new Set(files.map((f) => f.file.split('/')[0]))]).toEqual(EXPECTED[dir].waves);
     // One object per file, the file named after it.
     for (const file of files) {

@@ -2,6 +2,8 @@ import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { Manifest } from '../support/problems';
+import { YamlFile, readYamlFiles } from '../support/yaml-docs';
 
 /** The project folder. */
 export const ROOT = path.resolve(__dirname, '../..');
@@ -116,4 +118,14 @@ export function yamllintErrorsLater(folders: readonly string[]): Promise<string[
 
 function errorLines(output: string): string[] {
   return output.split('\n').filter((line) => line.includes('[error]'));
+}
+
+/** The manifests of an output folder: the YAML files of its wave folders (golden-image/ holds a bundle's own files). */
+export function manifestFiles(dir: string): YamlFile[] {
+  return readYamlFiles(dir).filter((f) => /^\d+-/.test(f.file));
+}
+
+/** The documents of {@link manifestFiles}. */
+export function manifestDocs(dir: string): Manifest[] {
+  return manifestFiles(dir).flatMap((f) => f.docs);
 }

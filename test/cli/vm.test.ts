@@ -3,9 +3,9 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { expectManifestsPass } from '../support/checks';
 import { checkSafety } from '../support/safety-rules';
-import { findDoc, findDocs, readYamlFiles } from '../support/yaml-docs';
+import { findDoc, findDocs } from '../support/yaml-docs';
 import {
-  CliRun, ROOT, copyFolder, expectBuilt, inParallel, listFiles, removeTempDirs, runCli, tempDir, yamllintErrors,
+  CliRun, expectBuilt, inParallel, listFiles, manifestFiles, removeTempDirs, runCli, tempDir, yamllintErrors,
 } from './run-cli';
 
 /**
@@ -73,8 +73,7 @@ const out = (name: string) => path.join(runs[name].cwd, 'k8s');
 describe('--target auto', () => {
   test('the flagged service goes to a VM in its own wave; the rest stay containers', () => {
     expect(runs.auto.code).toBe(0);
-    // The manifests; golden-image/ holds the bundle's own compose file.
-    const files = readYamlFiles(out('auto')).filter((f) => /^\d-/.test(f.file));
+    const files = manifestFiles(out('auto'));
     const waves = (kind: string, name: string) => files.find((f) => f.docs[0].kind === kind && f.docs[0].metadata.name === name)!.file.split('/')[0];
     expect([...new Set(files.map((f) => f.file.split('/')[0]))]).toEqual(['0-namespace', '1-stateful', '2-app', '3-vm']);
     expect(waves('VirtualMachine', 'shop-vm')).toBe('3-vm');
@@ -133,7 +132,7 @@ describe('--target auto', () => {
     ]));
     expect(commands.indexOf('kubectl apply -f 3-vm/')).toBeLessThan(commands.indexOf('kubectl wait --for=condition=Ready vm/shop-vm -n shop --timeout=300s'));
     expect(runbook).toContain('  subgraph vm_shop_vm ["VM shop-vm"]\n    svc_agent[/"agent<br/>compose in the VM"/]\n  end\n');
-    const docs = readYamlFiles(out('auto')).filter((f) => /^\d-/.test(f.file)).flatMap((f) => f.docs);
+    const docs = manifestFiles(out('auto')).flatMap((f) => f.docs);
     expect(checkSafety(docs, { texts: [{ name: 'RUNBOOK.md', content: runbook }] }).problems).toEqual([]);
   });
 
