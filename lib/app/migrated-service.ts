@@ -8,7 +8,9 @@ import { DatabaseCredentials, DatabaseEngine } from '../stateful/engine';
 import { StatefulDependency, WorkloadController } from '../stateful/stateful-dependency';
 import { DatabaseBackupOptions } from '../stateful/database-backup';
 import { AutoscalingSettings, ServiceAutoscaler } from './autoscaler';
-import { DependencyWait, WAIT_VERBS, WaitKind, WaitSettings, needsApi, waitContainer, waitResource } from './dependency-wait';
+import {
+  DependencyWait, WAIT_VERBS, WaitKind, WaitSettings, needsApi, waitContainer, waitContainerName, waitResource,
+} from './dependency-wait';
 import { HostRewriter } from './host-rewrite';
 import { NameRegistry, joinDnsLabel, toDnsLabel } from './naming';
 import {
@@ -791,8 +793,10 @@ export class MigratedService extends Construct {
       }
     }
     // Databases and caches first (rule 1), then the rest in compose's order; init containers run in this order.
+    // Several services in the VM are one wait for the VM.
     const stateful = (w: DependencyWait) => this.context.plans.get(w.service)?.kind === WorkloadKind.STATEFUL ? 0 : 1;
-    return waits.sort((x, y) => stateful(x) - stateful(y));
+    const unique = waits.filter((w, i) => waits.findIndex((o) => waitContainerName(o) === waitContainerName(w)) === i);
+    return unique.sort((x, y) => stateful(x) - stateful(y));
   }
 
   private addWaits(): { account: kplus.ServiceAccount; role: kplus.Role } | undefined {

@@ -1,7 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
-import { ComposeApp } from '../../lib/app/compose-app';
+import { ComposeApp, ComposeAppProps } from '../../lib/app/compose-app';
+import { ServiceTarget } from '../../lib/app/settings';
 import { isComposeError } from '../../lib/compose/errors';
 import { loadCompose } from '../../lib/compose/load';
 import { checkManifests } from '../support/checks';
@@ -115,11 +116,11 @@ function decodedSecrets(docs: readonly Manifest[]): string[] {
     .map((v) => Buffer.from(v, 'base64').toString('utf8'));
 }
 
-function migrate(dir: string): Outcome {
+function migrate(dir: string, props: Omit<ComposeAppProps, 'model' | 'composeFile'> = {}): Outcome {
   try {
     const { model } = loadCompose({ workingDir: path.join(CORPUS, dir), env: ENV, images: IMAGES[dir] });
     const chart = new Chart(Testing.app(), 'corpus');
-    const app = new ComposeApp(chart, 'app', { model });
+    const app = new ComposeApp(chart, 'app', { model, ...props });
     const docs = Testing.synth(chart);
     const names = [model.name, app.namespace, ...model.services.flatMap((s) => [s.name, s.image])].map((n) => n.toLowerCase());
     const secrets = [...new Set(decodedSecrets(docs))];
@@ -127,7 +128,8 @@ function migrate(dir: string): Outcome {
     const { problems } = checkManifests(docs, {
       secretValues: secrets.filter((s) => !weak.includes(s)),
       allowServiceAccountToken: app.services.filter((s) => s.waitServiceAccount).map((s) => s.name),
-      allowPrivileged: model.services.filter((s) => s.privileged || s.capAdd.length > 0).map((s) => app.service(s.name).name),
+      allowPrivileged: model.services.filter((s) => (s.privileged || s.capAdd.length > 0) && app.services.some((m) => m.composeName === s.name))
+        .map((s) => app.service(s.name).name),
     });
     const counts = new Map<string, number>();
     for (const warning of app.warnings) {
@@ -138,8 +140,9 @@ function migrate(dir: string): Outcome {
       kinds.set(doc.kind, (kinds.get(doc.kind) ?? 0) + 1);
     }
     const list = (m: Map<string, number>) => [...m].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, n]) => `${k}×${n}`).join(', ') || 'none';
+    const vm = app.vmServices.length > 0 ? `; in the VM: ${app.vmServices.map((v) => v.composeName).join(', ')}` : '';
     return {
-      summary: `${docs.length} objects (${list(kinds)}); weak secrets: ${weak.length}; findings: ${list(counts)}`,
+      summary: `${docs.length} objects (${list(kinds)}); weak secrets: ${weak.length}; findings: ${list(counts)}${vm}`,
       problems: problems.map((p) => `${p.kind}/${p.name} ${p.path}: ${p.message}`),
     };
   } catch (err) {
@@ -163,5 +166,26 @@ describe.each(DIRS)('%s', (dir) => {
 
   test('matches the recorded outcome', () => {
     expect(outcome.summary).toBe(EXPECTED[dir]);
+  });
+});
+
+/** The files whose services assessment sends to the VM, migrated with `target: ServiceTarget.AUTO`. */
+const EXPECTED_HYBRID: Readonly<Record<string, string>> = {
+  mailcow:
+    '106 objects (ConfigMap×14, CronJob×1, DataVolume×1, Deployment×14, Ingress×1, Namespace×1, NetworkPolicy×19, PersistentVolumeClaim×12, ResourceQuota×1, Role×10, RoleBinding×10, Secret×4, Service×7, ServiceAccount×10, VirtualMachine×1); weak secrets: 0; findings: directory-bind×68, local-only-port×3, shared-volume×5, unsupported-key×10, vm-dependency×1, vm-dependency-outside×2, vm-target×4; in the VM: dockerapi-mailcow, netfilter-mailcow, ofelia-mailcow, redis-mailcow',
+  plex:
+    '8 objects (DataVolume×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, VirtualMachine×1); weak secrets: 0; findings: vm-target×1; in the VM: plex',
+  portainer:
+    '10 objects (DataVolume×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Service×2, VirtualMachine×1); weak secrets: 0; findings: vm-target×1; in the VM: portainer',
+  wireguard:
+    '10 objects (DataVolume×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Service×2, VirtualMachine×1); weak secrets: 0; findings: vm-target×1; in the VM: wireguard',
+};
+
+describe.each(Object.keys(EXPECTED_HYBRID))('%s with target: auto', (dir) => {
+  const outcome = migrate(dir, { target: ServiceTarget.AUTO, vm: { imageBaseUrl: 'https://images.example.com/vm' } });
+
+  test('routes the flagged services to the VM; the output passes every check', () => {
+    expect(outcome.problems).toEqual([]);
+    expect(outcome.summary).toBe(EXPECTED_HYBRID[dir]);
   });
 });

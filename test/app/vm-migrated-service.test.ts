@@ -270,6 +270,17 @@ services:
     expectManifestsPass(apart, checkOptions(composeApp, apart));
   });
 
+  test('a container that depends on two services in the VM waits for the VM once', () => {
+    const { docs: both } = synth(`
+name: t
+services:
+  a: { image: a:1, privileged: true }
+  b: { image: b:1, network_mode: host }
+  app: { image: app:1, depends_on: [a, b] }
+`, { target: ServiceTarget.AUTO, vm: { imageBaseUrl: IMAGES } });
+    expect(podSpec(findDoc(both, 'Deployment', 'app')).initContainers.map((c: any) => c.name)).toEqual(['wait-for-t-vm']);
+  });
+
   test('a VM service that depends on a container without a TCP Service starts without waiting, and says so', () => {
     const { composeApp } = synth(`
 name: j
