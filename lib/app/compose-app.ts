@@ -217,12 +217,15 @@ export interface ComposeAppVmOptions extends Omit<ComposeVmProps, 'model' | 'ser
 
 /**
  * A whole compose application as Kubernetes manifests, by the mapping table and rules 1–3 of the spec: a Namespace;
- * per service a workload (Deployment, a Job for one-shot services, or a `StatefulDependency` for databases and
- * caches), a ClusterIP Service, env ConfigMap and Secret, file mounts, claims, external access and dependency waits;
- * NetworkPolicies from the compose networks; a ResourceQuota.
+ * per service a workload (Deployment, a Job for one-shot services, a CronJob or StatefulSet by kompose label, or a
+ * `StatefulDependency` for databases and caches), a ClusterIP Service, env ConfigMap and Secret, file mounts, claims,
+ * external access and dependency waits; NetworkPolicies from the compose networks; a ResourceQuota. Services that
+ * cannot run as containers (`target`, `vm`) run in one golden-image VM (`ComposeVm`) whose Services they are reached
+ * by, with rule 2 applied both ways.
  *
  * Findings that do not stop the migration (ignored keys, rewrites, relaxed defaults) are in `warnings`; nothing is
- * printed. Extend the app through the handles: `app.service('web').deployment`, `.service`, `.ingress`, ….
+ * printed. Extend the app through the handles: `app.service('web').deployment`, `.service`, `.ingress`, …, and
+ * `app.vm`, `app.vmService('legacy')` for the VM.
  */
 export class ComposeApp extends Construct {
   /** The compose model the app was made from. */
