@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { ApiObject } from 'cdk8s';
+import { ApiObject, Yaml } from 'cdk8s';
 import { ComposeError } from '../compose/errors';
 import { GOLDEN_IMAGE_DIR, GoldenImageBundle } from '../vm/golden-image-bundle';
 import { ConversionOptions, OutputLayout } from './options';
@@ -23,9 +23,9 @@ export const WAVE_FOLDER = /^\d+-(namespace|stateful|app|vm)$/;
 export interface RenderedObject {
   readonly kind: string;
   readonly name: string;
-  /** The manifest as cdk8s wrote it, without the header. */
+  /** The manifest as cdk8s writes it (`Yaml.stringify`), without the header. */
   readonly yaml: string;
-  /** The manifest as an object (`ApiObject.toJson()`, which is what cdk8s wrote). */
+  /** The manifest as an object: the chart's `toJson()` for this object, which is what cdk8s writes. */
   readonly manifest: any;
   /** Its file in a one-file-per-resource output, e.g. `2-app/web-deployment.yaml`. */
   readonly file: string;
@@ -46,19 +46,22 @@ export interface Rendered {
 }
 
 /**
- * Builds the project and synthesizes it with `app.synth()` into `<stage>/synth` (one file per resource) and
- * `GoldenImageBundle.synthesizeAll`, then reads the files back per wave. Nothing here renders YAML: the text is
- * cdk8s's.
+ * Builds the project and synthesizes it. `chart.toJson()` is what `app.synth()` does without the files: it resolves
+ * the dependencies, validates the whole app and resolves every object, once; each manifest's text is cdk8s's
+ * `Yaml.stringify`, the call `app.synth()` makes for the file of one resource. Nothing here renders YAML by its own
+ * path. The golden image bundles are written by `GoldenImageBundle.synthesizeAll` into `<stage>/synth` and read back.
  */
 export function renderProject(options: ConversionOptions, where: CliEnvironment, stage: string): Rendered {
   const outdir = path.join(stage, 'synth');
   const project = buildProject(options, where, { outdir });
-  project.app.synth();
+  const manifests = new Map<string, any>();
+  for (const manifest of project.chart.toJson()) {
+    manifests.set(manifestKey(manifest.kind, manifest.metadata?.namespace, manifest.metadata?.name), manifest);
+  }
   const seen = new Map<string, ApiObject>();
   const waves = project.waves.map((wave) => ({
     wave,
     objects: wave.objects.map((object) => {
-      const synthFile = path.join(outdir, `${object.kind}.${object.name}`.replace(/[^0-9a-zA-Z-_.]/g, '') + '.yaml');
       const file = `${wave.folder}/${object.name}-${object.kind.toLowerCase()}.yaml`;
       const other = seen.get(file.slice(wave.folder.length + 1));
       if (other) {
@@ -67,8 +70,8 @@ export function renderProject(options: ConversionOptions, where: CliEnvironment,
         });
       }
       seen.set(file.slice(wave.folder.length + 1), object);
-      // toJson() resolves the object again: much cheaper than parsing the YAML back.
-      return { kind: object.kind, name: object.name, yaml: fs.readFileSync(synthFile, 'utf-8'), manifest: object.toJson(), file };
+      const manifest = manifests.get(manifestKey(object.kind, object.metadata.namespace, object.name));
+      return { kind: object.kind, name: object.name, yaml: Yaml.stringify(manifest), manifest, file };
     }),
   }));
   const bundleFiles = GoldenImageBundle.synthesizeAll(project.app, outdir).map((file) => ({
@@ -76,6 +79,10 @@ export function renderProject(options: ConversionOptions, where: CliEnvironment,
     content: fs.readFileSync(path.join(outdir, file)),
   }));
   return { project, waves, bundleFiles };
+}
+
+function manifestKey(kind: string, namespace: string | undefined, name: string): string {
+  return `${kind}/${namespace ?? ''}/${name}`;
 }
 
 /** The manifests as one YAML stream in wave order, with the header on top. */

@@ -128,10 +128,11 @@ export function renderRunbook(rendered: Rendered, layout: RunbookLayout): string
     if (wave.waits.length > 0) {
       out.push(`${step++}. Wait until ${wave.waits.map((w) => `${w.name} (${w.what})`).join(', ')} ${wave.waits.length === 1 ? 'is' : 'are'} ready:`, '');
       stepSh(wave.waits.map((w) => waitCommand(w, ns, DEFAULT_WAIT_SECONDS).join(' ')));
-      out.push(wave.kind === WaveKind.VM
-        ? '   Expect `condition met` once CDI has imported the image and the VM has booted; `kubectl get dv,vmi` shows the progress.'
-        : '   Expect `condition met`. `no matching resources found` means the pods are not created yet: run it again.',
-      '   A time-out means a dependency did not start: see [pod start-up](#pod-start-up).', '');
+      out.push(...(wave.kind === WaveKind.VM
+        ? ['   Expect `condition met` once CDI has imported the image and the VM has booted; `kubectl get dv,vmi` shows the progress.',
+          '   A time-out means the VM did not start: see [operate the VM](#operate-the-vm).']
+        : ['   Expect `condition met`. `no matching resources found` means the pods are not created yet: run it again.',
+          '   A time-out means a dependency did not start: see [pod start-up](#pod-start-up).']), '');
     }
   }
 
