@@ -18,3 +18,8 @@ export * from './stateful/stateful-dependency';
 export * from './stateful/database-backup';
 export * from './app/kompose-labels';
 export * from './app/vm-migrated-service';
+export { main as runCli } from './cli/main';
+export { ExitCode } from './cli/io';
+export type { CliEnvironment, CliIo } from './cli/io';
+export { WaveKind, planWaves } from './cli/waves';
+export type { Wave, WaveWait } from './cli/waves';
