@@ -146,7 +146,8 @@ export function writeOutput(request: WriteRequest): WriteResult {
   if (conflicts.length > 0 && !request.force) {
     throw new ComposeError(`refusing to overwrite ${conflicts.length === 1 ? 'a file' : `${conflicts.length} files`} that `
       + `cdk8s-compose did not generate (without the "${YAML_HEADER}" header, or changed since): ${conflicts.join(', ')}`, {
-      hint: 'move them away or choose another output folder, or pass --force to overwrite them',
+      hint: conflicts.length === 1 ? 'move it away or choose another output folder, or pass --force to overwrite it'
+        : 'move them away or choose another output folder, or pass --force to overwrite them',
     });
   }
 

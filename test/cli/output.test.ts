@@ -73,7 +73,7 @@ test.concurrent('a file without the header stops the run and nothing is written;
   const refused = await runCli(['convert', '-o', 'k8s'], { cwd });
   expect(refused.code).toBe(1);
   expect(lastLine(refused)).toBe('error: refusing to overwrite a file that cdk8s-compose did not generate (without the '
-    + `"${HEADER}" header, or changed since): 2-app/web-deployment.yaml. Fix: move them away or choose another output folder, or pass --force to overwrite them.`);
+    + `"${HEADER}" header, or changed since): 2-app/web-deployment.yaml. Fix: move it away or choose another output folder, or pass --force to overwrite it.`);
   expect(listFiles(path.join(cwd, 'k8s'))).toEqual(['2-app/web-deployment.yaml']);
   expect(fs.readFileSync(mine, 'utf-8')).toBe('kind: Deployment # my own\n');
   expectNoStage(cwd);
