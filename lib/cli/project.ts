@@ -1,4 +1,4 @@
-import { ApiObject, App, Chart, YamlOutputType } from 'cdk8s';
+import { ApiObject, App, Chart, JsonPatch, YamlOutputType } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { ComposeApp } from '../app/compose-app';
 import { ComposeWarning } from '../compose/errors';
@@ -105,12 +105,23 @@ function vmReasons(service: ComposeService, target: ServiceTarget, flag: TargetM
   return chosen === ServiceTarget.AUTO ? [...assessService(service).reasons] : [];
 }
 
-/** Adds labels and annotations to every object and to the pod template of every workload. */
+/**
+ * Adds labels and annotations to every object, to the pod template of every workload, and to the template of every
+ * VirtualMachine (a generated class without a metadata handle for it: a JSON patch, merged with what is there).
+ */
 function addMetadata(chart: Chart, labels: Readonly<Record<string, string>>, annotations: Readonly<Record<string, string>>): void {
   if (Object.keys(labels).length + Object.keys(annotations).length === 0) {
     return;
   }
   for (const construct of chart.node.findAll()) {
+    if (construct instanceof ApiObject && construct.kind === 'VirtualMachine') {
+      const template = construct.toJson().spec?.template?.metadata ?? {};
+      construct.addJsonPatch(JsonPatch.add('/spec/template/metadata', {
+        ...template,
+        labels: { ...(template.labels ?? {}), ...labels },
+        annotations: { ...(template.annotations ?? {}), ...annotations },
+      }));
+    }
     const targets = [];
     if (construct instanceof ApiObject) {
       targets.push(construct.metadata);

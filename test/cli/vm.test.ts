@@ -53,7 +53,7 @@ const runs: Record<string, CliRun & { cwd: string }> = {};
 beforeAll(async () => {
   expectBuilt();
   const tasks: [string, string, string[]][] = [
-    ['auto', hybridProject(), ['convert', '--target', 'auto', '--image-base-url', IMAGES, '-o', 'k8s']],
+    ['auto', hybridProject(), ['convert', '--target', 'auto', '--image-base-url', IMAGES, '-o', 'k8s', '--labels', 'team=shop', '--annotations', 'owner=ops']],
     ['analyze', hybridProject(), ['analyze', '--json', '--target', 'auto', '--image-base-url', IMAGES]],
     ['vm', smallProject(), ['convert', '--target', 'vm', '--image-base-url', `${IMAGES}/`, '-o', 'k8s']],
     ['noUrl', smallProject(), ['convert', '--target', 'vm']],
@@ -63,7 +63,11 @@ beforeAll(async () => {
     runs[name] = { ...(await runCli(args, { cwd })), cwd };
   });
   // A second run over the first one's output: the bundle files are the tool's by the ledger.
-  runs.again = { ...(await runCli(['convert', '--target', 'auto', '--image-base-url', IMAGES, '-o', 'k8s'], { cwd: runs.auto.cwd })), cwd: runs.auto.cwd };
+  runs.again = {
+    ...(await runCli(['convert', '--target', 'auto', '--image-base-url', IMAGES, '-o', 'k8s', '--labels', 'team=shop', '--annotations', 'owner=ops'],
+      { cwd: runs.auto.cwd })),
+    cwd: runs.auto.cwd,
+  };
 }, 120_000);
 
 afterAll(removeTempDirs);
@@ -84,6 +88,13 @@ describe('--target auto', () => {
     const docs = files.flatMap((f) => f.docs);
     expect(findDoc(docs, 'DataVolume', 'shop-vm-rootdisk').spec.source.http.url).toBe(`${IMAGES}/shop-vm.qcow2`);
     expect(findDocs(docs, 'Deployment').map((d) => d.metadata.name).sort()).toEqual(['db', 'web']);
+    // --labels and --annotations reach the VM's template too (the VM's pod carries them).
+    const vm = findDoc(docs, 'VirtualMachine', 'shop-vm');
+    expect(vm.metadata.labels).toMatchObject({ team: 'shop' });
+    expect(vm.spec.template.metadata).toEqual({
+      labels: { 'kubevirt.io/vm': 'shop-vm', 'network.cdk8s-compose.io/default': 'true', 'team': 'shop' },
+      annotations: { owner: 'ops' },
+    });
     expectManifestsPass(docs, { texts: [{ name: 'RUNBOOK.md', content: fs.readFileSync(path.join(out('auto'), 'RUNBOOK.md'), 'utf-8') }] });
     expect(runs.auto.stderr).toContain('warning: compose.yaml:11:5: services.agent: service "agent" runs in the VM "shop-vm": '
       + 'services.agent.volumes[0]: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have\n');
