@@ -352,7 +352,9 @@ export class GoldenImageBundle extends Construct implements IGoldenImage {
       lines.push(...files.map((i) => `- \`${i.name}\` (${i.usedBy.join(', ')})`), '');
     }
     if (this.warnings.length > 0) {
-      lines.push('## Caveats', '', ...this.warnings.map((w) => `- ${formatWarning(w)}`), '');
+      // By key path, without line numbers: reordering the compose file must not change the bundle.
+      const caveats = this.warnings.map((w) => formatWarning({ ...w, at: { file: w.at.file, path: w.at.path } })).sort();
+      lines.push('## Caveats', '', ...caveats.map((c) => `- ${c}`), '');
     }
     return lines.join('\n');
   }

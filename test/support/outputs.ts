@@ -87,10 +87,13 @@ export function referenceSecrets(): string[] {
   return [...fromEnv, ...fromFiles].filter((v) => v !== '');
 }
 
-/** What `npm run synth` writes into `dist/`, written into `dir`: the reference app, its platform and bundle. */
-export function writeReference(dir: string): WrittenOutput {
+/**
+ * What `npm run synth` writes into `dist/`, written into `dir`: the reference app, its platform and bundle.
+ * `composeDir` replaces examples/reference (a reordered copy).
+ */
+export function writeReference(dir: string, composeDir?: string): WrittenOutput {
   const app = new App({ outdir: dir });
-  const chart = new ReferenceChart(app, 'shop');
+  const chart = new ReferenceChart(app, 'shop', { composeDir });
   new ReferencePlatformChart(app, 'platform');
   return write('reference', dir, app, (docs) => {
     const options = appCheckOptions(chart.app, docs);
@@ -122,12 +125,12 @@ export function corpusLoadOptions(dir: string): Omit<LoadComposeOptions, 'files'
   return { workingDir: path.join(CORPUS, dir), env: CORPUS_ENV, images: corpusImages(dir) };
 }
 
-/** One corpus file through ComposeApp, written into `dir`. */
-export function writeCorpusApp(corpusDir: string, dir: string): WrittenOutput {
+/** One corpus file through ComposeApp, written into `dir`; `projectDir` replaces the corpus folder (a copy). */
+export function writeCorpusApp(corpusDir: string, dir: string, projectDir?: string): WrittenOutput {
   const app = new App({ outdir: dir });
   const composeApp = new ComposeApp(new Chart(app, corpusDir.toLowerCase()), 'app', {
     composeFile: 'compose.yaml',
-    loadOptions: corpusLoadOptions(corpusDir),
+    loadOptions: { ...corpusLoadOptions(corpusDir), ...(projectDir ? { workingDir: projectDir } : {}) },
   });
   return write(`corpus/${corpusDir}`, dir, app, (docs) => appCheckOptions(composeApp, docs), [warningsText(composeApp)]);
 }
