@@ -87,6 +87,9 @@ export interface NamespaceNeeds extends PodResourceAmounts {
 }
 
 const DEFAULT_NAME = 'namespace-quota';
+/** The kinds that computeNeeds reads: workloads, autoscalers, claims, and KubeVirt/CDI objects. */
+const COUNTED_KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet', 'ReplicationController', 'DaemonSet', 'Job', 'CronJob', 'Pod',
+  'HorizontalPodAutoscaler', 'PersistentVolumeClaim', 'DataVolume', 'VirtualMachine']);
 const MIB = 1024 ** 2;
 const DEFAULT_HEADROOM_PERCENT = 20;
 const DEFAULT_NODE_COUNT = 3;
@@ -141,6 +144,8 @@ export class NamespaceQuota extends Construct {
   private readonly explicit: Partial<Record<QuotaKey, number>>;
   private readonly headroomPercent: number;
   private readonly nodeCount: number;
+  /** What the last validation computed, for the rendering that follows it. */
+  private validatedNeeds?: NamespaceNeeds;
 
   constructor(scope: Construct, id: string, props: NamespaceQuotaProps = {}) {
     super(scope, id);
@@ -165,7 +170,10 @@ export class NamespaceQuota extends Construct {
 
   /** The quota's amounts: explicit ones as given, the others computed. Call once the app is complete. */
   public computeHard(): Record<QuotaKey, string> {
-    const needs = this.computeNeeds();
+    return this.hardFor(this.computeNeeds());
+  }
+
+  private hardFor(needs: NamespaceNeeds): Record<QuotaKey, string> {
     const amount = (key: QuotaKey, computed: () => number) => this.explicit[key] ?? computed();
     const withHeadroom = (value: number) => Math.ceil(value * (100 + this.headroomPercent) / 100);
     return {
@@ -226,7 +234,11 @@ export class NamespaceQuota extends Construct {
   }
 
   private hardQuantities(): Record<string, Quantity> {
-    return Object.fromEntries(Object.entries(this.computeHard()).map(([key, value]) => [key, Quantity.fromString(value)]));
+    // Every cdk8s synthesis (app.synth(), chart.toJson(), Testing.synth()) validates the app right before it renders
+    // it: the rendering takes what validation just computed instead of resolving every workload a second time.
+    const needs = this.validatedNeeds ?? this.computeNeeds();
+    this.validatedNeeds = undefined;
+    return Object.fromEntries(Object.entries(this.hardFor(needs)).map(([key, value]) => [key, Quantity.fromString(value)]));
   }
 
   private validateFit(): string[] {
@@ -243,6 +255,7 @@ export class NamespaceQuota extends Construct {
     }
 
     const needs = this.computeNeeds();
+    this.validatedNeeds = needs;
     for (const problem of needs.problems) {
       errors.push(new ComposeError(`${problem}; the ResourceQuota rejects pods whose containers lack cpu and memory limits`, {
         hint: 'set resources.limits (and requests) for cpu and memory on every container, init containers included',
@@ -279,8 +292,8 @@ export class NamespaceQuota extends Construct {
   private namespaceDocs(): any[] {
     return this.node.root.node.findAll()
       .filter((c: IConstruct): c is ApiObject => ApiObject.isApiObject(c) && c.metadata.namespace === this.namespace)
-      // Quotas are skipped before rendering: rendering one computes its amounts, which would read this one.
-      .filter((o) => o.kind !== 'ResourceQuota')
+      // Only the kinds counted are rendered (a quota is not: rendering one computes its amounts, which would read this one).
+      .filter((o) => COUNTED_KINDS.has(o.kind))
       .map((o) => o.toJson())
       .filter((doc) => doc && typeof doc === 'object');
   }
