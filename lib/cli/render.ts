@@ -65,8 +65,9 @@ export function renderProject(options: ConversionOptions, where: CliEnvironment,
       const file = `${wave.folder}/${object.name}-${object.kind.toLowerCase()}.yaml`;
       const other = seen.get(file.slice(wave.folder.length + 1));
       if (other) {
-        throw new ComposeError(`two objects would share the file ${file}: ${other.node.path} and ${object.node.path}`, {
-          hint: 'rename one of the services',
+        throw new ComposeError(`two objects are both ${object.kind} "${object.name}" (${other.node.path} and ${object.node.path}), `
+          + 'and the cluster keeps only one of them', {
+          hint: 'rename the compose service whose name the object took',
         });
       }
       seen.set(file.slice(wave.folder.length + 1), object);
