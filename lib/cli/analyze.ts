@@ -7,7 +7,7 @@ import { DatabaseEngine } from '../stateful/engine';
 import { ComposeLocation, ComposeService } from '../compose/model';
 import { ComposeWarning, formatWarning } from '../compose/errors';
 import { assessService } from '../vm/assess';
-import { CliIo } from './io';
+import { CliIo, ExitCode } from './io';
 import { AnalyzeOptions } from './options';
 import { Rendered, renderProject } from './render';
 import { podSpec } from './runbook';
@@ -97,7 +97,7 @@ export function analyze(options: AnalyzeOptions, io: CliIo): number {
   } finally {
     fs.rmSync(stage, { recursive: true, force: true });
   }
-  return 0;
+  return ExitCode.OK;
 }
 
 /** The assessment of a synthesized project: every answer comes from the constructs and their manifests. */

@@ -2,7 +2,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { CliIo, display, printWarnings } from './io';
+import { CliIo, ExitCode, display, printWarnings } from './io';
 import { DeployOptions, OutputLayout } from './options';
 import { createStage, removeStage, writeOutput } from './output';
 import { BUNDLE_FOLDER, Rendered, WAVE_FOLDER, outputFiles, outputTarget, renderProject } from './render';
@@ -65,7 +65,7 @@ export function deploy(options: DeployOptions, io: CliIo): number {
         io.stdout('# The manifests are in a temporary folder that is removed on exit; pass -o DIR to keep them.\n');
       }
       steps.forEach((step) => io.stdout(`${['kubectl', ...step.args].map(shellQuote).join(' ')}\n`));
-      return 0;
+      return ExitCode.OK;
     }
     return runSteps(steps, rendered, options, io);
   } finally {
@@ -83,7 +83,7 @@ function runSteps(steps: readonly DeployStep[], rendered: Rendered, options: Dep
       const result = spawnSync('kubectl', args, { cwd: io.cwd, env: io.env as NodeJS.ProcessEnv, encoding: 'utf-8' });
       if (result.error) {
         io.stderr(`error: cannot run kubectl: ${result.error.message}. Fix: install kubectl and put it on PATH.\n`);
-        return 3;
+        return ExitCode.DEPLOY_FAILED;
       }
       io.stdout(result.stdout);
       io.stderr(result.stderr);
@@ -107,11 +107,11 @@ function runSteps(steps: readonly DeployStep[], rendered: Rendered, options: Dep
       } else {
         io.stderr(`error: kubectl ${step.args.join(' ')} failed (exit ${result.status})${skipped}\n`);
       }
-      return 3;
+      return ExitCode.DEPLOY_FAILED;
     }
   }
   io.stderr(`deployed ${rendered.waves.length} waves into namespace ${ns}\n`);
-  return 0;
+  return ExitCode.OK;
 }
 
 /** A word as a POSIX shell reads it back. */
