@@ -25,15 +25,24 @@ export const DEFAULT_SENSITIVE_NAME_PATTERNS: readonly string[] = [
 ];
 
 /**
- * True when the variable name matches one of the patterns. Names ending in `_FILE` hold a path to a mounted secret
- * (the official images' convention), not the secret itself, so they are not sensitive by name.
+ * Abbreviations of "password" that are sensitive as a whole word of a longer name only (`MONGO_PASS`, `DB_PWD`): not
+ * inside another word (`COMPASS_URL`, `BYPASS_CACHE`), nor alone (`PWD` is the shell's working directory).
+ */
+export const SENSITIVE_NAME_WORDS: readonly string[] = ['PASS', 'PWD'];
+
+/**
+ * True when the variable name matches one of the patterns, or has one of `SENSITIVE_NAME_WORDS` as a word. Names
+ * ending in `_FILE` hold a path to a mounted secret (the official images' convention), not the secret itself, so they
+ * are not sensitive by name.
  */
 export function isSensitiveName(name: string, patterns: readonly string[]): boolean {
   const upper = name.toUpperCase();
   if (upper.endsWith('_FILE')) {
     return false;
   }
-  return patterns.some((pattern) => pattern !== '' && upper.includes(pattern.toUpperCase()));
+  const words = upper.split(/[^A-Z0-9]+/).filter((w) => w !== '');
+  return patterns.some((pattern) => pattern !== '' && upper.includes(pattern.toUpperCase()))
+    || (words.length > 1 && SENSITIVE_NAME_WORDS.some((word) => words.includes(word)));
 }
 
 // scheme://user:password@host — the password is the part between the first ":" of the userinfo and the "@".

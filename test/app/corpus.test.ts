@@ -49,7 +49,7 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'aspnet-mssql':
     '12 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Secret×1, Service×1); weak secrets: 0; findings: none',
   'casaos-unifi-network-application':
-    '19 objects (ConfigMap×3, CronJob×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×2, ResourceQuota×1, Service×3); weak secrets: 0; findings: database-port-internal×1, directory-bind×1, host-path×1',
+    '20 objects (ConfigMap×2, CronJob×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×2, ResourceQuota×1, Secret×2, Service×3); weak secrets: 0; findings: database-port-internal×1, directory-bind×1, file-holds-secret×1, host-path×1',
   'compose-bridge-e2e':
     '14 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Secret×1, Service×3); weak secrets: 0; findings: none',
   'elasticsearch-logstash-kibana':
@@ -73,7 +73,7 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'kompose-v2':
     '18 objects (ConfigMap×1, CronJob×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×2, ResourceQuota×1, Service×4); weak secrets: 0; findings: local-only-port×12, unsupported-key×1',
   'mailcow':
-    '122 objects (ConfigMap×18, CronJob×2, Deployment×18, Ingress×1, Namespace×1, NetworkPolicy×22, PersistentVolumeClaim×14, ResourceQuota×1, Role×11, RoleBinding×11, Secret×4, Service×8, ServiceAccount×11); weak secrets: 0; findings: directory-bind×69, host-path×3, local-only-port×3, shared-volume×5, unsupported-key×14',
+    '123 objects (ConfigMap×18, CronJob×2, Deployment×18, Ingress×1, Namespace×1, NetworkPolicy×22, PersistentVolumeClaim×14, ResourceQuota×1, Role×11, RoleBinding×11, Secret×5, Service×8, ServiceAccount×11); weak secrets: 0; findings: directory-bind×69, host-path×3, local-only-port×3, shared-volume×5, unsupported-key×14',
   'minecraft':
     '9 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×2); weak secrets: 0; findings: host-path×1',
   'nextcloud-redis-mariadb':
@@ -172,7 +172,7 @@ describe.each(DIRS)('%s', (dir) => {
 /** The files whose services assessment sends to the VM, migrated with `target: ServiceTarget.AUTO`. */
 const EXPECTED_HYBRID: Readonly<Record<string, string>> = {
   mailcow:
-    '106 objects (ConfigMap×14, CronJob×1, DataVolume×1, Deployment×14, Ingress×1, Namespace×1, NetworkPolicy×19, PersistentVolumeClaim×12, ResourceQuota×1, Role×10, RoleBinding×10, Secret×4, Service×7, ServiceAccount×10, VirtualMachine×1); weak secrets: 0; findings: directory-bind×68, local-only-port×3, shared-volume×5, unsupported-key×10, vm-dependency×1, vm-dependency-outside×2, vm-target×4; in the VM: dockerapi-mailcow, netfilter-mailcow, ofelia-mailcow, redis-mailcow',
+    '107 objects (ConfigMap×14, CronJob×1, DataVolume×1, Deployment×14, Ingress×1, Namespace×1, NetworkPolicy×19, PersistentVolumeClaim×12, ResourceQuota×1, Role×10, RoleBinding×10, Secret×5, Service×7, ServiceAccount×10, VirtualMachine×1); weak secrets: 0; findings: directory-bind×68, local-only-port×3, shared-volume×5, unsupported-key×10, vm-dependency×1, vm-dependency-outside×2, vm-target×4; in the VM: dockerapi-mailcow, netfilter-mailcow, ofelia-mailcow, redis-mailcow',
   plex:
     '8 objects (DataVolume×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, VirtualMachine×1); weak secrets: 0; findings: vm-target×1; in the VM: plex',
   portainer:

@@ -6,12 +6,12 @@ describe('isSensitiveName', () => {
   test.each([
     'POSTGRES_PASSWORD', 'MYSQL_ROOT_PASSWD', 'SECRET_KEY_BASE', 'GITHUB_TOKEN', 'STRIPE_API_KEY', 'OPENAI_APIKEY',
     'JWT_PRIVATE_KEY', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'GOOGLE_APPLICATION_CREDENTIALS', 'gpg_passphrase',
-    'db_password',
+    'db_password', 'MONGO_PASS', 'smtp_pass', 'DB_PWD',
   ])('%s is sensitive', (name) => {
     expect(isSensitiveName(name, DEFAULT_SENSITIVE_NAME_PATTERNS)).toBe(true);
   });
 
-  test.each(['LOG_LEVEL', 'DATABASE_HOST', 'PORT', 'POSTGRES_USER', 'POSTGRES_PASSWORD_FILE', 'PWD'])('%s is not', (name) => {
+  test.each(['LOG_LEVEL', 'DATABASE_HOST', 'PORT', 'POSTGRES_USER', 'POSTGRES_PASSWORD_FILE', 'PWD', 'PASS', 'COMPASS_URL', 'BYPASS_CACHE', 'MONGO_PASS_FILE'])('%s is not', (name) => {
     expect(isSensitiveName(name, DEFAULT_SENSITIVE_NAME_PATTERNS)).toBe(false);
   });
 

@@ -69,17 +69,9 @@ function unpinned(image: string): boolean {
   return tag === undefined || tag === 'latest';
 }
 
-/**
- * KNOWN BUG (reported, lib/app/sensitive.ts): a variable named `*_PASS` is not taken as sensitive, so casaos's
- * `MONGO_PASS=pass` lands in a ConfigMap, and with it the init script that holds the same password. The test.failing
- * below starts to fail once it is fixed: then drop the exception.
- */
-const KNOWN_LEAKS: Readonly<Record<string, readonly string[]>> = { 'corpus/casaos-unifi-network-application': ['pass'] };
-
 describe.each(CASES.map((c) => [c.output.name, c] as const))('%s', (_name, { output, model, secrets }) => {
   test('no secret value of the input appears outside a Secret: manifests, warnings, bundle files', () => {
-    const known = KNOWN_LEAKS[output.name] ?? [];
-    expect(checkSecretLeaks(output.docs, { secretValues: secrets.filter((s) => !known.includes(s)), texts: output.texts })).toEqual([]);
+    expect(checkSecretLeaks(output.docs, { secretValues: secrets, texts: output.texts })).toEqual([]);
   });
 
   test('every container of an unpinned image gets a warning, and no other', () => {
@@ -96,7 +88,7 @@ describe.each(CASES.map((c) => [c.output.name, c] as const))('%s', (_name, { out
   });
 });
 
-test.failing('KNOWN BUG: casaos\'s MONGO_PASS stays out of ConfigMaps', () => {
+test('casaos\'s MONGO_PASS (a password by the word PASS) stays out of ConfigMaps', () => {
   const { output, secrets } = CASES.find((c) => c.output.name === 'corpus/casaos-unifi-network-application')!;
   expect(secrets).toContain('pass');
   expect(checkSecretLeaks(output.docs, { secretValues: secrets })).toEqual([]);
