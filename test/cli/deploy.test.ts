@@ -75,7 +75,7 @@ test('applies the waves in order and waits for the stateful dependencies in betw
     '--context prod apply -f <dir>/0-namespace/',
     '--context prod apply -f <dir>/1-stateful/',
     '--context prod wait --for=condition=ready pod -l app=redis -n shop --timeout=30s',
-    expect.stringMatching(/^--context prod wait --for=condition=ready pod -l app=redis -n shop --timeout=(29|28)s$/),
+    expect.stringMatching(/^--context prod wait --for=condition=ready pod -l app=redis -n shop --timeout=2\ds$/),
     '--context prod wait --for=condition=ready pod -l app=shop-db -n shop --timeout=30s',
     '--context prod apply -f <dir>/2-app/',
   ]);
