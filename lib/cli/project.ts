@@ -49,9 +49,10 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
   });
   const model = loaded.model;
   const names = model.services.map((s) => s.name);
-  for (const service of Object.keys(options.ingressHosts)) {
-    if (!names.includes(service)) {
-      throw new UsageError(`--ingress-host ${service}=…: the project has no service "${service}". Allowed: ${names.join(', ') || 'no services'}`);
+  for (const [flag, byService] of [['--image', options.images], ['--ingress-host', options.ingressHosts]] as const) {
+    for (const service of Object.keys(byService).filter((s) => !names.includes(s))) {
+      throw new UsageError(`${flag} ${service}=…: the project has no service "${service}" (or its profile is not active). `
+        + `Allowed: ${names.join(', ') || 'no services'}`);
     }
   }
 

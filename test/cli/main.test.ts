@@ -6,6 +6,8 @@ import { CliRun, expectBuilt, inParallel, removeTempDirs, runCli, tempDir } from
 
 const cwd = tempDir('main');
 fs.writeFileSync(path.join(cwd, 'compose.yaml'), 'services:\n  web:\n    build: ./web\n');
+const project = tempDir('main');
+fs.writeFileSync(path.join(project, 'compose.yaml'), 'services:\n  web:\n    image: nginx:1.27.2\n');
 const runs: Record<string, CliRun> = {};
 
 beforeAll(async () => {
@@ -19,9 +21,11 @@ beforeAll(async () => {
     ['missingFile', ['convert', '-f', 'nope.yaml']],
     ['buildOnly', ['analyze']],
   ];
-  await inParallel(cases, 2, async ([name, args]) => {
-    runs[name] = await runCli(args, { cwd });
-  });
+  cases.push(['unknownService', ['convert', '--stdout', '--image', 'api=registry.example.com/api:1.0']]);
+  await inParallel(cases, 2,
+    async ([name, args]) => {
+      runs[name] = await runCli(args, { cwd: name === 'unknownService' ? project : cwd });
+    });
 }, 60_000);
 
 afterAll(removeTempDirs);
@@ -44,6 +48,9 @@ test('bad usage: the message, the usage line, exit 2', () => {
   });
   expect(runs.unknownOption.code).toBe(2);
   expect(runs.unknownOption.stderr.split('\n')[0]).toBe('error: unknown option --namspace (did you mean --namespace?)');
+  expect(runs.unknownService.code).toBe(2);
+  expect(runs.unknownService.stderr.split('\n')[0]).toBe('error: --image api=…: the project has no service "api" (or its profile is not '
+    + 'active). Allowed: web');
   expect(runs.badTarget.code).toBe(2);
   expect(runs.badTarget.stderr).toBe('error: --target "cloud" is not allowed. Allowed: container, vm, auto\n'
     + 'Usage: cdk8s-compose deploy [-f FILE]... [--context NAME] [--timeout 300s] [--dry-run] [options]\n');
