@@ -2,7 +2,7 @@ import * as fc from 'fast-check';
 import { isComposeError } from '../../lib/compose/errors';
 import { runBounded } from '../support/bounded';
 import { GeneratedApp, composeText, validApp, writeProjectFiles } from './compose-arbitraries';
-import { fuzzAssert, fuzzRuns } from './fuzz-settings';
+import { fuzzAssert, runsOf } from './fuzz-settings';
 import { HANG_MS, migrate, scratchDir } from './fuzz-target';
 
 /**
@@ -79,6 +79,6 @@ test('a valid app broken in one place yields a ComposeError naming that place, q
     if (leaked.length > 0) {
       throw new Error(`the message quotes a secret value: ${err.message}\n${context}`);
     }
-  }));
-  expect(details.numRuns).toBe(fuzzRuns('library'));
+  }), runsOf('broken apps name the broken key'));
+  expect(details.numRuns).toBe(runsOf('broken apps name the broken key'));
 });

@@ -46,9 +46,10 @@ function nameKey(name: string): string {
   return name.toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 
+/** Service names; `x-…` keys are compose extensions, not services. */
 const serviceName = fc.oneof(
   { weight: 3, arbitrary: fc.stringMatching(/^[a-z][a-z0-9]{0,9}$/) },
-  { weight: 1, arbitrary: fc.stringMatching(/^[a-z][a-z0-9]{0,4}[_.-][a-z0-9]{1,5}$/) },
+  { weight: 1, arbitrary: fc.stringMatching(/^[a-z][a-z0-9]{0,4}[_.-][a-z0-9]{1,5}$/).filter((n) => !n.startsWith('x-')) },
   // Names that are also names the converter gives its own objects, and compose names that are not DNS labels.
   { weight: 1, arbitrary: fc.constantFrom('web', 'db', 'dns', 'default-deny', 'allow-dns', 'default', 'quota',
     'namespace', 'ingress', 'kubernetes', 'wait', 'openWebUI', 'plausible_db', 'web.v2', 'x') },

@@ -10,7 +10,7 @@ import { CliResult, expectCliBuilt, inParallel, runCli } from '../support/cli';
 import { formatProblem, Manifest } from '../support/problems';
 import { podTemplates } from '../support/workloads';
 import { readYamlFiles } from '../support/yaml-docs';
-import { FUZZ_SEED, fuzzRuns } from './fuzz-settings';
+import { FUZZ_SEED, runsOf } from './fuzz-settings';
 import { CORPUS, Mutation, applyMutation, describeMutation, mutation, readCorpus } from './mutations';
 
 /**
@@ -24,7 +24,7 @@ const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'cdk8s-com
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 const corpus = readCorpus();
-const cases = fc.sample(fc.tuple(fc.nat(corpus.length - 1), mutation), { seed: FUZZ_SEED, numRuns: fuzzRuns('cli') });
+const cases = fc.sample(fc.tuple(fc.nat(corpus.length - 1), mutation), { seed: FUZZ_SEED, numRuns: runsOf('mutated corpus files through convert') });
 /** A run longer than this counts as a hang (a conversion of the largest corpus file takes about 2 s). */
 const HANG_MS = 60_000;
 
@@ -96,7 +96,7 @@ function violation({ cwd, result }: Case, images: Record<string, string>): strin
 }
 
 test('convert on a mutated corpus file: valid output, or exit 1 with one located error and nothing written', () => {
-  expect(results).toHaveLength(fuzzRuns('cli'));
+  expect(results).toHaveLength(runsOf('mutated corpus files through convert'));
   const failures = results.map((c) => {
     const problem = violation(c, corpus[cases[c.index][0]].images);
     return problem ? `${c.label}: ${problem}` : undefined;

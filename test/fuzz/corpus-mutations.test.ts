@@ -3,7 +3,7 @@ import * as fc from 'fast-check';
 import { isComposeError } from '../../lib/compose/errors';
 import { loadComposeFromString } from '../../lib/compose/load';
 import { runBounded } from '../support/bounded';
-import { fuzzAssert, fuzzRuns, LOADER_FACTOR } from './fuzz-settings';
+import { fuzzAssert, runsOf } from './fuzz-settings';
 import { HANG_MS, migrateBounded, scratchDir, violation } from './fuzz-target';
 import { CORPUS, CorpusFile, applyMutation, describeMutation, mutation, readCorpus } from './mutations';
 
@@ -49,8 +49,8 @@ test('the loader loads a mutated corpus file or throws a ComposeError with its l
         throw new Error(`${describeMutation(file, m)}: the error names no key path or line: ${err.message}`);
       }
     }
-  }), fuzzRuns('library') * LOADER_FACTOR);
-  expect(details.numRuns).toBe(fuzzRuns('library') * LOADER_FACTOR);
+  }), runsOf('mutated corpus files through the loader'));
+  expect(details.numRuns).toBe(runsOf('mutated corpus files through the loader'));
 });
 
 test('a mutated corpus file synthesizes output that passes every check, or yields a ComposeError', () => {
@@ -60,6 +60,6 @@ test('a mutated corpus file synthesizes output that passes every check, or yield
     if (problem) {
       throw new Error(`${describeMutation(file, m)}: ${problem}`);
     }
-  }));
-  expect(details.numRuns).toBe(fuzzRuns('library'));
+  }), runsOf('mutated corpus files through the synth'));
+  expect(details.numRuns).toBe(runsOf('mutated corpus files through the synth'));
 });

@@ -9,10 +9,8 @@ import * as fc from 'fast-check';
  * FUZZ_RUNS is the run count of each in-process property, FUZZ_CLI_RUNS that of the properties that spawn the CLI.
  */
 
-/** Default runs per in-process property that synthesizes (loader-only properties run {@link LOADER_FACTOR} times as many). */
+/** Default runs per in-process property (the loader-only one runs ten times as many: it is ~50 times cheaper). */
 export const DEFAULT_FUZZ_RUNS = 40;
-/** Loader-only properties are ~50 times cheaper than a synth: they run this many times FUZZ_RUNS. */
-export const LOADER_FACTOR = 10;
 /** Default runs per property that spawns the built CLI (a process start costs ~0.3 s). */
 export const DEFAULT_FUZZ_CLI_RUNS = 6;
 /** Default seed. */
@@ -32,12 +30,36 @@ function envInt(name: string, fallback: number, min: number): number {
   return value;
 }
 
+/** Every property-based test of the suite, with its kind and its multiple of the kind's run count. */
+export const FUZZ_PROPERTIES = {
+  'random valid apps synthesize and pass every check': { kind: 'library', factor: 1 },
+  'broken apps name the broken key': { kind: 'library', factor: 1 },
+  'mutated corpus files through the loader': { kind: 'library', factor: 10 },
+  'mutated corpus files through the synth': { kind: 'library', factor: 1 },
+  'reordered compose files write identical bytes': { kind: 'library', factor: 1 },
+  'mutated corpus files through convert': { kind: 'cli', factor: 1 },
+} as const;
+
+export type FuzzProperty = keyof typeof FUZZ_PROPERTIES;
+
 /** The seed of this run: FUZZ_SEED, or the default. */
 export const FUZZ_SEED = envInt('FUZZ_SEED', DEFAULT_FUZZ_SEED, -(2 ** 31));
 
 /** The run count of a property of this kind: FUZZ_RUNS / FUZZ_CLI_RUNS, or the default. */
 export function fuzzRuns(kind: FuzzKind): number {
   return kind === 'cli' ? envInt('FUZZ_CLI_RUNS', DEFAULT_FUZZ_CLI_RUNS, 1) : envInt('FUZZ_RUNS', DEFAULT_FUZZ_RUNS, 1);
+}
+
+/** The run count of a property in this run. */
+export function runsOf(property: FuzzProperty): number {
+  const { kind, factor } = FUZZ_PROPERTIES[property];
+  return fuzzRuns(kind) * factor;
+}
+
+/** The run count of a property with the defaults (what `npm test` runs). */
+export function defaultRunsOf(property: FuzzProperty): number {
+  const { kind, factor } = FUZZ_PROPERTIES[property];
+  return (kind === 'cli' ? DEFAULT_FUZZ_CLI_RUNS : DEFAULT_FUZZ_RUNS) * factor;
 }
 
 function report(details: fc.RunDetails<unknown>, kind: FuzzKind): string {

@@ -1,6 +1,6 @@
 import * as fc from 'fast-check';
 import { composeText, validApp, writeProjectFiles } from './compose-arbitraries';
-import { fuzzAssert, fuzzRuns } from './fuzz-settings';
+import { fuzzAssert, runsOf } from './fuzz-settings';
 import { migrateBounded, scratchDir, violation } from './fuzz-target';
 import { secretValuesOf } from '../support/app-checks';
 
@@ -30,6 +30,6 @@ test('a random valid compose app always synthesizes and passes every check', () 
         throw new Error(`secret values in no Secret: ${missing.join(', ')}\n--- compose.yaml\n${text}`);
       }
     }
-  }));
-  expect(details.numRuns).toBe(fuzzRuns('library'));
+  }), runsOf('random valid apps synthesize and pass every check'));
+  expect(details.numRuns).toBe(runsOf('random valid apps synthesize and pass every check'));
 });
