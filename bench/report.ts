@@ -72,7 +72,7 @@ export interface BenchResults {
     readonly warmup: number;
     readonly seed: number;
     readonly meter: string;
-    /** The commit measured, and whether the working tree had changes. */
+    /** The commit measured, and whether the measured files (lib/, bin/, bench/, …) had uncommitted changes. */
     readonly commit: string;
     readonly dirty: boolean;
   };
@@ -188,7 +188,7 @@ export function formatReport(results: BenchResults, baseline?: BenchResults): st
     + `load average ${fixed(m.loadAverage.before, 2)} before, ${fixed(m.loadAverage.after, 2)} after; `
     + `scratch in ${m.scratchFolder} (${fixed(m.fileCreateMs, 3)} ms per new file); `
     + `${results.settings.runs} runs after ${results.settings.warmup} warm-up, meter ${results.settings.meter}, `
-    + `commit ${results.settings.commit.slice(0, 12)}${results.settings.dirty ? ' (working tree with changes)' : ''}`);
+    + `commit ${results.settings.commit.slice(0, 12)}${results.settings.dirty ? ' with uncommitted changes to the measured files' : ''}`);
   if (baseline) {
     lines.push(`baseline: commit ${baseline.settings.commit.slice(0, 12)}, load average ${fixed(baseline.machine.loadAverage.before, 2)}, `
       + `scratch in ${baseline.machine.scratchFolder} (${fixed(baseline.machine.fileCreateMs, 3)} ms per new file)`);

@@ -17,6 +17,8 @@ const ROOT = path.resolve(__dirname, '..');
 const RESULTS_FILE = 'bench/results.json';
 const ALL_CASES = [BenchCase.CONVERT, BenchCase.LIBRARY, BenchCase.NPM_RUN_SYNTH, BenchCase.CDK8S_SYNTH];
 /** The files `npm run synth` reads, copied so that the bench never writes into the project's dist/. */
+/** What the measured commands run: a change here, not yet committed, makes the results those of a dirty tree. */
+const MEASURED_PATHS = ['bin', 'lib', 'imports', 'main.ts', 'examples', 'package.json', 'cdk8s.yaml', 'tsconfig.json', 'tsconfig.build.json', 'bench'];
 const SYNTH_INPUTS = ['package.json', 'cdk8s.yaml', 'tsconfig.json', 'tsconfig.build.json', 'main.ts', 'lib', 'imports', 'examples', 'build'];
 
 const HELP = `Usage: npm run bench -- [options]
@@ -266,7 +268,7 @@ function main(): void {
       seed: settings.seed,
       meter: settings.meter,
       commit: git('rev-parse', 'HEAD') || 'unknown',
-      dirty: git('status', '--porcelain', '--untracked-files=no') !== '',
+      dirty: git('status', '--porcelain', '--', ...MEASURED_PATHS) !== '',
     },
     results,
     growth,
