@@ -162,7 +162,6 @@ test('every YAML file written is yamllint -d relaxed clean', async () => {
 test('the totals, and the README claims no more', () => {
   const documents = [...runs.values()].reduce((n, r) => n + r.docs.length, 0);
   const yamlFiles = [...runs.values()].reduce((n, r) => n + r.files.filter((f) => /\.ya?ml$/.test(f)).length, 0);
-  // eslint-disable-next-line no-console
   console.log(`cli: ${documents} documents validated in ${runs.size} CLI runs; ${yamlFiles} YAML files linted`);
   expect(readmeCount('documents written by the CLI')).toBeLessThanOrEqual(documents);
   expect(readmeCount('YAML files the CLI writes')).toBeLessThanOrEqual(yamlFiles);

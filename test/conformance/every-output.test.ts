@@ -234,7 +234,6 @@ test('the README\'s "What is checked" claims no more than this suite checks', ()
 });
 
 test('the totals', () => {
-  // eslint-disable-next-line no-console
   console.log(`every output: ${TOTALS.documents} documents validated in ${CASES.length} outputs; ${TOTALS.yamlFiles} YAML `
     + `files linted; ${TOTALS.corpusFiles} corpus files; ${TOTALS.secrets} input secret values kept out`);
   expect(TOTALS.secrets).toBeGreaterThan(0);

@@ -103,6 +103,5 @@ test('convert on a mutated corpus file: valid output, or exit 1 with one located
   }).filter((f) => f !== undefined);
   expect(failures).toEqual([]);
   const converted = results.filter((c) => c.result.code === 0).length;
-  // eslint-disable-next-line no-console
   console.log(`convert fuzz: ${results.length} runs (FUZZ_SEED=${FUZZ_SEED}), ${converted} converted, ${results.length - converted} refused`);
 });
