@@ -18,10 +18,13 @@ import { formatProblem, Manifest } from '../support/problems';
 /** Longest one load and synth may take before it counts as a hang (a synth of a large app takes ~0.2 s). */
 export const HANG_MS = 10_000;
 
-/** A scratch folder for this test file (cdk8s wants an outdir; nothing is written to it by `Testing.synth`). */
+/**
+ * A scratch folder for the calling test file, removed after its tests (cdk8s wants an outdir; `Testing.synth` writes
+ * nothing to it). Call it at the top level of a test file: it registers the `afterAll` that removes it.
+ */
 export function scratchDir(prefix: string): string {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `cdk8s-compose-${prefix}-`)));
-  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
