@@ -20,12 +20,18 @@ export interface ToolResult {
 const cache = new Map<string, Promise<ToolResult>>();
 let scratch: string | undefined;
 
-/** A fresh folder under one scratch folder of this process. */
+// Removed after the importing test file's tests (a process exit handler does not run in a jest worker).
+afterAll(() => {
+  if (scratch) {
+    fs.rmSync(scratch, { recursive: true, force: true });
+    scratch = undefined;
+  }
+});
+
+/** A fresh folder under one scratch folder of the test file. */
 export function tempDir(prefix: string): string {
   if (!scratch) {
     scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'cdk8s-compose-vm-'));
-    const dir = scratch;
-    process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   }
   return fs.mkdtempSync(path.join(scratch, `${prefix}-`));
 }
