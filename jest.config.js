@@ -9,4 +9,6 @@ module.exports = {
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 60000,
+  // Jest's default leaves one core idle; the suite is mostly CPU-bound test files that run well side by side.
+  maxWorkers: '100%',
 };

@@ -6,7 +6,8 @@ const fs = require('fs');
 const path = require('path');
 
 const ROOT = path.resolve(__dirname, '..');
-const SCHEMAS = path.resolve(ROOT, process.env.CDK8S_COMPOSE_SCHEMAS ?? '../shared/schemas');
+const SHARED = path.resolve(ROOT, process.env.CDK8S_COMPOSE_SHARED ?? '../shared');
+const SCHEMAS = process.env.CDK8S_COMPOSE_SCHEMAS ? path.resolve(ROOT, process.env.CDK8S_COMPOSE_SCHEMAS) : path.join(SHARED, 'schemas');
 const OUTDIR = path.join(ROOT, 'imports');
 
 const K8S_VERSION = '1.27.0';

@@ -3,10 +3,9 @@ import { Chart, Size, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { KomposeHpaLabel, MemoryTarget, ServiceAutoscaler } from '../../lib/app/autoscaler';
 import { loadCompose } from '../../lib/compose/load';
-import { PROJECT_ROOT } from '../support/schemas';
 import { expectValidManifests } from '../support/validate';
+import { CORPUS_DIR as CORPUS } from '../support/shared';
 
-const CORPUS = path.resolve(PROJECT_ROOT, '..', 'shared', 'corpus');
 
 const at = { file: 'compose.yaml', path: 'services.web' };
 

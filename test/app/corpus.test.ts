@@ -7,6 +7,7 @@ import { isComposeError } from '../../lib/compose/errors';
 import { loadCompose } from '../../lib/compose/load';
 import { checkManifests } from '../support/checks';
 import { Manifest } from '../support/problems';
+import { CORPUS_DIR as CORPUS } from '../support/shared';
 
 /**
  * Every file of the shared corpus through the loader and ComposeApp, with its output checked by the schema
@@ -14,7 +15,6 @@ import { Manifest } from '../support/problems';
  * the construct's own findings, or the error and why.
  */
 
-const CORPUS = path.resolve(__dirname, '../../../shared/corpus');
 const DIRS = fs.readdirSync(CORPUS).filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory()).sort();
 const ENV = { PATH: '/usr/bin:/bin' };
 

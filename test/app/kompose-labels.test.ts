@@ -6,8 +6,8 @@ import {
 import { loadCompose } from '../../lib/compose/load';
 import { cronScheduleProblem } from '../support/cron';
 import { port, service } from '../support/model-builder';
+import { CORPUS_DIR as CORPUS } from '../support/shared';
 
-const CORPUS = path.resolve(__dirname, '../../../shared/corpus');
 const labelled = (labels: Record<string, string>, ports = [port(80, { service: 'web' })]) => service('web', { labels, ports });
 
 describe('the honoured labels', () => {

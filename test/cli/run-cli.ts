@@ -4,13 +4,14 @@ import * as os from 'os';
 import * as path from 'path';
 import { Manifest } from '../support/problems';
 import { YamlFile, readYamlFiles } from '../support/yaml-docs';
+import { CORPUS_DIR } from '../support/shared';
 
 /** The project folder. */
 export const ROOT = path.resolve(__dirname, '../..');
 /** The built CLI, as `npm` installs it. */
 export const BIN = path.join(ROOT, 'bin', 'cdk8s-compose');
 /** The shared corpus of real compose files (read only: tests copy a folder before converting it). */
-export const CORPUS = path.resolve(ROOT, '../shared/corpus');
+export const CORPUS = CORPUS_DIR;
 /** An environment with nothing but PATH, so that no variable of the machine reaches a conversion. */
 export const CLEAN_ENV: Readonly<Record<string, string>> = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 

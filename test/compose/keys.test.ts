@@ -2,10 +2,11 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as keys from '../../lib/compose/keys';
 import { closestKey, editDistance, KeyTable, MODELLED } from '../../lib/compose/keys';
+import { SCHEMAS_DIR } from '../support/shared';
 
 /** The vendored compose-spec JSON Schema: read by this test only, never at run time. */
 const SCHEMA = JSON.parse(fs.readFileSync(
-  path.resolve(__dirname, '../../../shared/schemas/compose/compose-spec.json'), 'utf8',
+  path.join(SCHEMAS_DIR, 'compose/compose-spec.json'), 'utf8',
 )) as { properties: Record<string, unknown>; definitions: Record<string, Schema> };
 
 interface Schema {

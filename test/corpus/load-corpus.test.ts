@@ -6,13 +6,13 @@ import { parse } from 'yaml';
 import { isComposeError } from '../../lib/compose/errors';
 import { loadCompose, LoadResult } from '../../lib/compose/load';
 import { ComposeModel } from '../../lib/compose/model';
+import { CORPUS_DIR as CORPUS } from '../support/shared';
 
 /**
  * Loads every folder of the shared corpus in place (nothing is copied into the project) and records the outcome,
  * then checks the model against Debian's docker-compose 1.29 `config` for every file that tool can parse.
  */
 
-const CORPUS = path.resolve(__dirname, '../../../shared/corpus');
 const DIRS = fs.readdirSync(CORPUS).filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory()).sort();
 /** The same environment for the loader and docker-compose: nothing but PATH, so unset variables stay unset. */
 const ENV = { PATH: '/usr/bin:/bin' };

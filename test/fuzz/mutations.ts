@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as fc from 'fast-check';
 import { parse, stringify } from 'yaml';
+import { CORPUS_DIR } from '../support/shared';
 
 /**
  * Mutations of real compose files, as fast-check values: each is plain data (so it shrinks and prints) applied by
@@ -9,7 +10,7 @@ import { parse, stringify } from 'yaml';
  * print it again; text mutations (duplicate keys, garbage bytes) work on the file's bytes.
  */
 
-export const CORPUS = path.resolve(__dirname, '../../../shared/corpus');
+export const CORPUS = CORPUS_DIR;
 export const CORPUS_DIRS = fs.readdirSync(CORPUS).filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory()).sort();
 
 /** A corpus file: its text, its parsed document, and images for its build-only services (no build contexts). */

@@ -15,6 +15,7 @@ import { CheckOptions } from './checks';
 import { Manifest } from './problems';
 import { SafetyText } from './safety-rules';
 import { readYamlFiles } from './yaml-docs';
+import { CORPUS_DIR } from './shared';
 
 /**
  * Every output the library can produce, written to disk the way `npm run synth` writes `dist/` (`app.synth()`, then
@@ -24,7 +25,7 @@ import { readYamlFiles } from './yaml-docs';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const DIST = path.join(ROOT, 'dist');
-export const CORPUS = path.resolve(ROOT, '../shared/corpus');
+export const CORPUS = CORPUS_DIR;
 export const CORPUS_DIRS = fs.readdirSync(CORPUS).filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory()).sort();
 /** The shell environment the corpus is converted with: nothing from the machine. */
 export const CORPUS_ENV = { PATH: '/usr/bin:/bin' };

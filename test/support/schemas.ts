@@ -1,17 +1,18 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { isObject } from './problems';
+import { PROJECT_ROOT, SCHEMAS_DIR } from './shared';
 
 /**
  * The vendored schemas (see ../shared/schemas/README.md) turned into JSON Schemas that ajv checks the way the API
  * server's strict field validation does. Test-only: the schemas are not part of the shipped package.
  */
 
-export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
+export { PROJECT_ROOT };
 
-/** The same pin and the same override as scripts/import.js. */
+/** The same pin and the same overrides as scripts/import.js. */
 export function schemasDir(): string {
-  return path.resolve(PROJECT_ROOT, process.env.CDK8S_COMPOSE_SCHEMAS ?? '../shared/schemas');
+  return SCHEMAS_DIR;
 }
 
 const K8S_DEFINITIONS = 'k8s/v1.27/_definitions.json';

@@ -5,8 +5,8 @@ import { loadCompose, loadComposeFromString } from '../../lib/compose/load';
 import { ComposeService } from '../../lib/compose/model';
 import { assessService } from '../../lib/vm/assess';
 import { tempDir } from './tools';
+import { CORPUS_DIR as CORPUS } from '../support/shared';
 
-const CORPUS = path.resolve(__dirname, '../../../shared/corpus');
 
 function service(text: string): ComposeService {
   return loadComposeFromString(text, { env: {}, projectDir: tempDir('assess') }).model.services[0];

@@ -10,9 +10,9 @@ import { InstallerIso } from '../../lib/vm/installer-iso';
 import {
   ToolResult, composeConfig, listFiles, packerValidate, shellSyntax, systemdVerify, tempDir,
 } from './tools';
+import { CORPUS_DIR as CORPUS } from '../support/shared';
 
 const FIXTURE = path.join(__dirname, 'fixtures/legacy');
-const CORPUS = path.resolve(__dirname, '../../../shared/corpus');
 /** Corpus apps that assessment sends to a VM, built whole. */
 const CORPUS_APPS = ['mailcow', 'plex', 'portainer', 'wireguard'];
 
