@@ -178,7 +178,7 @@ interface NormalPort {
  * The NetworkPolicies (networking.k8s.io/v1) of one namespace, from compose networks:
  *
  * - `default-deny`: every pod, `Ingress` and `Egress`, no rules: nothing moves unless a policy below allows it.
- * - `allow-dns`: every pod may query the cluster DNS (kube-system, UDP and TCP 53).
+ * - `default-allow-dns`: every pod may query the cluster DNS (kube-system, UDP and TCP 53).
  * - `allow-<workload>`, one per workload:
  *   - ingress on its `ports` from pods on any network it shares (pods carrying the network's label);
  *   - ingress on its `INGRESS` ports from the ingress controller's namespace;
@@ -264,7 +264,7 @@ export class ComposeNetworkPolicies extends Construct {
     });
 
     this.dnsEgress = new KubeNetworkPolicy(this, 'AllowDns', {
-      metadata: { name: 'allow-dns', namespace },
+      metadata: { name: 'default-allow-dns', namespace },
       spec: {
         podSelector: {},
         policyTypes: ['Egress'],

@@ -59,7 +59,7 @@ describe('ComposeNetworkPolicies', () => {
   });
 
   test('lets every pod reach the cluster DNS on UDP and TCP 53', () => {
-    expect(policy(synth(APP), 'allow-dns').spec).toEqual({
+    expect(policy(synth(APP), 'default-allow-dns').spec).toEqual({
       podSelector: {},
       policyTypes: ['Egress'],
       egress: [{
@@ -206,7 +206,7 @@ describe('ComposeNetworkPolicies', () => {
     const chart = Testing.chart();
     const policies = new ComposeNetworkPolicies(chart, 'NetworkPolicies', APP);
     expect(policies.defaultDeny.name).toBe('default-deny');
-    expect(policies.dnsEgress.name).toBe('allow-dns');
+    expect(policies.dnsEgress.name).toBe('default-allow-dns');
     expect(policies.policyFor('api').name).toBe('allow-api');
     expect(Object.keys(policies.workloadPolicies)).toEqual(['api', 'db', 'game', 'web', 'worker']);
     expect(() => policies.policyFor('cache')).toThrow('test/NetworkPolicies: no network policy for workload "cache". Allowed: api, db, game, web, worker.');
@@ -223,7 +223,7 @@ describe('ComposeNetworkPolicies', () => {
       dnsPort: 5353,
       internetCidrs: [{ cidr: '0.0.0.0/0' }],
     });
-    expect(policy(manifests, 'allow-dns').spec.egress).toEqual([{
+    expect(policy(manifests, 'default-allow-dns').spec.egress).toEqual([{
       to: [{
         namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'openshift-dns' } },
         podSelector: { matchLabels: { 'dns.operator.openshift.io/daemonset-dns': 'default' } },
@@ -251,7 +251,7 @@ describe('ComposeNetworkPolicies', () => {
   });
 
   test('a namespace without workloads gets only the deny and DNS policies', () => {
-    expect(synth({}).map((m) => m.metadata.name)).toEqual(['default-deny', 'allow-dns']);
+    expect(synth({}).map((m) => m.metadata.name)).toEqual(['default-deny', 'default-allow-dns']);
   });
 });
 

@@ -51,7 +51,7 @@ const serviceName = fc.oneof(
   { weight: 3, arbitrary: fc.stringMatching(/^[a-z][a-z0-9]{0,9}$/) },
   { weight: 1, arbitrary: fc.stringMatching(/^[a-z][a-z0-9]{0,4}[_.-][a-z0-9]{1,5}$/).filter((n) => !n.startsWith('x-')) },
   // Names that are also names the converter gives its own objects, and compose names that are not DNS labels.
-  { weight: 1, arbitrary: fc.constantFrom('web', 'db', 'dns', 'default-deny', 'allow-dns', 'default', 'quota',
+  { weight: 1, arbitrary: fc.constantFrom('web', 'db', 'dns', 'default-deny', 'default-allow-dns', 'default', 'quota',
     'namespace', 'ingress', 'kubernetes', 'wait', 'openWebUI', 'plausible_db', 'web.v2', 'x') },
 );
 

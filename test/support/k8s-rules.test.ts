@@ -75,6 +75,18 @@ describe('checkNames', () => {
       'ConfigMap: a name is required',
     ]);
   });
+
+  test('two objects of one kind with one name in one namespace are reported; other kinds and namespaces are not', () => {
+    const policy = (name: string, namespace: string) => ({
+      apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name, namespace }, spec: { podSelector: {} },
+    });
+    const config = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'allow-dns', namespace: 'shop' } };
+    expect(checkNames([policy('allow-dns', 'shop'), config, policy('allow-dns', 'other'), policy('allow-dns', 'shop')]))
+      .toEqual([{
+        kind: 'NetworkPolicy', name: 'allow-dns', path: 'metadata.name',
+        message: '"allow-dns" is used by another NetworkPolicy in the same namespace',
+      }]);
+  });
 });
 
 describe('checkLabels', () => {

@@ -136,12 +136,22 @@ const NAME_RULES: Record<string, NameRule> = {
   VirtualMachineInstance: dns1123LabelProblem,
 };
 
-/** `metadata.name` by the rule of its kind, `metadata.namespace` as a DNS-1123 label. */
+/**
+ * `metadata.name` by the rule of its kind, `metadata.namespace` as a DNS-1123 label, and no two objects of one kind
+ * with one name in one namespace (the API server would keep only the last one applied).
+ */
 export function checkNames(docs: readonly Manifest[]): ManifestProblem[] {
   const problems: ManifestProblem[] = [];
+  const seen = new Set<string>();
   for (const doc of docs.filter(isObject)) {
     const meta = isObject(doc.metadata) ? doc.metadata : {};
     if (typeof meta.name === 'string') {
+      const group = typeof doc.apiVersion === 'string' && doc.apiVersion.includes('/') ? doc.apiVersion.split('/')[0] : '';
+      const key = [group, doc.kind, meta.namespace ?? '', meta.name].join('\u0000');
+      if (seen.has(key)) {
+        problems.push(problemAt(doc, 'metadata.name', `${quote(meta.name)} is used by another ${doc.kind} in the same namespace`));
+      }
+      seen.add(key);
       const problem = (NAME_RULES[doc.kind] ?? dns1123SubdomainProblem)(meta.name);
       if (problem) {
         problems.push(problemAt(doc, 'metadata.name', `${quote(meta.name)} ${problem}`));

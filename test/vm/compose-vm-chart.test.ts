@@ -25,9 +25,9 @@ describe('ComposeVmChart', () => {
     expect(manifests.map((m) => `${m.kind}/${m.metadata.name}`).sort()).toEqual([
       'DataVolume/legacy-rootdisk',
       'Ingress/app',
-      'NetworkPolicy/allow-dns',
       'NetworkPolicy/allow-legacy',
       'NetworkPolicy/allow-legacy-importer',
+      'NetworkPolicy/default-allow-dns',
       'NetworkPolicy/default-deny',
       'Secret/legacy-cloudinitdisk',
       'Service/agent',
