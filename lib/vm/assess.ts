@@ -7,7 +7,10 @@ export type MigrationTarget = 'container' | 'vm';
 export interface ServiceAssessment {
   /** `vm` when anything in the service cannot run as an ordinary container. */
   readonly target: MigrationTarget;
-  /** One line per finding, each beginning with its compose key path, e.g. `services.portainer.volumes[0]: …`. */
+  /**
+   * One line per finding, each beginning with its compose key path, e.g. `services.portainer.volumes: mounts …`.
+   * List items are named by their content, not their index, so reordering a list does not change the reasons.
+   */
   readonly reasons: readonly string[];
 }
 
@@ -42,9 +45,9 @@ export function assessService(service: ComposeService): ServiceAssessment {
     }
     const source = volume.source.replace(/\/+$/, '');
     if (DOCKER_SOCKETS.includes(source) || DOCKER_SOCKETS.includes(volume.target)) {
-      reasons.push(`${volume.at.path}: mounts the Docker socket ${source}: the service drives a Docker engine, which a pod does not have`);
+      reasons.push(`${at}.volumes: mounts the Docker socket ${source}: the service drives a Docker engine, which a pod does not have`);
     } else if (source === '/lib/modules' || source.startsWith('/lib/modules/')) {
-      reasons.push(`${volume.at.path}: mounts ${source}: the service loads kernel modules, which a pod must not do to its node`);
+      reasons.push(`${at}.volumes: mounts ${source}: the service loads kernel modules, which a pod must not do to its node`);
     }
   }
   if (service.privileged) {
@@ -53,9 +56,9 @@ export function assessService(service: ComposeService): ServiceAssessment {
   if (service.networkMode === 'host') {
     reasons.push(`${at}.network_mode: uses the host network ("host"), which Pod Security admission (baseline) refuses`);
   }
-  service.devices.forEach((device, index) => {
-    reasons.push(`${at}.devices[${index}]: maps the host device "${device}", which a pod cannot do`);
-  });
+  for (const device of [...service.devices].sort()) {
+    reasons.push(`${at}.devices: maps the host device "${device}", which a pod cannot do`);
+  }
   for (const name of Object.keys(service.sysctls).sort()) {
     if (!SAFE_SYSCTLS.includes(name)) {
       reasons.push(`${at}.sysctls.${name}: sets an unsafe sysctl, which the kubelet refuses unless the node allows it`);

@@ -86,11 +86,11 @@ describe('routing', () => {
     expect(shop.vmServices.map((s) => s.composeName)).toEqual(['reports']);
     expect(shop.services.map((s) => s.composeName)).toEqual(['shop_db', 'web']);
     expect(reports.reasons).toEqual([
-      'services.reports.volumes[0]: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have',
+      'services.reports.volumes: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have',
     ]);
     expect(shop.warnings.find((w) => w.code === 'vm-target')).toEqual({
       code: 'vm-target',
-      message: 'service "reports" runs in the VM "shop-vm": services.reports.volumes[0]: mounts the Docker socket /var/run/docker.sock: '
+      message: 'service "reports" runs in the VM "shop-vm": services.reports.volumes: mounts the Docker socket /var/run/docker.sock: '
         + 'the service drives a Docker engine, which a pod does not have',
       at: expect.objectContaining({ path: 'services.reports' }),
     });

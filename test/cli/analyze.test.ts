@@ -78,7 +78,7 @@ test('text: the same assessment, one block per service', () => {
   const text = runs.text.stdout;
   expect(text.split('\n')[0]).toBe('Project shop (compose.yaml): 7 services → namespace shop');
   // Without --target, the reporting daemon is converted to a container, and the assessment says it belongs on a VM.
-  expect(text).toContain('reporting\n  target:     VM, because:\n      - services.reporting.volumes[0]: mounts the Docker socket');
+  expect(text).toContain('reporting\n  target:     VM, because:\n      - services.reporting.volumes: mounts the Docker socket');
   expect(text).toContain([
     'shop_db (shop-db)',
     '  target:     container',
@@ -103,6 +103,6 @@ test('a service that needs a VM is assessed so, with the reasons', () => {
   expect(portainer).toMatchObject({
     service: 'portainer',
     target: 'vm',
-    reasons: ['services.portainer.volumes[0]: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have'],
+    reasons: ['services.portainer.volumes: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have'],
   });
 });

@@ -97,7 +97,7 @@ describe('--target auto', () => {
     });
     expectManifestsPass(docs, { texts: [{ name: 'RUNBOOK.md', content: fs.readFileSync(path.join(out('auto'), 'RUNBOOK.md'), 'utf-8') }] });
     expect(runs.auto.stderr).toContain('warning: compose.yaml:11:5: services.agent: service "agent" runs in the VM "shop-vm": '
-      + 'services.agent.volumes[0]: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have\n');
+      + 'services.agent.volumes: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have\n');
     expect(runs.auto.stderr.trimEnd().split('\n').slice(-1)[0]).toMatch(
       /^wrote \d+ files into k8s: 0-namespace\/ \(\d+\), 1-stateful\/ \(\d+\), 2-app\/ \(\d+\), 3-vm\/ \(\d+\), golden-image\/shop-vm\/ \(\d+\), RUNBOOK\.md$/);
   });
@@ -152,7 +152,7 @@ describe('--target auto', () => {
     const agent = JSON.parse(runs.analyze.stdout).services.find((s: any) => s.service === 'agent');
     expect(agent).toMatchObject({
       target: 'vm',
-      reasons: ['services.agent.volumes[0]: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have'],
+      reasons: ['services.agent.volumes: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have'],
       workload: 'VirtualMachine shop-vm',
       exposure: { internal: 'agent', external: [{ via: 'LoadBalancer', port: 9001, targetPort: 9001, protocol: 'tcp', host: null, path: null }] },
       volumes: [{ type: 'bind', source: '/var/run/docker.sock', target: '/var/run/docker.sock', becomes: 'kept by the compose project in the VM shop-vm' }],

@@ -142,17 +142,8 @@ test('two runs write identical bytes', () => {
   expect(bytes('file per resource, again')).toEqual(first);
 });
 
-/**
- * KNOWN BUG (reported): RUNBOOK.md quotes the VM assessment's reasons, whose key paths carry the index the user wrote
- * (`services.reporting.volumes[1]`), so reordering the volumes list changes the runbook; every other file is
- * identical. The test.failing below starts to fail once it is fixed: then drop the exception.
- */
-test('a run on the reordered compose file writes identical bytes (the runbook aside)', () => {
-  expect(bytes('file per resource, reordered compose file', ['RUNBOOK.md'])).toEqual(bytes('file per resource', ['RUNBOOK.md']));
-});
-
-test.failing('KNOWN BUG: the runbook is identical for the reordered compose file', () => {
-  expect(bytes('file per resource, reordered compose file')['RUNBOOK.md']).toBe(bytes('file per resource')['RUNBOOK.md']);
+test('a run on the reordered compose file writes identical bytes, the runbook included', () => {
+  expect(bytes('file per resource, reordered compose file')).toEqual(bytes('file per resource'));
 });
 
 test('every YAML file written is yamllint -d relaxed clean', async () => {

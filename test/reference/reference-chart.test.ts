@@ -100,7 +100,7 @@ test('every row of the mapping table is there, and the VM target beside the cont
 
 test('the legacy reporting daemon runs in the VM, because it drives the Docker engine', () => {
   expect(app.vmServices.map((s) => `${s.composeName}: ${s.reasons.join('; ')}`)).toEqual([
-    'reporting: services.reporting.volumes[0]: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have',
+    'reporting: services.reporting.volumes: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have',
   ]);
   expect(findDocs(docs, 'Deployment').map((d) => d.metadata.name)).not.toContain('reporting');
   expect(findDoc(docs, 'Service', 'reporting').spec).toMatchObject({

@@ -39,12 +39,12 @@ services:
       target: 'vm',
       reasons: [
         // Volumes come in the model's order (by target); each reason names its place in the file.
-        'services.agent.volumes[1]: mounts /lib/modules: the service loads kernel modules, which a pod must not do to its node',
-        'services.agent.volumes[0]: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have',
+        'services.agent.volumes: mounts /lib/modules: the service loads kernel modules, which a pod must not do to its node',
+        'services.agent.volumes: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have',
         'services.agent.privileged: runs privileged, which Pod Security admission (baseline) refuses',
         'services.agent.network_mode: uses the host network ("host"), which Pod Security admission (baseline) refuses',
-        'services.agent.devices[0]: maps the host device "/dev/kvm:/dev/kvm", which a pod cannot do',
-        'services.agent.devices[1]: maps the host device "/dev/net/tun", which a pod cannot do',
+        'services.agent.devices: maps the host device "/dev/kvm:/dev/kvm", which a pod cannot do',
+        'services.agent.devices: maps the host device "/dev/net/tun", which a pod cannot do',
         'services.agent.sysctls.kernel.msgmax: sets an unsafe sysctl, which the kubelet refuses unless the node allows it',
         'services.agent.sysctls.net.core.somaxconn: sets an unsafe sysctl, which the kubelet refuses unless the node allows it',
       ],
@@ -71,13 +71,13 @@ services:
       }
     }
     expect(findings).toEqual([
-      'mailcow/dockerapi-mailcow: services.dockerapi-mailcow.volumes[0]',
-      'mailcow/netfilter-mailcow: services.netfilter-mailcow.volumes[0], services.netfilter-mailcow.privileged, services.netfilter-mailcow.network_mode',
-      'mailcow/ofelia-mailcow: services.ofelia-mailcow.volumes[0]',
+      'mailcow/dockerapi-mailcow: services.dockerapi-mailcow.volumes',
+      'mailcow/netfilter-mailcow: services.netfilter-mailcow.volumes, services.netfilter-mailcow.privileged, services.netfilter-mailcow.network_mode',
+      'mailcow/ofelia-mailcow: services.ofelia-mailcow.volumes',
       'mailcow/redis-mailcow: services.redis-mailcow.sysctls.net.core.somaxconn',
       'plex/plex: services.plex.network_mode',
-      'portainer/portainer: services.portainer.volumes[0]',
-      'wireguard/wireguard: services.wireguard.volumes[2], services.wireguard.sysctls.net.ipv4.conf.all.src_valid_mark',
+      'portainer/portainer: services.portainer.volumes',
+      'wireguard/wireguard: services.wireguard.volumes, services.wireguard.sysctls.net.ipv4.conf.all.src_valid_mark',
     ]);
   });
 });
