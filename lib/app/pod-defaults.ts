@@ -1,6 +1,7 @@
 import { ApiObject, JsonPatch, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
+import { isUnpinnedImage } from '../compose/image';
 
 /**
  * Settings shared by every pod this library renders, where kplus defaults would otherwise break compose images or
@@ -28,14 +29,7 @@ export function removeAddressSelector(service: kplus.Service): void {
  * (kplus would always say `Always`).
  */
 export function pullPolicyFor(image: string): kplus.ImagePullPolicy {
-  const name = image.split('@')[0];
-  const lastSlash = name.lastIndexOf('/');
-  const colon = name.lastIndexOf(':');
-  const tag = colon > lastSlash ? name.slice(colon + 1) : undefined;
-  if (image.includes('@')) {
-    return kplus.ImagePullPolicy.IF_NOT_PRESENT;
-  }
-  return tag === undefined || tag === 'latest' ? kplus.ImagePullPolicy.ALWAYS : kplus.ImagePullPolicy.IF_NOT_PRESENT;
+  return isUnpinnedImage(image) ? kplus.ImagePullPolicy.ALWAYS : kplus.ImagePullPolicy.IF_NOT_PRESENT;
 }
 
 /**

@@ -24,6 +24,7 @@ import { shellSplit } from './shell-split';
 import { parseCpus, parseDuration, parseSize } from './units';
 import { parseServiceVolume, parseTmpfs, VolumeContext } from './volumes';
 import { childPath, YMap, YNode } from './yaml';
+import { isUnpinnedImage } from './image';
 
 /** What the normaliser needs from the loader. */
 export interface NormalizeContext {
@@ -322,6 +323,9 @@ function serviceImage(name: string, service: YMap, node: YNode | undefined, ctx:
   }
   if (!IMAGE_REFERENCE.test(image)) {
     ctx.warn('invalid-image', `image "${image}" is not a valid image reference; a cluster cannot pull it`, node.at);
+  } else if (isUnpinnedImage(image)) {
+    ctx.warn('unpinned-image', `image "${image}" is not pinned (no tag, or :latest), so each pull may run a different `
+      + 'version; pin a version tag or a digest', node.at);
   }
   return image;
 }

@@ -9,7 +9,7 @@ import { errorOf, load, makeProject } from './helpers';
 describe('loadCompose', () => {
   test('discovers compose.yaml before docker-compose.yml and warns about both', () => {
     const project = makeProject({
-      'compose.yaml': 'services:\n  a:\n    image: a\n',
+      'compose.yaml': 'services:\n  a:\n    image: a:1\n',
       'docker-compose.yml': 'services:\n  b:\n    image: b\n',
     });
     try {
@@ -41,7 +41,7 @@ describe('loadCompose', () => {
   });
 
   test('COMPOSE_FILE names the files when none are given', () => {
-    const project = makeProject({ 'one.yml': 'services:\n  a:\n    image: a\n', 'two.yml': 'services:\n  b:\n    image: b\n' });
+    const project = makeProject({ 'one.yml': 'services:\n  a:\n    image: a:1\n', 'two.yml': 'services:\n  b:\n    image: b\n' });
     try {
       const { model } = loadCompose({ workingDir: project.dir, env: { COMPOSE_FILE: 'one.yml:two.yml' } });
       expect(model.services.map((s) => s.name)).toEqual(['a', 'b']);
@@ -139,7 +139,7 @@ describe('project name', () => {
 describe('profiles', () => {
   const text = [
     'services:',
-    '  web: {image: web}',
+    '  web: {image: web:1}',
     '  debug: {image: debug, profiles: [debug]}',
     '  tools: {image: tools, profiles: [tools, debug]}',
     '',
@@ -155,7 +155,7 @@ describe('profiles', () => {
   });
 
   test('depending on a disabled service is an error unless the dependency is optional', () => {
-    const dependent = `${text}  app:\n    image: app\n    depends_on: {debug: {condition: service_started, required: false}}\n`;
+    const dependent = `${text}  app:\n    image: app:1\n    depends_on: {debug: {condition: service_started, required: false}}\n`;
     const { model, warnings } = load(dependent);
     expect(model.services.find((s) => s.name === 'app')!.dependsOn).toEqual([]);
     expect(warnings.map((w) => w.code)).toEqual(['disabled-dependency']);

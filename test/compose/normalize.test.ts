@@ -111,7 +111,7 @@ describe('depends_on, links and network_mode', () => {
     expect(load(text).model.services).toHaveLength(3000);
   });
 
-  const two = (body: string): string => `${web(body)}  db:\n    image: postgres\n    healthcheck: {test: [CMD, pg_isready]}\n`;
+  const two = (body: string): string => `${web(body)}  db:\n    image: postgres:16\n    healthcheck: {test: [CMD, pg_isready]}\n`;
 
   test('map form keeps every field', () => {
     const { model } = load(two('depends_on:\n  db: {condition: service_healthy, restart: true, required: false}'));

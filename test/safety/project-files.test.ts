@@ -123,7 +123,7 @@ describe('special files are never read', () => {
   });
 
   test('a FIFO bound into a container is a warning, not a read', () => {
-    const outcome = runBounded(() => loadComposeFromString('services:\n  web:\n    image: x\n    volumes: ["./pipe:/run/app.sock"]\n', {
+    const outcome = runBounded(() => loadComposeFromString('services:\n  web:\n    image: x:1\n    volumes: ["./pipe:/run/app.sock"]\n', {
       projectDir: project, env: {},
     }), 5_000);
     expect(outcome.kind).toBe('value');
