@@ -279,8 +279,12 @@ export class GoldenImageBundle extends Construct implements IGoldenImage {
 
   /** The steps that build, convert and publish the image, for a bundle under `outdir`. */
   public buildSteps(outdir = 'dist', imageUrl?: string): RunbookStep[] {
+    return this.buildStepsIn(path.posix.join(outdir, GOLDEN_IMAGE_DIR, this.name), imageUrl);
+  }
+
+  private buildStepsIn(bundleDir: string, imageUrl?: string): RunbookStep[] {
     return goldenImageBuildSteps({
-      bundleDir: path.posix.join(outdir, GOLDEN_IMAGE_DIR, this.name),
+      bundleDir,
       outputDirectory: BUNDLE_PATHS.outputDirectory,
       vmName: this.imageFile,
       imageFile: this.imageFile,
@@ -330,9 +334,9 @@ export class GoldenImageBundle extends Construct implements IGoldenImage {
       '',
       '## Build',
       '',
-      'Run from the project folder; the commands assume the manifests were synthesized into `dist/`.',
+      'Run these in this folder, wherever the bundle was written (`dist/` or a `convert` output folder).',
       '',
-      renderStepsMarkdown(this.buildSteps()).trimEnd(),
+      renderStepsMarkdown(this.buildStepsIn('.')).trimEnd(),
       '',
       '## What the operator supplies',
       '',

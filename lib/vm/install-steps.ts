@@ -86,7 +86,7 @@ export function vmInstallSteps(options: VmInstallStepsOptions = {}): RunbookStep
 
 /** Options for {@link goldenImageBuildSteps}. */
 export interface GoldenImageBuildStepsOptions {
-  /** The bundle folder as the operator reaches it, e.g. `dist/golden-image/shop`. */
+  /** The bundle folder as the operator reaches it, e.g. `dist/golden-image/shop`, or `.` from inside it. */
   readonly bundleDir: string;
   /** The Packer output folder inside the bundle. */
   readonly outputDirectory: string;
@@ -116,7 +116,7 @@ export function goldenImageBuildSteps(options: GoldenImageBuildStepsOptions): Ru
     {
       title: 'Build the image with Packer (QEMU with KVM; run it from the bundle folder, its paths are relative)',
       commands: [
-        `cd ${options.bundleDir}`,
+        ...(options.bundleDir === '.' ? [] : [`cd ${options.bundleDir}`]),
         'packer validate -var "ssh_password=$PACKER_SSH_PASSWORD" packer.json',
         'packer build -var "ssh_password=$PACKER_SSH_PASSWORD" packer.json',
       ],
