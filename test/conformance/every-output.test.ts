@@ -177,6 +177,8 @@ test('the machine-path scan can fail: paths of the repository and the output fol
   const repo = path.resolve(__dirname, '../..');
   expect(machinePaths('x', `out: ${scratch}/a/reference\nfile: "${repo}/examples/reference/compose.yaml"`, [], [scratch]))
     .toEqual([`x: ${repo}/examples/reference/compose.yaml`, `x: ${scratch}/a/reference`].sort());
+  // `/work/` inside another path is not a path of its own (the repository cloned to /check/work/main).
+  expect(machinePaths('x', 'file: /elsewhere-for-test/work/thing', [], [])).toEqual([]);
 });
 
 // ---- determinism ---------------------------------------------------------------------------------------------

@@ -27,6 +27,12 @@ export function machinePaths(name: string, text: string, inputs: readonly string
   for (const prefix of machinePrefixes(extra)) {
     let at = text.indexOf(prefix);
     while (at >= 0) {
+      // A prefix counts where a path starts: `/work/` inside `/check/work/main/…` is part of another path (which the
+      // repository prefix reports when it is the machine's).
+      if (at > 0 && /[^\s"'`,;()[\]{}<>=:]/.test(text[at - 1])) {
+        at = text.indexOf(prefix, at + 1);
+        continue;
+      }
       const token = /^[^\s"'`,;()[\]{}<>]+/.exec(text.slice(at))?.[0] ?? prefix;
       // Under the temp folder only what exists here is the machine's: `/tmp/app` in a guest's Packer template is not.
       const ours = prefix !== tmp || fs.existsSync(tmp + token.slice(tmp.length).split('/')[0]);
