@@ -1,10 +1,11 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { ApiObject, Yaml } from 'cdk8s';
+import { ApiObject } from 'cdk8s';
 import { ComposeError } from '../compose/errors';
 import { GOLDEN_IMAGE_DIR, GoldenImageBundle } from '../vm/golden-image-bundle';
 import { ConversionOptions, OutputLayout } from './options';
 import { MARKDOWN_HEADER, OutputFile, YAML_HEADER } from './output';
+import { manifestYaml } from './manifest-yaml';
 import { CliEnvironment } from './io';
 import { Project, buildProject } from './project';
 import { RunbookLayout, renderRunbook } from './runbook';
@@ -72,7 +73,7 @@ export function renderProject(options: ConversionOptions, where: CliEnvironment,
       }
       seen.set(file.slice(wave.folder.length + 1), object);
       const manifest = manifests.get(manifestKey(object.kind, object.metadata.namespace, object.name));
-      return { kind: object.kind, name: object.name, yaml: Yaml.stringify(manifest), manifest, file };
+      return { kind: object.kind, name: object.name, yaml: manifestYaml(manifest), manifest, file };
     }),
   }));
   const bundleFiles = GoldenImageBundle.synthesizeAll(project.app, outdir).map((file) => ({

@@ -3,6 +3,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as fc from 'fast-check';
+import { parse as parseYaml } from 'yaml';
+import { fastManifestYaml, manifestYaml } from '../../lib/cli/manifest-yaml';
 import { loadCompose } from '../../lib/compose/load';
 import { ComposeModel } from '../../lib/compose/model';
 import { referenceAppDir } from '../../lib/reference-chart';
@@ -153,12 +155,36 @@ describe.each(CASES.map((c) => [c.output.name, c] as const))('%s', (_name, c) =>
     }
   });
 
+  test('the CLI prints each document byte for byte as cdk8s wrote it', () => {
+    // Each document written by app.synth() (cdk8s's Yaml.stringify), read back and printed by the CLI's printer.
+    const texts = output.files.filter((f) => f.endsWith('.k8s.yaml'))
+      .flatMap((f) => read(path.join(output.dir, f)).split(/^---\n/m));
+    expect(texts.length).toBe(output.docs.length);
+    let fast = 0;
+    for (const text of texts) {
+      const doc = parseYaml(text, { version: '1.1' });
+      expect(manifestYaml(doc)).toBe(text);
+      fast += fastManifestYaml(doc) === undefined ? 0 : 1;
+    }
+    printed.push({ name: output.name, documents: texts.length, fast });
+  });
+
   test('no absolute path of the machine appears in a file or the warnings', () => {
     expect([
       ...output.files.flatMap((f) => machinePaths(f, read(path.join(output.dir, f)), [c.input], [scratch])),
       ...output.texts.flatMap((t) => machinePaths(t.name, t.content, [c.input], [scratch])),
     ]).toEqual([]);
   });
+});
+
+/** Documents checked against the CLI's printer, and how many it printed itself (not through Yaml.stringify). */
+const printed: { name: string; documents: number; fast: number }[] = [];
+
+test('the CLI\'s printer prints nearly every document itself', () => {
+  const documents = printed.reduce((n, p) => n + p.documents, 0);
+  const fast = printed.reduce((n, p) => n + p.fast, 0);
+  expect(printed.length).toBe(CASES.length);
+  expect(fast / documents).toBeGreaterThan(0.9);
 });
 
 test('every YAML file written is yamllint -d relaxed clean', async () => {
