@@ -24,7 +24,7 @@ export const WAVE_FOLDER = /^\d+-(namespace|stateful|app|vm)$/;
 export interface RenderedObject {
   readonly kind: string;
   readonly name: string;
-  /** The manifest as cdk8s writes it (`Yaml.stringify`), without the header. */
+  /** The manifest as cdk8s writes it (`Yaml.stringify`, byte for byte: `manifestYaml`), without the header. */
   readonly yaml: string;
   /** The manifest as an object: the chart's `toJson()` for this object, which is what cdk8s writes. */
   readonly manifest: any;
@@ -48,9 +48,9 @@ export interface Rendered {
 
 /**
  * Builds the project and synthesizes it. `chart.toJson()` is what `app.synth()` does without the files: it resolves
- * the dependencies, validates the whole app and resolves every object, once; each manifest's text is cdk8s's
- * `Yaml.stringify`, the call `app.synth()` makes for the file of one resource. Nothing here renders YAML by its own
- * path. The golden image bundles are written by `GoldenImageBundle.synthesizeAll` into `<stage>/synth` and read back.
+ * the dependencies, validates the whole app and resolves every object, once; each manifest's text is what cdk8s's
+ * `Yaml.stringify` (the call `app.synth()` makes for the file of one resource) writes, byte for byte, printed by
+ * `manifestYaml`. The objects are the constructs' own: nothing here builds a manifest. The golden image bundles are written by `GoldenImageBundle.synthesizeAll` into `<stage>/synth` and read back.
  */
 export function renderProject(options: ConversionOptions, where: CliEnvironment, stage: string): Rendered {
   const outdir = path.join(stage, 'synth');
