@@ -1,6 +1,6 @@
 import { ComposeError } from './errors';
 import { ComposeLocation } from './model';
-import { YMap, YNode, YScalar, YSeq } from './yaml';
+import { YMap, YNode, YScalar, YSeq, keepMergeTag } from './yaml';
 
 /** Looks a variable up; undefined when it is not set. */
 export type VariableLookup = (name: string) => string | undefined;
@@ -159,6 +159,10 @@ const SENSITIVE_PATH = /(^|\.)(environment|args)(\.|\[|$)|^configs\.[^.]+\.conte
  * changed keeps the written text in `written`, so messages never quote a variable's value.
  */
 export function interpolateTree(node: YNode, lookup: VariableLookup, onUnset?: UnsetVariableHandler): YNode {
+  return keepMergeTag(node, interpolateNode(node, lookup, onUnset));
+}
+
+function interpolateNode(node: YNode, lookup: VariableLookup, onUnset?: UnsetVariableHandler): YNode {
   switch (node.kind) {
     case 'scalar': {
       if (typeof node.value !== 'string' || !node.value.includes('$')) {

@@ -1,5 +1,5 @@
 import { ComposeError } from './errors';
-import { childPath, YMap, YNode, YScalar, YSeq } from './yaml';
+import { childPath, keepMergeTag, YMap, YNode, YScalar, YSeq } from './yaml';
 
 /**
  * Canonical forms and the merge of several compose files, following the compose specification's merge rules
@@ -9,7 +9,8 @@ import { childPath, YMap, YNode, YScalar, YSeq } from './yaml';
  *   `secrets` and `configs` by target (or source);
  * - `environment`, `labels`, `annotations`, `sysctls`, `extra_hosts`, `build.args`, `deploy.labels`,
  *   `depends_on` and `networks` are turned into maps first and merge by key;
- * - plain string lists (`dns`, `cap_add`, `expose`, `profiles`, …) append the entries not already present.
+ * - plain string lists (`dns`, `cap_add`, `expose`, `profiles`, …) append the entries not already present;
+ * - a value tagged `!override` replaces what earlier files gave, and one tagged `!reset` removes the attribute.
  */
 
 /** Service keys written as a list of `KEY=value` or a map; merged by key. */
@@ -42,8 +43,8 @@ export function canonicalize(root: YMap): YMap {
     out.set(name, service.kind === 'map' ? canonicalizeService(service) : service);
   }
   const entries = new Map(root.entries);
-  entries.set('services', { kind: 'map', entries: out, at: services.at });
-  return { kind: 'map', entries, at: root.at };
+  entries.set('services', keepMergeTag(services, { kind: 'map', entries: out, at: services.at }));
+  return keepMergeTag(root, { kind: 'map', entries, at: root.at });
 }
 
 function canonicalizeService(service: YMap): YMap {
@@ -63,9 +64,9 @@ function canonicalizeService(service: YMap): YMap {
     } else if (key === 'deploy' && value.kind === 'map') {
       next = withEntry(value, 'labels', listToMap);
     }
-    entries.set(key, next);
+    entries.set(key, keepMergeTag(value, next));
   }
-  return { kind: 'map', entries, at: service.at };
+  return keepMergeTag(service, { kind: 'map', entries, at: service.at });
 }
 
 function withEntry(map: YMap, key: string, rewrite: (node: YNode, separator: '=') => YNode): YMap {
@@ -74,8 +75,8 @@ function withEntry(map: YMap, key: string, rewrite: (node: YNode, separator: '='
     return map;
   }
   const entries = new Map(map.entries);
-  entries.set(key, rewrite(value, '='));
-  return { kind: 'map', entries, at: map.at };
+  entries.set(key, keepMergeTag(value, rewrite(value, '=')));
+  return keepMergeTag(map, { kind: 'map', entries, at: map.at });
 }
 
 /** `["A=1", "B"]` → `{A: "1", B: null}`; for `extra_hosts`, `host:ip` or `host=ip`. Maps pass through. */
@@ -129,7 +130,29 @@ export function mergeFiles(trees: readonly YMap[]): YMap {
   for (const tree of trees.slice(1)) {
     result = mergeMaps(result, tree, '', mergeTopLevelValue);
   }
-  return result;
+  return withoutResets(result) as YMap;
+}
+
+/**
+ * The tree without the attributes tagged `!reset` that are left once the files are merged: those of the first
+ * file, and those of later files that had nothing to reset. Tags are dropped, so no later merge sees them.
+ */
+export function withoutResets(node: YNode): YNode {
+  switch (node.kind) {
+    case 'map': {
+      const entries = new Map<string, YNode>();
+      for (const [key, value] of node.entries) {
+        if (value.mergeTag !== 'reset') {
+          entries.set(key, withoutResets(value));
+        }
+      }
+      return { kind: 'map', entries, at: node.at };
+    }
+    case 'seq':
+      return { kind: 'seq', items: node.items.filter((item) => item.mergeTag !== 'reset').map(withoutResets), at: node.at };
+    default:
+      return node.mergeTag === undefined ? node : { ...node, mergeTag: undefined };
+  }
 }
 
 type ValueMerger = (base: YNode, override: YNode, key: string, path: string) => YNode;
@@ -138,9 +161,15 @@ function mergeMaps(base: YMap, override: YMap, path: string, mergeValue: ValueMe
   const entries = new Map(base.entries);
   for (const [key, value] of override.entries) {
     const existing = entries.get(key);
-    entries.set(key, existing ? mergeValue(existing, value, key, childPath(path, key)) : value);
+    if (value.mergeTag === 'reset') {
+      // Kept, tagged, so that a later file or the final pass removes it; what earlier files gave goes now.
+      entries.set(key, value);
+    } else {
+      entries.set(key, existing && existing.mergeTag !== 'reset' && value.mergeTag !== 'override'
+        ? mergeValue(existing, value, key, childPath(path, key)) : value);
+    }
   }
-  return { kind: 'map', entries, at: base.at };
+  return keepMergeTag(override, { kind: 'map', entries, at: base.at });
 }
 
 function mergeTopLevelValue(base: YNode, override: YNode, key: string, path: string): YNode {

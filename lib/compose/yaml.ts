@@ -2,11 +2,18 @@ import { Alias, isAlias, isMap, isScalar, isSeq, Lexer, LineCounter, Node as Yam
 import { ComposeError } from './errors';
 import { ComposeLocation } from './model';
 
+/**
+ * Compose's merge tags on a value: `!reset` removes the attribute (from what earlier files or `extends` gave, and
+ * from this file), `!override` replaces what earlier files gave instead of merging with it.
+ */
+export type MergeTag = 'reset' | 'override';
+
 /** A scalar of the located tree: the YAML value plus where it was written. */
 export interface YScalar {
   readonly kind: 'scalar';
   readonly value: string | number | boolean | null;
   readonly at: ComposeLocation;
+  readonly mergeTag?: MergeTag;
   /** The source text of a plain (unquoted) scalar, e.g. `0440`, so octal modes read as compose reads them. */
   readonly plain?: string;
   /**
@@ -18,6 +25,7 @@ export interface YScalar {
 
 export interface YMap {
   readonly kind: 'map';
+  readonly mergeTag?: MergeTag;
   /** Entries in the order written; keys are strings (YAML numbers and booleans as keys are stringified). */
   readonly entries: ReadonlyMap<string, YNode>;
   readonly at: ComposeLocation;
@@ -25,6 +33,7 @@ export interface YMap {
 
 export interface YSeq {
   readonly kind: 'seq';
+  readonly mergeTag?: MergeTag;
   readonly items: readonly YNode[];
   readonly at: ComposeLocation;
 }
@@ -35,6 +44,11 @@ export interface YSeq {
  * line and column are where its text is.
  */
 export type YNode = YScalar | YMap | YSeq;
+
+/** `to` with the merge tag of `from`: for the passes that rebuild nodes (interpolation, canonical forms). */
+export function keepMergeTag<T extends YNode>(from: YNode, to: T): T {
+  return from.mergeTag === undefined || to === from || to.mergeTag === from.mergeTag ? to : { ...to, mergeTag: from.mergeTag };
+}
 
 /** Limits against hostile input. */
 export interface YamlLimits {
@@ -208,6 +222,12 @@ class Walker {
   ) {}
 
   walk(node: YamlNode | null | undefined, path: string, depth: number, fallback?: ComposeLocation): YNode | undefined {
+    const out = this.walkNode(node, path, depth, fallback);
+    const tag = node && !isAlias(node) ? node.tag : undefined;
+    return out && (tag === '!reset' || tag === '!override') ? { ...out, mergeTag: tag.slice(1) as MergeTag } : out;
+  }
+
+  private walkNode(node: YamlNode | null | undefined, path: string, depth: number, fallback?: ComposeLocation): YNode | undefined {
     if (node === null || node === undefined) {
       return undefined;
     }

@@ -132,3 +132,77 @@ describe('mergeFiles', () => {
     });
   });
 });
+
+describe('!reset and !override', () => {
+  const base = [
+    'services:',
+    '  web:',
+    '    image: web:1',
+    '    ports: ["80:80"]',
+    '    environment: {A: "1", B: "2"}',
+    '    labels: {keep: "1"}',
+    '    healthcheck: {test: [CMD, a], interval: 10s}',
+    '',
+  ].join('\n');
+
+  test('!reset removes what the earlier file gave; !override replaces instead of merging', () => {
+    expect(merged(base, [
+      'services:',
+      '  web:',
+      '    ports: !reset []',
+      '    environment: !override {C: "3"}',
+      '    labels: !override [only=1]',
+      '    healthcheck: !reset null',
+      '',
+    ].join('\n'))).toEqual({
+      services: { web: { image: 'web:1', environment: { C: '3' }, labels: { only: '1' } } },
+    });
+  });
+
+  test('without the tags the same override merges', () => {
+    expect(merged(base, 'services:\n  web:\n    ports: []\n    environment: {C: "3"}\n')).toEqual({
+      services: {
+        web: {
+          image: 'web:1', ports: ['80:80'], environment: { A: '1', B: '2', C: '3' }, labels: { keep: '1' },
+          healthcheck: { test: ['CMD', 'a'], interval: '10s' },
+        },
+      },
+    });
+  });
+
+  test('a reset in the first file, or with nothing to reset, removes the attribute; a later file may set it again', () => {
+    expect(merged('services:\n  web:\n    image: web:1\n    ports: !reset ["80:80"]\n')).toEqual({ services: { web: { image: 'web:1' } } });
+    expect(merged(base, 'services:\n  web:\n    user: !reset "1000"\n')).toEqual(merged(base));
+    expect(merged(base, 'services:\n  web:\n    ports: !reset []\n', 'services:\n  web:\n    ports: ["9090:90"]\n'))
+      .toEqual(merged(base.replace('["80:80"]', '["9090:90"]')));
+  });
+
+  test('through the loader: interpolation and extends keep the tags', () => {
+    const { dir, cleanup } = makeProject({
+      'compose.yaml': [
+        'services:',
+        '  base:',
+        '    image: app:1',
+        '    ports: ["8080:80"]',
+        '    environment: {A: "1"}',
+        '  web:',
+        '    extends: base',
+        '    ports: !reset []',
+        '    environment: !override {B: "${B_VALUE}"}',
+        '',
+      ].join('\n'),
+      'compose.override.yaml': 'services:\n  base:\n    environment: !override\n      C: "3"\n',
+    });
+    try {
+      const { model } = loadCompose({ workingDir: dir, env: { B_VALUE: 'two' } });
+      const web = model.services.find((s) => s.name === 'web')!;
+      const baseService = model.services.find((s) => s.name === 'base')!;
+      expect(web.ports).toEqual([]);
+      expect(web.environment.map((e) => [e.name, e.value])).toEqual([['B', 'two']]);
+      expect(baseService.ports.map((p) => p.published)).toEqual([8080]);
+      expect(baseService.environment.map((e) => [e.name, e.value])).toEqual([['C', '3']]);
+    } finally {
+      cleanup();
+    }
+  });
+});
