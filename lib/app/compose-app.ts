@@ -500,6 +500,9 @@ export class ComposeApp extends Construct {
       const ports = workloadPorts(service);
       if (kind === WorkloadKind.DEPLOYMENT && labels.controller === KomposeControllerType.STATEFUL_SET && ports.length > 0) {
         kind = WorkloadKind.STATEFUL_SET;
+      } else if (kind === WorkloadKind.DEPLOYMENT && (labels.controller === KomposeControllerType.DAEMON_SET
+        || (labels.controller === undefined && service.deploy.mode === 'global'))) {
+        kind = WorkloadKind.DAEMON_SET;
       }
       if (engine && !ports.some((p) => p.protocol === kplus.Protocol.TCP)) {
         // Compose services reach a database on its port without declaring it; its Service needs it.
@@ -1000,7 +1003,11 @@ export class ComposeApp extends Construct {
       }
       for (const user of users) {
         const service = this.migrated.get(user);
-        if (service && service.replicas > 1) {
+        if (service?.kind === WorkloadKind.DAEMON_SET) {
+          this.warn('shared-volume', `volume "${volume}" is mounted by service "${user}", a DaemonSet with a pod on every node: a `
+            + 'ReadWriteOnce claim attaches to one node at a time, so the pods on other nodes stay Pending (use a ReadWriteMany '
+            + 'storage class, or run it as a Deployment)', at);
+        } else if (service && service.replicas > 1) {
           this.warn('shared-volume', `volume "${volume}" is mounted by ${service.replicas} replicas of service "${user}": a `
             + 'ReadWriteOnce claim attaches to one node at a time', at);
         }

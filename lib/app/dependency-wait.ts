@@ -31,7 +31,7 @@ export interface DependencyWait {
   /** The TCP port, for `WaitKind.TCP`. */
   readonly port?: number;
   /** The kind of workload, for `WaitKind.WORKLOAD_READY`. */
-  readonly workload?: 'Deployment' | 'StatefulSet' | 'VirtualMachine';
+  readonly workload?: 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'VirtualMachine';
 }
 
 /** Images and timing of the waits. */
@@ -92,8 +92,14 @@ function tcpWaitScript(wait: DependencyWait, settings: WaitSettings): string {
   ].join('\n');
 }
 
-/** `kubectl wait` for a Job to complete, a Deployment to be available, a StatefulSet's pod or a VM to be ready. */
+/**
+ * `kubectl wait` for a Job to complete, a Deployment to be available, a StatefulSet's pod or a VM to be ready; a
+ * DaemonSet has neither a condition nor a fixed count of pods, so `kubectl rollout status` waits for every node's pod.
+ */
 function kubectlWaitArgs(wait: DependencyWait, settings: WaitSettings): string[] {
+  if (wait.kind !== WaitKind.JOB_COMPLETE && wait.workload === 'DaemonSet') {
+    return ['rollout', 'status', `--namespace=${settings.namespace}`, `--timeout=${settings.timeoutSeconds}s`, `daemonset/${wait.target}`];
+  }
   // A StatefulSet has no Available condition: its one pod is ready when readyReplicas is 1.
   const [resource, condition] = wait.kind === WaitKind.JOB_COMPLETE
     ? ['job', 'condition=complete']
@@ -116,7 +122,7 @@ export function waitResource(wait: DependencyWait): kplus.IApiResource {
   if (wait.workload === 'VirtualMachine') {
     return { apiGroup: 'kubevirt.io', resourceType: 'virtualmachines', resourceName: wait.target };
   }
-  const resourceType = wait.workload === 'StatefulSet' ? 'statefulsets' : 'deployments';
+  const resourceType = wait.workload === 'StatefulSet' ? 'statefulsets' : wait.workload === 'DaemonSet' ? 'daemonsets' : 'deployments';
   return { apiGroup: 'apps', resourceType, resourceName: wait.target };
 }
 

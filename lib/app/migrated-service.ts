@@ -40,6 +40,8 @@ export enum WorkloadKind {
   STATEFUL_SET = 'StatefulSet',
   /** A service with a `kompose.cronjob.schedule`: it runs on that schedule. */
   CRON_JOB = 'CronJob',
+  /** A service under `deploy.mode: global` or `kompose.controller.type: daemonset`: one pod on every node. */
+  DAEMON_SET = 'DaemonSet',
   /** A service routed to the app's golden-image VM (`VmMigratedService`). */
   VM = 'VirtualMachine',
 }
@@ -190,8 +192,8 @@ export class MigratedService extends Construct {
   /** The Kubernetes name of the workload and its Service. */
   public readonly name: string;
   public readonly kind: WorkloadKind;
-  /** The workload: a kplus Deployment, StatefulSet, Job or CronJob. */
-  public readonly workload: kplus.Deployment | kplus.StatefulSet | kplus.Job | kplus.CronJob;
+  /** The workload: a kplus Deployment, StatefulSet, DaemonSet, Job or CronJob. */
+  public readonly workload: kplus.Deployment | kplus.StatefulSet | kplus.DaemonSet | kplus.Job | kplus.CronJob;
   /** The Deployment, when the service runs as one (also for a stateful dependency on a Deployment). */
   public readonly deployment?: kplus.Deployment;
   /** The Job of a one-shot service. */
@@ -200,6 +202,8 @@ export class MigratedService extends Construct {
   public readonly cronJob?: kplus.CronJob;
   /** The StatefulSet of a service under `kompose.controller.type: statefulset` (or a stateful dependency on one). */
   public readonly statefulSet?: kplus.StatefulSet;
+  /** The DaemonSet of a service under `deploy.mode: global` or `kompose.controller.type: daemonset`. */
+  public readonly daemonSet?: kplus.DaemonSet;
   /** The stateful dependency, for databases and caches. */
   public readonly statefulDependency?: StatefulDependency;
   /** The main container. */
@@ -234,7 +238,7 @@ export class MigratedService extends Construct {
   public readonly ingressRules: readonly IngressRule[];
   /** The HorizontalPodAutoscaler, where asked for. */
   public readonly autoscaler?: ServiceAutoscaler;
-  /** The replicas the workload was given (1 for Jobs). */
+  /** The replicas the workload was given (1 for Jobs; 1 for a DaemonSet, which runs one pod per node). */
   public readonly replicas: number;
   /** The compose networks the service is on (for network policies). */
   public readonly networks: readonly string[];
@@ -258,7 +262,8 @@ export class MigratedService extends Construct {
     this.ports = plan.ports;
     this.networks = service.networks.map((n) => n.name);
     this.labels = { app: this.name };
-    this.replicas = plan.kind === WorkloadKind.JOB || plan.kind === WorkloadKind.CRON_JOB ? 1 : settings.replicas;
+    this.replicas = plan.kind === WorkloadKind.JOB || plan.kind === WorkloadKind.CRON_JOB || plan.kind === WorkloadKind.DAEMON_SET
+      ? 1 : settings.replicas;
 
     checkPublishedPorts(service);
     this.warnUnmappedKeys();
@@ -381,6 +386,10 @@ export class MigratedService extends Construct {
         this.statefulSet.select(kplus.LabelSelector.of({ labels: this.labels }));
         removeAddressSelector(this.service);
         this.workload = this.statefulSet;
+      } else if (plan.kind === WorkloadKind.DAEMON_SET) {
+        this.daemonSet = new kplus.DaemonSet(this, 'DaemonSet', { ...podProps, select: false });
+        this.daemonSet.select(kplus.LabelSelector.of({ labels: this.labels }));
+        this.workload = this.daemonSet;
       } else {
         const mountsRwoClaim = Object.keys(mounts.claims).length > 0;
         this.deployment = new kplus.Deployment(this, 'Deployment', {
@@ -401,7 +410,7 @@ export class MigratedService extends Construct {
     }
 
     if (settings.autoscaling) {
-      if (this.workload instanceof kplus.Job || this.workload instanceof kplus.CronJob) {
+      if (this.workload instanceof kplus.Job || this.workload instanceof kplus.CronJob || this.workload instanceof kplus.DaemonSet) {
         this.warn('unsupported-key', `ignored the autoscaling of a service that runs as a ${plan.kind}: it is not scaled`, service.at);
       } else {
         this.autoscaler = new ServiceAutoscaler(this, 'Autoscaler', {
@@ -479,12 +488,16 @@ export class MigratedService extends Construct {
       }
     } else if (s.restart === 'no' || s.restart === 'on-failure') {
       if (this.plan.kind !== WorkloadKind.JOB) {
-        this.warn('unsupported-key', `restart "${s.restart}" is not kept: a ${this.plan.kind === WorkloadKind.STATEFUL_SET ? 'StatefulSet' : 'Deployment'} `
+        this.warn('unsupported-key', `restart "${s.restart}" is not kept: a ${this.plan.kind === WorkloadKind.STATEFUL_SET || this.plan.kind === WorkloadKind.DAEMON_SET ? this.plan.kind : 'Deployment'} `
           + `always restarts its containers (add ${KomposeLabel.CRON_SCHEDULE} to run it on a schedule)`, this.atKey('restart'));
       }
     }
-    if (s.deploy.mode === 'global') {
-      this.warn('unsupported-key', 'deploy.mode "global" is not kept: the service runs as a Deployment, not one pod per node', this.atKey('deploy.mode'));
+    if (s.deploy.mode === 'global' && this.plan.kind !== WorkloadKind.DAEMON_SET) {
+      this.warn('unsupported-key', `deploy.mode "global" is not kept: the service runs as a ${this.plan.kind === WorkloadKind.STATEFUL
+        ? 'stateful dependency' : this.plan.kind}, not one pod per node`, this.atKey('deploy.mode'));
+    }
+    if (this.plan.kind === WorkloadKind.DAEMON_SET && s.deploy.replicas !== undefined) {
+      this.warn('unsupported-key', `deploy.replicas ${s.deploy.replicas} is not kept: a DaemonSet runs one pod on every node`, this.atKey('deploy.replicas'));
     }
     if (s.deploy.restartPolicy !== undefined) {
       this.warn('unsupported-key', 'ignored deploy.restart_policy: Kubernetes restarts containers by the pod\'s restartPolicy', this.atKey('deploy.restart_policy'));
@@ -510,9 +523,13 @@ export class MigratedService extends Construct {
       this.warn('unsupported-label', `${KomposeLabel.CONTROLLER_TYPE} "statefulset" is not kept: the service has no ports, and a `
         + 'StatefulSet needs a Service to name its pods, so it runs as a Deployment (give it a port with expose to get one)',
       labelAt(s, KomposeLabel.CONTROLLER_TYPE));
-    } else if (controller === KomposeControllerType.DAEMON_SET || controller === KomposeControllerType.REPLICATION_CONTROLLER) {
+    } else if (controller === KomposeControllerType.DAEMON_SET && this.plan.kind === WorkloadKind.STATEFUL) {
+      this.warn('unsupported-label', `${KomposeLabel.CONTROLLER_TYPE} "${controller}" is not kept: a database or cache runs as a `
+        + 'stateful dependency with one pod', labelAt(s, KomposeLabel.CONTROLLER_TYPE));
+    } else if (controller === KomposeControllerType.REPLICATION_CONTROLLER) {
       this.warn('unsupported-label', `${KomposeLabel.CONTROLLER_TYPE} "${controller}" is not supported: the service runs as a `
-        + `${this.plan.kind === WorkloadKind.STATEFUL ? 'stateful dependency' : 'Deployment'}`, labelAt(s, KomposeLabel.CONTROLLER_TYPE));
+        + `${this.plan.kind === WorkloadKind.STATEFUL ? 'stateful dependency' : 'Deployment'} (a ReplicationController is the `
+        + 'Deployment\'s deprecated predecessor)', labelAt(s, KomposeLabel.CONTROLLER_TYPE));
     } else if (controller !== undefined && (this.plan.kind === WorkloadKind.JOB || this.plan.kind === WorkloadKind.CRON_JOB)) {
       this.warn('unsupported-label', `ignored ${KomposeLabel.CONTROLLER_TYPE} "${controller}": the service runs as a ${this.plan.kind}`,
         labelAt(s, KomposeLabel.CONTROLLER_TYPE));
@@ -788,7 +805,7 @@ export class MigratedService extends Construct {
           continue;
         }
         const workload = target.controller === WorkloadController.STATEFUL_SET || target.kind === WorkloadKind.STATEFUL_SET
-          ? 'StatefulSet' : 'Deployment';
+          ? 'StatefulSet' : target.kind === WorkloadKind.DAEMON_SET ? 'DaemonSet' : 'Deployment';
         waits.push({ kind: WaitKind.WORKLOAD_READY, service: dependency.service, target: target.name, workload });
       }
     }

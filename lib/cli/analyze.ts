@@ -110,7 +110,7 @@ export function analyzeRendered(rendered: Rendered): ProjectAnalysis {
     const own = warnings.filter((w) => belongsTo(w.at, service));
     own.forEach((w) => claimed.add(w));
     const assessment = assessService(service);
-    const workload = manifests.find((m) => ['Deployment', 'StatefulSet', 'Job', 'CronJob'].includes(m.kind) && m.metadata?.name === migrated.name);
+    const workload = manifests.find((m) => ['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'].includes(m.kind) && m.metadata?.name === migrated.name);
     const spec = podSpec(workload);
     const container = (spec?.containers ?? []).find((c: any) => c.name === migrated.container.name) ?? spec?.containers?.[0];
     const result: ServiceAnalysis = {
@@ -272,6 +272,7 @@ export function analysisText(analysis: ProjectAnalysis): string {
     s.reasons.forEach((r) => lines.push(`      - ${r}`));
     row('runs as', s.workload === 'Job' ? 'Job (run to completion)' : s.workload === 'CronJob' ? 'CronJob (on a schedule)'
       : s.workload.startsWith('VirtualMachine ') ? `docker compose in the ${s.workload}`
+        : s.workload === 'DaemonSet' ? 'DaemonSet, one pod on every node'
         : `${s.workload}, ${s.replicas} replica${s.replicas === 1 ? '' : 's'}`);
     row('stateful', s.stateful ? `yes, ${s.engine}` : 'no');
     const external = s.exposure.external.map((e) => {

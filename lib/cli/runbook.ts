@@ -15,7 +15,7 @@ export const DEFAULT_WAIT_SECONDS = 300;
 /** The image of the temporary test pods (it has `nslookup` and a `nc` with `-z`). */
 export const TEST_POD_IMAGE = 'busybox:1.36';
 
-const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'Job', 'CronJob'];
+const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'];
 
 /** The kubectl commands that wait for one dependency. */
 export function waitCommand(wait: WaveWait, namespace: string, timeoutSeconds: number): string[] {

@@ -724,20 +724,72 @@ services:
     expectManifestsPass(docs);
   });
 
-  test('without ports, statefulset, daemonset and replicationcontroller are reported and the service runs as a Deployment', () => {
+  test('replicationcontroller, and statefulset without ports, are reported and the service runs as a Deployment', () => {
     const { app, docs } = synthApp(`
 services:
-  agent: { image: a:1, labels: { kompose.controller.type: daemonset } }
   old: { image: b:1, labels: { kompose.controller.type: replicationcontroller } }
   q: { image: q:1, labels: { kompose.controller.type: statefulset } }
 `);
-    expect(findDocs(docs, 'Deployment').map((d) => d.metadata.name)).toEqual(['agent', 'old', 'q']);
+    expect(findDocs(docs, 'Deployment').map((d) => d.metadata.name)).toEqual(['old', 'q']);
     expect(app.warnings.filter((w) => w.code === 'unsupported-label').map((w) => `${w.at.path}: ${w.message}`)).toEqual([
-      'services.agent.labels["kompose.controller.type"]: kompose.controller.type "daemonset" is not supported: the service runs as a Deployment',
-      'services.old.labels["kompose.controller.type"]: kompose.controller.type "replicationcontroller" is not supported: the service runs as a Deployment',
+      'services.old.labels["kompose.controller.type"]: kompose.controller.type "replicationcontroller" is not supported: the service '
+        + 'runs as a Deployment (a ReplicationController is the Deployment\'s deprecated predecessor)',
       'services.q.labels["kompose.controller.type"]: kompose.controller.type "statefulset" is not kept: the service has no ports, and a '
         + 'StatefulSet needs a Service to name its pods, so it runs as a Deployment (give it a port with expose to get one)',
     ]);
+  });
+
+  test('deploy.mode global and kompose.controller.type daemonset run as a DaemonSet: one pod on every node', () => {
+    const { app, docs } = synthApp(`
+services:
+  agent:
+    image: grafana/agent:v0.40.0
+    deploy: { mode: global, replicas: 2 }
+    expose: ["12345"]
+    volumes: ["agentdata:/data"]
+  exporter:
+    image: prom/node-exporter:v1.8.0
+    labels: { kompose.controller.type: daemonset, kompose.hpa.cpu: "50" }
+  db:
+    image: postgres:16.2
+    environment: { POSTGRES_PASSWORD: example-password }
+    labels: { kompose.controller.type: daemonset }
+  web:
+    image: nginx:1.25
+    depends_on: [agent, exporter]
+volumes:
+  agentdata: {}
+`);
+    expect(findDocs(docs, 'DaemonSet').map((d) => d.metadata.name)).toEqual(['agent', 'exporter']);
+    const agent = findDoc(docs, 'DaemonSet', 'agent');
+    expect(agent.spec.replicas).toBeUndefined();
+    expect(agent.spec.selector).toEqual({ matchLabels: { app: 'agent' } });
+    expect(agent.spec.template.metadata.labels.app).toBe('agent');
+    expect(findDoc(docs, 'Service', 'agent').spec.selector).toEqual({ app: 'agent' });
+    expect(app.service('agent').daemonSet).toBe(app.service('agent').workload);
+    expect(app.service('agent').kind).toBe('DaemonSet');
+    expect(app.service('agent').replicas).toBe(1);
+    expect(findDocs(docs, 'HorizontalPodAutoscaler')).toEqual([]);
+    // A database keeps its one pod.
+    expect(findDocs(docs, 'Deployment').map((d) => d.metadata.name)).toEqual(['db', 'web']);
+    // The agent has a port: a TCP wait; the exporter has none: kubectl rollout status, allowed by a Role on it only.
+    const waits = podSpec(findDoc(docs, 'Deployment', 'web')).initContainers;
+    expect(waits.map((c: any) => c.name)).toEqual(['wait-for-agent', 'wait-for-exporter']);
+    expect(waits[1].args).toEqual(['rollout', 'status', '--namespace=test', '--timeout=300s', 'daemonset/exporter']);
+    expect(findDoc(docs, 'Role', 'web-wait').rules).toEqual([
+      { apiGroups: ['apps'], resources: ['daemonsets'], resourceNames: ['exporter'], verbs: ['get', 'list', 'watch'] },
+    ]);
+    expect(app.warnings.map((w) => `${w.code} ${w.at.path}: ${w.message}`).filter((w) => !w.startsWith('unpinned'))).toEqual(expect.arrayContaining([
+      'unsupported-key services.agent.deploy.replicas: deploy.replicas 2 is not kept: a DaemonSet runs one pod on every node',
+      'unsupported-key services.exporter: ignored the autoscaling of a service that runs as a DaemonSet: it is not scaled',
+      'unsupported-label services.db.labels["kompose.controller.type"]: kompose.controller.type "daemonset" is not kept: a database '
+        + 'or cache runs as a stateful dependency with one pod',
+      'shared-volume volumes.agentdata: volume "agentdata" is mounted by service "agent", a DaemonSet with a pod on every node: a '
+        + 'ReadWriteOnce claim attaches to one node at a time, so the pods on other nodes stay Pending (use a ReadWriteMany storage '
+        + 'class, or run it as a Deployment)',
+    ]));
+    expect(app.warnings.some((w) => w.message.includes('deploy.mode'))).toBe(false);
+    expectManifestsPass(docs, { allowServiceAccountToken: ['web'] });
   });
 
   test('healthcheck labels replace the probe they name; timings fall back to the compose healthcheck', () => {
