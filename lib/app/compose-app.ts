@@ -849,6 +849,8 @@ export class ComposeApp extends Construct {
       expose: overrides.expose ?? extension.expose ?? (labels.expose !== undefined ? Exposure.INGRESS : undefined),
       komposeServiceType: labels.serviceType,
       nodePort: labels.nodePort,
+      externalTrafficPolicy: labels.externalTrafficPolicy,
+      initContainer: labels.initContainer,
       ingressRules: dedupe(ingressRules, (r) => `${r.host}${r.path}`),
       ingressClassName: labels.ingressClassName ?? props.ingressClassName ?? COMPOSE_APP_DEFAULTS.ingressClassName,
       ingressAnnotations: props.ingressAnnotations ?? COMPOSE_APP_DEFAULTS.ingressAnnotations,

@@ -1,5 +1,26 @@
+import { ApiObject, JsonPatch } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-27';
 import { ComposeLocation, PortMapping } from '../compose/model';
-import { Exposure, KomposeServiceType } from './settings';
+import { Exposure, KomposeLabel, KomposeServiceType } from './settings';
+
+/**
+ * `kompose.service.external-traffic-policy` on the LoadBalancer or NodePort Service of the published ports (kplus has
+ * no prop for it); reported when the service has none (its published ports go through the Ingress, or stay internal).
+ */
+export function setExternalTrafficPolicy(
+  service: kplus.Service | undefined, policy: 'Cluster' | 'Local' | undefined, at: ComposeLocation,
+  warn: (code: string, message: string, at: ComposeLocation) => void,
+): void {
+  if (policy === undefined) {
+    return;
+  }
+  if (!service) {
+    warn('unsupported-label', `ignored ${KomposeLabel.EXTERNAL_TRAFFIC_POLICY} "${policy.toLowerCase()}": the service has no `
+      + 'LoadBalancer or NodePort Service (its published ports go through the Ingress, or stay internal)', at);
+    return;
+  }
+  ApiObject.of(service).addJsonPatch(JsonPatch.add('/spec/externalTrafficPolicy', policy));
+}
 
 /** How one published port is reached from outside the cluster. */
 export enum PortAccess {

@@ -16,7 +16,7 @@ import { KOMPOSE_SERVICE_TYPES, KomposeLabel, KomposeServiceType } from './setti
 export enum KomposeControllerType {
   DEPLOYMENT = 'deployment',
   STATEFUL_SET = 'statefulset',
-  /** Not supported: the service runs as a Deployment, with a warning. */
+  /** A DaemonSet: one pod on every node. */
   DAEMON_SET = 'daemonset',
   /** Superseded by Deployments: the service runs as one, with a warning. */
   REPLICATION_CONTROLLER = 'replicationcontroller',
@@ -58,6 +58,19 @@ export interface KomposeCronJob {
   readonly backoffLimit?: number;
 }
 
+/** `kompose.init.containers.*`: a container the pod runs to completion before its own (after the dependency waits). */
+export interface KomposeInitContainer {
+  /** @default 'init' */
+  readonly name: string;
+  readonly image: string;
+  /** Undefined: the image's entrypoint. */
+  readonly command?: readonly string[];
+  readonly at: ComposeLocation;
+}
+
+/** The values of `kompose.service.external-traffic-policy`, as Kubernetes spells them. */
+export type ExternalTrafficPolicy = 'Cluster' | 'Local';
+
 /** The kompose labels of one service, checked. */
 export interface KomposeServiceLabels {
   readonly serviceType?: KomposeServiceType;
@@ -73,6 +86,9 @@ export interface KomposeServiceLabels {
   readonly imagePullPolicy?: kplus.ImagePullPolicy;
   readonly imagePullSecret?: string;
   readonly fsGroup?: number;
+  /** For the LoadBalancer or NodePort Service of the published ports. */
+  readonly externalTrafficPolicy?: ExternalTrafficPolicy;
+  readonly initContainer?: KomposeInitContainer;
 }
 
 const PROBE_KEYS = ['disable', 'http_get_path', 'http_get_port', 'interval', 'retries', 'start_period', 'tcp_port', 'test', 'timeout'];
@@ -187,7 +203,21 @@ export function readKomposeLabels(service: ComposeService): KomposeServiceLabels
     }
   }
 
+  const trafficText = text(KomposeLabel.EXTERNAL_TRAFFIC_POLICY);
+  let externalTrafficPolicy: ExternalTrafficPolicy | undefined;
+  if (trafficText !== undefined) {
+    const lower = trafficText.toLowerCase();
+    if (lower !== 'cluster' && lower !== 'local') {
+      throw new ComposeError('invalid external traffic policy', {
+        at: at(KomposeLabel.EXTERNAL_TRAFFIC_POLICY), value: trafficText, allowed: 'cluster, local',
+      });
+    }
+    externalTrafficPolicy = lower === 'local' ? 'Local' : 'Cluster';
+  }
+
   return {
+    externalTrafficPolicy,
+    initContainer: readInitContainer(service),
     serviceType,
     nodePort,
     expose,
@@ -521,4 +551,59 @@ function port(text: string, at: ComposeLocation, allowed = 'a port number 1-6553
     throw new ComposeError('invalid port', { at, value: text, allowed });
   }
   return n;
+}
+
+const CONTAINER_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** `kompose.init.containers.*`, as kompose reads them: the command a JSON list, or words split as a shell would. */
+function readInitContainer(service: ComposeService): KomposeInitContainer | undefined {
+  const name = service.labels[KomposeLabel.INIT_CONTAINER_NAME]?.trim();
+  const image = service.labels[KomposeLabel.INIT_CONTAINER_IMAGE]?.trim();
+  const commandText = service.labels[KomposeLabel.INIT_CONTAINER_COMMAND]?.trim();
+  if (name === undefined && image === undefined && commandText === undefined) {
+    return undefined;
+  }
+  const given = name !== undefined ? KomposeLabel.INIT_CONTAINER_NAME : KomposeLabel.INIT_CONTAINER_COMMAND;
+  if (image === undefined || image === '' || /\s/.test(image)) {
+    throw new ComposeError(image ? 'invalid init container image' : `${given} needs ${KomposeLabel.INIT_CONTAINER_IMAGE}`, {
+      at: labelAt(service, image ? KomposeLabel.INIT_CONTAINER_IMAGE : given),
+      ...(image ? { value: image } : {}),
+      allowed: 'an image reference such as busybox:1.36',
+      hint: `add the label ${KomposeLabel.INIT_CONTAINER_IMAGE} with the image the init container runs`,
+    });
+  }
+  if (name !== undefined && (name.length > 63 || !CONTAINER_NAME.test(name) || name.startsWith('wait-'))) {
+    throw new ComposeError('invalid init container name', {
+      at: labelAt(service, KomposeLabel.INIT_CONTAINER_NAME),
+      value: name,
+      allowed: 'a container name: at most 63 lower case letters, digits and "-", not starting with "wait-" (the dependency waits\' names)',
+    });
+  }
+  let command: string[] | undefined;
+  if (commandText !== undefined) {
+    const at = labelAt(service, KomposeLabel.INIT_CONTAINER_COMMAND);
+    if (commandText.startsWith('[')) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(commandText);
+      } catch {
+        parsed = undefined;
+      }
+      if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((word) => typeof word === 'string')) {
+        throw new ComposeError('invalid init container command', {
+          at, value: commandText, allowed: 'a JSON list of strings, ["sh", "-c", "…"], or words as a shell splits them',
+        });
+      }
+      command = parsed as string[];
+    } else {
+      command = shellSplit(commandText);
+      if (command === undefined || command.length === 0) {
+        throw new ComposeError('invalid init container command', {
+          at, value: commandText, allowed: 'a JSON list of strings, ["sh", "-c", "…"], or words as a shell splits them',
+          hint: 'close the quotes, or write the command as a JSON list',
+        });
+      }
+    }
+  }
+  return { name: name ?? 'init', image, command, at: labelAt(service, KomposeLabel.INIT_CONTAINER_IMAGE) };
 }

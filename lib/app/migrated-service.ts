@@ -3,6 +3,7 @@ import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { KubeSecret, Quantity } from '../../imports/k8s';
 import { ComposeError } from '../compose/errors';
+import { isUnpinnedImage } from '../compose/image';
 import { ComposeLocation, ComposeService, EnvVar, FileContent, PortMapping, VolumeMount } from '../compose/model';
 import { DatabaseCredentials, DatabaseEngine } from '../stateful/engine';
 import { StatefulDependency, WorkloadController } from '../stateful/stateful-dependency';
@@ -23,10 +24,10 @@ import { coresToMillicores, cpuFromMillicores, cpuToMillicores, sizeFromBytes, s
 import { SecretValues, hasEmbeddedPassword, isSensitiveName } from './sensitive';
 import { claimSize } from './storage-size';
 import {
-  KomposeControllerType, KomposeCronJob, KomposeProbeCheck, KomposeProbeLabels, KomposeServiceLabels, checkIngressLabels,
+  KomposeControllerType, KomposeCronJob, KomposeInitContainer, KomposeProbeCheck, KomposeProbeLabels, KomposeServiceLabels, checkIngressLabels,
   isHonouredKomposeLabel, labelAt,
 } from './kompose-labels';
-import { PortAccess, portAccess } from './exposure';
+import { PortAccess, portAccess, setExternalTrafficPolicy } from './exposure';
 import { Exposure, KomposeLabel, KomposeServiceType } from './settings';
 
 /** How a compose service runs; the values are what `MigratedService.kind` reports. */
@@ -96,6 +97,10 @@ export interface ServiceSettings {
   readonly komposeServiceType?: KomposeServiceType;
   /** `kompose.service.nodeport.port`: the node port of the one published port. */
   readonly nodePort?: number;
+  /** `kompose.service.external-traffic-policy`, for the LoadBalancer or NodePort Service. */
+  readonly externalTrafficPolicy?: 'Cluster' | 'Local';
+  /** `kompose.init.containers.*`: a container run after the dependency waits, before the service's own. */
+  readonly initContainer?: KomposeInitContainer;
   /** The Ingress rules, at least one; the first one's host is the service's own. */
   readonly ingressRules: readonly IngressRuleSettings[];
   readonly ingressClassName: string;
@@ -430,11 +435,36 @@ export class MigratedService extends Construct {
     const access = this.addWaits();
     this.waitServiceAccount = access?.account;
     this.waitRole = access?.role;
+    if (settings.initContainer) {
+      const init = settings.initContainer;
+      if (this.workload.containers.some((c) => c.name === init.name)) {
+        throw new ComposeError(`the init container "${init.name}" has the name of the service's container`, {
+          at: labelAt(service, KomposeLabel.INIT_CONTAINER_NAME),
+          value: init.name,
+          hint: `name it otherwise with ${KomposeLabel.INIT_CONTAINER_NAME}`,
+        });
+      }
+      if (isUnpinnedImage(init.image)) {
+        this.warn('unpinned-image', `image "${init.image}" of the init container is not pinned (no tag, or :latest): `
+          + 'each node may pull a different image; pin a version tag or a digest', init.at);
+      }
+      // The service's own resources and security context: a ResourceQuota rejects containers without resources.
+      this.workload.addInitContainer({
+        name: init.name,
+        image: init.image,
+        imagePullPolicy: pullPolicyFor(init.image),
+        command: init.command ? [...init.command] : undefined,
+        resources,
+        securityContext,
+      });
+    }
 
     const exposure = this.expose();
     this.publishedPorts = exposure.published;
     this.ingress = exposure.ingress;
     this.externalService = exposure.external;
+    setExternalTrafficPolicy(this.externalService, settings.externalTrafficPolicy,
+      labelAt(service, KomposeLabel.EXTERNAL_TRAFFIC_POLICY), (code, message, at) => this.warn(code, message, at));
     this.ingressRules = exposure.rules;
   }
 

@@ -288,6 +288,10 @@ export enum KomposeLabel {
   IMAGE_PULL_POLICY = 'kompose.image-pull-policy',
   IMAGE_PULL_SECRET = 'kompose.image-pull-secret',
   FS_GROUP = 'kompose.security-context.fsgroup',
+  EXTERNAL_TRAFFIC_POLICY = 'kompose.service.external-traffic-policy',
+  INIT_CONTAINER_NAME = 'kompose.init.containers.name',
+  INIT_CONTAINER_IMAGE = 'kompose.init.containers.image',
+  INIT_CONTAINER_COMMAND = 'kompose.init.containers.command',
 }
 
 /** The Service types `kompose.service.type` may name, in lower case as kompose reads them. */

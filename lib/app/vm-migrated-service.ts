@@ -5,7 +5,7 @@ import { ExposedPolicyPort, PortExposure } from './network-policy';
 import { ComposeVm } from '../vm/compose-vm';
 import { VmPublishedPort } from '../vm/compose-subset';
 import { VM_LABEL } from '../vm/golden-image-vm';
-import { PortAccess, portAccess } from './exposure';
+import { PortAccess, portAccess, setExternalTrafficPolicy } from './exposure';
 import { checkIngressLabels, isHonouredKomposeLabel, labelAt } from './kompose-labels';
 import {
   IngressRule, MigrationContext, PublishedPort, ServicePlan, ServiceSettings, WorkloadKind, toProtocol,
@@ -26,6 +26,7 @@ export interface VmMigratedServiceProps {
 /** The kompose labels that still apply to a service in the VM: they shape its Services and Ingress. */
 const VM_LABELS: readonly string[] = [
   KomposeLabel.SERVICE_TYPE, KomposeLabel.NODE_PORT, KomposeLabel.SERVICE_EXPOSE, KomposeLabel.TLS_SECRET, KomposeLabel.INGRESS_CLASS,
+  KomposeLabel.EXTERNAL_TRAFFIC_POLICY,
 ];
 const ALL_ADDRESSES = ['0.0.0.0', '::'];
 
@@ -160,6 +161,8 @@ export class VmMigratedService extends Construct {
       });
       this.externalService.selectLabel(VM_LABEL, composeVm.vm.name);
     }
+    setExternalTrafficPolicy(this.externalService, settings.externalTrafficPolicy,
+      labelAt(plan.service, KomposeLabel.EXTERNAL_TRAFFIC_POLICY), (code, message, at) => context.warn(code, message, at));
   }
 
   /** The VM port a published compose port lands on; undefined when it is bound to one host address in the VM. */

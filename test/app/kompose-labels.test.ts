@@ -23,7 +23,8 @@ describe('the honoured labels', () => {
       'kompose.service.healthcheck.readiness.retries', 'kompose.service.healthcheck.readiness.start_period',
       'kompose.service.healthcheck.readiness.disable', 'kompose.service.healthcheck.liveness.http_get_path',
       'kompose.service.healthcheck.liveness.tcp_port', 'kompose.image-pull-policy', 'kompose.image-pull-secret',
-      'kompose.security-context.fsgroup',
+      'kompose.security-context.fsgroup', 'kompose.service.external-traffic-policy', 'kompose.init.containers.name',
+      'kompose.init.containers.image', 'kompose.init.containers.command',
     ]) {
       expect(`${label}: ${isHonouredKomposeLabel(label)}`).toBe(`${label}: true`);
     }
@@ -31,7 +32,7 @@ describe('the honoured labels', () => {
   });
 
   test('leave out the labels ComposeApp does not read', () => {
-    for (const label of ['kompose.service.group', 'kompose.serviceaccount-name', 'kompose.volume.type', 'kompose.init.containers.image']) {
+    for (const label of ['kompose.service.group', 'kompose.serviceaccount-name', 'kompose.volume.type', 'kompose.volume.sub-path']) {
       expect(`${label}: ${isHonouredKomposeLabel(label)}`).toBe(`${label}: false`);
     }
   });
@@ -79,7 +80,36 @@ describe('readKomposeLabels', () => {
     expect(labels.imagePullPolicy).toBe(kplus.ImagePullPolicy.NEVER);
   });
 
+  test('external traffic policy and the init container, with kompose\'s two command forms', () => {
+    expect(readKomposeLabels(labelled({ 'kompose.service.external-traffic-policy': 'LOCAL' })).externalTrafficPolicy).toBe('Local');
+    expect(readKomposeLabels(labelled({ 'kompose.service.external-traffic-policy': 'cluster' })).externalTrafficPolicy).toBe('Cluster');
+    const json = readKomposeLabels(labelled({
+      'kompose.init.containers.name': 'init-mydb', 'kompose.init.containers.image': 'busybox:1.36',
+      'kompose.init.containers.command': '[ "bundle", "exec", "thin", "-p", "3000" ]',
+    })).initContainer;
+    expect(json).toMatchObject({ name: 'init-mydb', image: 'busybox:1.36', command: ['bundle', 'exec', 'thin', '-p', '3000'] });
+    const words = readKomposeLabels(labelled({
+      'kompose.init.containers.image': 'busybox:1.36', 'kompose.init.containers.command': 'sh -c \'echo "ready: yes"\'',
+    })).initContainer;
+    expect(words).toMatchObject({ name: 'init', image: 'busybox:1.36', command: ['sh', '-c', 'echo "ready: yes"'] });
+    expect(readKomposeLabels(labelled({ 'kompose.init.containers.image': 'busybox:1.36' })).initContainer?.command).toBeUndefined();
+  });
+
   test.each([
+    [{ 'kompose.service.external-traffic-policy': 'nearest' },
+      'compose.yaml: services.web.labels["kompose.service.external-traffic-policy"]: invalid external traffic policy (got "nearest"). Allowed: cluster, local.'],
+    [{ 'kompose.init.containers.name': 'setup' },
+      'compose.yaml: services.web.labels["kompose.init.containers.name"]: kompose.init.containers.name needs kompose.init.containers.image. '
+      + 'Allowed: an image reference such as busybox:1.36. Fix: add the label kompose.init.containers.image with the image the init container runs.'],
+    [{ 'kompose.init.containers.image': 'busybox:1.36', 'kompose.init.containers.name': 'Setup_Step' },
+      'compose.yaml: services.web.labels["kompose.init.containers.name"]: invalid init container name (got "Setup_Step"). '
+      + 'Allowed: a container name: at most 63 lower case letters, digits and "-", not starting with "wait-" (the dependency waits\' names).'],
+    [{ 'kompose.init.containers.image': 'busybox:1.36', 'kompose.init.containers.command': '["echo", 1]' },
+      'compose.yaml: services.web.labels["kompose.init.containers.command"]: invalid init container command (got "[\\"echo\\", 1]"). '
+      + 'Allowed: a JSON list of strings, ["sh", "-c", "…"], or words as a shell splits them.'],
+    [{ 'kompose.init.containers.image': 'busybox:1.36', 'kompose.init.containers.command': 'echo "unclosed' },
+      'compose.yaml: services.web.labels["kompose.init.containers.command"]: invalid init container command (got "echo \\"unclosed"). '
+      + 'Allowed: a JSON list of strings, ["sh", "-c", "…"], or words as a shell splits them. Fix: close the quotes, or write the command as a JSON list.'],
     [{ 'kompose.service.type': 'external' },
       'compose.yaml: services.web.labels["kompose.service.type"]: invalid Service type (got "external"). Allowed: clusterip, headless, loadbalancer, nodeport.'],
     [{ 'kompose.service.nodeport.port': '30080' },

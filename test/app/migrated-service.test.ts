@@ -739,6 +739,53 @@ services:
     ]);
   });
 
+  test('external-traffic-policy reaches the LoadBalancer Service; the init container runs after the waits', () => {
+    const { app, docs } = synthApp(`
+services:
+  dns:
+    image: coredns/coredns:1.11.1
+    ports: ["53:53/udp"]
+    labels: { kompose.service.external-traffic-policy: local }
+  web:
+    image: nginx:1.25
+    ports: ["80:80"]
+    depends_on: [db]
+    labels:
+      kompose.service.external-traffic-policy: local
+      kompose.init.containers.name: migrate
+      kompose.init.containers.image: example/migrate:2.1
+      kompose.init.containers.command: '["migrate", "up"]'
+  db:
+    image: postgres:16.2
+    environment: { POSTGRES_PASSWORD: example-password }
+`);
+    expect(findDoc(docs, 'Service', 'dns-external').spec).toMatchObject({ type: 'LoadBalancer', externalTrafficPolicy: 'Local' });
+    // web's port 80 goes through the Ingress: no LoadBalancer Service to set it on.
+    expect(findDocs(docs, 'Service').map((d) => d.metadata.name)).toEqual(['db', 'dns', 'dns-external', 'web']);
+    expect(app.warnings.filter((w) => w.code === 'unsupported-label').map((w) => `${w.at.path}: ${w.message}`)).toEqual([
+      'services.web.labels["kompose.service.external-traffic-policy"]: ignored kompose.service.external-traffic-policy "local": the service '
+        + 'has no LoadBalancer or NodePort Service (its published ports go through the Ingress, or stay internal)',
+    ]);
+    const pod = podSpec(findDoc(docs, 'Deployment', 'web'));
+    expect(pod.initContainers.map((c: any) => c.name)).toEqual(['wait-for-db', 'migrate']);
+    const migrate = pod.initContainers[1];
+    expect(migrate).toMatchObject({ image: 'example/migrate:2.1', command: ['migrate', 'up'], imagePullPolicy: 'IfNotPresent' });
+    expect(migrate.resources).toEqual(pod.containers[0].resources);
+    expect(migrate.securityContext).toEqual(pod.containers[0].securityContext);
+    expect(app.service('web').workload.initContainers.map((c) => c.name)).toEqual(['wait-for-db', 'migrate']);
+    expectManifestsPass(docs);
+  });
+
+  test('an init container named as the service\'s container is an error', () => {
+    expect(() => synthApp(`
+services:
+  web:
+    image: nginx:1.25
+    labels: { kompose.init.containers.name: web, kompose.init.containers.image: busybox:1.36 }
+`)).toThrow('compose.yaml:4:5: services.web.labels["kompose.init.containers.name"]: the init container "web" has the name of the service\'s '
+      + 'container (got "web"). Fix: name it otherwise with kompose.init.containers.name.');
+  });
+
   test('deploy.mode global and kompose.controller.type daemonset run as a DaemonSet: one pod on every node', () => {
     const { app, docs } = synthApp(`
 services:
