@@ -850,6 +850,7 @@ export class ComposeApp extends Construct {
       komposeServiceType: labels.serviceType,
       nodePort: labels.nodePort,
       externalTrafficPolicy: labels.externalTrafficPolicy,
+      serviceAccountName: labels.serviceAccountName,
       initContainer: labels.initContainer,
       ingressRules: dedupe(ingressRules, (r) => `${r.host}${r.path}`),
       ingressClassName: labels.ingressClassName ?? props.ingressClassName ?? COMPOSE_APP_DEFAULTS.ingressClassName,

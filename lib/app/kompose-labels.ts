@@ -89,6 +89,8 @@ export interface KomposeServiceLabels {
   /** For the LoadBalancer or NodePort Service of the published ports. */
   readonly externalTrafficPolicy?: ExternalTrafficPolicy;
   readonly initContainer?: KomposeInitContainer;
+  /** `kompose.serviceaccount-name`: the pod's service account, which the cluster already has. */
+  readonly serviceAccountName?: string;
 }
 
 const PROBE_KEYS = ['disable', 'http_get_path', 'http_get_port', 'interval', 'retries', 'start_period', 'tcp_port', 'test', 'timeout'];
@@ -215,7 +217,16 @@ export function readKomposeLabels(service: ComposeService): KomposeServiceLabels
     externalTrafficPolicy = lower === 'local' ? 'Local' : 'Cluster';
   }
 
+  const serviceAccountName = text(KomposeLabel.SERVICE_ACCOUNT_NAME);
+  if (serviceAccountName !== undefined && (serviceAccountName.length > 253 || !DNS_SUBDOMAIN.test(serviceAccountName))) {
+    throw new ComposeError('invalid service account name', {
+      at: at(KomposeLabel.SERVICE_ACCOUNT_NAME), value: serviceAccountName,
+      allowed: 'a ServiceAccount name: lower case letters, digits, "-" and "."',
+    });
+  }
+
   return {
+    serviceAccountName,
     externalTrafficPolicy,
     initContainer: readInitContainer(service),
     serviceType,

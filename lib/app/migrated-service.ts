@@ -101,6 +101,8 @@ export interface ServiceSettings {
   readonly externalTrafficPolicy?: 'Cluster' | 'Local';
   /** `kompose.init.containers.*`: a container run after the dependency waits, before the service's own. */
   readonly initContainer?: KomposeInitContainer;
+  /** `kompose.serviceaccount-name`: the pod runs as this existing service account, with its token. */
+  readonly serviceAccountName?: string;
   /** The Ingress rules, at least one; the first one's host is the service's own. */
   readonly ingressRules: readonly IngressRuleSettings[];
   readonly ingressClassName: string;
@@ -229,8 +231,13 @@ export class MigratedService extends Construct {
   public readonly filesSecret?: KubeSecret;
   /** The claims the pod mounts, by volume name in the pod. */
   public readonly claims: Readonly<Record<string, kplus.IPersistentVolumeClaim>>;
-  /** The service account of the API waits (`<name>-wait`), when the pod waits for a Job or a portless workload. */
-  public readonly waitServiceAccount?: kplus.ServiceAccount;
+  /**
+   * The service account of the API waits (`<name>-wait`), when the pod waits for a Job or a portless workload; the
+   * one `kompose.serviceaccount-name` names instead (a reference: the cluster has it), when it is set.
+   */
+  public readonly waitServiceAccount?: kplus.IServiceAccount;
+  /** The service account the pod runs as with its token mounted: the wait's, or `kompose.serviceaccount-name`'s. */
+  public readonly serviceAccountName?: string;
   /** The Role of the API waits: get/list/watch on the awaited objects only. */
   public readonly waitRole?: kplus.Role;
   /** The waits, in the order the init containers run. */
@@ -435,6 +442,17 @@ export class MigratedService extends Construct {
     const access = this.addWaits();
     this.waitServiceAccount = access?.account;
     this.waitRole = access?.role;
+    this.serviceAccountName = settings.serviceAccountName ?? access?.account.name;
+    if (settings.serviceAccountName !== undefined) {
+      this.warn('external-service-account', `the pod runs as service account "${settings.serviceAccountName}", with its token mounted: `
+        + `create it in namespace "${context.namespace}" before applying (cdk8s-compose does not)`,
+      labelAt(service, KomposeLabel.SERVICE_ACCOUNT_NAME));
+      if (!access) {
+        ApiObject.of(this.workload).addJsonPatch(
+          JsonPatch.add(`${this.podTemplatePath}/spec/serviceAccountName`, settings.serviceAccountName),
+          JsonPatch.add(`${this.podTemplatePath}/spec/automountServiceAccountToken`, true));
+      }
+    }
     if (settings.initContainer) {
       const init = settings.initContainer;
       if (this.workload.containers.some((c) => c.name === init.name)) {
@@ -846,7 +864,7 @@ export class MigratedService extends Construct {
     return unique.sort((x, y) => stateful(x) - stateful(y));
   }
 
-  private addWaits(): { account: kplus.ServiceAccount; role: kplus.Role } | undefined {
+  private addWaits(): { account: kplus.IServiceAccount; role: kplus.Role } | undefined {
     if (this.waits.length === 0) {
       return undefined;
     }
@@ -860,7 +878,11 @@ export class MigratedService extends Construct {
     }
     const name = joinDnsLabel(this.name, 'wait');
     const metadata = this.metadata(name);
-    const account = new kplus.ServiceAccount(this, 'WaitServiceAccount', { metadata, automountToken: false });
+    // Under kompose.serviceaccount-name the pod's own account gets the wait's Role: a pod has one account.
+    const own = this.settings.serviceAccountName;
+    const account = own !== undefined
+      ? kplus.ServiceAccount.fromServiceAccountName(this, 'WaitServiceAccount', own, { namespaceName: this.context.namespace })
+      : new kplus.ServiceAccount(this, 'WaitServiceAccount', { metadata, automountToken: false });
     const role = new kplus.Role(this, 'WaitRole', { metadata });
     for (const wait of apiWaits) {
       role.allow([...WAIT_VERBS], waitResource(wait));
@@ -870,7 +892,7 @@ export class MigratedService extends Construct {
     // kplus sets the service account only at construction, and a StatefulDependency's pod is made before its waits
     // are known: both fields are patched in, the same way for every kind of workload.
     ApiObject.of(this.workload).addJsonPatch(
-      JsonPatch.add(`${this.podTemplatePath}/spec/serviceAccountName`, name),
+      JsonPatch.add(`${this.podTemplatePath}/spec/serviceAccountName`, account.name),
       JsonPatch.add(`${this.podTemplatePath}/spec/automountServiceAccountToken`, true));
     return { account, role };
   }

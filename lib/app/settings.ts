@@ -289,6 +289,7 @@ export enum KomposeLabel {
   IMAGE_PULL_SECRET = 'kompose.image-pull-secret',
   FS_GROUP = 'kompose.security-context.fsgroup',
   EXTERNAL_TRAFFIC_POLICY = 'kompose.service.external-traffic-policy',
+  SERVICE_ACCOUNT_NAME = 'kompose.serviceaccount-name',
   INIT_CONTAINER_NAME = 'kompose.init.containers.name',
   INIT_CONTAINER_IMAGE = 'kompose.init.containers.image',
   INIT_CONTAINER_COMMAND = 'kompose.init.containers.command',

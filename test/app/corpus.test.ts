@@ -127,7 +127,7 @@ function migrate(dir: string, props: Omit<ComposeAppProps, 'model' | 'composeFil
     const weak = secrets.filter((s) => s.trim() !== '' && names.some((n) => n.includes(s.trim().toLowerCase())));
     const { problems } = checkManifests(docs, {
       secretValues: secrets.filter((s) => !weak.includes(s)),
-      allowServiceAccountToken: app.services.filter((s) => s.waitServiceAccount).map((s) => s.name),
+      allowServiceAccountToken: app.services.filter((s) => s.serviceAccountName !== undefined).map((s) => s.name),
       allowPrivileged: model.services.filter((s) => (s.privileged || s.capAdd.length > 0) && app.services.some((m) => m.composeName === s.name))
         .map((s) => app.service(s.name).name),
     });

@@ -24,7 +24,7 @@ describe('the honoured labels', () => {
       'kompose.service.healthcheck.readiness.disable', 'kompose.service.healthcheck.liveness.http_get_path',
       'kompose.service.healthcheck.liveness.tcp_port', 'kompose.image-pull-policy', 'kompose.image-pull-secret',
       'kompose.security-context.fsgroup', 'kompose.service.external-traffic-policy', 'kompose.init.containers.name',
-      'kompose.init.containers.image', 'kompose.init.containers.command',
+      'kompose.init.containers.image', 'kompose.init.containers.command', 'kompose.serviceaccount-name',
     ]) {
       expect(`${label}: ${isHonouredKomposeLabel(label)}`).toBe(`${label}: true`);
     }
@@ -32,7 +32,7 @@ describe('the honoured labels', () => {
   });
 
   test('leave out the labels ComposeApp does not read', () => {
-    for (const label of ['kompose.service.group', 'kompose.serviceaccount-name', 'kompose.volume.type', 'kompose.volume.sub-path']) {
+    for (const label of ['kompose.service.group', 'kompose.controller.port.expose', 'kompose.volume.type', 'kompose.volume.sub-path']) {
       expect(`${label}: ${isHonouredKomposeLabel(label)}`).toBe(`${label}: false`);
     }
   });

@@ -776,6 +776,36 @@ services:
     expectManifestsPass(docs);
   });
 
+  test('kompose.serviceaccount-name: the pod runs as that account, with its token; the waits\' Role is bound to it', () => {
+    const { app, docs } = synthApp(`
+services:
+  sync:
+    image: example/sync:1.0
+    labels: { kompose.serviceaccount-name: sync-operator }
+  report:
+    image: example/report:1.0
+    depends_on: { sync: { condition: service_completed_successfully } }
+    labels: { kompose.serviceaccount-name: reporter }
+`);
+    const sync = podSpec(findDoc(docs, 'Job', 'sync'));
+    expect(sync).toMatchObject({ serviceAccountName: 'sync-operator', automountServiceAccountToken: true });
+    const report = podSpec(findDoc(docs, 'Deployment', 'report'));
+    expect(report).toMatchObject({ serviceAccountName: 'reporter', automountServiceAccountToken: true });
+    // No account of ours: the Role of the wait is bound to the named one.
+    expect(findDocs(docs, 'ServiceAccount')).toEqual([]);
+    expect(findDoc(docs, 'RoleBinding', 'report-wait').subjects).toEqual([{ apiGroup: '', kind: 'ServiceAccount', name: 'reporter', namespace: 'test' }]);
+    expect(app.service('report').serviceAccountName).toBe('reporter');
+    expect(app.warnings.filter((w) => w.code === 'external-service-account').map((w) => `${w.at.path}: ${w.message}`)).toEqual([
+      'services.report.labels["kompose.serviceaccount-name"]: the pod runs as service account "reporter", with its token mounted: '
+        + 'create it in namespace "test" before applying (cdk8s-compose does not)',
+      'services.sync.labels["kompose.serviceaccount-name"]: the pod runs as service account "sync-operator", with its token mounted: '
+        + 'create it in namespace "test" before applying (cdk8s-compose does not)',
+    ]);
+    expectManifestsPass(docs, { allowServiceAccountToken: ['sync', 'report'] });
+    expect(() => synthApp('services:\n  x: { image: a:1, labels: { kompose.serviceaccount-name: My_Account } }\n'))
+      .toThrow('services.x.labels["kompose.serviceaccount-name"]: invalid service account name (got "My_Account")');
+  });
+
   test('an init container named as the service\'s container is an error', () => {
     expect(() => synthApp(`
 services:
@@ -950,13 +980,13 @@ services:
   app:
     image: a:1
     volumes: ["data:/data"]
-    labels: { kompose.service.group: g, kompose.serviceaccount-name: sa, kompose.volume.size: 2Gi }
+    labels: { kompose.service.group: g, kompose.volume.sub-path: sub, kompose.volume.size: 2Gi }
 volumes:
   data: { labels: { kompose.volume.type: emptyDir, kompose.volume.storage-class-name: fast } }
 `);
     expect(app.warnings.filter((w) => w.code === 'unsupported-label').map((w) => `${w.at.path}: ${w.message}`)).toEqual([
       'services.app.labels["kompose.service.group"]: ignored label "kompose.service.group": this kompose label is not honoured',
-      'services.app.labels["kompose.serviceaccount-name"]: ignored label "kompose.serviceaccount-name": this kompose label is not honoured',
+      'services.app.labels["kompose.volume.sub-path"]: ignored label "kompose.volume.sub-path": this kompose label is not honoured',
       'volumes.data.labels["kompose.volume.type"]: ignored label "kompose.volume.type": this kompose label is not honoured',
     ]);
   });

@@ -62,7 +62,7 @@ function checkOptions(app: ComposeApp, manifests: Manifest[], texts: { name: str
   const secretValues = manifests.filter((d) => d.kind === 'Secret').flatMap((d) => Object.values(secretData(d)))
     .flatMap((value) => value.split('\n').map((line) => line.replace(/^.*='(.*)'$/, '$1')))
     .filter((value) => /pass|lic-/.test(value));
-  return { secretValues, texts, allowServiceAccountToken: app.services.filter((s) => s.waitServiceAccount).map((s) => s.name) };
+  return { secretValues, texts, allowServiceAccountToken: app.services.filter((s) => s.serviceAccountName !== undefined).map((s) => s.name) };
 }
 
 function synth(text: string, props: Omit<ComposeAppProps, 'model' | 'composeFile'> = {}) {

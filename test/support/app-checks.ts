@@ -36,7 +36,7 @@ export function appCheckOptions(app: ComposeApp, docs: readonly Manifest[], extr
   const containers = new Map(app.services.map((s) => [s.composeName, s]));
   return {
     secretValues: secrets.filter((s) => !weak.includes(s)),
-    allowServiceAccountToken: app.services.filter((s) => s.waitServiceAccount).map((s) => s.name),
+    allowServiceAccountToken: app.services.filter((s) => s.serviceAccountName !== undefined).map((s) => s.name),
     allowPrivileged: app.model.services.filter((s) => (s.privileged || s.capAdd.length > 0) && containers.has(s.name))
       .map((s) => containers.get(s.name)!.name),
     ...extra,
