@@ -6,7 +6,7 @@ import { podTemplates } from '../support/workloads';
 import { findDoc, findDocs, parseYamlDocs } from '../support/yaml-docs';
 import {
   CliRun, ROOT, copyFolder, expectBuilt, inParallel, listFiles, manifestDocs, manifestFiles, removeTempDirs, runCli, tempDir,
-  yamllintErrors,
+  yamllintProblems,
 } from './run-cli';
 
 /**
@@ -209,7 +209,7 @@ describe('the kompose shape: convert -f FILE -o DIR', () => {
   });
 
   test('every YAML file is yamllint -d relaxed clean', () => {
-    expect(yamllintErrors([out('kompose'), out('metadata'), out('labels'), path.join(scenarios.oneFile.cwd, 'deploy')])).toEqual([]);
+    expect(yamllintProblems([out('kompose'), out('metadata'), out('labels'), path.join(scenarios.oneFile.cwd, 'deploy')])).toEqual([]);
   });
 });
 

@@ -6,7 +6,7 @@ import { CheckOptions, expectManifestsPass } from '../support/checks';
 import { Manifest } from '../support/problems';
 import { podTemplates } from '../support/workloads';
 import {
-  CORPUS, CliRun, copyFolder, expectBuilt, inParallel, manifestFiles, removeTempDirs, runCli, tempDir, yamllintErrorsLater,
+  CORPUS, CliRun, copyFolder, expectBuilt, inParallel, manifestFiles, removeTempDirs, runCli, tempDir, yamllintProblemsLater,
 } from './run-cli';
 
 /**
@@ -73,7 +73,7 @@ beforeAll(async () => {
     const images = Object.entries(EXPECTED[dir]?.images ?? {}).flatMap(([s, ref]) => ['--image', `${s}=${ref}`]);
     runs.set(dir, await runCli(['convert', '-o', 'k8s', ...images], { cwd: project }));
   });
-  yamllint = yamllintErrorsLater(DIRS.map((dir) => path.join(work, dir, 'k8s')));
+  yamllint = yamllintProblemsLater(DIRS.map((dir) => path.join(work, dir, 'k8s')));
 }, 120_000);
 
 afterAll(removeTempDirs);

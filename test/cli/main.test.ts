@@ -42,6 +42,7 @@ test('--help prints the commands, convert -h its options; exit 0', () => {
 test('bad usage: the message, the usage line, exit 2', () => {
   expect(runs.unknownCommand).toEqual({
     code: 2,
+    timedOut: false,
     stdout: '',
     stderr: 'error: unknown command "frobnicate". Allowed: convert, analyze, deploy\n'
       + 'Usage: cdk8s-compose convert|analyze|deploy [options]   (cdk8s-compose --help)\n',
@@ -59,6 +60,7 @@ test('bad usage: the message, the usage line, exit 2', () => {
 test('bad input: the message naming the file and the fix, exit 1, no stack trace', () => {
   expect(runs.missingFile).toEqual({
     code: 1,
+    timedOut: false,
     stdout: '',
     stderr: 'error: nope.yaml: compose file "nope.yaml" not found. Fix: check the path; relative paths are taken from the working folder.\n',
   });

@@ -5,7 +5,7 @@ import { expectManifestsPass } from '../support/checks';
 import { checkSafety } from '../support/safety-rules';
 import { findDoc, findDocs } from '../support/yaml-docs';
 import {
-  CliRun, expectBuilt, inParallel, listFiles, manifestFiles, removeTempDirs, runCli, tempDir, yamllintErrors,
+  CliRun, expectBuilt, inParallel, listFiles, manifestFiles, removeTempDirs, runCli, tempDir, yamllintProblems,
 } from './run-cli';
 
 /**
@@ -163,7 +163,7 @@ describe('--target auto', () => {
 test('--target vm runs every service in the VM: the namespace wave and the VM wave', () => {
   expect(runs.vm.code).toBe(0);
   expect([...new Set(listFiles(out('vm')).map((f) => f.split('/')[0]))]).toEqual(['0-namespace', '3-vm', 'RUNBOOK.md', 'golden-image']);
-  expect(yamllintErrors([out('vm')])).toEqual([]);
+  expect(yamllintProblems([out('vm')])).toEqual([]);
 });
 
 test('a VM needs --image-base-url', () => {

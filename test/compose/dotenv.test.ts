@@ -1,20 +1,8 @@
 import { parseDotenv } from '../../lib/compose/dotenv';
-import { ComposeError } from '../../lib/compose/errors';
+import { errorOf } from './helpers';
 
 function values(text: string, env: Record<string, string> = {}): Record<string, string | undefined> {
   return Object.fromEntries(parseDotenv(text, '.env', (name) => env[name]).map((e) => [e.name, e.value]));
-}
-
-function errorOf(fn: () => unknown): ComposeError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ComposeError) {
-      return err;
-    }
-    throw err;
-  }
-  throw new Error('expected a ComposeError');
 }
 
 describe('parseDotenv', () => {

@@ -1,6 +1,6 @@
-import { ComposeError } from '../../lib/compose/errors';
 import { interpolateString, interpolateTree } from '../../lib/compose/interpolate';
 import { parseYaml, toPlain, YMap } from '../../lib/compose/yaml';
+import { errorOf } from './helpers';
 
 const env: Record<string, string> = { SET: 'value', EMPTY: '', PORT: '8080', NAME: 'web' };
 const lookup = (name: string): string | undefined => env[name];
@@ -8,18 +8,6 @@ const at = { file: 'compose.yaml', path: 'services.web.image', line: 3, column: 
 
 function run(text: string): string {
   return interpolateString(text, lookup, at);
-}
-
-function errorOf(fn: () => unknown): ComposeError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ComposeError) {
-      return err;
-    }
-    throw err;
-  }
-  throw new Error('expected a ComposeError');
 }
 
 describe('interpolateString', () => {

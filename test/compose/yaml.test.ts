@@ -1,5 +1,5 @@
-import { ComposeError } from '../../lib/compose/errors';
 import { parseYaml, toPlain, YMap, YNode } from '../../lib/compose/yaml';
+import { errorOf } from './helpers';
 
 function parse(text: string): YNode {
   return parseYaml(text, 'compose.yaml') as YNode;
@@ -13,18 +13,6 @@ function entry(node: YNode, ...keys: Array<string | number>): YNode {
       : (current as YMap).entries.get(key) as YNode;
   }
   return current;
-}
-
-function errorOf(fn: () => unknown): ComposeError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ComposeError) {
-      return err;
-    }
-    throw err;
-  }
-  throw new Error('expected a ComposeError');
 }
 
 describe('parseYaml', () => {

@@ -1,4 +1,3 @@
-import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -11,6 +10,7 @@ import { referenceAppDir } from '../../lib/reference-chart';
 import { permuteCompose } from '../determinism/permute';
 import { FUZZ_SEED, fuzzAssert, runsOf } from '../fuzz/fuzz-settings';
 import { expectManifestsPass } from '../support/checks';
+import { yamllintProblemsLater } from '../support/files';
 import { machinePaths } from '../support/machine-paths';
 import {
   CORPUS, CORPUS_DIRS, DIST, VM_FIXTURE, WrittenOutput, corpusLoadOptions, listFiles, readDist, referenceSecrets,
@@ -45,7 +45,7 @@ const unlinted: string[] = [];
 function lintedWhenWritten(output: WrittenOutput): WrittenOutput {
   unlinted.push(output.dir);
   if (unlinted.length >= 10) {
-    lints.push(yamllint(unlinted.splice(0)));
+    lints.push(yamllintProblemsLater(unlinted.splice(0)));
   }
   return output;
 }
@@ -61,22 +61,10 @@ interface Case {
 
 const read = (file: string) => fs.readFileSync(file, 'utf8');
 
-/** Problems yamllint reports, other than long lines (a warning in the relaxed profile: commands are long). */
-function yamllint(folders: readonly string[]): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('yamllint', ['-d', 'relaxed', '-f', 'parsable', ...folders]);
-    const out: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.on('error', (err) => reject(new Error(`yamllint did not run (scripts/install-tools.sh installs it): ${err.message}`)));
-    child.on('close', () => resolve(Buffer.concat(out).toString('utf8').split('\n')
-      .filter((line) => line !== '' && !line.includes('(line-length)'))));
-  });
-}
-
 // yamllint is slow (seconds per megabyte): each part is linted in the background as soon as it is written. dist/ is
 // byte for byte the fresh reference synth (tested below), so linting that covers it.
 const reference = writeReference(path.join(scratch, 'a/reference'));
-const lints = [yamllint([reference.dir])];
+const lints = [yamllintProblemsLater([reference.dir])];
 const referenceModel = loadCompose({ workingDir: referenceAppDir(), env: {} }).model;
 const referenceInput = read(path.join(referenceAppDir(), 'compose.yaml'));
 const CASES: Case[] = [
@@ -97,7 +85,7 @@ const CASES: Case[] = [
 ];
 const byName = new Map(CASES.map((c) => [c.output.name, c]));
 if (unlinted.length > 0) {
-  lints.push(yamllint(unlinted.splice(0)));
+  lints.push(yamllintProblemsLater(unlinted.splice(0)));
 }
 
 // ---- safety: secrets classified from the input ---------------------------------------------------------------

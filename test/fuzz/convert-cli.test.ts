@@ -7,7 +7,7 @@ import { toDnsLabel } from '../../lib/app/naming';
 import { loadCompose } from '../../lib/compose/load';
 import { secretValuesOf } from '../support/app-checks';
 import { checkManifests } from '../support/checks';
-import { CliResult, expectCliBuilt, inParallel, runCli } from '../support/cli';
+import { CliRun, expectBuilt, inParallel, runCli } from '../support/cli';
 import { formatProblem, Manifest } from '../support/problems';
 import { podTemplates } from '../support/workloads';
 import { readYamlFiles } from '../support/yaml-docs';
@@ -33,13 +33,13 @@ interface Case {
   readonly index: number;
   readonly label: string;
   readonly cwd: string;
-  readonly result: CliResult;
+  readonly result: CliRun;
 }
 
 const results: Case[] = [];
 
 beforeAll(async () => {
-  expectCliBuilt();
+  expectBuilt();
   results.push(...await inParallel(cases.map((c, index) => [index, ...c] as [number, number, Mutation]), 2, async ([index, pick, m]) => {
     const file = corpus[pick];
     const cwd = path.join(scratch, String(index), file.dir);
@@ -48,7 +48,7 @@ beforeAll(async () => {
     const mutated = applyMutation(file, m);
     fs.writeFileSync(path.join(cwd, 'compose.yaml'), mutated);
     const images = Object.entries(imagesFor(file, mutated)).flatMap(([s, ref]) => ['--image', `${s}=${ref}`]);
-    const result = await runCli(['convert', '-o', 'k8s', ...images], cwd, HANG_MS);
+    const result = await runCli(['convert', '-o', 'k8s', ...images], { cwd, timeoutMs: HANG_MS });
     return { index, label: `case ${index} (FUZZ_SEED=${FUZZ_SEED}): ${describeMutation(file, m)}`, cwd, result };
   }));
 }, 10 * HANG_MS);

@@ -2,12 +2,15 @@ import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
-/** Runs the built `bin/cdk8s-compose` as a child process, bounded in time, for the cross-cutting tests. */
+/** Runs the built `bin/cdk8s-compose` as a child process, bounded in time: the one runner of every CLI test. */
 
 const ROOT = path.resolve(__dirname, '../..');
 export const BIN = path.join(ROOT, 'bin', 'cdk8s-compose');
+/** An environment with nothing but PATH, so that no variable of the machine reaches a conversion. */
+export const CLEAN_ENV: Readonly<Record<string, string>> = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 
-export interface CliResult {
+/** What one run of the CLI did. */
+export interface CliRun {
   /** The exit code, or undefined when the run was killed at the time limit. */
   readonly code?: number;
   readonly stdout: string;
@@ -15,24 +18,32 @@ export interface CliResult {
   readonly timedOut: boolean;
 }
 
-/** Throws with the fix when the CLI was not compiled (`npm test` compiles first). */
-export function expectCliBuilt(): void {
+export interface CliRunOptions {
+  readonly cwd: string;
+  /** @default CLEAN_ENV */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Killed after this long: a hang fails the test with its input instead of stalling the suite. @default 60 s */
+  readonly timeoutMs?: number;
+}
+
+/** Fails at once, with the fix, when the CLI was not compiled (`npm test` compiles first). */
+export function expectBuilt(): void {
   if (!fs.existsSync(path.join(ROOT, 'build', 'lib', 'cli', 'main.js'))) {
-    throw new Error('build/lib/cli/main.js is missing: run `npx tsc -b tsconfig.build.json` (npm test does) first');
+    throw new Error('build/lib/cli/main.js is missing: run `npx tsc -b tsconfig.build.json` (npm test does) before these tests');
   }
 }
 
-/** `node bin/cdk8s-compose <args>` in `cwd` with nothing but PATH in the environment; killed after `timeoutMs`. */
-export function runCli(args: readonly string[], cwd: string, timeoutMs = 60_000): Promise<CliResult> {
+/** `node bin/cdk8s-compose <args>` in `cwd`. */
+export function runCli(args: readonly string[], options: CliRunOptions): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: { ...(options.env ?? CLEAN_ENV) } });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill('SIGKILL');
-    }, timeoutMs);
+    }, options.timeoutMs ?? 60_000);
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
     child.on('error', (err) => {

@@ -16,6 +16,9 @@ import { Manifest } from './problems';
 import { SafetyText } from './safety-rules';
 import { readYamlFiles } from './yaml-docs';
 import { CORPUS_DIR } from './shared';
+import { listFiles } from './files';
+
+export { listFiles };
 
 /**
  * Every output the library can produce, written to disk the way `npm run synth` writes `dist/` (`app.synth()`, then
@@ -43,16 +46,6 @@ export interface WrittenOutput {
   readonly options: CheckOptions;
   /** Texts written or printed next to the manifests: warnings, the golden-image bundle's files. */
   readonly texts: readonly SafetyText[];
-}
-
-/** Every file under `dir`, relative with `/`, sorted. */
-export function listFiles(dir: string, prefix = ''): string[] {
-  return fs.readdirSync(path.join(dir, prefix), { withFileTypes: true })
-    .flatMap((entry) => {
-      const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
-      return entry.isDirectory() ? listFiles(dir, rel) : [rel];
-    })
-    .sort();
 }
 
 /** The manifest documents of a written folder (`*.k8s.yaml`: a bundle's compose.yaml is not a manifest). */

@@ -21,15 +21,11 @@ export interface ContainerRef {
   readonly container: Record<string, any>;
 }
 
-/** A VirtualMachineInstance spec inside a document: a VMI itself, a VM's, a replica set's or a pool's template. */
-export interface VmTemplate {
-  readonly doc: Manifest;
-  readonly path: string;
-  readonly spec: Record<string, any>;
-  readonly labelsPath: string;
-  readonly labels: Record<string, unknown>;
-  readonly selectorPath?: string;
-}
+/**
+ * A VirtualMachineInstance spec inside a document: a VMI itself, a VM's, a replica set's or a pool's template. The
+ * shape of a pod template, with `path` and `spec` those of the VMI spec.
+ */
+export type VmTemplate = PodTemplate;
 
 /** Where each kind keeps its pod template (a path to the template, `''` for a Pod), and whether it has a selector. */
 const POD_TEMPLATES: Record<string, { template: string; selector?: string }> = {

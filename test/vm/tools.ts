@@ -3,6 +3,9 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { listFiles } from '../support/files';
+
+export { listFiles };
 
 /**
  * The field tools the VM target's files are checked with: `cloud-init schema`, `packer validate` and
@@ -105,16 +108,6 @@ export function systemdVerify(unitName: string, unit: string, workingDirectory: 
     fs.mkdirSync(path.join(root, workingDirectory.replace(/^\/+/, '')), { recursive: true });
     return spawn('systemd-analyze', ['verify', `--root=${root}`, '--recursive-errors=no', unitName]);
   });
-}
-
-/** Every file under `dir`, relative, sorted. */
-export function listFiles(dir: string, prefix = ''): string[] {
-  return fs.readdirSync(path.join(dir, prefix), { withFileTypes: true })
-    .flatMap((entry) => {
-      const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
-      return entry.isDirectory() ? listFiles(dir, rel) : [rel];
-    })
-    .sort();
 }
 
 /** `sh -n FILE`: the script parses. */
