@@ -5,7 +5,7 @@ import { KubeSecret } from '../../imports/k8s';
 import { ComposeError, ComposeWarning } from '../compose/errors';
 import { LoadComposeOptions, loadCompose } from '../compose/load';
 import {
-  ComposeConfig, ComposeLocation, ComposeModel, ComposeSecret, ComposeService, ComposeVolume, EnvVar, Protocol,
+  ComposeConfig, ComposeLocation, ComposeModel, ComposeSecret, ComposeService, ComposeVolume, EnvVar, FileSource, Protocol,
 } from '../compose/model';
 import { DatabaseBackupOptions } from '../stateful/database-backup';
 import { DatabaseEngine } from '../stateful/engine';
@@ -1029,11 +1029,7 @@ export class ComposeApp extends Construct {
     }
     const key = fileKey(secret.name);
     if (secret.source.kind === 'external' || secret.source.kind === 'outside') {
-      const objectName = toDnsLabel(secret.source.kind === 'external' ? secret.source.externalName : secret.name);
-      const why = secret.source.kind === 'external' ? 'is external' : `reads "${secret.source.path}", outside the project, which was not read`;
-      this.warn('external-secret', `secret "${secret.name}" ${why}: create the Secret "${objectName}" with the key "${key}" in `
-        + `namespace "${this.namespace}" before deploying`, secret.at);
-      source = { kind: 'Secret', name: objectName, key };
+      source = this.referencedFileSource('secret', secret.name, secret.source, key, secret.at);
     } else {
       const objectName = this.names.claim('Secret', toDnsLabel(secret.name) || 'secret', { owner: `secret "${secret.name}"`, at: secret.at });
       const content = secret.source.content;
@@ -1049,6 +1045,22 @@ export class ComposeApp extends Construct {
     return source;
   }
 
+  /**
+   * A secret or config the app does not create, referenced by name with a warning: an external one, or a file outside
+   * the project that was not read.
+   */
+  private referencedFileSource(
+    what: 'secret' | 'config', name: string, source: Extract<FileSource, { kind: 'external' | 'outside' }>, key: string,
+    at: ComposeLocation,
+  ): MountedFileSource {
+    const kind = what === 'secret' ? 'Secret' : 'ConfigMap';
+    const objectName = toDnsLabel(source.kind === 'external' ? source.externalName : name);
+    const why = source.kind === 'external' ? 'is external' : `reads "${source.path}", outside the project, which was not read`;
+    this.warn(`external-${what}`, `${what} "${name}" ${why}: create the ${kind} "${objectName}" with the key "${key}" in `
+      + `namespace "${this.namespace}" before deploying`, at);
+    return { kind, name: objectName, key };
+  }
+
   private configSource(name: string, _user: ServicePlan, at: ComposeLocation): MountedFileSource | undefined {
     if (this.configMap.has(name)) {
       return this.configMap.get(name);
@@ -1060,11 +1072,7 @@ export class ComposeApp extends Construct {
     const key = fileKey(config.name);
     let source: MountedFileSource | undefined;
     if (config.source.kind === 'external' || config.source.kind === 'outside') {
-      const objectName = toDnsLabel(config.source.kind === 'external' ? config.source.externalName : config.name);
-      const why = config.source.kind === 'external' ? 'is external' : `reads "${config.source.path}", outside the project, which was not read`;
-      this.warn('external-config', `config "${config.name}" ${why}: create the ConfigMap "${objectName}" with the key "${key}" in `
-        + `namespace "${this.namespace}" before deploying`, config.at);
-      source = { kind: 'ConfigMap', name: objectName, key };
+      source = this.referencedFileSource('config', config.name, config.source, key, config.at);
     } else {
       const content = config.source.content;
       const holdsSecret = !content.binary && this.secretValues.foundIn(content.text);

@@ -713,22 +713,16 @@ export class MigratedService extends Construct {
       }
     }
 
-    for (const ref of service.secrets) {
-      const source = this.context.secretSource(ref.source, this.plan, ref.at);
+    const fileRefs = [
+      ...service.secrets.map((ref) => ({ ref, what: 'secret', id: 'Secret', source: this.context.secretSource(ref.source, this.plan, ref.at) })),
+      ...service.configs.map((ref) => ({ ref, what: 'config', id: 'Config', source: this.context.configSource(ref.source, this.plan, ref.at) })),
+    ];
+    for (const { ref, what, id, source } of fileRefs) {
       if (source) {
-        plan.mounts.push(this.fileMount(source, ref.target, ref.mode, volumeNames, `Secret-${ref.source}`));
+        plan.mounts.push(this.fileMount(source, ref.target, ref.mode, volumeNames, `${id}-${ref.source}`));
       }
       if (ref.uid !== undefined || ref.gid !== undefined) {
-        this.warn('unsupported-key', `ignored uid/gid of secret "${ref.source}": mounted files belong to the pod's user`, ref.at);
-      }
-    }
-    for (const ref of service.configs) {
-      const source = this.context.configSource(ref.source, this.plan, ref.at);
-      if (source) {
-        plan.mounts.push(this.fileMount(source, ref.target, ref.mode, volumeNames, `Config-${ref.source}`));
-      }
-      if (ref.uid !== undefined || ref.gid !== undefined) {
-        this.warn('unsupported-key', `ignored uid/gid of config "${ref.source}": mounted files belong to the pod's user`, ref.at);
+        this.warn('unsupported-key', `ignored uid/gid of ${what} "${ref.source}": mounted files belong to the pod's user`, ref.at);
       }
     }
 

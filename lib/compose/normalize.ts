@@ -64,8 +64,8 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
   const volumes = mapOf(root.entries.get('volumes'), 'volumes').map(([name, node]) => normalizeVolume(name, node, ctx));
   const declaredNetworks = mapOf(root.entries.get('networks'), 'networks')
     .map(([name, node]) => normalizeNetwork(name, node, ctx));
-  const secrets = mapOf(root.entries.get('secrets'), 'secrets').map(([name, node]) => normalizeSecret(name, node, ctx));
-  const configs = mapOf(root.entries.get('configs'), 'configs').map(([name, node]) => normalizeConfig(name, node, ctx));
+  const secrets = mapOf(root.entries.get('secrets'), 'secrets').map(([name, node]) => normalizeFileObject('secret', name, node, ctx));
+  const configs = mapOf(root.entries.get('configs'), 'configs').map(([name, node]) => normalizeFileObject('config', name, node, ctx));
 
   const serviceNodes = mapOf(root.entries.get('services'), 'services');
   const allNames = new Set(serviceNodes.map(([name]) => name));
@@ -1140,23 +1140,13 @@ function normalizeNetwork(name: string, node: YNode, ctx: NormalizeContext): Com
   };
 }
 
-function normalizeSecret(name: string, node: YNode, ctx: NormalizeContext): ComposeSecret {
-  const map = asMap(node, { allowed: 'a map with file, environment or external' });
-  checkKeys(map, SECRET_KEYS, 'a secret', ctx.warn);
+/** A top-level secret or config: the same shape, configs also taking inline `content`. */
+function normalizeFileObject(what: 'secret' | 'config', name: string, node: YNode, ctx: NormalizeContext): ComposeSecret | ComposeConfig {
+  const map = asMap(node, { allowed: what === 'secret' ? 'a map with file, environment or external' : 'a map with file, environment, content or external' });
+  checkKeys(map, what === 'secret' ? SECRET_KEYS : CONFIG_KEYS, `a ${what}`, ctx.warn);
   return {
     name,
-    source: fileSource(name, map, 'secret', ctx),
-    labels: asListOrMap(map.entries.get('labels')),
-    at: map.at,
-  };
-}
-
-function normalizeConfig(name: string, node: YNode, ctx: NormalizeContext): ComposeConfig {
-  const map = asMap(node, { allowed: 'a map with file, environment, content or external' });
-  checkKeys(map, CONFIG_KEYS, 'a config', ctx.warn);
-  return {
-    name,
-    source: fileSource(name, map, 'config', ctx),
+    source: fileSource(name, map, what, ctx),
     labels: asListOrMap(map.entries.get('labels')),
     at: map.at,
   };
