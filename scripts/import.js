@@ -1,13 +1,12 @@
 #!/usr/bin/env node
-// Regenerates imports/ offline from the vendored schemas in ../shared/schemas.
-// Every source is pinned here and nowhere else; see ../shared/schemas/README.md for provenance.
+// Regenerates imports/ offline from the pinned schemas in schemas/.
+// Every source is pinned here and nowhere else; see schemas/README.md for provenance and SHA-256 sums.
 'use strict';
 const fs = require('fs');
 const path = require('path');
 
 const ROOT = path.resolve(__dirname, '..');
-const SHARED = path.resolve(ROOT, process.env.CDK8S_COMPOSE_SHARED ?? '../shared');
-const SCHEMAS = process.env.CDK8S_COMPOSE_SCHEMAS ? path.resolve(ROOT, process.env.CDK8S_COMPOSE_SCHEMAS) : path.join(SHARED, 'schemas');
+const SCHEMAS = path.join(ROOT, 'schemas');
 const OUTDIR = path.join(ROOT, 'imports');
 
 const K8S_VERSION = '1.27.0';
@@ -32,7 +31,7 @@ function fail(message) {
 async function main() {
   for (const file of [K8S_DEFINITIONS, ...CRDS.map((c) => c.file)]) {
     if (!fs.existsSync(path.join(SCHEMAS, file))) {
-      fail(`missing schema ${path.join(SCHEMAS, file)}; set CDK8S_COMPOSE_SCHEMAS to the folder that holds the vendored schemas`);
+      fail(`missing schema schemas/${file}; restore the schemas/ folder from git (git checkout -- schemas)`);
     }
   }
 

@@ -2,8 +2,8 @@
  * Which compose keys the model carries, in one place.
  *
  * Every key of the compose specification is listed (from the compose-spec JSON Schema,
- * `definitions.service`, `definitions.deployment` and friends, as vendored in `shared/schemas/compose`;
- * hard-coded here because the project must not read `../shared` at run time).
+ * `definitions.service`, `definitions.deployment` and friends, as pinned in `schemas/compose`; hard-coded here
+ * because the library does not read the schemas at run time, and a test holds this table to the schema).
  *
  * - `MODELLED`: the loader reads the key into `ComposeModel`; the constructs may rely on it.
  * - any other value: the key is valid compose but the conversion does not use it; the loader returns one

@@ -4,13 +4,13 @@ import { isObject } from './problems';
 import { PROJECT_ROOT, SCHEMAS_DIR } from './shared';
 
 /**
- * The vendored schemas (see ../shared/schemas/README.md) turned into JSON Schemas that ajv checks the way the API
+ * The pinned schemas (see schemas/README.md) turned into JSON Schemas that ajv checks the way the API
  * server's strict field validation does. Test-only: the schemas are not part of the shipped package.
  */
 
 export { PROJECT_ROOT };
 
-/** The same pin and the same overrides as scripts/import.js. */
+/** The same folder scripts/import.js reads. */
 export function schemasDir(): string {
   return SCHEMAS_DIR;
 }
