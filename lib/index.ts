@@ -21,5 +21,5 @@ export * from './app/vm-migrated-service';
 export { main as runCli } from './cli/main';
 export { ExitCode } from './cli/io';
 export type { CliEnvironment, CliIo } from './cli/io';
-export { WaveKind, planWaves } from './cli/waves';
-export type { Wave, WaveWait } from './cli/waves';
+export { SYNC_WAVE_ANNOTATION, WaveKind, annotateSyncWaves, planWaves } from './app/deploy-waves';
+export type { Wave, WaveWait } from './app/deploy-waves';

@@ -13,6 +13,7 @@ import { WorkloadController } from '../stateful/stateful-dependency';
 import { assessService } from '../vm/assess';
 import { ComposeVm, ComposeVmProps } from '../vm/compose-vm';
 import { ServiceAutoscaler } from './autoscaler';
+import { annotateSyncWaves } from './deploy-waves';
 import { WaitKind, WaitSettings } from './dependency-wait';
 import { HostRewriter } from './host-rewrite';
 import {
@@ -199,6 +200,13 @@ export interface ComposeAppProps {
    * @default - no VM
    */
   readonly vm?: ComposeAppVmOptions;
+  /**
+   * Annotate every object with `argocd.argoproj.io/sync-wave`: its deploy wave's position (0 the Namespace, its quota
+   * and policies; 1 the stateful dependencies and what they use; 2 the rest; 3 the VM), as `planWaves` splits the app.
+   * Argo CD then applies the waves in order and waits for each to be healthy before the next; other tools ignore it.
+   * @default true
+   */
+  readonly syncWaves?: boolean;
 }
 
 /** The app's golden-image VM: `ComposeVm`'s options, less what the app decides. */
@@ -327,6 +335,17 @@ export class ComposeApp extends Construct {
     }
     if (props.quota !== false) {
       this.quota = new NamespaceQuota(this, 'Quota', { ...(props.quota ?? {}), namespace: this.namespace });
+    }
+    if (props.syncWaves ?? true) {
+      // An object's wave depends on the finished tree (objects added after the constructor join one too), and cdk8s
+      // validates the tree right before rendering it: the annotations are set then, before any object is rendered
+      // (the quota, a child of the app, renders the workloads in its own validation, after this one).
+      this.node.addValidation({
+        validate: () => {
+          annotateSyncWaves(this);
+          return [];
+        },
+      });
     }
     this.node.addValidation({ validate: () => this.ingressCollisions() });
   }

@@ -7,7 +7,7 @@ import { DeployOptions, OutputLayout } from './options';
 import { createStage, removeStage, writeOutput } from './output';
 import { BUNDLE_FOLDER, Rendered, WAVE_FOLDER, outputFiles, outputTarget, renderProject } from './render';
 import { namespaceFile, waitCommand } from './runbook';
-import { WaveKind, WaveWait } from './waves';
+import { WaveKind, WaveWait } from '../app/deploy-waves';
 
 /** How long to wait before asking again when kubectl finds no pods yet. */
 const RETRY_MILLIS = 1000;

@@ -9,7 +9,7 @@ import { assessService } from '../vm/assess';
 import { WorkloadController } from '../stateful/stateful-dependency';
 import { CliEnvironment } from './io';
 import { ControllerChoice, ConversionOptions, TargetMode, UsageError } from './options';
-import { Wave, planWaves } from './waves';
+import { Wave, planWaves } from '../app/deploy-waves';
 
 /** The id of the chart the CLI builds; it names no object (every object is named by the app). */
 export const CHART_ID = 'cdk8s-compose';

@@ -9,7 +9,7 @@ import { manifestYaml } from './manifest-yaml';
 import { CliEnvironment } from './io';
 import { Project, buildProject } from './project';
 import { RunbookLayout, renderRunbook } from './runbook';
-import { Wave } from './waves';
+import { Wave } from '../app/deploy-waves';
 
 /** The runbook's file name, beside the manifests. */
 export const RUNBOOK_FILE = 'RUNBOOK.md';

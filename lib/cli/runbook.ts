@@ -2,7 +2,7 @@ import { ComposeNetworkPolicies } from '../app/network-policy';
 import { renderStepsMarkdown, vmInstallSteps } from '../vm/install-steps';
 import type { Rendered, RenderedObject } from './render';
 import { topologyDiagram } from './topology';
-import { WaveKind, WaveWait } from './waves';
+import { WaveKind, WaveWait } from '../app/deploy-waves';
 
 /** How the manifests beside the runbook are laid out. */
 export interface RunbookLayout {

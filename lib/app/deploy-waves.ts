@@ -1,7 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { IConstruct } from 'constructs';
-import { ComposeApp } from '../app/compose-app';
-import { MigratedService, WorkloadKind } from '../app/migrated-service';
+import type { ComposeApp } from './compose-app';
+import { MigratedService, WorkloadKind } from './migrated-service';
 
 /** The deploy waves, in apply order. The values name the wave folders (`0-namespace`, `1-stateful`, `2-app`, `3-vm`). */
 export enum WaveKind {
@@ -19,6 +19,9 @@ export enum WaveKind {
 }
 
 const WAVE_ORDER: readonly WaveKind[] = [WaveKind.NAMESPACE, WaveKind.STATEFUL, WaveKind.APP, WaveKind.VM];
+
+/** The annotation by which Argo CD applies objects in waves, waiting for each wave to be healthy before the next. */
+export const SYNC_WAVE_ANNOTATION = 'argocd.argoproj.io/sync-wave';
 
 /** What the deploy waits for after a wave, before the next one. */
 export interface WaveWait {
@@ -38,6 +41,8 @@ export interface WaveWait {
 /** One deploy wave: a folder of manifests applied with one `kubectl apply -f`. */
 export interface Wave {
   readonly kind: WaveKind;
+  /** The wave's fixed position: 0 namespace, 1 stateful, 2 app, 3 vm; its objects' `argocd.argoproj.io/sync-wave`. */
+  readonly syncWave: number;
   /** The folder: the wave's fixed position and its kind, e.g. `1-stateful` (`2-app` also when there is no stateful wave). */
   readonly folder: string;
   /** The objects of the wave, in the order the app created them. */
@@ -94,6 +99,7 @@ export function planWaves(app: ComposeApp): Wave[] {
       const services = app.vmServices.map((s) => s.composeName);
       waves.push({
         kind,
+        syncWave: position,
         folder: `${position}-${kind}`,
         objects: members,
         waits: [{ condition: 'vm-ready', composeName: services.join(', '), name: vm.vm.name, what: 'VirtualMachine' }],
@@ -104,6 +110,7 @@ export function planWaves(app: ComposeApp): Wave[] {
     const services = app.services.filter((s) => kind === WaveKind.NAMESPACE ? false : (kind === WaveKind.STATEFUL) === early.has(s.composeName));
     waves.push({
       kind,
+      syncWave: position,
       folder: `${position}-${kind}`,
       objects: members,
       waits: kind === WaveKind.STATEFUL ? services.filter((s) => s.replicas > 0).map(waitFor) : [],
@@ -111,6 +118,16 @@ export function planWaves(app: ComposeApp): Wave[] {
     });
   });
   return waves;
+}
+
+/**
+ * Annotates every object of the app with `argocd.argoproj.io/sync-wave` set to its wave's position, so that Argo CD
+ * applies the waves in the order `cdk8s-compose deploy` does and waits for each to be healthy before the next.
+ */
+export function annotateSyncWaves(app: ComposeApp): void {
+  for (const wave of planWaves(app)) {
+    wave.objects.forEach((object) => object.metadata.addAnnotation(SYNC_WAVE_ANNOTATION, String(wave.syncWave)));
+  }
 }
 
 /** The stateful dependencies and, transitively, every service they depend on. */
