@@ -1,3 +1,5 @@
+import { GITOPS_SPECS, GitOpsMode, GitOpsOptions, parseGitOpsOptions } from './gitops-options';
+
 /** The program name in messages and usage. */
 export const PROGRAM = 'cdk8s-compose';
 
@@ -59,6 +61,11 @@ export interface ConversionOptions {
   readonly target: TargetMode;
   /** `--image-base-url`: where the golden images are published. */
   readonly imageBaseUrl?: string;
+  /**
+   * Annotate every object with its deploy wave for Argo CD (`--gitops argocd`).
+   * @default true
+   */
+  readonly syncWaves?: boolean;
 }
 
 export interface ConvertOptions extends ConversionOptions {
@@ -67,6 +74,8 @@ export interface ConvertOptions extends ConversionOptions {
   readonly layout: OutputLayout;
   readonly stdout: boolean;
   readonly force: boolean;
+  /** `--gitops`, `--gitops-repo`, `--gitops-path`, `--gitops-branch`, `--overlay`. */
+  readonly gitops: GitOpsOptions;
 }
 
 export interface AnalyzeOptions extends ConversionOptions {
@@ -87,7 +96,7 @@ export type ParsedCommand =
   | { readonly command: 'analyze'; readonly options: AnalyzeOptions; readonly debug: boolean }
   | { readonly command: 'deploy'; readonly options: DeployOptions; readonly debug: boolean };
 
-interface OptionSpec {
+export interface OptionSpec {
   readonly name: string;
   readonly short?: string;
   /** Other long names (`--output` for `--out`). */
@@ -125,6 +134,7 @@ const COMMAND_SPECS: Readonly<Record<'convert' | 'analyze' | 'deploy', readonly 
     { name: 'single-file', kind: 'boolean', help: 'write every manifest into one file (<namespace>.yaml) instead of one file per resource' },
     { name: 'stdout', kind: 'boolean', help: 'print the manifests to stdout and write nothing' },
     { name: 'force', kind: 'boolean', help: 'overwrite files that cdk8s-compose did not generate' },
+    ...GITOPS_SPECS,
     ...COMMON_SPECS,
   ],
   analyze: [
@@ -147,8 +157,8 @@ const COMMAND_SPECS: Readonly<Record<'convert' | 'analyze' | 'deploy', readonly 
 const KOMPOSE_ONLY: Readonly<Record<string, string>> = {
   'json': 'kompose\'s --json is not supported: the manifests are YAML',
   'j': 'kompose\'s -j (JSON output) is not supported: the manifests are YAML',
-  'chart': 'kompose\'s --chart is not supported: cdk8s-compose writes plain manifests',
-  'c': 'kompose\'s -c (Helm chart) is not supported: cdk8s-compose writes plain manifests',
+  'chart': 'kompose\'s --chart is not supported: cdk8s-compose writes plain manifests with a kustomization; "kubectl apply -k OUT" applies the whole app',
+  'c': 'kompose\'s -c (Helm chart) is not supported: cdk8s-compose writes plain manifests with a kustomization; "kubectl apply -k OUT" applies the whole app',
   'provider': 'kompose\'s --provider is not supported: the output is for Kubernetes',
   'replicas': 'kompose\'s --replicas is not supported: set deploy.replicas in the compose file',
   'volumes': 'kompose\'s --volumes is not supported: named volumes become PersistentVolumeClaims',
@@ -241,15 +251,20 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     if (values.stdout === true && out !== undefined) {
       throw new UsageError('--stdout and -o exclude each other: --stdout writes nothing', first);
     }
+    const gitops = parseGitOpsOptions(values, singleFile || values.stdout === true, (message) => {
+      throw new UsageError(message, first);
+    });
     return {
       command: 'convert',
       debug,
       options: {
         ...conversion,
+        syncWaves: gitops.mode === GitOpsMode.ARGOCD,
         out,
         layout: singleFile ? OutputLayout.SINGLE_FILE : OutputLayout.FILE_PER_RESOURCE,
         stdout: values.stdout === true,
         force: values.force === true,
+        gitops,
       },
     };
   }

@@ -21,6 +21,8 @@ export interface Project {
   readonly composeApp: ComposeApp;
   readonly model: ComposeModel;
   readonly waves: readonly Wave[];
+  /** `--labels`: on every object, and in each wave's kustomization. */
+  readonly labels: Readonly<Record<string, string>>;
   /** The loader's and the app's findings, in that order. */
   readonly warnings: readonly ComposeWarning[];
 }
@@ -75,6 +77,7 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     services: Object.fromEntries(Object.entries(options.ingressHosts).map(([service, host]) => [service, { ingressHost: host }])),
     target,
     vm: options.imageBaseUrl !== undefined ? { imageBaseUrl: options.imageBaseUrl } : undefined,
+    syncWaves: options.syncWaves,
   });
   addMetadata(chart, options.labels, options.annotations);
   return {
@@ -83,6 +86,7 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     composeApp,
     model,
     waves: planWaves(composeApp),
+    labels: options.labels,
     warnings: [...loaded.warnings, ...composeApp.warnings],
   };
 }

@@ -5,6 +5,7 @@ import { ComposeError } from '../compose/errors';
 import { GOLDEN_IMAGE_DIR, GoldenImageBundle } from '../vm/golden-image-bundle';
 import { ConversionOptions, OutputLayout } from './options';
 import { MARKDOWN_HEADER, OutputFile, YAML_HEADER } from './output';
+import { kustomizationFiles } from './gitops';
 import { manifestYaml } from './manifest-yaml';
 import { CliEnvironment } from './io';
 import { Project, buildProject } from './project';
@@ -111,7 +112,7 @@ export function outputTarget(out: string | undefined, layout: OutputLayout, cwd:
   return { root: resolved, layout, fileName: layout === OutputLayout.SINGLE_FILE ? `${namespace}.yaml` : undefined };
 }
 
-/** Every file of the output: the manifests in the chosen layout and RUNBOOK.md. */
+/** Every file of the output: the manifests in the chosen layout (with their kustomizations) and RUNBOOK.md. */
 export function outputFiles(rendered: Rendered, target: OutputTarget): OutputFile[] {
   const files: OutputFile[] = [];
   let layout: RunbookLayout;
@@ -124,6 +125,7 @@ export function outputFiles(rendered: Rendered, target: OutputTarget): OutputFil
         files.push({ path: object.file, content: `${YAML_HEADER}\n${object.yaml}` });
       }
     }
+    files.push(...kustomizationFiles(rendered));
     layout = {};
   }
   files.push(...rendered.bundleFiles);
