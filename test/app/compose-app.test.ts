@@ -21,7 +21,7 @@ services:
 
   test('a Namespace labelled with its name, named after the project', () => {
     const namespace = findDoc(docs, 'Namespace', 'my-shop');
-    expect(namespace.metadata).toEqual({ name: 'my-shop', labels: { name: 'my-shop' } });
+    expect(namespace.metadata).toEqual({ name: 'my-shop', labels: { name: 'my-shop' }, annotations: { 'argocd.argoproj.io/sync-wave': '0' } });
   });
 
   test('every other object lives in it', () => {

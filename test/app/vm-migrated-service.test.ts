@@ -186,7 +186,7 @@ describe('the VM', () => {
       host: 'reports.example.com',
       http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'reports', port: { number: 8000 } } } }] },
     }]);
-    expect(ingress.metadata.annotations).toEqual({ 'nginx.ingress.kubernetes.io/rewrite-target': '/' });
+    expect(ingress.metadata.annotations).toEqual({ 'nginx.ingress.kubernetes.io/rewrite-target': '/', 'argocd.argoproj.io/sync-wave': '3' });
     expect(findDoc(docs, 'Service', 'reports-external').spec).toMatchObject({
       type: 'LoadBalancer', selector: { 'kubevirt.io/vm': 'shop-vm' }, ports: [{ name: 'tcp-2121', port: 2121, targetPort: 2121 }],
     });
