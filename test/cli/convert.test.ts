@@ -181,7 +181,8 @@ describe('the kompose shape: convert -f FILE -o DIR', () => {
       expect(file.file).toBe(`${wave}/${doc.metadata.name}-${doc.kind.toLowerCase()}.yaml`);
       expect(fs.readFileSync(path.join(out('kompose'), file.file), 'utf-8').split('\n')[0]).toBe(HEADER);
     }
-    expect(listFiles(out('kompose')).filter((f) => /^\d-/.test(f) && !f.endsWith('.yaml'))).toEqual([]);
+    // Beside the manifests, each wave folder holds only its Kustomization (test/cli/gitops.test.ts).
+    expect(listFiles(out('kompose')).filter((f) => /^\d-/.test(f) && !f.endsWith('.yaml') && !f.endsWith('/Kustomization'))).toEqual([]);
   });
 
   test('writes the same golden image bundle as npm run synth, byte for byte (run in the project folder, as main.ts loads it)', () => {
@@ -200,10 +201,10 @@ describe('the kompose shape: convert -f FILE -o DIR', () => {
     const lines = runs.kompose.stderr.trimEnd().split('\n');
     expect(lines.slice(0, warnings.length)).toEqual(warnings);
     expect(lines[warnings.length]).toMatch(new RegExp(`^${warnings.length} warnings \\(.*host-rewrite ×\\d+.*, vm-target ×1\\)$`));
-    const count = (folder: string) => listFiles(out('kompose')).filter((f) => f.startsWith(`${folder}/`)).length;
+    const count = (folder: string) => listFiles(out('kompose')).filter((f) => f.startsWith(`${folder}/`) && !f.endsWith('/Kustomization')).length;
     expect(lines[warnings.length + 1]).toBe(`wrote ${listFiles(out('kompose')).length} files into out: 0-namespace/ (${count('0-namespace')}), `
       + `1-stateful/ (${count('1-stateful')}), 2-app/ (${count('2-app')}), 3-vm/ (${count('3-vm')}), `
-      + `golden-image/shop-vm/ (${count('golden-image/shop-vm')}), RUNBOOK.md`);
+      + `kustomization.yaml, gitops/ (${count('gitops')}), golden-image/shop-vm/ (${count('golden-image/shop-vm')}), RUNBOOK.md`);
     expect(lines).toHaveLength(warnings.length + 2);
     expect(runs.kompose.stdout).toBe('');
   });

@@ -99,7 +99,7 @@ describe('--target auto', () => {
     expect(runs.auto.stderr).toContain('warning: compose.yaml:11:5: services.agent: service "agent" runs in the VM "shop-vm": '
       + 'services.agent.volumes: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have\n');
     expect(runs.auto.stderr.trimEnd().split('\n').slice(-1)[0]).toMatch(
-      /^wrote \d+ files into k8s: 0-namespace\/ \(\d+\), 1-stateful\/ \(\d+\), 2-app\/ \(\d+\), 3-vm\/ \(\d+\), golden-image\/shop-vm\/ \(\d+\), RUNBOOK\.md$/);
+      /^wrote \d+ files into k8s: 0-namespace\/ \(\d+\), 1-stateful\/ \(\d+\), 2-app\/ \(\d+\), 3-vm\/ \(\d+\), kustomization\.yaml, gitops\/ \(2\), golden-image\/shop-vm\/ \(\d+\), RUNBOOK\.md$/);
   });
 
   test('the golden image bundle is written with a ledger of every file and its hash; a re-run overwrites it', () => {
@@ -162,7 +162,7 @@ describe('--target auto', () => {
 
 test('--target vm runs every service in the VM: the namespace wave and the VM wave', () => {
   expect(runs.vm.code).toBe(0);
-  expect([...new Set(listFiles(out('vm')).map((f) => f.split('/')[0]))]).toEqual(['0-namespace', '3-vm', 'RUNBOOK.md', 'golden-image']);
+  expect([...new Set(listFiles(out('vm')).map((f) => f.split('/')[0]))]).toEqual(['0-namespace', '3-vm', 'RUNBOOK.md', 'gitops', 'golden-image', 'kustomization.yaml']);
   expect(yamllintProblems([out('vm')])).toEqual([]);
 });
 
