@@ -3,6 +3,7 @@ import * as path from 'path';
 import { toDnsLabel } from '../../lib/app/naming';
 import { loadCompose } from '../../lib/compose/load';
 import { CheckOptions, expectManifestsPass } from '../support/checks';
+import { kustomize, sortedCanonical } from '../support/kustomize';
 import { Manifest } from '../support/problems';
 import { podTemplates } from '../support/workloads';
 import {
@@ -131,6 +132,13 @@ describe.each(DIRS)('%s', (dir) => {
     expect(summary).toMatch(new RegExp(`^${warnings.length} warnings?\\b`));
     expect(lines[lines.length - 1]).toMatch(/^wrote \d+ files into k8s: 0-namespace\/ \(\d+\), .*RUNBOOK\.md$/);
   });
+});
+
+test('kubectl kustomize renders every output to the objects of its wave files', () => {
+  for (const dir of DIRS) {
+    const out = path.join(work, dir, 'k8s');
+    expect({ dir, objects: sortedCanonical(kustomize(out)) }).toEqual({ dir, objects: sortedCanonical(manifestFiles(out).flatMap((f) => f.docs)) });
+  }
 });
 
 // Last, so that the checks above run while yamllint does.

@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { SYNC_WAVE_ANNOTATION } from '../../lib/app/deploy-waves';
 import { Manifest } from '../support/problems';
+import { kustomize, sortedCanonical } from '../support/kustomize';
 import { parseYamlDocs } from '../support/yaml-docs';
 import {
   CliRun, ROOT, copyFolder, expectBuilt, inParallel, listFiles, removeTempDirs, runCli, tempDir, yamllintProblems,
@@ -50,36 +51,12 @@ beforeAll(async () => {
 
 afterAll(removeTempDirs);
 
-/** `kubectl kustomize DIR`: the objects it renders. */
-function kustomize(dir: string): Manifest[] {
-  const result = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  if (result.status !== 0) {
-    throw new Error(`kubectl kustomize ${dir} failed: ${result.stderr}`);
-  }
-  return parseYamlDocs(result.stdout, `kubectl kustomize ${dir}`);
-}
-
-/** A document as canonical JSON (keys sorted at every level): kustomize prints YAML its own way, the data is the same. */
-function canonical(value: unknown): string {
-  const sort = (v: unknown): unknown => {
-    if (Array.isArray(v)) {
-      return v.map(sort);
-    }
-    if (v !== null && typeof v === 'object') {
-      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])]));
-    }
-    return v;
-  };
-  return JSON.stringify(sort(value));
-}
-
 function waveFileDocs(out: string, wave: string): Manifest[] {
   return fs.readdirSync(path.join(out, wave)).filter((f) => f.endsWith('.yaml')).sort()
     .flatMap((f) => parseYamlDocs(fs.readFileSync(path.join(out, wave, f), 'utf8'), `${wave}/${f}`));
 }
 
 const key = (d: Manifest) => `${d.kind}/${d.metadata?.name}`;
-const sortedCanonical = (docs: readonly Manifest[]) => docs.map(canonical).sort();
 
 function expectOk(run: CliRun): void {
   expect({ code: run.code, errors: run.stderr.split('\n').filter((l) => l.startsWith('error')) }).toEqual({ code: 0, errors: [] });
@@ -309,6 +286,38 @@ describe('overlays', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe(edited);
     expect(again.stderr).toContain('warning: k8s: overlays/staging/kustomization.yaml exists: it is yours, and is not written again');
   });
+});
+
+test('an overlay skips workloads an autoscaler drives, keeps the base\'s replicas, and patches TLS hosts with the rule\'s', async () => {
+  const cwd = path.join(tempDir('gitops-overlay'), 'demo');
+  fs.mkdirSync(cwd);
+  fs.writeFileSync(path.join(cwd, 'compose.yaml'), [
+    'services:',
+    '  web:',
+    '    image: nginx:1.27',
+    '    ports: ["8080:80"]',
+    '    deploy: { replicas: 2 }',
+    '    labels:',
+    '      kompose.service.expose: "demo.example.com"',
+    '      kompose.service.expose.tls-secret: demo-tls',
+    '  api:',
+    '    image: example/api:1.0',
+    '    expose: ["3000"]',
+    '    labels: { kompose.hpa.replicas.min: "2", kompose.hpa.replicas.max: "5", kompose.hpa.cpu: "70" }',
+    '',
+  ].join('\n'));
+  const run = await runCli(['convert', '-o', 'k8s', '--overlay', 'prod'], { cwd });
+  expectOk(run);
+  const dir = path.join(cwd, 'k8s', 'overlays', 'prod');
+  const [kustomization] = parseYamlDocs(fs.readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8'), 'overlay');
+  expect(kustomization.resources).toEqual(['../../0-namespace', '../../2-app']);
+  expect(kustomization.patches.map((p: any) => [`${p.target.kind}/${p.target.name}`, parseYamlDocs(p.patch, 'patch')[0]])).toEqual([
+    ['Deployment/web', [{ op: 'add', path: '/spec/replicas', value: 2 }]],
+    ['Ingress/web', [{ op: 'replace', path: '/spec/rules/0/host', value: 'demo.example.com' },
+      { op: 'replace', path: '/spec/tls/0/hosts/0', value: 'demo.example.com' }]],
+  ]);
+  const base = ['0-namespace', '2-app'].flatMap((w) => waveFileDocs(path.join(cwd, 'k8s'), w));
+  expect(sortedCanonical(kustomize(dir))).toEqual(sortedCanonical(base));
 });
 
 describe('writing', () => {
