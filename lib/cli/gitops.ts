@@ -123,8 +123,8 @@ export function gitopsFiles(rendered: Rendered, options: GitOpsOptions, at: Comp
   ];
   const warnings: ComposeWarning[] = [];
   const missing = [
-    ...(options.repo === undefined ? [`${REPO_PLACEHOLDER} (pass --gitops-repo URL)`] : []),
-    ...(options.path === undefined ? [`${PATH_PLACEHOLDER} (pass --gitops-path PATH, the output folder's path in the repository)`] : []),
+    ...(options.repo === undefined ? [`${REPO_PLACEHOLDER} (--gitops-repo URL)`] : []),
+    ...(options.path === undefined ? [`${PATH_PLACEHOLDER} (--gitops-path PATH: the output folder's path in the repository)`] : []),
   ];
   if (missing.length > 0) {
     warnings.push({

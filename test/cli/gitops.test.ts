@@ -231,8 +231,8 @@ describe('gitops/', () => {
     const [repository, first] = gitopsDocs('defaults', 'flux-kustomizations.yaml');
     expect([repository.spec.url, first.spec.path]).toEqual(['<GIT_REPO_URL>', './<PATH_IN_REPO>/0-namespace']);
     expect(warnings(run, 'gitops-placeholder')).toEqual([
-      'warning: k8s: gitops/argocd-application.yaml and gitops/flux-kustomizations.yaml hold <GIT_REPO_URL> (pass --gitops-repo URL) and '
-      + '<PATH_IN_REPO> (pass --gitops-path PATH, the output folder\'s path in the repository); Argo CD and Flux cannot use them until then '
+      'warning: k8s: gitops/argocd-application.yaml and gitops/flux-kustomizations.yaml hold <GIT_REPO_URL> (--gitops-repo URL) and '
+      + '<PATH_IN_REPO> (--gitops-path PATH: the output folder\'s path in the repository); Argo CD and Flux cannot use them until then '
       + '(--gitops none writes no gitops/)',
     ]);
     expect(warnings(runs.gitops.run, 'gitops-placeholder')).toEqual([]);
