@@ -33,6 +33,11 @@ export const REPO_PLACEHOLDER = '<GIT_REPO_URL>';
 export const PATH_PLACEHOLDER = '<PATH_IN_REPO>';
 
 const KUSTOMIZE_API = 'kustomize.config.k8s.io/v1beta1';
+/**
+ * Kustomize's output in the order listed (kustomize 5, kubectl 1.27), which is wave order: by default it sorts by kind,
+ * which would apply the NetworkPolicies after the pods.
+ */
+const IN_ORDER = { order: 'fifo' };
 /** Where Argo CD and Flux keep their objects in a default install. */
 const ARGOCD_NAMESPACE = 'argocd';
 const FLUX_NAMESPACE = 'flux-system';
@@ -54,11 +59,13 @@ export function kustomizationFiles(rendered: Rendered): OutputFile[] {
     namespace,
     ...(Object.keys(labels).length > 0 ? { labels: [{ pairs: { ...labels } }] } : {}),
     resources: wave.objects.map((o) => path.posix.basename(o.file)),
+    sortOptions: IN_ORDER,
   }));
   files.push(generated(KUSTOMIZATION, {
     apiVersion: KUSTOMIZE_API,
     kind: 'Kustomization',
     resources: rendered.waves.map((w) => w.wave.folder),
+    sortOptions: IN_ORDER,
   }));
   return files;
 }
@@ -216,6 +223,7 @@ export function overlayFiles(rendered: Rendered, overlays: readonly string[], ro
         kind: 'Kustomization',
         // The waves, not the output folder: kustomize refuses a base that holds the overlay.
         resources: rendered.waves.map((w) => `../../${w.wave.folder}`),
+        sortOptions: IN_ORDER,
         ...(patches.length > 0 ? { patches } : {}),
       })}`,
     });

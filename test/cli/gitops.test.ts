@@ -51,6 +51,12 @@ beforeAll(async () => {
 
 afterAll(removeTempDirs);
 
+/** The sortOptions of every wave's Kustomization, when they are all the same. */
+function kustomizationSort(out: string): unknown {
+  const options = WAVES.map((w) => parseYamlDocs(fs.readFileSync(path.join(out, w, 'Kustomization'), 'utf8'), w)[0].sortOptions);
+  return options.every((o) => JSON.stringify(o) === JSON.stringify(options[0])) ? options[0] : options;
+}
+
 function waveFileDocs(out: string, wave: string): Manifest[] {
   return fs.readdirSync(path.join(out, wave)).filter((f) => f.endsWith('.yaml')).sort()
     .flatMap((f) => parseYamlDocs(fs.readFileSync(path.join(out, wave, f), 'utf8'), `${wave}/${f}`));
@@ -102,7 +108,8 @@ describe('kustomizations', () => {
     expect(stateful.resources.indexOf('shop-db-service.yaml')).toBeLessThan(stateful.resources.indexOf('shop-db-deployment.yaml'));
     expect(stateful.resources.indexOf('db-data-persistentvolumeclaim.yaml')).toBeLessThan(stateful.resources.indexOf('shop-db-deployment.yaml'));
     const [top] = parseYamlDocs(fs.readFileSync(path.join(out, 'kustomization.yaml'), 'utf8'), 'kustomization.yaml');
-    expect(top).toEqual({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: WAVES });
+    expect(top).toEqual({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: WAVES, sortOptions: { order: 'fifo' } });
+    expect(kustomizationSort(out)).toEqual({ order: 'fifo' });
   });
 
   describe.each(['gitops', 'none'])('kubectl kustomize (%s)', (name) => {
@@ -122,9 +129,16 @@ describe('kustomizations', () => {
       }
     });
 
-    test('renders the whole app from the top: every wave\'s objects once', () => {
+    test('renders the whole app from the top: every wave\'s objects once, in the order the kustomizations list them', () => {
       const { out } = runs[name];
-      expect(sortedCanonical(kustomize(out))).toEqual(sortedCanonical(WAVES.flatMap((w) => waveFileDocs(out, w))));
+      const rendered = kustomize(out);
+      expect(sortedCanonical(rendered)).toEqual(sortedCanonical(WAVES.flatMap((w) => waveFileDocs(out, w))));
+      const order = (docs: readonly Manifest[]) => docs.map(key);
+      expect(order(rendered)).toEqual(order(WAVES.flatMap((w) => {
+        const [kustomization] = parseYamlDocs(fs.readFileSync(path.join(out, w, 'Kustomization'), 'utf8'), w);
+        return kustomization.resources.flatMap((f: string) => parseYamlDocs(fs.readFileSync(path.join(out, w, f), 'utf8'), f));
+      })));
+      expect(rendered.slice(0, 2).map(key)).toEqual(['Namespace/shop', 'NetworkPolicy/default-deny']);
     });
   });
 });
