@@ -141,7 +141,7 @@ export const BUILD_KEYS: KeyTable = {
   labels: BUILD_ONLY,
   network: BUILD_ONLY,
   no_cache: BUILD_ONLY,
-  platforms: BUILD_ONLY,
+  platforms: MODELLED,
   privileged: BUILD_ONLY,
   provenance: BUILD_ONLY,
   pull: BUILD_ONLY,

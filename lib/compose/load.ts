@@ -59,6 +59,13 @@ export interface LoadComposeOptions {
    */
   readonly images?: Readonly<Record<string, string>>;
   /**
+   * The registry the images built from source are pushed to, `HOST[/PATH]` (CLI `--registry`): it goes before the
+   * reference of every service with `build:` whose image names no registry host of its own (`<project>-<service>`,
+   * or an `image:` such as `shop/api:1.0`). `images` entries are used as given.
+   * @default - none: the references stay as `docker compose build` tags them
+   */
+  readonly registry?: string;
+  /**
    * Read env files, secret and config files and bind-mounted files that lie outside the project folder
    * (`../x`, `/etc/x`, `~/x`). When false they are not read: secrets and configs get `source.kind: 'outside'`,
    * binds `bind.kind: 'outside'`, and env files are an error.
@@ -193,6 +200,7 @@ function loadSources(
     files: sources.map((s) => s.display),
     lookup,
     images: options.images ?? {},
+    ...(options.registry !== undefined ? { registry: checkRegistry(options.registry) } : {}),
     profiles,
     allowOutsideProject: options.allowOutsideProject ?? false,
     warn: (code, message, at) => warnings.add(code, message, at),
@@ -298,6 +306,21 @@ function checkSize(size: number, file: string, limits: LoadLimits): void {
       hint: 'raise the loader\'s limits.maxFileBytes if the file is genuine',
     });
   }
+}
+
+/** A registry with its path, as docker reads the start of an image reference: `HOST[:PORT][/PATH]`. */
+const REGISTRY = /^[a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?(?::[0-9]+)?(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/;
+
+/** The registry option without a trailing `/`; throws when it cannot start an image reference. */
+export function checkRegistry(registry: string): string {
+  const trimmed = registry.replace(/\/+$/, '');
+  if (!REGISTRY.test(trimmed)) {
+    throw new ComposeError(`registry "${registry}" cannot start an image reference`, {
+      allowed: 'HOST[:PORT][/PATH], for example registry.example.com/shop or localhost:5000',
+      hint: 'give the registry host and the path of the repositories, without a scheme or a tag',
+    });
+  }
+  return trimmed;
 }
 
 /** Compose's project name rule: lower case letters, digits, `-` and `_`, starting with a letter or digit. */

@@ -225,14 +225,28 @@ export type RestartPolicy = 'no' | 'always' | 'on-failure' | 'unless-stopped';
 export interface ComposeService {
   /** The compose service name, exactly as written (may be camelCase or contain underscores). */
   readonly name: string;
-  /** The image, from `image` or the loader's `images` option for build-only services. */
+  /**
+   * The image: the loader's `images` option, else `image`, else for a service built from source the image
+   * `docker compose build` tags, `<project>-<service>` (under the `registry` option when given).
+   */
   readonly image: string;
-  /** `build`, kept for information (the VM bundle and messages); the build context is never read. */
+  /**
+   * `build`, for the build commands of the runbook and `analyze`; the build context is never read. Paths are as
+   * written, relative to the project folder (or, from an extended or included file, made relative to it).
+   */
   readonly build?: {
     readonly context: string;
     readonly dockerfile?: string;
     readonly target?: string;
+    /** Build arguments after interpolation, by name (values may be secret: never print them). */
     readonly args: Readonly<Record<string, string>>;
+    /** `build.platforms`, else the service's `platform`; empty when neither is given. */
+    readonly platforms: readonly string[];
+    /**
+     * True when the service runs the image this build makes (its `image:`, or `<project>-<service>` without one);
+     * false when the loader's `images` option named another image for it.
+     */
+    readonly runsBuiltImage: boolean;
   };
   /** `entrypoint` as an argv (a string is split like a shell). */
   readonly entrypoint?: readonly string[];

@@ -36,6 +36,8 @@ export interface NormalizeContext {
   /** The interpolation environment (shell over env files): for `environment` entries without a value. */
   readonly lookup: VariableLookup;
   readonly images: Readonly<Record<string, string>>;
+  /** `HOST[/PATH]` before the references of images built from source (`--registry`). */
+  readonly registry?: string;
   readonly profiles: readonly string[];
   readonly allowOutsideProject: boolean;
   readonly warn: Warn;
@@ -98,7 +100,7 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
     disabled,
     portCount: { value: 0 },
   };
-  checkBuildOnly(enabled, ctx.images);
+  warnBuildOnly(enabled, ctx);
   const services = [...enabled].map(([name, node]) => normalizeService(name, node, shared));
   checkDependencyCycles(byName([...services]));
 
@@ -223,7 +225,7 @@ function normalizeService(name: string, service: YMap, ctx: SharedContext): Comp
     warn: ctx.warn,
   };
 
-  const build = normalizeBuild(get('build'), ctx);
+  const build = normalizeBuild(name, service, get('build'), ctx);
   const image = serviceImage(name, service, get('image'), ctx);
   const networkMode = optionalString(get('network_mode'));
   if (networkMode !== undefined && get('networks')) {
@@ -282,25 +284,40 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
-/** All services built from source without an image, in one error, since each needs the same fix. */
-function checkBuildOnly(enabled: ReadonlyMap<string, YMap>, images: Readonly<Record<string, string>>): void {
-  const missing = [...enabled].filter(([name, service]) => images[name] === undefined
+/**
+ * One warning for the services built from source that have no image: they run the image `docker compose build` tags
+ * (`<project>-<service>`, under `registry` when given), which must be built and pushed where the cluster can pull it.
+ */
+function warnBuildOnly(enabled: ReadonlyMap<string, YMap>, ctx: NormalizeContext): void {
+  const built = [...enabled].filter(([name, service]) => ctx.images[name] === undefined
     && isNull(service.entries.get('image')) && !isNull(service.entries.get('build')));
-  if (missing.length === 0) {
+  if (built.length === 0) {
     return;
   }
-  const names = missing.map(([name]) => name);
-  const quoted = names.map((name) => `"${name}"`).join(', ');
-  const ref = (name: string): string => `registry.example.com/${name}:1.0`;
-  throw new ComposeError(names.length === 1
-    ? `service ${quoted} is built from source (build) and has no image`
-    : `services ${quoted} are built from source (build) and have no image`, {
-    at: missing[0][1].at,
-    allowed: 'a service with an image, or an image supplied for it',
-    hint: `build and push the image${names.length > 1 ? 's' : ''}, then pass ${names.length > 1 ? 'them' : 'it'}: `
-      + `images: { ${names.map((name) => `'${name}': '${ref(name)}'`).join(', ')} } `
-      + `(CLI: ${names.map((name) => `--image ${name}=${ref(name)}`).join(' ')}), or add image: to the service`,
-  });
+  const one = built.length === 1;
+  const refs = built.map(([name]) => `${name} → ${builtImageName(ctx.projectName, name, ctx.registry)}`);
+  ctx.warn('build-image', `${one ? 'service' : 'services'} ${built.map(([name]) => name).join(', ')} `
+    + `${one ? 'is' : 'are'} built from source without an image: ${one ? 'it runs' : 'they run'} the `
+    + `${one ? 'image' : 'images'} docker compose build tags (${refs.join(', ')}); build and push `
+    + `${one ? 'it' : 'them'} where the cluster can pull ${one ? 'it' : 'them'} (RUNBOOK.md and analyze give the `
+    + 'commands), under your registry with --registry HOST[/PATH], or name another image with --image SERVICE=REF', built[0][1].at);
+}
+
+/** The image `docker compose build` tags for a service without `image:`: `<project>-<service>`, in lower case. */
+export function builtImageName(projectName: string, service: string, registry?: string): string {
+  return withRegistry(`${projectName}-${service}`.toLowerCase(), registry);
+}
+
+/** A registry host names a domain (a dot), a port (a colon) or is `localhost`, as docker reads a reference. */
+function namesRegistryHost(image: string): boolean {
+  const slash = image.indexOf('/');
+  const first = slash < 0 ? '' : image.slice(0, slash);
+  return first !== '' && (first.includes('.') || first.includes(':') || first === 'localhost');
+}
+
+/** The reference under `registry` (`HOST[/PATH]`), unless it names a registry host of its own. */
+function withRegistry(image: string, registry: string | undefined): string {
+  return registry === undefined || namesRegistryHost(image) ? image : `${registry}/${image}`;
 }
 
 function serviceImage(name: string, service: YMap, node: YNode | undefined, ctx: SharedContext): string {
@@ -308,7 +325,11 @@ function serviceImage(name: string, service: YMap, node: YNode | undefined, ctx:
   if (supplied !== undefined) {
     return supplied;
   }
+  const build = !isNull(service.entries.get('build'));
   if (node === undefined) {
+    if (build) {
+      return builtImageName(ctx.projectName, name, ctx.registry);
+    }
     throw new ComposeError(`service "${name}" has neither image nor build`, {
       at: service.at,
       hint: 'add image: with the container image to run, for example image: nginx:1.25',
@@ -327,15 +348,17 @@ function serviceImage(name: string, service: YMap, node: YNode | undefined, ctx:
     ctx.warn('unpinned-image', `image "${image}" is not pinned (no tag, or :latest), so each pull may run a different `
       + 'version; pin a version tag or a digest', node.at);
   }
-  return image;
+  return build ? withRegistry(image, ctx.registry) : image;
 }
 
-function normalizeBuild(node: YNode | undefined, ctx: SharedContext): ComposeService['build'] {
+function normalizeBuild(name: string, service: YMap, node: YNode | undefined, ctx: SharedContext): ComposeService['build'] {
   if (node === undefined) {
     return undefined;
   }
+  const platform = optionalString(service.entries.get('platform'));
+  const runsBuiltImage = ctx.images[name] === undefined;
   if (node.kind === 'scalar' && typeof node.value === 'string') {
-    return { context: node.value, args: {} };
+    return { context: node.value, args: {}, platforms: platform ? [platform] : [], runsBuiltImage };
   }
   const map = asMap(node, { allowed: 'a build context path, or a map with context, dockerfile, target and args' });
   checkKeys(map, BUILD_KEYS, 'build', ctx.warn);
@@ -351,11 +374,15 @@ function normalizeBuild(node: YNode | undefined, ctx: SharedContext): ComposeSer
       }
     }
   }
+  const platformsNode = map.entries.get('platforms');
+  const platforms = isNull(platformsNode) ? (platform ? [platform] : []) : asStringList(platformsNode!);
   return {
     context: optionalString(map.entries.get('context')) ?? '.',
     ...optional('dockerfile', optionalString(map.entries.get('dockerfile'))),
     ...optional('target', optionalString(map.entries.get('target'))),
     args,
+    platforms,
+    runsBuiltImage,
   };
 }
 
