@@ -18,7 +18,7 @@ export type KeyTable = Readonly<Record<string, string>>;
 export const TOP_LEVEL_KEYS: KeyTable = {
   version: 'the version key is obsolete; the file is read by the current compose specification',
   name: MODELLED,
-  include: MODELLED, // refused with a clear error by the loader: see load.ts
+  include: MODELLED, // resolved by the loader (include.ts)
   services: MODELLED,
   networks: MODELLED,
   volumes: MODELLED,
@@ -328,6 +328,12 @@ export const CONFIG_KEYS: KeyTable = {
   name: MODELLED,
   labels: MODELLED,
   template_driver: SWARM_ONLY,
+};
+
+export const INCLUDE_KEYS: KeyTable = {
+  path: MODELLED,
+  project_directory: MODELLED,
+  env_file: MODELLED,
 };
 
 export const EXTERNAL_KEYS: KeyTable = {

@@ -4,11 +4,14 @@ import { parseDotenv } from './dotenv';
 import { ComposeError, ComposeWarning } from './errors';
 import { interpolateTree, VariableLookup } from './interpolate';
 import { describeFsError, readProjectFile, resolveInProject } from './files';
+import { includeEntries, IncludeEntry, mergeIncluded } from './include';
+import { TOP_LEVEL_KEYS } from './keys';
 import { canonicalize, mergeFiles, resolveExtends } from './merge';
 import { ComposeLocation, ComposeModel } from './model';
 import { normalizeProject } from './normalize';
-import { optionalString } from './read';
-import { DEFAULT_YAML_LIMITS, parseYaml, YMap, YamlLimits } from './yaml';
+import { isNull, optionalString } from './read';
+import { rebasePaths } from './rebase';
+import { DEFAULT_YAML_LIMITS, parseYaml, YMap, YNode, YamlLimits } from './yaml';
 
 /** Limits against hostile input. */
 export interface LoadLimits extends YamlLimits {
@@ -139,7 +142,7 @@ function loadSources(
 ): LoadResult {
   const shell = options.env ?? process.env;
   const dotenv = readInterpolationEnv(projectDir, workingDir, options, shell);
-  const lookup: VariableLookup = (name) => shell[name] ?? dotenv.get(name);
+  const environment: VariableLookup = (name) => shell[name] ?? dotenv.get(name);
 
   const unset = new Set<string>();
   const onUnset = (name: string, at: ComposeLocation): void => {
@@ -148,49 +151,19 @@ function loadSources(
       warnings.add('unset-variable', `variable ${name} is not set; an empty string is used`, at);
     }
   };
-  const read = (source: Source): YMap => {
-    const root = parseYaml(source.text, source.display, limits);
-    if (root === undefined || (root.kind === 'scalar' && root.value === null)) {
-      throw new ComposeError('the compose file is empty', {
-        at: { file: source.display, path: '' },
-        hint: 'add a services: map with at least one service',
-      });
-    }
-    if (root.kind !== 'map') {
-      throw new ComposeError('a compose file must be a map of top-level keys such as services', {
-        at: root.at,
-        hint: 'start the file with services:',
-      });
-    }
-    return canonicalize(interpolateTree(root, lookup, onUnset) as YMap);
-  };
-  // Files named by `extends.file`, read once each; relative to the project folder.
-  const extended = new Map<string, YMap>();
-  const loadExtendsFile = (written: string, at: ComposeLocation): YMap => {
-    let tree = extended.get(written);
-    if (!tree) {
-      const where = resolveInProject(projectDir, written);
-      if (where.kind === 'outside' && !options.allowOutsideProject) {
-        throw new ComposeError(`extends: file "${written}" is outside the project folder and was not read`, {
-          at,
-          hint: 'move it into the project folder, or allow it with allowOutsideProject: true (CLI: --allow-outside-project)',
-        });
-      }
-      const display = written;
-      const text = readComposeFile(projectDir, written, limits, at);
-      tree = resolveExtends(read({ display, text }), loadExtendsFile);
-      extended.set(written, tree);
-    }
-    return tree;
-  };
-  const trees = sources.map((source) => resolveExtends(read(source), loadExtendsFile));
-  const merged = mergeFiles(trees);
-
+  const roots = sources.map((source) => parseRoot(source, limits));
+  // The project name comes first: COMPOSE_PROJECT_NAME is the final name in every file, as in compose.
+  const nameNode = [...roots].reverse().map((root) => root.entries.get('name')).find((node) => !isNull(node));
   const projectName = normalizeProjectName(
-    options.projectName ?? lookup('COMPOSE_PROJECT_NAME') ?? optionalString(merged.entries.get('name'))
-      ?? path.basename(projectDir),
-    merged,
+    options.projectName ?? environment('COMPOSE_PROJECT_NAME')
+      ?? (nameNode ? optionalString(interpolateTree(nameNode, environment, onUnset)) : undefined) ?? path.basename(projectDir),
+    nameNode?.at ?? roots[0].at,
   );
+  const lookup: VariableLookup = (name) => (name === 'COMPOSE_PROJECT_NAME' ? projectName : environment(name));
+
+  const files = new ComposeFiles(projectDir, options, limits, onUnset);
+  const trees = sources.map((source, index) => files.expand(roots[index], '.', lookup, [source.display]));
+  const merged = mergeFiles(trees);
   const profiles = options.profiles
     ?? (lookup('COMPOSE_PROFILES') ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
 
@@ -206,6 +179,168 @@ function loadSources(
     warn: (code, message, at) => warnings.add(code, message, at),
   });
   return { model, warnings: warnings.sorted(sources.map((s) => s.display)) };
+}
+
+/** A compose file's root map, parsed but not interpolated; a v1 file (services at the top level) is refused. */
+function parseRoot(source: Source, limits: LoadLimits): YMap {
+  const root = parseYaml(source.text, source.display, limits);
+  if (root === undefined || (root.kind === 'scalar' && root.value === null)) {
+    throw new ComposeError('the compose file is empty', {
+      at: { file: source.display, path: '' },
+      hint: 'add a services: map with at least one service',
+    });
+  }
+  if (root.kind !== 'map') {
+    throw new ComposeError('a compose file must be a map of top-level keys such as services', {
+      at: root.at,
+      hint: 'start the file with services:',
+    });
+  }
+  checkVersion1(root);
+  return root;
+}
+
+/**
+ * The files a project brings in (`extends.file`, `include`), each read once per environment, their paths rebased
+ * onto the project folder, their own includes and extends resolved.
+ */
+class ComposeFiles {
+  private readonly extended = new Map<string, YMap>();
+
+  constructor(
+    private readonly projectDir: string,
+    private readonly options: LoadComposeOptions,
+    private readonly limits: LoadLimits,
+    private readonly onUnset: (name: string, at: ComposeLocation) => void,
+  ) {}
+
+  /**
+   * A file's tree, interpolated with `lookup`, its relative paths made relative to the project folder (they were
+   * relative to `dir`), its includes merged in and its extends resolved. `chain` holds the files including it.
+   */
+  expand(root: YMap, dir: string, lookup: VariableLookup, chain: readonly string[]): YMap {
+    const tree = rebasePaths(canonicalize(interpolateTree(root, lookup, this.onUnset) as YMap), dir);
+    const included = includeEntries(tree.entries.get('include')).map((entry) => ({ entry, tree: this.include(entry, lookup, chain) }));
+    return resolveExtends(mergeIncluded(tree, included), (written, at) => this.extendsFile(written, at, lookup, chain));
+  }
+
+  private extendsFile(written: string, at: ComposeLocation, lookup: VariableLookup, chain: readonly string[]): YMap {
+    const key = `${chain[0]}\0${written}`;
+    let tree = this.extended.get(key);
+    if (!tree) {
+      this.checkInside(written, 'extends: file', at);
+      const text = readComposeFile(this.projectDir, written, this.limits, at);
+      tree = this.expand(parseRoot({ display: written, text }, this.limits), path.posix.dirname(written), lookup, chain);
+      this.extended.set(key, tree);
+    }
+    return tree;
+  }
+
+  /** One include entry: its files merged as a project of their own, with their own environment. */
+  private include(entry: IncludeEntry, outer: VariableLookup, chain: readonly string[]): YMap {
+    const dir = entry.projectDirectory ?? path.posix.dirname(entry.paths[0]);
+    const values = new Map<string, string>();
+    const envFiles = entry.envFiles ?? [path.posix.join(dir, '.env')];
+    for (const file of envFiles) {
+      this.checkInside(file, 'include: env_file', entry.at);
+      const absolute = path.resolve(this.projectDir, file);
+      if (!isFile(absolute)) {
+        if (entry.envFiles === undefined) {
+          continue;
+        }
+        throw new ComposeError(`include: env file "${file}" not found`, { at: entry.at, hint: 'create it, or fix env_file' });
+      }
+      const text = readProjectFile('env file', file, absolute, entry.at).toString('utf8');
+      for (const variable of parseDotenv(text, file, (name) => outer(name) ?? values.get(name))) {
+        if (variable.value !== undefined) {
+          values.set(variable.name, variable.value);
+        }
+      }
+    }
+    // The including project's environment wins over the include's env files, as in compose.
+    const lookup: VariableLookup = (name) => outer(name) ?? values.get(name);
+    const trees = entry.paths.map((file) => {
+      if (chain.includes(file)) {
+        throw new ComposeError(`include cycle detected: ${[...chain, file].join(' → ')}`, {
+          at: entry.at,
+          hint: 'remove the include that brings a file back in',
+        });
+      }
+      this.checkInside(file, 'include', entry.at);
+      const text = readComposeFile(this.projectDir, file, this.limits, entry.at);
+      return resolveEnvironment(this.expand(parseRoot({ display: file, text }, this.limits), dir, lookup, [...chain, file]), values);
+    });
+    return mergeFiles(trees);
+  }
+
+  private checkInside(written: string, what: string, at: ComposeLocation): void {
+    if (!this.options.allowOutsideProject && resolveInProject(this.projectDir, written).kind === 'outside') {
+      throw new ComposeError(`${what} "${written}" is outside the project folder and was not read`, {
+        at,
+        hint: 'move it into the project folder, or allow it with allowOutsideProject: true (CLI: --allow-outside-project)',
+      });
+    }
+  }
+}
+
+/**
+ * `environment` entries without a value and `build.args` without one take their value from the included project's
+ * env files, which the rest of the project does not see.
+ */
+function resolveEnvironment(root: YMap, values: ReadonlyMap<string, string>): YMap {
+  const services = root.entries.get('services');
+  if (values.size === 0 || services?.kind !== 'map') {
+    return root;
+  }
+  const fill = (map: YNode | undefined): YNode | undefined => {
+    if (map?.kind !== 'map') {
+      return map;
+    }
+    const entries = new Map<string, YNode>();
+    for (const [name, value] of map.entries) {
+      const given = values.get(name);
+      entries.set(name, isNull(value) && given !== undefined ? { kind: 'scalar', value: given, at: value.at, written: '' } : value);
+    }
+    return { ...map, entries };
+  };
+  const out = new Map<string, YNode>();
+  for (const [name, service] of services.entries) {
+    if (service.kind !== 'map') {
+      out.set(name, service);
+      continue;
+    }
+    const entries = new Map(service.entries);
+    if (entries.has('environment')) {
+      entries.set('environment', fill(entries.get('environment'))!);
+    }
+    const build = entries.get('build');
+    if (build?.kind === 'map' && build.entries.has('args')) {
+      entries.set('build', { ...build, entries: new Map([...build.entries, ['args', fill(build.entries.get('args'))!]]) });
+    }
+    out.set(name, { ...service, entries });
+  }
+  return { ...root, entries: new Map([...root.entries, ['services', { ...services, entries: out }]]) };
+}
+
+/** Services written at the top level, with no `services:`: the compose v1 format, which compose no longer reads. */
+function checkVersion1(root: YMap): void {
+  if (root.entries.has('services')) {
+    return;
+  }
+  const known = new Set(Object.keys(TOP_LEVEL_KEYS));
+  const looksLikeService = (node: YNode): boolean => node.kind === 'map'
+    && ['image', 'build', 'ports', 'command', 'environment', 'volumes', 'links'].some((key) => node.entries.has(key));
+  const services = [...root.entries].filter(([key, node]) => !known.has(key) && !key.startsWith('x-') && looksLikeService(node));
+  if (services.length === 0) {
+    return;
+  }
+  const [first] = services[0];
+  throw new ComposeError(`this is a compose v1 file: its services (${services.map(([name]) => name).join(', ')}) are at the top level`, {
+    at: { ...root.entries.get(first)!.at, path: first },
+    allowed: 'the compose specification: the services under a top-level services: key',
+    hint: `indent the services under services:, for example "services:\n  ${first}:\n    image: …" `
+      + '(their keys are the same, except that links and external_links become networks and depends_on)',
+  });
 }
 
 /** Env files for interpolation: the explicit ones, else the project's `.env`. Later files win. */
@@ -324,11 +459,11 @@ export function checkRegistry(registry: string): string {
 }
 
 /** Compose's project name rule: lower case letters, digits, `-` and `_`, starting with a letter or digit. */
-function normalizeProjectName(raw: string, root: YMap): string {
+function normalizeProjectName(raw: string, at: ComposeLocation): string {
   const name = raw.toLowerCase().replace(/[^a-z0-9_-]/g, '').replace(/^[^a-z0-9]+/, '');
   if (name === '') {
     throw new ComposeError(`project name "${raw}" has no usable characters`, {
-      at: root.entries.get('name')?.at ?? root.at,
+      at,
       allowed: 'lower case letters, digits, "-" and "_", starting with a letter or digit',
       hint: 'set name: in the file, or pass a project name',
     });

@@ -56,13 +56,6 @@ const IMAGE_REFERENCE = new RegExp(
 /** Turns the merged, interpolated tree of a project into the model. */
 export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeModel {
   checkKeys(root, TOP_LEVEL_KEYS, 'a compose file', ctx.warn);
-  const include = root.entries.get('include');
-  if (include) {
-    throw new ComposeError('include is not supported', {
-      at: include.at,
-      hint: 'pass the included compose files as extra files instead (files option, or -f for each), base file first',
-    });
-  }
   const volumes = mapOf(root.entries.get('volumes'), 'volumes').map(([name, node]) => normalizeVolume(name, node, ctx));
   const declaredNetworks = mapOf(root.entries.get('networks'), 'networks')
     .map(([name, node]) => normalizeNetwork(name, node, ctx));

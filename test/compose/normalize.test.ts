@@ -553,13 +553,6 @@ describe('keys', () => {
       + 'Allowed: a map of service keys such as image, ports, environment.',
     );
   });
-
-  test('include is refused with a way out', () => {
-    expect(errorOf(() => load('include: [other.yaml]\nservices: {}\n')).message).toBe(
-      'compose.yaml:1:10: include: include is not supported. Fix: pass the included compose files as extra files '
-      + 'instead (files option, or -f for each), base file first.',
-    );
-  });
 });
 
 describe('extends', () => {

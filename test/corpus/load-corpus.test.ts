@@ -52,7 +52,7 @@ const EXPECTED: Readonly<Record<string, Expected>> = {
   'kompose-hpa': { result: '1 services; warnings: unpinned-image×1' },
   'kompose-secrets-long': { result: '1 services; warnings: unpinned-image×1' },
   'kompose-v2': { result: '2 services; warnings: unpinned-image×1, unsupported-key×1' },
-  'mailcow': { result: '18 services; warnings: unpinned-image×1, unset-variable×9, unsupported-key×15, unsupported-volume-option×19' },
+  'mailcow': { result: '18 services; warnings: unpinned-image×1, unset-variable×8, unsupported-key×15, unsupported-volume-option×19' },
   'minecraft': { result: '1 services; warnings: unpinned-image×1' },
   'nextcloud-redis-mariadb': { result: '3 services; warnings: none' },
   'nginx-golang-mysql': {
