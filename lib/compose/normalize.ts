@@ -621,7 +621,10 @@ function normalizeMounts(volumes: YNode | undefined, tmpfs: YNode | undefined, o
   const mounts: VolumeMount[] = [];
   if (volumes !== undefined) {
     for (const item of asSeq(volumes, { allowed: 'a list of volumes such as "data:/var/lib/data"' }).items) {
-      mounts.push(parseServiceVolume(item, ctx));
+      const mount = parseServiceVolume(item, ctx);
+      if (mount) {
+        mounts.push(mount);
+      }
     }
   }
   if (tmpfs !== undefined) {
@@ -714,6 +717,21 @@ function normalizeDependencies(name: string, service: YMap, networkMode: string 
         deps.set(target, { service: target, condition: 'service_started', required: true, restart: false, at: item.at });
       }
     }
+  }
+  // volumes_from and ipc: service:x name another service too: compose refuses one it does not know. Neither is
+  // converted (each is reported as an ignored key), so they only have to name a service of the project.
+  const volumesFrom = service.entries.get('volumes_from');
+  if (!isNull(volumesFrom)) {
+    for (const item of asSeq(volumesFrom!, { allowed: 'a list of service names, or container:name' }).items) {
+      const [target] = asString(item).split(':');
+      if (target !== 'container') {
+        check(target, item, true);
+      }
+    }
+  }
+  const ipc = optionalString(service.entries.get('ipc'));
+  if (ipc?.startsWith('service:')) {
+    check(ipc.slice('service:'.length), service.entries.get('ipc') as YNode, true);
   }
   if (networkMode?.startsWith('service:')) {
     const target = networkMode.slice('service:'.length);
