@@ -21,6 +21,7 @@ import {
   ContainerProbes, HttpProbeSettings, healthcheckCommand, httpProbes, probeSeconds, probesFromHealthcheck, tcpReadiness,
 } from './probes';
 import { coresToMillicores, cpuFromMillicores, cpuToMillicores, sizeFromBytes, sizeToBytes } from './quantities';
+import { addLifecycleHooks } from './lifecycle-hooks';
 import { SecretValues, hasEmbeddedPassword, isSensitiveName } from './sensitive';
 import { claimSize } from './storage-size';
 import {
@@ -476,6 +477,18 @@ export class MigratedService extends Construct {
         securityContext,
       });
     }
+
+    addLifecycleHooks({
+      service,
+      workload: this.workload,
+      container: this.container,
+      podTemplatePath: this.podTemplatePath,
+      resources,
+      securityContext,
+      isSecret: (name, value) => isSensitiveName(name, this.settings.sensitiveNamePatterns) || this.settings.sensitiveEnv.includes(name)
+        || hasEmbeddedPassword(value) || this.context.secretValues.foundIn(value),
+      warn: (code, message, at) => this.warn(code, message, at),
+    });
 
     const exposure = this.expose();
     this.publishedPorts = exposure.published;

@@ -93,11 +93,12 @@ export const SERVICE_KEYS: KeyTable = {
   pids_limit: MODELLED,
   platform: MODELLED,
   ports: MODELLED,
-  post_start: 'lifecycle hooks are not converted',
-  pre_stop: 'lifecycle hooks are not converted',
+  post_start: MODELLED,
+  pre_start: MODELLED,
+  pre_stop: MODELLED,
   privileged: MODELLED,
   profiles: MODELLED,
-  provider: 'provider services are not converted',
+  provider: MODELLED, // a provider service is left out and reported: see normalize.ts
   pull_policy: 'the pull policy is not converted',
   pull_refresh_after: 'the pull policy is not converted',
   read_only: MODELLED,
@@ -141,6 +142,7 @@ export const BUILD_KEYS: KeyTable = {
   labels: BUILD_ONLY,
   network: BUILD_ONLY,
   no_cache: BUILD_ONLY,
+  no_cache_filter: BUILD_ONLY,
   platforms: MODELLED,
   privileged: BUILD_ONLY,
   provenance: BUILD_ONLY,
@@ -334,6 +336,34 @@ export const INCLUDE_KEYS: KeyTable = {
   path: MODELLED,
   project_directory: MODELLED,
   env_file: MODELLED,
+};
+
+/** `post_start` and `pre_stop` hooks: `lifecycle.postStart` and `lifecycle.preStop` exec handlers. */
+export const SERVICE_HOOK_KEYS: KeyTable = {
+  command: MODELLED,
+  user: 'a hook runs as the container\'s user: Kubernetes has no user per hook',
+  privileged: 'a hook runs with the container\'s privileges: Kubernetes has no privilege per hook',
+  working_dir: 'a hook runs in the container\'s working directory: Kubernetes has no working directory per hook',
+  environment: 'a hook sees the container\'s environment: Kubernetes has no environment per hook',
+};
+
+/** `pre_start` hooks: init containers that share the service's volumes. */
+export const PRE_START_HOOK_KEYS: KeyTable = {
+  command: MODELLED,
+  image: MODELLED,
+  user: MODELLED,
+  privileged: MODELLED,
+  working_dir: MODELLED,
+  environment: MODELLED,
+  per_replica: MODELLED,
+};
+
+/** The top-level `models` of Docker Model Runner. */
+export const MODEL_KEYS: KeyTable = {
+  name: 'AI models run by Docker Model Runner are not converted',
+  model: 'AI models run by Docker Model Runner are not converted',
+  context_size: 'AI models run by Docker Model Runner are not converted',
+  runtime_flags: 'AI models run by Docker Model Runner are not converted',
 };
 
 export const EXTERNAL_KEYS: KeyTable = {

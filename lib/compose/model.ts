@@ -295,8 +295,39 @@ export interface ComposeService {
   readonly stdinOpen: boolean;
   readonly tty: boolean;
   readonly platform?: string;
+  /** `pre_start` hooks, in the order written: each runs to completion before the service's container starts. */
+  readonly preStart?: readonly PreStartHook[];
+  /** `post_start` hooks, in the order written: run in the container once it has started. */
+  readonly postStart?: readonly LifecycleHook[];
+  /** `pre_stop` hooks, in the order written: run in the container before it is stopped. */
+  readonly preStop?: readonly LifecycleHook[];
   /** `x-` extension fields on the service, by key. */
   readonly extensions: Readonly<Record<string, unknown>>;
+  readonly at: ComposeLocation;
+}
+
+/** A `post_start` or `pre_stop` hook: a command run in the service's container. */
+export interface LifecycleHook {
+  /** The argv (a string is split like a shell). */
+  readonly command: readonly string[];
+  /** What the hook asks that a command in the container cannot do: `user`, `privileged`, `working_dir`, `environment`. */
+  readonly unsupported: readonly string[];
+  readonly at: ComposeLocation;
+}
+
+/** A `pre_start` hook: a container of its own, run to completion before the service's, with its volumes. */
+export interface PreStartHook {
+  /** The argv; undefined runs the image's entrypoint. */
+  readonly command?: readonly string[];
+  /** The image; undefined is the service's. */
+  readonly image?: string;
+  readonly user?: string;
+  readonly privileged: boolean;
+  readonly workingDir?: string;
+  /** Variables added to (or overriding) the service's environment, by name. */
+  readonly environment: readonly EnvVar[];
+  /** Run once per replica (true), or once for the service before any replica starts (false, compose's default). */
+  readonly perReplica: boolean;
   readonly at: ComposeLocation;
 }
 

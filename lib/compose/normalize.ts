@@ -6,14 +6,14 @@ import { contentOf, MAX_CONTENT_BYTES, readContent, readProjectFile, resolveInPr
 import { VariableLookup } from './interpolate';
 import {
   BUILD_KEYS, CONFIG_KEYS, DEPENDS_ON_KEYS, DEPLOY_KEYS, DEVICE_REQUEST_KEYS, ENV_FILE_KEYS, EXTERNAL_KEYS,
-  FILE_REFERENCE_KEYS, HEALTHCHECK_KEYS, IPAM_CONFIG_KEYS, IPAM_KEYS, LIMITS_KEYS, NETWORK_KEYS, RESERVATIONS_KEYS,
+  FILE_REFERENCE_KEYS, HEALTHCHECK_KEYS, PRE_START_HOOK_KEYS, SERVICE_HOOK_KEYS, IPAM_CONFIG_KEYS, IPAM_KEYS, LIMITS_KEYS, NETWORK_KEYS, RESERVATIONS_KEYS,
   RESOURCES_KEYS, RESTART_POLICY_KEYS, SECRET_KEYS, SERVICE_KEYS, SERVICE_NETWORK_KEYS, TOP_LEVEL_KEYS, ULIMIT_KEYS,
   VOLUME_KEYS,
 } from './keys';
 import {
   ComposeConfig, ComposeLocation, ComposeModel, ComposeNetwork, ComposeSecret, ComposeService, ComposeVolume,
   Dependency, DependencyCondition, Deploy, DeviceRequest, EnvVar, ExposedPort, ExtraHost, FileReference, FileSource,
-  Healthcheck, PortMapping, ResourceAmounts, RestartPolicy, ServiceNetwork, Ulimit, VolumeMount,
+  Healthcheck, LifecycleHook, PortMapping, PreStartHook, ResourceAmounts, RestartPolicy, ServiceNetwork, Ulimit, VolumeMount,
 } from './model';
 import { MAX_PORTS_PER_PROJECT, MAX_PORTS_PER_SERVICE, parseExpose, parsePort, sortPorts } from './ports';
 import {
@@ -67,6 +67,7 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
   const active = new Set(ctx.profiles);
   const enabled = new Map<string, YMap>();
   const disabled = new Map<string, string[]>();
+  const providers = new Set<string>();
   for (const [name, node] of serviceNodes) {
     const service = asMap(node, { allowed: 'a map of service keys such as image, ports, environment' });
     if (!SERVICE_NAME.test(name)) {
@@ -74,6 +75,16 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
     }
     const profilesNode = service.entries.get('profiles');
     const profiles = isNull(profilesNode) ? [] : asStringList(profilesNode as YNode);
+    const provider = service.entries.get('provider');
+    if (!isNull(provider)) {
+      checkKeys(service, SERVICE_KEYS, 'a service', undefined);
+      const type = optionalString(optionalMap(provider, { allowed: '{type, options}' })?.entries.get('type'));
+      ctx.warn('provider-service', `service "${name}" is run by the provider "${type ?? ''}" (provider:), which the `
+        + 'converter cannot run: it is left out, and services that depend on it do not wait for it; set up what it '
+        + 'provides in the cluster yourself', provider!.at);
+      providers.add(name);
+      continue;
+    }
     if (profiles.length === 0 || active.has('*') || profiles.some((profile) => active.has(profile))) {
       enabled.set(name, service);
     } else {
@@ -91,6 +102,7 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
     enabled: new Set(enabled.keys()),
     allNames,
     disabled,
+    providers,
     portCount: { value: 0 },
   };
   warnBuildOnly(enabled, ctx);
@@ -132,6 +144,8 @@ interface SharedContext extends NormalizeContext {
   readonly allNames: ReadonlySet<string>;
   /** Services left out by profiles, with their profiles. */
   readonly disabled: ReadonlyMap<string, readonly string[]>;
+  /** Services run by a `provider:`, left out. */
+  readonly providers: ReadonlySet<string>;
   /** Ports expanded so far in all services, against {@link MAX_PORTS_PER_PROJECT}. */
   readonly portCount: { value: number };
 }
@@ -266,10 +280,58 @@ function normalizeService(name: string, service: YMap, ctx: SharedContext): Comp
     stdinOpen: optionalBool(get('stdin_open'), false),
     tty: optionalBool(get('tty'), false),
     ...optional('platform', optionalString(get('platform'))),
+    ...optional('preStart', hookList(get('pre_start'), (item) => preStartHook(item, ctx))),
+    ...optional('postStart', hookList(get('post_start'), (item) => lifecycleHook(item, ctx.warn))),
+    ...optional('preStop', hookList(get('pre_stop'), (item) => lifecycleHook(item, ctx.warn))),
     extensions: extensionsOf(service),
     at: service.at,
   };
   return out;
+}
+
+const HOOK_ALLOWED = 'a list of {command, user, privileged, working_dir, environment}';
+
+function hookList<T>(node: YNode | undefined, read: (item: YNode) => T): T[] | undefined {
+  return node === undefined ? undefined : asSeq(node, { allowed: HOOK_ALLOWED }).items.map(read);
+}
+
+/** A `post_start` or `pre_stop` entry: its command runs in the container; the rest has no Kubernetes field. */
+function lifecycleHook(node: YNode, warn: Warn): LifecycleHook {
+  const map = asMap(node, { allowed: HOOK_ALLOWED });
+  checkKeys(map, SERVICE_HOOK_KEYS, 'a lifecycle hook', undefined);
+  const command = commandOf(nonNull(map.entries.get('command')));
+  if (command === undefined || command.length === 0) {
+    throw new ComposeError('a lifecycle hook needs a command', { at: map.at, hint: 'add command: ["sh", "-c", "…"]' });
+  }
+  const unsupported = ['user', 'privileged', 'working_dir', 'environment'].filter((key) => !isNull(map.entries.get(key)));
+  for (const key of unsupported) {
+    warn('unsupported-key', `ignored key "${key}": ${SERVICE_HOOK_KEYS[key]}`, { ...map.entries.get(key)!.at, path: childPath(map.at.path, key) });
+  }
+  return { command, unsupported, at: map.at };
+}
+
+/** A `pre_start` entry: an init container of its own. */
+function preStartHook(node: YNode, ctx: SharedContext): PreStartHook {
+  const map = asMap(node, { allowed: 'a list of {command, image, user, privileged, working_dir, environment, per_replica}' });
+  checkKeys(map, PRE_START_HOOK_KEYS, 'a pre_start hook', undefined);
+  const envMap = optionalMap(map.entries.get('environment'), { allowed: 'a map of NAME: value, or a list of NAME=value' });
+  const environment: EnvVar[] = [];
+  for (const [name, value] of envMap?.entries ?? []) {
+    const text = isNull(value) ? ctx.lookup(name) : asText(value, { secret: true });
+    if (text !== undefined) {
+      environment.push({ name, value: text, origin: 'environment', at: value.at });
+    }
+  }
+  return {
+    ...optional('command', commandOf(nonNull(map.entries.get('command')))),
+    ...optional('image', optionalString(map.entries.get('image'))),
+    ...optional('user', optionalString(map.entries.get('user'))),
+    privileged: optionalBool(map.entries.get('privileged'), false),
+    ...optional('workingDir', optionalString(map.entries.get('working_dir'))),
+    environment: sorted(environment, (v) => v.name),
+    perReplica: optionalBool(map.entries.get('per_replica'), false),
+    at: map.at,
+  };
 }
 
 /** `{ key: value }` when the value is defined, else `{}`: the model leaves unset optional fields out. */
@@ -657,6 +719,9 @@ function normalizeDependencies(name: string, service: YMap, networkMode: string 
   const check = (target: string, node: YNode, required: boolean): boolean => {
     if (ctx.enabled.has(target)) {
       return true;
+    }
+    if (ctx.providers.has(target)) {
+      return false;
     }
     const profiles = ctx.disabled.get(target);
     if (profiles && !required) {
