@@ -75,7 +75,7 @@ export const SERVICE_KEYS: KeyTable = {
   init: 'the init process is not converted',
   ipc: `the IPC namespace mode is ${LOCAL_ONLY}`,
   isolation: 'Windows isolation is not converted',
-  label_file: 'label files are not read; write the labels under labels',
+  label_file: MODELLED,
   labels: MODELLED,
   links: MODELLED,
   logging: 'the logging driver is not converted; container logs go to the cluster\'s log pipeline',

@@ -241,7 +241,7 @@ function normalizeService(name: string, service: YMap, ctx: SharedContext): Comp
       hint: 'remove networks, or remove network_mode',
     });
   }
-  const labels = asTextMap(get('labels'));
+  const labels = { ...labelFiles(get('label_file'), ctx), ...asTextMap(get('labels')) };
   const restart = normalizeRestart(get('restart'), ctx.warn);
 
   const out: ComposeService = {
@@ -550,7 +550,19 @@ function normalizeEnvironment(service: YMap, ctx: SharedContext): EnvVar[] {
   return sorted([...vars.values()], (v) => v.name);
 }
 
-function readEnvFile(entry: YNode, ctx: SharedContext): EnvVar[] {
+/** `label_file`: labels from files in the env-file format, later files winning; `labels` wins over them. */
+function labelFiles(node: YNode | undefined, ctx: SharedContext): Record<string, string> {
+  const out: Record<string, string> = {};
+  const entries = node === undefined ? [] : node.kind === 'scalar' ? [node] : asSeq(node, { allowed: 'a path or a list of paths' }).items;
+  for (const entry of entries) {
+    for (const label of readEnvFile(entry, ctx, 'label file')) {
+      out[label.name] = label.value;
+    }
+  }
+  return out;
+}
+
+function readEnvFile(entry: YNode, ctx: SharedContext, what: 'env file' | 'label file' = 'env file'): EnvVar[] {
   let written: string;
   let required = true;
   if (entry.kind === 'map') {
@@ -572,7 +584,7 @@ function readEnvFile(entry: YNode, ctx: SharedContext): EnvVar[] {
   }
   const where = resolveInProject(ctx.projectDir, written);
   if (where.kind === 'outside' && !ctx.allowOutsideProject) {
-    throw new ComposeError(`env file "${written}" is outside the project folder and was not read`, {
+    throw new ComposeError(`${what} "${written}" is outside the project folder and was not read`, {
       at: entry.at,
       allowed: 'a path inside the folder of the compose file',
       hint: 'move the file into the project folder, or allow it with allowOutsideProject: true '
@@ -583,27 +595,27 @@ function readEnvFile(entry: YNode, ctx: SharedContext): EnvVar[] {
   const stat = statPath(absolute);
   if (stat.kind === 'missing') {
     if (required) {
-      throw new ComposeError(`env file "${written}" not found`, {
+      throw new ComposeError(`${what} "${written}" not found`, {
         at: entry.at,
         hint: `create ${written}, or mark it optional: env_file: [{path: ${written}, required: false}]`,
       });
     }
-    ctx.warn('missing-env-file', `optional env file "${written}" not found; no variables read from it`, entry.at);
+    ctx.warn('missing-env-file', `optional ${what} "${written}" not found; no variables read from it`, entry.at);
     return [];
   }
   if (stat.kind === 'directory') {
-    throw new ComposeError(`env file "${written}" is a directory`, { at: entry.at, hint: 'point env_file at a file' });
+    throw new ComposeError(`${what} "${written}" is a directory`, { at: entry.at, hint: `point ${what === 'env file' ? 'env_file' : 'label_file'} at a file` });
   }
   if (stat.kind === 'special') {
-    throw new ComposeError(`env file "${written}" is not a regular file (a FIFO, socket or device) and was not read`, {
+    throw new ComposeError(`${what} "${written}" is not a regular file (a FIFO, socket or device) and was not read`, {
       at: entry.at,
-      hint: 'point env_file at a regular file',
+      hint: `point ${what === 'env file' ? 'env_file' : 'label_file'} at a regular file`,
     });
   }
   if (stat.size > MAX_CONTENT_BYTES) {
-    throw new ComposeError(`env file "${written}" is larger than 1 MiB`, { at: entry.at });
+    throw new ComposeError(`${what} "${written}" is larger than 1 MiB`, { at: entry.at });
   }
-  const text = readProjectFile('env file', written, absolute, entry.at).toString('utf8');
+  const text = readProjectFile(what, written, absolute, entry.at).toString('utf8');
   return parseDotenv(text, written, ctx.lookup)
     .filter((e) => e.value !== undefined)
     .map((e) => ({ name: e.name, value: e.value as string, origin: 'env_file' as const, at: entry.at }));

@@ -16,10 +16,12 @@ export function rebasePaths(root: YMap, dir: string): YMap {
   const file = (node: YNode): YNode => mapScalar(node, (p) => rebase(p, base));
   return mapEntries(root, {
     services: (services) => eachValue(services, (service) => mapEntries(service, {
+      // A build without a context builds this file's folder, unless it extends a service that names one.
+      build: (node) => (node.kind === 'map'
+        ? mapEntries(service.kind === 'map' && service.entries.has('extends') ? node : withDefault(node, 'context', '.'), { context: file })
+        : file(node)),
       env_file: (node) => stringOrList(node, (item) => (item.kind === 'map' ? mapEntries(item, { path: file }) : file(item))),
       label_file: (node) => stringOrList(node, file),
-      build: (node) => (node.kind === 'map'
-        ? mapEntries(withDefault(node, 'context', '.'), { context: file }) : file(node)),
       volumes: (node) => (node.kind === 'seq' ? seq(node, (item) => volume(item, base)) : node),
       extends: (node) => (node.kind === 'map' ? mapEntries(node, { file }) : node),
     })),
