@@ -239,6 +239,7 @@ class ComposeFiles {
   /** One include entry: its files merged as a project of their own, with their own environment. */
   private include(entry: IncludeEntry, outer: VariableLookup, chain: readonly string[]): YMap {
     const dir = entry.projectDirectory ?? path.posix.dirname(entry.paths[0]);
+    entry.paths.forEach((file) => this.checkInside(file, 'include', entry.at));
     const values = new Map<string, string>();
     const envFiles = entry.envFiles ?? [path.posix.join(dir, '.env')];
     for (const file of envFiles) {
@@ -266,7 +267,6 @@ class ComposeFiles {
           hint: 'remove the include that brings a file back in',
         });
       }
-      this.checkInside(file, 'include', entry.at);
       const text = readComposeFile(this.projectDir, file, this.limits, entry.at);
       return resolveEnvironment(this.expand(parseRoot({ display: file, text }, this.limits), dir, lookup, [...chain, file]), values);
     });
@@ -338,8 +338,8 @@ function checkVersion1(root: YMap): void {
   throw new ComposeError(`this is a compose v1 file: its services (${services.map(([name]) => name).join(', ')}) are at the top level`, {
     at: { ...root.entries.get(first)!.at, path: first },
     allowed: 'the compose specification: the services under a top-level services: key',
-    hint: `indent the services under services:, for example "services:\n  ${first}:\n    image: …" `
-      + '(their keys are the same, except that links and external_links become networks and depends_on)',
+    hint: `add a first line "services:" and indent every service under it by two spaces ("services:", "  ${first}:", `
+      + '"    image: …"); the service keys stay the same, and the version key is no longer needed',
   });
 }
 
