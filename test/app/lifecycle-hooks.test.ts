@@ -68,3 +68,32 @@ test('what a post_start or pre_stop hook asks that Kubernetes cannot express is 
       'ignored key "privileged": a hook runs with the container\'s privileges: Kubernetes has no privilege per hook'],
   ]);
 });
+
+test('sizes under 1Mi stay exact: memory and tmpfs sizes in plain bytes, as Kubernetes quantities take them', () => {
+  const { docs } = synthApp(`
+services:
+  web:
+    image: nginx:1.27.2
+    mem_limit: 10000
+    mem_reservation: 5000
+    volumes:
+      - type: tmpfs
+        target: /cache
+        tmpfs:
+          size: 10000
+      - type: tmpfs
+        target: /run
+        tmpfs:
+          size: 64m
+    pre_start:
+      - command: ["true"]
+`);
+  const spec = podSpec(docs.find((d) => d.kind === 'Deployment')!);
+  for (const container of [spec.containers[0], spec.initContainers.find((c: any) => c.name === 'pre-start-1')]) {
+    expect(container.resources.limits.memory).toBe('10000');
+    expect(container.resources.requests.memory).toBe('5000');
+  }
+  const byMount = Object.fromEntries(spec.containers[0].volumeMounts.map((m: any) => [m.mountPath, m.name]));
+  const sizes = Object.fromEntries(spec.volumes.map((v: any) => [v.name, v.emptyDir?.sizeLimit]));
+  expect([sizes[byMount['/cache']], sizes[byMount['/run']]]).toEqual(['10000', '64Mi']);
+});
