@@ -36,6 +36,19 @@ function isBindSource(source: string): boolean {
 }
 
 /**
+ * A drive letter at `raw[i]`: one letter, then a path. With a forward slash it could also be a one-letter volume name
+ * (`v:/data`), so it counts as a drive only where a path must follow it (`c:/src:/dst`) or where the target goes.
+ */
+function isDrive(raw: readonly string[], i: number, partsSoFar: number): boolean {
+  const next = raw[i + 1];
+  if (!/^[A-Za-z]$/.test(raw[i]) || next === undefined || !/^[\\/]/.test(next)) {
+    return false;
+  }
+  const after = raw[i + 2];
+  return next.startsWith('\\') || partsSoFar === 1 || (after !== undefined && /^(?:[\\/]|[A-Za-z]$)/.test(after));
+}
+
+/**
  * The short syntax split at its colons as compose-go splits it: a drive letter and the path after it stay one part,
  * so `C:\src:D:\dst:rw` is `C:\src`, `D:\dst` and `rw`.
  */
@@ -43,7 +56,7 @@ function splitShort(text: string): string[] {
   const raw = text.split(':');
   const parts: string[] = [];
   for (let i = 0; i < raw.length; i += 1) {
-    if (/^[A-Za-z]$/.test(raw[i]) && i + 1 < raw.length && /^[\\/]/.test(raw[i + 1])) {
+    if (isDrive(raw, i, parts.length)) {
       parts.push(`${raw[i]}:${raw[i + 1]}`);
       i += 1;
     } else {

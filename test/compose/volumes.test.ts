@@ -177,3 +177,9 @@ describe('top-level volumes', () => {
     ]);
   });
 });
+
+test('a one-letter volume name is not a drive: v:/v and v:/v:ro mount volume v', () => {
+  const { model } = load('services:\n  web:\n    image: nginx:1.27.2\n    volumes: ["v:/v", "w:/w:ro"]\nvolumes:\n  v:\n  w:\n');
+  expect(model.services[0].volumes.map((m) => [m.type, m.source, m.target, m.readOnly])).toEqual([
+    ['volume', 'v', '/v', false], ['volume', 'w', '/w', true]]);
+});
