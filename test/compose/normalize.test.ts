@@ -591,3 +591,39 @@ describe('extends', () => {
       .toBe('extends: file "../../x.yaml" is outside the project folder and was not read');
   });
 });
+
+describe('services compose runs elsewhere, and references to other services', () => {
+  test('a provider service is left out and reported; its dependents do not wait for it; models are reported', () => {
+    const { model, warnings } = load([
+      'services:',
+      '  web:',
+      '    image: nginx:1.27.2',
+      '    depends_on: [ai]',
+      '    models: [llm]',
+      '  ai:',
+      '    provider:',
+      '      type: model',
+      '      options: {model: ai/smollm2}',
+      'models:',
+      '  llm:',
+      '    model: ai/smollm2',
+      '',
+    ].join('\n'));
+    expect(model.services.map((s) => [s.name, s.dependsOn.map((d) => d.service)])).toEqual([['web', []]]);
+    expect(warnings.map((w) => [w.code, w.at.path, w.message])).toEqual([
+      ['unsupported-key', 'services.web.models', 'ignored key "models": AI models run by Docker Model Runner are not converted'],
+      ['provider-service', 'services.ai.provider', 'service "ai" is run by the provider "model" (provider:), which the converter '
+        + 'cannot run: it is left out, and services that depend on it do not wait for it; set up what it provides in the cluster yourself'],
+      ['unsupported-key', 'models', 'ignored key "models": AI models run by Docker Model Runner are not converted'],
+    ]);
+  });
+
+  test('volumes_from and ipc: service: must name a service of the project, as compose requires', () => {
+    const base = 'services:\n  db:\n    image: postgres:16.4\n  web:\n    image: nginx:1.27.2\n';
+    expect(load(`${base}    volumes_from: [db, "container:abc", "db:ro"]\n    ipc: service:db\n`).model.services).toHaveLength(2);
+    expect(errorOf(() => load(`${base}    volumes_from: [dbx]\n`)).message).toBe(
+      'compose.yaml:6:20: services.web.volumes_from[0]: service "web" depends on undefined service "dbx". '
+      + 'Allowed: one of the services: db. Fix: define service "dbx", or fix the name.');
+    expect(errorOf(() => load(`${base}    ipc: "service:cache"\n`)).problem).toBe('service "web" depends on undefined service "cache"');
+  });
+});
