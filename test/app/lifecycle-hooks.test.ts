@@ -1,3 +1,4 @@
+import { ServiceTarget } from '../../lib/app/settings';
 import { loadComposeFromString } from '../../lib/compose/load';
 import { podSpec, synthApp } from './app-fixture';
 
@@ -96,4 +97,11 @@ services:
   const byMount = Object.fromEntries(spec.containers[0].volumeMounts.map((m: any) => [m.mountPath, m.name]));
   const sizes = Object.fromEntries(spec.volumes.map((v: any) => [v.name, v.emptyDir?.sizeLimit]));
   expect([sizes[byMount['/cache']], sizes[byMount['/run']]]).toEqual(['10000', '64Mi']);
+});
+
+test('a service in the VM keeps no hooks: they are reported', () => {
+  const { app } = synthApp('services:\n  web:\n    image: nginx:1.27.2\n    post_start:\n      - command: ["true"]\n',
+    { target: ServiceTarget.VM, vm: { imageBaseUrl: 'https://images.example.com/vm' } });
+  expect(app.warnings.filter((w) => w.code === 'vm-hooks-left-out').map((w) => w.message)).toEqual([
+    'the lifecycle hooks (post_start) are not carried into the VM\'s compose file: run them from the service\'s own entrypoint there']);
 });
