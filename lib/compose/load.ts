@@ -3,14 +3,13 @@ import * as path from 'path';
 import { parseDotenv } from './dotenv';
 import { ComposeError, ComposeWarning } from './errors';
 import { interpolateTree, VariableLookup } from './interpolate';
-import { describeFsError, readProjectFile, resolveInProject } from './files';
-import { includeEntries, IncludeEntry, mergeIncluded } from './include';
+import { describeFsError, readProjectFile } from './files';
 import { TOP_LEVEL_KEYS } from './keys';
-import { canonicalize, mergeFiles, resolveExtends } from './merge';
+import { mergeFiles } from './merge';
 import { ComposeLocation, ComposeModel } from './model';
 import { normalizeProject } from './normalize';
+import { ComposeFiles } from './project-files';
 import { isNull, optionalString } from './read';
-import { rebasePaths } from './rebase';
 import { DEFAULT_YAML_LIMITS, parseYaml, YMap, YNode, YamlLimits } from './yaml';
 
 /** Limits against hostile input. */
@@ -161,7 +160,12 @@ function loadSources(
   );
   const lookup: VariableLookup = (name) => (name === 'COMPOSE_PROJECT_NAME' ? projectName : environment(name));
 
-  const files = new ComposeFiles(projectDir, options, limits, onUnset);
+  const files = new ComposeFiles({
+    projectDir,
+    allowOutsideProject: options.allowOutsideProject ?? false,
+    read: (written, at) => parseRoot({ display: written, text: readComposeFile(projectDir, written, limits, at) }, limits),
+    onUnset,
+  });
   const trees = sources.map((source, index) => files.expand(roots[index], '.', lookup, [source.display]));
   const merged = mergeFiles(trees);
   const profiles = options.profiles
@@ -198,128 +202,6 @@ function parseRoot(source: Source, limits: LoadLimits): YMap {
   }
   checkVersion1(root);
   return root;
-}
-
-/**
- * The files a project brings in (`extends.file`, `include`), each read once per environment, their paths rebased
- * onto the project folder, their own includes and extends resolved.
- */
-class ComposeFiles {
-  private readonly extended = new Map<string, YMap>();
-
-  constructor(
-    private readonly projectDir: string,
-    private readonly options: LoadComposeOptions,
-    private readonly limits: LoadLimits,
-    private readonly onUnset: (name: string, at: ComposeLocation) => void,
-  ) {}
-
-  /**
-   * A file's tree, interpolated with `lookup`, its relative paths made relative to the project folder (they were
-   * relative to `dir`), its includes merged in and its extends resolved. `chain` holds the files including it.
-   */
-  expand(root: YMap, dir: string, lookup: VariableLookup, chain: readonly string[]): YMap {
-    const tree = rebasePaths(canonicalize(interpolateTree(root, lookup, this.onUnset) as YMap), dir);
-    const included = includeEntries(tree.entries.get('include')).map((entry) => ({ entry, tree: this.include(entry, lookup, chain) }));
-    return resolveExtends(mergeIncluded(tree, included), (written, at) => this.extendsFile(written, at, lookup, chain));
-  }
-
-  private extendsFile(written: string, at: ComposeLocation, lookup: VariableLookup, chain: readonly string[]): YMap {
-    const key = `${chain[0]}\0${written}`;
-    let tree = this.extended.get(key);
-    if (!tree) {
-      this.checkInside(written, 'extends: file', at);
-      const text = readComposeFile(this.projectDir, written, this.limits, at);
-      tree = this.expand(parseRoot({ display: written, text }, this.limits), path.posix.dirname(written), lookup, chain);
-      this.extended.set(key, tree);
-    }
-    return tree;
-  }
-
-  /** One include entry: its files merged as a project of their own, with their own environment. */
-  private include(entry: IncludeEntry, outer: VariableLookup, chain: readonly string[]): YMap {
-    const dir = entry.projectDirectory ?? path.posix.dirname(entry.paths[0]);
-    entry.paths.forEach((file) => this.checkInside(file, 'include', entry.at));
-    const values = new Map<string, string>();
-    const envFiles = entry.envFiles ?? [path.posix.join(dir, '.env')];
-    for (const file of envFiles) {
-      this.checkInside(file, 'include: env_file', entry.at);
-      const absolute = path.resolve(this.projectDir, file);
-      if (!isFile(absolute)) {
-        if (entry.envFiles === undefined) {
-          continue;
-        }
-        throw new ComposeError(`include: env file "${file}" not found`, { at: entry.at, hint: 'create it, or fix env_file' });
-      }
-      const text = readProjectFile('env file', file, absolute, entry.at).toString('utf8');
-      for (const variable of parseDotenv(text, file, (name) => outer(name) ?? values.get(name))) {
-        if (variable.value !== undefined) {
-          values.set(variable.name, variable.value);
-        }
-      }
-    }
-    // The including project's environment wins over the include's env files, as in compose.
-    const lookup: VariableLookup = (name) => outer(name) ?? values.get(name);
-    const trees = entry.paths.map((file) => {
-      if (chain.includes(file)) {
-        throw new ComposeError(`include cycle detected: ${[...chain, file].join(' → ')}`, {
-          at: entry.at,
-          hint: 'remove the include that brings a file back in',
-        });
-      }
-      const text = readComposeFile(this.projectDir, file, this.limits, entry.at);
-      return resolveEnvironment(this.expand(parseRoot({ display: file, text }, this.limits), dir, lookup, [...chain, file]), values);
-    });
-    return mergeFiles(trees);
-  }
-
-  private checkInside(written: string, what: string, at: ComposeLocation): void {
-    if (!this.options.allowOutsideProject && resolveInProject(this.projectDir, written).kind === 'outside') {
-      throw new ComposeError(`${what} "${written}" is outside the project folder and was not read`, {
-        at,
-        hint: 'move it into the project folder, or allow it with allowOutsideProject: true (CLI: --allow-outside-project)',
-      });
-    }
-  }
-}
-
-/**
- * `environment` entries without a value and `build.args` without one take their value from the included project's
- * env files, which the rest of the project does not see.
- */
-function resolveEnvironment(root: YMap, values: ReadonlyMap<string, string>): YMap {
-  const services = root.entries.get('services');
-  if (values.size === 0 || services?.kind !== 'map') {
-    return root;
-  }
-  const fill = (map: YNode | undefined): YNode | undefined => {
-    if (map?.kind !== 'map') {
-      return map;
-    }
-    const entries = new Map<string, YNode>();
-    for (const [name, value] of map.entries) {
-      const given = values.get(name);
-      entries.set(name, isNull(value) && given !== undefined ? { kind: 'scalar', value: given, at: value.at, written: '' } : value);
-    }
-    return { ...map, entries };
-  };
-  const out = new Map<string, YNode>();
-  for (const [name, service] of services.entries) {
-    if (service.kind !== 'map') {
-      out.set(name, service);
-      continue;
-    }
-    const entries = new Map(service.entries);
-    if (entries.has('environment')) {
-      entries.set('environment', fill(entries.get('environment'))!);
-    }
-    const build = entries.get('build');
-    if (build?.kind === 'map' && build.entries.has('args')) {
-      entries.set('build', { ...build, entries: new Map([...build.entries, ['args', fill(build.entries.get('args'))!]]) });
-    }
-    out.set(name, { ...service, entries });
-  }
-  return { ...root, entries: new Map([...root.entries, ['services', { ...services, entries: out }]]) };
 }
 
 /** Services written at the top level, with no `services:`: the compose v1 format, which compose no longer reads. */
