@@ -61,10 +61,14 @@ export function imageBuilds(model: ComposeModel, patterns: readonly string[] = D
   });
 }
 
-/** One `docker buildx bake` that builds and pushes every image of the compose files (buildx reads them itself). */
+/**
+ * One `docker buildx bake` that builds and pushes every image of the compose files (buildx reads the builds itself),
+ * each tagged with the reference the cluster pulls.
+ */
 export function bakeCommand(model: ComposeModel): string {
-  return ['docker', 'buildx', 'bake', ...model.files.flatMap((f) => ['-f', f]), '--push',
-    ...builtServices(model).map((s) => s.name)].map(shellQuote).join(' ');
+  const services = builtServices(model);
+  return ['docker', 'buildx', 'bake', ...model.files.flatMap((f) => ['-f', f]),
+    ...services.flatMap((s) => ['--set', `${s.name}.tags=${s.image}`]), '--push', ...services.map((s) => s.name)].map(shellQuote).join(' ');
 }
 
 /**

@@ -58,7 +58,8 @@ test('per service: docker build with context, Dockerfile, arguments, target and 
       argsFromEnvironment: [],
     },
   ]);
-  expect(bakeCommand(model)).toBe('docker buildx bake -f compose.yaml --push api web worker');
+  expect(bakeCommand(model)).toBe('docker buildx bake -f compose.yaml --set api.tags=registry.example.com/team/shop-api '
+    + '--set web.tags=registry.example.com/team/shop/web:2.0 --set worker.tags=registry.example.com/team/shop-worker --push api web worker');
 });
 
 test('secret build arguments are passed by name: no value of one is printed', () => {

@@ -79,5 +79,5 @@ test('a build-only service converts to the image docker compose build tags, unde
   expect(runs.buildOnly.stdout).toContain('  build:      registry.example.com/shop/demo-web\n'
     + '      $ docker build -t registry.example.com/shop/demo-web ./web\n'
     + '      $ docker push registry.example.com/shop/demo-web\n');
-  expect(runs.buildOnly.stdout).toContain('  $ docker buildx bake -f compose.yaml --push web\n');
+  expect(runs.buildOnly.stdout).toContain('  $ docker buildx bake -f compose.yaml --set web.tags=registry.example.com/shop/demo-web --push web\n');
 });
