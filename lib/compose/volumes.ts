@@ -52,7 +52,7 @@ function isDrive(raw: readonly string[], i: number, partsSoFar: number): boolean
  * The short syntax split at its colons as compose-go splits it: a drive letter and the path after it stay one part,
  * so `C:\src:D:\dst:rw` is `C:\src`, `D:\dst` and `rw`.
  */
-function splitShort(text: string): string[] {
+export function splitShort(text: string): string[] {
   const raw = text.split(':');
   const parts: string[] = [];
   for (let i = 0; i < raw.length; i += 1) {
