@@ -6,14 +6,15 @@ import { contentOf, MAX_CONTENT_BYTES, readContent, readProjectFile, resolveInPr
 import { VariableLookup } from './interpolate';
 import {
   BUILD_KEYS, CONFIG_KEYS, DEPENDS_ON_KEYS, DEPLOY_KEYS, DEVICE_REQUEST_KEYS, ENV_FILE_KEYS, EXTERNAL_KEYS,
-  FILE_REFERENCE_KEYS, HEALTHCHECK_KEYS, PRE_START_HOOK_KEYS, SERVICE_HOOK_KEYS, IPAM_CONFIG_KEYS, IPAM_KEYS, LIMITS_KEYS, NETWORK_KEYS, RESERVATIONS_KEYS,
-  RESOURCES_KEYS, RESTART_POLICY_KEYS, SECRET_KEYS, SERVICE_KEYS, SERVICE_NETWORK_KEYS, TOP_LEVEL_KEYS, ULIMIT_KEYS,
-  VOLUME_KEYS,
+  FILE_REFERENCE_KEYS, HEALTHCHECK_KEYS, IPAM_CONFIG_KEYS, IPAM_KEYS, LIMITS_KEYS, NETWORK_KEYS, PRE_START_HOOK_KEYS,
+  RESERVATIONS_KEYS, RESOURCES_KEYS, RESTART_POLICY_KEYS, SECRET_KEYS, SERVICE_HOOK_KEYS, SERVICE_KEYS,
+  SERVICE_NETWORK_KEYS, TOP_LEVEL_KEYS, ULIMIT_KEYS, VOLUME_KEYS,
 } from './keys';
 import {
   ComposeConfig, ComposeLocation, ComposeModel, ComposeNetwork, ComposeSecret, ComposeService, ComposeVolume,
   Dependency, DependencyCondition, Deploy, DeviceRequest, EnvVar, ExposedPort, ExtraHost, FileReference, FileSource,
-  Healthcheck, LifecycleHook, PortMapping, PreStartHook, ResourceAmounts, RestartPolicy, ServiceNetwork, Ulimit, VolumeMount,
+  Healthcheck, LifecycleHook, PortMapping, PreStartHook, ResourceAmounts, RestartPolicy, ServiceNetwork, Ulimit,
+  VolumeMount,
 } from './model';
 import { MAX_PORTS_PER_PROJECT, MAX_PORTS_PER_SERVICE, parseExpose, parsePort, sortPorts } from './ports';
 import {
@@ -305,7 +306,8 @@ function lifecycleHook(node: YNode, warn: Warn): LifecycleHook {
   }
   const unsupported = ['user', 'privileged', 'working_dir', 'environment'].filter((key) => !isNull(map.entries.get(key)));
   for (const key of unsupported) {
-    warn('unsupported-key', `ignored key "${key}": ${SERVICE_HOOK_KEYS[key]}`, { ...map.entries.get(key)!.at, path: childPath(map.at.path, key) });
+    warn('unsupported-key', `ignored key "${key}": ${SERVICE_HOOK_KEYS[key]}`,
+      { ...map.entries.get(key)!.at, path: childPath(map.at.path, key) });
   }
   return { command, unsupported, at: map.at };
 }
@@ -314,12 +316,25 @@ function lifecycleHook(node: YNode, warn: Warn): LifecycleHook {
 function preStartHook(node: YNode, ctx: SharedContext): PreStartHook {
   const map = asMap(node, { allowed: 'a list of {command, image, user, privileged, working_dir, environment, per_replica}' });
   checkKeys(map, PRE_START_HOOK_KEYS, 'a pre_start hook', undefined);
-  const envMap = optionalMap(map.entries.get('environment'), { allowed: 'a map of NAME: value, or a list of NAME=value' });
+  const envNode = map.entries.get('environment');
+  const entries: Array<[string, string | undefined, ComposeLocation]> = [];
+  if (envNode?.kind === 'seq') {
+    for (const item of envNode.items) {
+      const text = asString(item, { secret: true, allowed: 'NAME=value' });
+      const eq = text.indexOf('=');
+      entries.push(eq < 0 ? [text, undefined, item.at] : [text.slice(0, eq), text.slice(eq + 1), item.at]);
+    }
+  } else {
+    const envMap = optionalMap(envNode, { allowed: 'a map of NAME: value, or a list of NAME=value' });
+    for (const [name, value] of envMap?.entries ?? []) {
+      entries.push([name, isNull(value) ? undefined : asText(value, { secret: true }), value.at]);
+    }
+  }
   const environment: EnvVar[] = [];
-  for (const [name, value] of envMap?.entries ?? []) {
-    const text = isNull(value) ? ctx.lookup(name) : asText(value, { secret: true });
-    if (text !== undefined) {
-      environment.push({ name, value: text, origin: 'environment', at: value.at });
+  for (const [name, written, at] of entries) {
+    const value = written ?? ctx.lookup(name);
+    if (value !== undefined) {
+      environment.push({ name, value, origin: 'environment', at });
     }
   }
   return {

@@ -24,6 +24,7 @@ services:
       - image: busybox:1.36
         command: echo ready
         per_replica: true
+        environment: [STEP=ready]
     post_start:
       - command: ["/bin/notify", "started"]
         user: root
@@ -39,6 +40,7 @@ test('pre_start becomes init containers with the service\'s volumes and environm
   const { app, docs } = synthApp(TEXT);
   const spec = podSpec(docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'web')!);
   const inits = spec.initContainers.filter((c: any) => c.name.startsWith('pre-start-'));
+  expect(inits[1].env.map((e: any) => e.name)).toEqual(['API_TOKEN', 'MODE', 'STEP']);
   expect(inits.map((c: any) => [c.name, c.image, c.command, c.securityContext.runAsUser])).toEqual([
     ['pre-start-1', 'nginx:1.27.2', ['chown', '-R', '1000', '/data'], 0],
     ['pre-start-2', 'busybox:1.36', ['echo', 'ready'], undefined],
