@@ -166,7 +166,9 @@ function loadSources(
     read: (written, at) => parseRoot({ display: written, text: readComposeFile(projectDir, written, limits, at) }, limits),
     onUnset,
   });
-  const trees = sources.map((source, index) => files.expand(roots[index], '.', lookup, [source.display]));
+  // The include chain names files relative to the project folder, as include paths are.
+  const trees = sources.map((source, index) => files.expand(roots[index], '.', lookup,
+    [path.relative(projectDir, path.resolve(workingDir, source.display)).split(path.sep).join('/')]));
   const merged = mergeFiles(trees);
   const profiles = options.profiles
     ?? (lookup('COMPOSE_PROFILES') ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
