@@ -80,7 +80,13 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
     if (!isNull(provider)) {
       checkKeys(service, SERVICE_KEYS, 'a service', undefined);
       const type = optionalString(optionalMap(provider, { allowed: '{type, options}' })?.entries.get('type'));
-      ctx.warn('provider-service', `service "${name}" is run by the provider "${type ?? ''}" (provider:), which the `
+      if (type === undefined) {
+        throw new ComposeError(`the provider of service "${name}" has no type`, {
+          at: provider!.at,
+          hint: 'name the provider with type:, for example type: model',
+        });
+      }
+      ctx.warn('provider-service', `service "${name}" is run by the provider "${type}" (provider:), which the `
         + 'converter cannot run: it is left out, and services that depend on it do not wait for it; set up what it '
         + 'provides in the cluster yourself', provider!.at);
       providers.add(name);

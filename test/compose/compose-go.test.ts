@@ -376,6 +376,82 @@ services:
 });
 
 describe('compose-go loader_test.go (inline snippets)', () => {
+  test('TestV1Unsupported: services at the top level are refused', () => {
+    expect(errorOf(() => loadComposeFromString('foo:\n  image: busybox\n', { env: {} })).problem)
+      .toBe('this is a compose v1 file: its services (foo) are at the top level');
+  });
+
+  test('TestLoadServiceHooks: post_start and pre_stop commands; what else they set is reported', () => {
+    const { model, warnings } = loadComposeFromString(`
+name: load-service-hooks
+services:
+  test:
+    image: busybox:1.36
+    post_start:
+      - command: echo start
+        user: root
+        privileged: true
+        working_dir: /
+        environment:
+          - FOO=BAR
+    pre_stop:
+      - command: echo stop
+        user: root
+        working_dir: /
+        environment:
+          FOO: BAR
+`, { env: {} });
+    const test = model.services[0];
+    expect(test.postStart?.map((h) => [h.command, h.unsupported])).toEqual([[['echo', 'start'], ['user', 'privileged', 'working_dir', 'environment']]]);
+    expect(test.preStop?.map((h) => [h.command, h.unsupported])).toEqual([[['echo', 'stop'], ['user', 'working_dir', 'environment']]]);
+    expect(warnings.filter((w) => w.code === 'unsupported-key')).toHaveLength(7);
+  });
+
+  test('TestServiceProvider: a provider service loads (and is reported); a provider without type is refused', () => {
+    const { model, warnings } = loadComposeFromString('name: service-provider\nservices:\n  test:\n    provider:\n      type: foo\n'
+      + '      options:\n        bar: zot\n        strings: [foo, bar]\n', { env: {} });
+    expect(model.services).toEqual([]);
+    expect(warnings.map((w) => w.code)).toEqual(['provider-service']);
+    expect(errorOf(() => loadComposeFromString('services:\n  test:\n    provider:\n      options: {bar: zot}\n', { env: {} })).problem)
+      .toBe('the provider of service "test" has no type');
+  });
+
+  test('TestModel: models at the top level and on services load, and are reported', () => {
+    const { warnings } = loadComposeFromString(`
+name: model
+services:
+  test_array:
+    image: busybox:1.36
+    models:
+      - foo
+  test_mapping:
+    image: busybox:1.36
+    models:
+      foo:
+        endpoint_var: MODEL_URL
+        model_var: MODEL
+models:
+  foo:
+    model: ai/model
+    context_size: 1024
+    runtime_flags:
+      - "--some-flag"
+`, { env: {} });
+    expect(warnings.filter((w) => w.message.includes('Docker Model Runner')).map((w) => w.at.path))
+      .toEqual(['services.test_array.models', 'services.test_mapping.models', 'models']);
+  });
+
+  (present ? test : test.skip)('TestLoadWithLabelFile: labels from label files', () => {
+    const { model } = loadComposeFromString('name: load-label-file\nservices:\n  service_1:\n    image: a:1\n    label_file: ./example1.label\n'
+      + '  service_2:\n    image: a:1\n    label_file:\n      - ./example2.label\n', { env: {}, projectDir: LOADER });
+    expect(model.services.map((s) => s.labels)).toEqual([
+      { 'BAR': 'bar_from_label_file', 'BAZ': 'baz_from_label_file', 'FOO': 'foo_from_label_file', 'LABEL.WITH.DOT': 'ok', 'LABEL_WITH_UNDERSCORE': 'ok' },
+      { BAR: 'bar_from_label_file_2', QUX: 'quz_from_label_file_2' },
+    ]);
+    expect(errorOf(() => loadComposeFromString('services:\n  test:\n    image: a:1\n    label_file: test\n', { env: {}, projectDir: LOADER })).problem)
+      .toBe('label file "test" not found');
+  });
+
   test('TestProjectNameInterpolation: COMPOSE_PROJECT_NAME is the final project name, in every file', () => {
     const project = makeProject({
       'a.yaml': 'name: interpolated\nservices:\n  web:\n    image: web\n    container_name: ${COMPOSE_PROJECT_NAME}-web\n',
