@@ -316,6 +316,7 @@ export class ComposeApp extends Construct {
       this.migrated.set(plan.service.name, service);
     }
     this.vm = this.migrateToVm(context);
+    this.reportPlaceholderHosts();
     this.reportVolumeLabels();
     this.reportSharedClaims();
     this.claims = Object.fromEntries(this.claimMap);
@@ -644,6 +645,12 @@ export class ComposeApp extends Construct {
       for (const variable of service.environment) {
         const value = variable.value.trim().toLowerCase();
         const sensitive = isSensitiveName(variable.name, patterns) || extra.includes(variable.name);
+        if (sensitive && value === '') {
+          const engine = DatabaseEngine.detect(service.image);
+          this.warn('empty-secret', `${variable.name} is empty, so its Secret key holds 0 bytes`
+            + (engine && /PASS/i.test(variable.name) ? `; the ${engine.name} image refuses to start with an empty password` : '')
+            + '; set a value (an unset variable gives an empty string)', variable.at);
+        }
         if (sensitive && value !== '' && inAName(value)) {
           this.warn('weak-secret', `the value of ${variable.name} is also part of an image, service or project name, so it `
             + 'appears outside the Secret anyway; set a real secret', variable.at);
@@ -702,6 +709,25 @@ export class ComposeApp extends Construct {
       }));
     }
     return composeVm;
+  }
+
+  /**
+   * Ingress hosts left at their default, `<service>.example.com`: example.com is reserved for documentation, so no
+   * client ever reaches it. Each is reported, to be set with `ingressHost` (`--ingress-host`).
+   */
+  private reportPlaceholderHosts(): void {
+    if (this.props.ingressDomain !== undefined) {
+      return;
+    }
+    for (const service of [...this.migrated.values(), ...this.vmMigrated.values()]) {
+      for (const host of [...new Set(service.ingressRules.map((r) => r.host))]) {
+        if (host === `${service.name}.${COMPOSE_APP_DEFAULTS.ingressDomain}`) {
+          const source = this.model.services.find((s) => s.name === service.composeName);
+          this.warn('placeholder-host', `the Ingress of service "${service.composeName}" has the placeholder host "${host}"; set the `
+            + `real one (--ingress-host ${service.composeName}=HOST, the ingressHost prop or kompose.service.expose)`, source?.at ?? this.model.at);
+        }
+      }
+    }
   }
 
   /** Rule 2 inside the VM: env values name container services by their Service names; file references are reported. */

@@ -31,6 +31,12 @@ export const DEFAULT_SENSITIVE_NAME_PATTERNS: readonly string[] = [
 export const SENSITIVE_NAME_WORDS: readonly string[] = ['PASS', 'PWD'];
 
 /**
+ * Words that, right after one of `SENSITIVE_NAME_WORDS`, make the name a setting about passwords rather than a
+ * password: `MAILCOW_PASS_SCHEME=BLF-CRYPT`, `PWD_MIN_LENGTH=12`.
+ */
+const PASSWORD_SETTING_WORDS: readonly string[] = ['ALGO', 'ALGORITHM', 'LENGTH', 'POLICY', 'SCHEME'];
+
+/**
  * True when the variable name matches one of the patterns, or has one of `SENSITIVE_NAME_WORDS` as a word. Names
  * ending in `_FILE` hold a path to a mounted secret (the official images' convention), not the secret itself, so they
  * are not sensitive by name.
@@ -42,7 +48,8 @@ export function isSensitiveName(name: string, patterns: readonly string[]): bool
   }
   const words = upper.split(/[^A-Z0-9]+/).filter((w) => w !== '');
   return patterns.some((pattern) => pattern !== '' && upper.includes(pattern.toUpperCase()))
-    || (words.length > 1 && SENSITIVE_NAME_WORDS.some((word) => words.includes(word)));
+    || (words.length > 1 && words.some((word, i) => SENSITIVE_NAME_WORDS.includes(word)
+      && !(i + 1 < words.length && PASSWORD_SETTING_WORDS.includes(words[i + 1]))));
 }
 
 // scheme://user:password@host — the password is the part between the first ":" of the userinfo and the "@".
