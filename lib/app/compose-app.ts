@@ -648,7 +648,7 @@ export class ComposeApp extends Construct {
         if (sensitive && value === '') {
           const engine = DatabaseEngine.detect(service.image);
           this.warn('empty-secret', `${variable.name} is empty, so its Secret key holds 0 bytes`
-            + (engine && /PASS/i.test(variable.name) ? `; the ${engine.name} image refuses to start with an empty password` : '')
+            + (engine && /PASS/i.test(variable.name) ? `; the ${engine.name} image refuses to start with it empty` : '')
             + '; set a value (an unset variable gives an empty string)', variable.at);
         }
         if (sensitive && value !== '' && inAName(value)) {

@@ -15,7 +15,7 @@ const GROUPS: readonly BeforeDeployGroup[] = [
     title: 'Empty secrets',
     codes: ['empty-secret'],
     fix: 'set the variable (in `.env` or your environment) and convert again; a database image that finds an empty '
-      + 'password refuses to start, and the deploy\'s wait then times out',
+      + 'credential refuses to start, and the deploy\'s wait then times out',
   },
   {
     title: 'Variables that are not set',

@@ -213,12 +213,12 @@ function renderSecrets(md: Markdown, rendered: Rendered, objects: readonly Rende
   md.para('A key of a generated Secret, decoded (it prints the value: run it where nobody reads over your shoulder):');
   md.sh([`kubectl get secret ${first.name} -n ${ns} -o jsonpath='{.data.${jsonPathKey(firstKey)}}' | base64 -d`]);
   const groups = sharedValues(secrets);
-  md.para('To rotate a password, change it where it is checked first (the database: `ALTER USER`, `\\password`,',
+  md.para('To rotate a credential, change it where it is checked first (the database: `ALTER USER`, `CONFIG SET`,',
     '`db.changeUserPassword`), then in every Secret key that holds it, then restart the pods that read those keys: a',
     'pod reads its environment once, at start. A database image reads its `*_PASSWORD` variable only on its first',
     'start, so changing the Secret alone changes nothing there. `read -rs` keeps the new value out of the shell history.');
   if (groups.length > 0) {
-    md.line('These keys hold the same password (or a connection string with it inside), and change together:');
+    md.line('These keys hold the same value (or a connection string with it inside), and change together:');
     md.line('');
     for (const group of groups) {
       md.line(`- ${group.map((k) => `\`${k.secret}\` key \`${k.key}\`${k.whole ? '' : ' (inside the value)'}`).join(', ')}`);
@@ -233,7 +233,7 @@ function renderSecrets(md: Markdown, rendered: Rendered, objects: readonly Rende
     `kubectl patch secret ${example.secret} -n ${ns} --type=merge -p "{\\"stringData\\":{\\"${example.key}\\":\\"$NEW_VALUE\\"}}"`,
     ...users.map((o) => `kubectl rollout restart ${o.kind.toLowerCase()}/${o.name} -n ${ns}`),
   ]);
-  md.para('A key that holds the password inside a longer value (a URL) takes the whole new value.');
+  md.para('A key that holds the value inside a longer one (a URL) takes the whole new value.');
 }
 
 interface SecretKeyRef {

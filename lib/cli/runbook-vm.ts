@@ -63,7 +63,7 @@ export function renderVmOperations(md: Markdown, rendered: Rendered): void {
   ]);
 
   md.heading(3, 'Log in, and read the app\'s logs');
-  md.para('The image has no password anyone knows: the build user is locked when the build ends, and cloud-init adds no',
+  md.para('The image has no login anyone knows: the build user is locked when the build ends, and cloud-init adds no',
     `user. Give ${VM_SSH_USER} your SSH public key from a Secret: KubeVirt hands it to the qemu guest agent in the VM`,
     `(\`accessCredentials\`, \`propagationMethod.qemuGuestAgent\`), which writes it to ~${VM_SSH_USER}/.ssh/authorized_keys`,
     'while the VM runs; sshd admits root by key only. `virtctl ssh` reaches the VM through the API server, not through',

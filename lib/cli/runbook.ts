@@ -137,7 +137,7 @@ export function renderRunbook(rendered: Rendered, layout: RunbookLayout): string
         ? ['   Expect `condition met` once CDI has imported the image and the VM has booted; `kubectl get dv,vmi` shows the progress.',
           `   A time-out means the VM did not start: see [${section('Operate the VM')}](${anchor('Operate the VM')}).`]
         : ['   Expect `condition met`. `no matching resources found` means the pods are not created yet: run it again.',
-          '   A time-out means a dependency did not start: see [pod start-up](#pod-start-up) (an empty password, a missing file:',
+          '   A time-out means a dependency did not start: see [pod start-up](#pod-start-up) (an empty secret, a missing file:',
           `   [${section('Before you deploy')}](${anchor('Before you deploy')})).`]), '');
     }
   }
@@ -224,7 +224,7 @@ export function renderRunbook(rendered: Rendered, layout: RunbookLayout): string
   ]);
   md.heading(3, 'Configuration');
   md.para('A pod that fails with `CreateContainerConfigError` refers to a ConfigMap, Secret or key that does not exist.',
-    '`describe secret` lists the keys and their sizes, never the values: a size of 0 bytes is an empty password.');
+    '`describe secret` lists the keys and their sizes, never the values: a key of 0 bytes is empty.');
   md.sh([
     `kubectl get configmap -n ${ns}`,
     ...ofKind('ConfigMap').map((c) => `kubectl describe configmap ${c.name} -n ${ns}`),

@@ -11,7 +11,7 @@ describe('isSensitiveName', () => {
     expect(isSensitiveName(name, DEFAULT_SENSITIVE_NAME_PATTERNS)).toBe(true);
   });
 
-  test.each(['LOG_LEVEL', 'DATABASE_HOST', 'PORT', 'POSTGRES_USER', 'POSTGRES_PASSWORD_FILE', 'PWD', 'PASS', 'COMPASS_URL', 'BYPASS_CACHE', 'MONGO_PASS_FILE', 'MAILCOW_PASS_SCHEME', 'PWD_MIN_LENGTH'])('%s is not', (name) => {
+  test.each(['LOG_LEVEL', 'DATABASE_HOST', 'PORT', 'POSTGRES_USER', 'POSTGRES_PASSWORD_FILE', 'PWD', 'PASS', 'COMPASS_URL', 'BYPASS_CACHE', 'MONGO_PASS_FILE', 'MAILCOW_PASS_SCHEME', 'PWD_POLICY'])('%s is not', (name) => {
     expect(isSensitiveName(name, DEFAULT_SENSITIVE_NAME_PATTERNS)).toBe(false);
   });
 
