@@ -37,7 +37,7 @@ export function renderVmPrerequisites(md: Markdown, rendered: Rendered): void {
  * Operating the VM with KubeVirt v0.59.0: each operation of the spec's VM client table, with the command that does it
  * in that release where the spec's shape does not exist there.
  */
-export function renderVmOperations(md: Markdown, rendered: Rendered): void {
+export function renderVmOperations(md: Markdown, rendered: Rendered, singleFile?: string): void {
   const app = rendered.project.composeApp;
   const composeVm = app.vm!;
   const ns = app.namespace;
@@ -45,7 +45,7 @@ export function renderVmOperations(md: Markdown, rendered: Rendered): void {
   const objects = rendered.waves.flatMap((w) => w.objects);
   const dataVolume = objects.find((o) => o.kind === 'DataVolume');
   const vmObject = objects.find((o) => o.kind === 'VirtualMachine' && o.name === name);
-  const vmFile = rendered.waves.find((w) => w.wave.kind === WaveKind.VM)?.objects.find((o) => o.kind === 'VirtualMachine')?.file;
+  const vmFile = singleFile ?? rendered.waves.find((w) => w.wave.kind === WaveKind.VM)?.objects.find((o) => o.kind === 'VirtualMachine')?.file;
   const unit = `${composeVm.bundle.name}.service`;
 
   md.heading(3, 'Start, stop, watch');
@@ -124,6 +124,6 @@ export function renderVmOperations(md: Markdown, rendered: Rendered): void {
     `kubectl apply -f ${vmFile ?? `${name}.yaml`}`,
     `kubectl delete vm ${name} -n ${ns}`,
   ]);
-  md.para(`Deleting the VM keeps its disk (the DataVolume \`${dataVolume?.name ?? `${name}-rootdisk`}\`); applying its file brings`,
-    'the VM back on it.');
+  md.para(`Deleting the VM keeps its disk (the DataVolume \`${dataVolume?.name ?? `${name}-rootdisk`}\`); applying`,
+    `${singleFile ? `\`${singleFile}\` again` : 'its file'} brings the VM back on it.`);
 }

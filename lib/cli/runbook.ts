@@ -237,7 +237,7 @@ export function renderRunbook(rendered: Rendered, layout: RunbookLayout): string
 
   if (vm) {
     md.heading(2, section('Operate the VM'));
-    renderVmOperations(md, rendered);
+    renderVmOperations(md, rendered, layout.file);
   }
 
   md.heading(2, section('Tear down'));
