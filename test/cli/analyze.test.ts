@@ -127,9 +127,9 @@ test('mailcow: a setting named like a password is no secret, a copy of a secret 
   expect(secrets('mysql-mailcow')).toEqual(['env MYSQL_PASSWORD (empty)', 'env MYSQL_ROOT_PASSWORD (empty)']);
   expect(byName['mysql-mailcow'].warnings.filter((w: any) => w.code === 'empty-secret').map((w: any) => w.message.replace(/^compose\.yaml:\d+:\d+: /, '')))
     .toEqual([
-      'services.mysql-mailcow.environment.MYSQL_PASSWORD: MYSQL_PASSWORD is empty, so its Secret key holds 0 bytes; the mariadb image '
+      'services.mysql-mailcow.environment[4]: MYSQL_PASSWORD is empty, so its Secret key holds 0 bytes; the mariadb image '
         + 'refuses to start with it empty; set a value (an unset variable gives an empty string)',
-      'services.mysql-mailcow.environment.MYSQL_ROOT_PASSWORD: MYSQL_ROOT_PASSWORD is empty, so its Secret key holds 0 bytes; the '
+      'services.mysql-mailcow.environment[1]: MYSQL_ROOT_PASSWORD is empty, so its Secret key holds 0 bytes; the '
         + 'mariadb image refuses to start with it empty; set a value (an unset variable gives an empty string)',
     ]);
   expect(byName['dovecot-mailcow'].exposure.portForward).toEqual([{
