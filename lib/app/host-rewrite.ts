@@ -65,16 +65,18 @@ export class HostRewriter {
 
   /**
    * The Service names an env value reaches, where `rewrite` would look for hosts (names that already resolve too),
-   * each with the port written after it (`db:5432`), if any: who talks to whom, for the runbook's picture.
+   * each with the port written after it (`db:5432`), if any: who talks to whom, for the runbook's picture. For the
+   * text of a file (`inFile`), only URL authorities and `host:port` count, as the words of a file are often names.
    */
-  public hostsIn(value: string): Array<{ readonly service: string; readonly port?: number }> {
-    const bare = LIST_OF_HOSTS.test(value.trim());
+  public hostsIn(value: string, inFile = false): Array<{ readonly service: string; readonly port?: number }> {
+    const bare = !inFile && LIST_OF_HOSTS.test(value.trim());
     const found = new Map<string, number | undefined>();
     value.replace(TOKEN, (token: string, offset: number) => {
       const target = this.hosts.get(token.toLowerCase());
       const before = value.slice(0, offset);
       const after = value.slice(offset + token.length);
-      if (target !== undefined && (bare || before.endsWith('://') || before.endsWith('@') || /^:\d/.test(after) || DSN_HOST_KEY.test(before))) {
+      if (target !== undefined && (bare || before.endsWith('://') || before.endsWith('@') || /^:\d/.test(after)
+        || (!inFile && DSN_HOST_KEY.test(before)))) {
         const port = /^:(\d+)/.exec(after)?.[1];
         found.set(target, found.get(target) ?? (port !== undefined ? Number(port) : undefined));
       }

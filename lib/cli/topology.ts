@@ -2,6 +2,7 @@ import { ComposeApp } from '../app/compose-app';
 import { PortAccess } from '../app/exposure';
 import { HostRewriter } from '../app/host-rewrite';
 import { PublishedPort, WorkloadKind } from '../app/migrated-service';
+import { FileSource } from '../compose/model';
 
 /** One service reaching another: the picture's solid arrows. */
 export interface TrafficEdge {
@@ -21,7 +22,8 @@ export interface TopologyWave {
 }
 
 /**
- * Who talks to whom: every host in a service's environment that names another service (its compose name, Service
+ * Who talks to whom: every host in a service's environment, and every URL or `host:port` in its bound and config files,
+ * that names another service (its compose name, Service
  * name, `hostname`, `container_name` or a network alias, in the positions the host rewriting reads: URLs, `host:port`, `host=`, bare
  * hosts), with the port written beside it, else the server's port when it has only one. A server without a Service
  * is included (its clients cannot reach it: the picture says so). This is the one source of
@@ -47,19 +49,25 @@ export function trafficEdges(app: ComposeApp): TrafficEdge[] {
   }
   const hosts = new HostRewriter(names);
   const edges = new Map<string, TrafficEdge>();
+  const text = (source: FileSource) => ('content' in source && !source.content.binary ? source.content.text : '');
   for (const service of app.model.services.filter((s) => migrated.some((m) => m.composeName === s.name))) {
-    for (const variable of service.environment) {
-      for (const reached of hosts.hostsIn(variable.value)) {
-        const to = byServiceName.get(reached.service)!;
-        if (to === service.name) {
-          continue;
-        }
-        const server = migrated.find((m) => m.composeName === to)!;
-        const ports = [...new Set(server.ports.map((p) => ('port' in p ? p.port : p.target)))];
-        const port = reached.port ?? (ports.length === 1 ? ports[0] : undefined);
-        const key = `${service.name}\0${to}\0${port ?? ''}`;
-        edges.set(key, { from: service.name, to, port });
+    const files = [
+      ...service.volumes.map((v) => (v.bind?.content && !v.bind.content.binary ? v.bind.content.text : '')),
+      ...service.configs.map((c) => text(app.model.configs.find((d) => d.name === c.source)?.source ?? { kind: 'external', externalName: '' })),
+    ].filter((t) => t !== '');
+    const reached = [
+      ...service.environment.flatMap((variable) => hosts.hostsIn(variable.value)),
+      ...files.flatMap((file) => hosts.hostsIn(file, true)),
+    ];
+    for (const host of reached) {
+      const to = byServiceName.get(host.service)!;
+      if (to === service.name) {
+        continue;
       }
+      const server = migrated.find((m) => m.composeName === to)!;
+      const ports = [...new Set(server.ports.map((p) => ('port' in p ? p.port : p.target)))];
+      const port = host.port ?? (ports.length === 1 ? ports[0] : undefined);
+      edges.set(`${service.name}\0${to}\0${port ?? ''}`, { from: service.name, to, port });
     }
   }
   return [...edges.values()].sort((a, b) => compare(a.from, b.from) || compare(a.to, b.to) || (a.port ?? 0) - (b.port ?? 0));

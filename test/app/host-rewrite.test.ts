@@ -57,3 +57,9 @@ describe('hostsIn', () => {
     expect(hosts.hostsIn('https://redis.example.com/')).toEqual([]);
   });
 });
+
+test('hostsIn a file counts URLs and host:port only', () => {
+  const files = new HostRewriter(new Map([['api', 'api'], ['redis', 'redis']]));
+  expect(files.hostsIn('upstream app { server api:8000; }\n# redis is used elsewhere\n', true)).toEqual([{ service: 'api', port: 8000 }]);
+  expect(files.hostsIn('redis', true)).toEqual([]);
+});

@@ -299,7 +299,8 @@ describe('RUNBOOK.md', () => {
       '  subgraph wave_3_vm ["3-vm: VM shop-vm"]',
       '  svc_api -->|"6379"| svc_redis',
       '  svc_api -->|"5432, once healthy"| svc_shop_db',
-      '  svc_web -.->|"waits: healthy"| svc_api',
+      '  svc_web -->|"8000, once healthy"| svc_api',
+      '  svc_api -.->|"waits: completed"| svc_migrate',
       '  internet -->|"shop.example.com"| svc_web',
       '  internet -->|"9090"| svc_api',
     ]));
