@@ -214,33 +214,60 @@ function renderSecrets(md: Markdown, rendered: Rendered, objects: readonly Rende
   md.sh([`kubectl get secret ${first.name} -n ${ns} -o jsonpath='{.data.${jsonPathKey(firstKey)}}' | base64 -d`]);
   const groups = sharedValues(secrets);
   md.para('To rotate a credential, change it where it is checked first (the database: `ALTER USER`, `CONFIG SET`,',
-    '`db.changeUserPassword`), then in every Secret key that holds it, then restart the pods that read those keys: a',
-    'pod reads its environment once, at start. A database image reads its `*_PASSWORD` variable only on its first',
-    'start, so changing the Secret alone changes nothing there. `read -rs` keeps the new value out of the shell history.');
-  if (groups.length > 0) {
-    md.line('These keys hold the same value (or a connection string with it inside), and change together:');
-    md.line('');
-    for (const group of groups) {
-      md.line(`- ${group.map((k) => `\`${k.secret}\` key \`${k.key}\`${k.whole ? '' : ' (inside the value)'}`).join(', ')}`);
+    '`db.changeUserPassword`), then in every Secret key that holds it, then restart what reads those keys: a pod reads',
+    'its environment once, at start. A database image reads its `*_PASSWORD` variable only on its first start, so',
+    'changing the Secret alone changes nothing there. `read -rs` keeps each new value out of the shell history; a key',
+    'that holds the credential inside a longer value (a URL) takes that whole value, with the new credential in it.');
+  const reads = (secret: string) => (o: RenderedObject) => {
+    const spec = JSON.stringify(podSpec(o.manifest) ?? o.manifest.spec?.template?.spec ?? {});
+    return spec.includes(`"name":"${secret}"`) || spec.includes(`"secretName":"${secret}"`);
+  };
+  const restartable = objects.filter((o) => ['Deployment', 'StatefulSet', 'DaemonSet', 'VirtualMachine'].includes(o.kind))
+    .sort((a, b) => compare(a.name, b.name));
+  const rotation = groups.length > 0 ? groups : [[{ secret: first.name, key: firstKey, whole: true, multiline: false, value: '' }]];
+  for (const group of rotation) {
+    if (groups.length > 0) {
+      md.line(`These keys hold the same credential, and change together: ${group.map((k) => `\`${k.secret}\` key \`${k.key}\``
+        + `${k.whole ? '' : ' (inside its value)'}`).join(', ')}.`, '');
     }
-    md.line('');
+    const commands: string[] = [];
+    // One variable per distinct value (keys that hold the same URL take the same new URL), named after its first key.
+    const variables = new Map<string, string>();
+    for (const ref of group.filter((k) => !k.multiline)) {
+      let variable = variables.get(ref.value);
+      if (variable === undefined) {
+        const base = ref.whole ? 'NEW_VALUE' : `NEW_${ref.key.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`;
+        const taken = new Set(variables.values());
+        variable = base;
+        for (let n = 2; taken.has(variable); n++) {
+          variable = `${base}_${n}`;
+        }
+        variables.set(ref.value, variable);
+        commands.push(`read -rs ${variable}`);
+      }
+      commands.push(`kubectl patch secret ${ref.secret} -n ${ns} --type=merge -p "{\\"stringData\\":{\\"${ref.key}\\":\\"$${variable}\\"}}"`);
+    }
+    for (const o of restartable.filter((x) => group.some((k) => reads(k.secret)(x)) || group.some((k) => k.multiline && x.kind === 'VirtualMachine'))) {
+      commands.push(o.kind === 'VirtualMachine' ? `virtctl restart ${o.name} -n ${ns}` : `kubectl rollout restart ${o.kind.toLowerCase()}/${o.name} -n ${ns}`);
+    }
+    md.sh(commands);
+    const documents = group.filter((k) => k.multiline);
+    if (documents.length > 0) {
+      md.para(`${documents.map((k) => `\`${k.secret}\` key \`${k.key}\``).join(', ')} ${documents.length === 1 ? 'is a whole file' : 'are whole files'}`,
+        'with the credential inside: convert again with the new value and apply that file.');
+    }
   }
-  const example = groups[0]?.[0] ?? { secret: first.name, key: firstKey };
-  const users = objects.filter((o) => ['Deployment', 'StatefulSet', 'DaemonSet'].includes(o.kind)
-    && JSON.stringify(podSpec(o.manifest) ?? {}).includes(`"name":"${example.secret}"`)).sort((a, b) => compare(a.name, b.name));
-  md.sh([
-    'read -rs NEW_VALUE',
-    `kubectl patch secret ${example.secret} -n ${ns} --type=merge -p "{\\"stringData\\":{\\"${example.key}\\":\\"$NEW_VALUE\\"}}"`,
-    ...users.map((o) => `kubectl rollout restart ${o.kind.toLowerCase()}/${o.name} -n ${ns}`),
-  ]);
-  md.para('A key that holds the value inside a longer one (a URL) takes the whole new value.');
 }
 
 interface SecretKeyRef {
   readonly secret: string;
   readonly key: string;
-  /** True when the key's value is the password itself, false when it contains it. */
+  /** True when the key's value is the credential itself, false when it contains it. */
   readonly whole: boolean;
+  /** True when the value is a document of several lines (a file, cloud-init user data). */
+  readonly multiline: boolean;
+  /** The value, to tell keys that hold the same one; never printed. */
+  readonly value: string;
 }
 
 /** Groups of Secret keys that share one value (of 4 characters or more), named by Secret and key only. */
@@ -251,7 +278,10 @@ function sharedValues(secrets: readonly RenderedObject[]): SecretKeyRef[][] {
   for (const candidate of entries.filter((e) => e.value.trim().length >= 4 && !e.value.includes('\n'))) {
     const holders = entries.filter((e) => e.value.includes(candidate.value));
     if (holders.length > 1 && !groups.has(candidate.value)) {
-      groups.set(candidate.value, holders.map((h) => ({ secret: h.secret, key: h.key, whole: h.value === candidate.value })));
+      groups.set(candidate.value, holders.map((h) => ({
+        secret: h.secret, key: h.key, whole: h.value.trim() === candidate.value.trim(), multiline: h.value.trimEnd().includes('\n'),
+        value: h.value.trim(),
+      })));
     }
   }
   // A value inside another value of the group (a URL holding the password) makes one group, led by the shortest.

@@ -228,6 +228,11 @@ describe('runbooks', () => {
       'kubectl cp shop/shop-db-backup-shell:/backup/<BACKUP_FILE> ./<BACKUP_FILE>',
       "kubectl get secret api-env -n shop -o jsonpath='{.data.DATABASE_URL}' | base64 -d",
       'kubectl port-forward service/api 9102 -n shop',
+      // The database's credential sits in several keys: each is patched, with the new value read, never typed in the line.
+      'read -rs NEW_VALUE',
+      'kubectl patch secret shop-db-credentials -n shop --type=merge -p "{\\"stringData\\":{\\"password\\":\\"$NEW_VALUE\\"}}"',
+      'kubectl patch secret worker-env -n shop --type=merge -p "{\\"stringData\\":{\\"DATABASE_URL\\":\\"$NEW_DATABASE_URL\\"}}"',
+      'kubectl rollout restart deployment/worker -n shop',
     ]));
     expect(reference.runbook).toMatch(/pg_restore --host="\$DB_HOST" .* --clean --if-exists \/backup\/<BACKUP_FILE>/);
     // Every engine the converter backs up has its restore.
