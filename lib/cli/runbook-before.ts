@@ -30,6 +30,17 @@ const GROUPS: readonly BeforeDeployGroup[] = [
       + 'into a ConfigMap (`kubectl create configmap NAME --from-file=DIR/`) mounted at that path, or into the image',
   },
   {
+    title: 'What the app uses but does not define',
+    codes: ['external-secret', 'external-config', 'external-volume', 'external-service-account', 'vm-external-secret', 'vm-external-config'],
+    fix: 'create each in the namespace before its wave (the Deploy section gives the commands for Secrets and ConfigMaps); '
+      + 'a pod that refers to a missing one does not start',
+  },
+  {
+    title: 'Images a cluster cannot pull',
+    codes: ['invalid-image'],
+    fix: 'give the service a real image (`--image SERVICE=REF`, or set the variable the reference is built from) and convert again',
+  },
+  {
     title: 'Placeholder hosts',
     codes: ['placeholder-host'],
     fix: 'convert again with `--ingress-host SERVICE=HOST` for each, and point the host\'s DNS at the ingress controller',

@@ -195,7 +195,9 @@ describe('runbooks', () => {
 
   test('"Before you deploy" lists every unresolved item of the conversion, one line each, under its fix', () => {
     const listed = ['empty-secret', 'unset-variable', 'missing-env-file', 'directory-bind', 'host-path', 'large-bind-file', 'special-bind-file',
-      'vm-bind-outside', 'vm-bind-unread', 'vm-bind-directory', 'vm-config-outside', 'placeholder-host', 'shared-volume'];
+      'vm-bind-outside', 'vm-bind-unread', 'vm-bind-directory', 'vm-config-outside', 'placeholder-host', 'shared-volume',
+      'external-secret', 'external-config', 'external-volume', 'external-service-account', 'vm-external-secret', 'vm-external-config',
+      'invalid-image'];
     let items = 0;
     for (const o of outputs) {
       const section = o.runbook.split('## 1. Before you deploy\n')[1].split('\n## ')[0];
