@@ -27,7 +27,6 @@ const kubectl = (() => {
   }
 })();
 if (!kubectl) {
-  // eslint-disable-next-line no-console
   console.log('runbook-tools: kubectl commands not run, kubectl is not installed');
 }
 
@@ -40,7 +39,6 @@ const which = (tool: string) => {
 };
 const mmdc = which('mmdc') && which('chromium') ? which('mmdc') : undefined;
 if (!mmdc) {
-  // eslint-disable-next-line no-console
   console.log('runbook-tools: diagrams not rendered, mermaid-cli or chromium is missing (scripts/install-tools.sh installs them)');
 }
 const PUPPETEER_CONFIG = path.join(ROOT, 'scripts/puppeteer-config.json');
