@@ -5,8 +5,8 @@ import type { Rendered } from './render';
 import { Markdown, shellQuote } from './runbook-text';
 import { WaveKind } from './waves';
 
-/** The guest user an SSH key is given to: root, whose login sshd allows by key only (`prohibit-password`). */
-const VM_SSH_USER = 'root';
+/** Without a user of cloud-init's, the SSH key goes to root, whose login sshd allows by key only (`prohibit-password`). */
+const ROOT_USER = 'root';
 
 /** Before the deploy: install KubeVirt and CDI, then build, convert and publish the golden image. */
 export function renderVmPrerequisites(md: Markdown, rendered: Rendered): void {
@@ -47,6 +47,8 @@ export function renderVmOperations(md: Markdown, rendered: Rendered, singleFile?
   const vmObject = objects.find((o) => o.kind === 'VirtualMachine' && o.name === name);
   const vmFile = singleFile ?? rendered.waves.find((w) => w.wave.kind === WaveKind.VM)?.objects.find((o) => o.kind === 'VirtualMachine')?.file;
   const unit = `${composeVm.bundle.name}.service`;
+  const user = composeVm.users[0]?.name ?? ROOT_USER;
+  const sudo = user !== ROOT_USER && composeVm.users[0]?.sudo !== undefined ? 'sudo ' : '';
 
   md.heading(3, 'Start, stop, watch');
   md.para('`kubectl get dv` shows the image import; `describe` shows why a VM does not start (no KVM on the nodes, the',
@@ -63,33 +65,37 @@ export function renderVmOperations(md: Markdown, rendered: Rendered, singleFile?
   ]);
 
   md.heading(3, 'Log in, and read the app\'s logs');
-  md.para('The image has no login anyone knows: the build user is locked when the build ends, and cloud-init adds no',
-    `user. Give ${VM_SSH_USER} your SSH public key from a Secret: KubeVirt hands it to the qemu guest agent in the VM`,
-    `(\`accessCredentials\`, \`propagationMethod.qemuGuestAgent\`), which writes it to ~${VM_SSH_USER}/.ssh/authorized_keys`,
-    'while the VM runs; sshd admits root by key only. `virtctl ssh` reaches the VM through the API server, not through',
-    'a Service. The app runs as the systemd unit',
-    `\`${unit}\` (\`docker compose up -d\` in \`${composeVm.bundle.appDirectory}\`).`);
+  md.para(user === ROOT_USER
+    ? 'The image has no login anyone knows: the build user is locked when the build ends, and cloud-init adds no user.'
+    : `The image has no login anyone knows: the build user is locked when the build ends. cloud-init creates \`${user}\``
+      + ' (in the `docker` and `systemd-journal` groups, with sudo) without a password or a key.',
+  `Give ${user} your SSH public key from a Secret: KubeVirt hands it to the qemu guest agent in the VM`,
+  `(\`accessCredentials\`, \`propagationMethod.qemuGuestAgent\`), which writes it to ~${user}/.ssh/authorized_keys`,
+  `while the VM runs${user === ROOT_USER ? '; sshd admits root by key only' : ''}. \`virtctl ssh\` reaches the VM through the`,
+  'API server, not through a Service. The app runs as the systemd unit',
+  `\`${unit}\` (\`docker compose up -d\` in \`${composeVm.bundle.appDirectory}\`).`);
   const credential = {
     sshPublicKey: {
       source: { secret: { secretName: `${name}-ssh-key` } },
-      propagationMethod: { qemuGuestAgent: { users: [VM_SSH_USER] } },
+      propagationMethod: { qemuGuestAgent: { users: [user] } },
     },
   };
   const hasCredentials = (vmObject?.manifest.spec?.template?.spec?.accessCredentials ?? []).length > 0;
   const patch = hasCredentials
     ? [{ op: 'add', path: '/spec/template/spec/accessCredentials/-', value: credential }]
     : [{ op: 'add', path: '/spec/template/spec/accessCredentials', value: [credential] }];
-  const ssh = `virtctl ssh ${VM_SSH_USER}@vm/${name} -n ${ns} --identity-file=<PRIVATE_KEY_FILE>`;
+  const ssh = `virtctl ssh ${user}@vm/${name} -n ${ns} --identity-file=<PRIVATE_KEY_FILE>`;
   md.sh([
     `kubectl create secret generic ${name}-ssh-key --from-file=key1=<PUBLIC_KEY_FILE> -n ${ns}`,
     `kubectl patch vm ${name} -n ${ns} --type=json -p ${shellQuote(JSON.stringify(patch))}`,
     `virtctl restart ${name} -n ${ns}`,
     ssh,
     `${ssh} --command=${shellQuote(`journalctl -u ${unit} --no-pager -n 200`)}`,
-    `${ssh} --command=${shellQuote(`cd ${composeVm.bundle.appDirectory} && docker compose ps && docker compose logs --tail=200`)}`,
+    `${ssh} --command=${shellQuote(`cd ${composeVm.bundle.appDirectory} && ${sudo}docker compose ps && ${sudo}docker compose logs --tail=200`)}`,
   ]);
   md.para('The restart makes the new `accessCredentials` part of the running VM. `kubectl apply` of the VM\'s file later',
-    'keeps the patched field (it was not applied from the file); delete the Secret to take the key away.');
+    `keeps the patched field (it was not applied from the file). To take the key away, remove that entry (\`kubectl edit vm ${name} -n ${ns}\`),`,
+    'restart the VM, then delete the Secret: a VM whose credential Secret is missing does not start.');
 
   md.heading(3, 'Metrics');
   md.para('The spec reads VM metrics at `/apis/metrics.kubevirt.io/v1alpha1/…`; KubeVirt v0.59.0 has no such API. The VM',

@@ -145,7 +145,7 @@ describe('--target auto', () => {
       'kubectl apply -f 3-vm/shop-vm-virtualmachine.yaml',
       'kubectl delete vm shop-vm -n shop',
       'kubectl top pod -l vm.kubevirt.io/name=shop-vm -n shop',
-      'virtctl ssh root@vm/shop-vm -n shop --identity-file=<PRIVATE_KEY_FILE>',
+      'virtctl ssh ops@vm/shop-vm -n shop --identity-file=<PRIVATE_KEY_FILE>',
     ]));
     expect(runbook).toContain('kind: VirtualMachineSnapshot\nmetadata:\n  name: shop-vm-<SNAPSHOT_NAME>\n  namespace: shop\n');
     expect(runbook).toMatch(/--command='journalctl -u shop-vm\.service --no-pager -n 200'/);
