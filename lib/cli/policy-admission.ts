@@ -42,9 +42,9 @@ function peerAdmits(peers: readonly any[] | undefined, labels: PodLabels): boole
 /**
  * True when the policies let a pod with labels `from` open a connection to a pod with labels `to` on `port`:
  * the source's egress (when a policy with `Egress` selects it) and the destination's ingress (the same for
- * `Ingress`) both allow it.
+ * `Ingress`) both allow it. `only` checks one side.
  */
-export function admits(policies: readonly any[], from: PodLabels, to: PodLabels, port: PodPort): boolean {
+export function admits(policies: readonly any[], from: PodLabels, to: PodLabels, port: PodPort, only?: 'Ingress' | 'Egress'): boolean {
   const direction = (type: 'Ingress' | 'Egress', pod: PodLabels, peer: PodLabels): boolean => {
     const selecting = policies.filter((p) => selects(p.spec?.podSelector, pod) && (p.spec?.policyTypes ?? ['Ingress']).includes(type));
     if (selecting.length === 0) {
@@ -53,5 +53,5 @@ export function admits(policies: readonly any[], from: PodLabels, to: PodLabels,
     return selecting.some((p) => ((type === 'Ingress' ? p.spec?.ingress : p.spec?.egress) ?? [])
       .some((rule: any) => peerAdmits(type === 'Ingress' ? rule.from : rule.to, peer) && portAllowed(rule.ports, port)));
   };
-  return direction('Egress', from, to) && direction('Ingress', to, from);
+  return (only === 'Ingress' || direction('Egress', from, to)) && (only === 'Egress' || direction('Ingress', to, from));
 }

@@ -218,12 +218,21 @@ function renderSecrets(md: Markdown, rendered: Rendered, objects: readonly Rende
     'its environment once, at start. A database image reads its `*_PASSWORD` variable only on its first start, so',
     'changing the Secret alone changes nothing there. `read -rs` keeps each new value out of the shell history; a key',
     'that holds the credential inside a longer value (a URL) takes that whole value, with the new credential in it.');
-  const reads = (secret: string) => (o: RenderedObject) => {
-    const spec = JSON.stringify(podSpec(o.manifest) ?? o.manifest.spec?.template?.spec ?? {});
-    return spec.includes(`"name":"${secret}"`) || spec.includes(`"secretName":"${secret}"`);
-  };
-  const restartable = objects.filter((o) => ['Deployment', 'StatefulSet', 'DaemonSet', 'VirtualMachine'].includes(o.kind))
-    .sort((a, b) => compare(a.name, b.name));
+  // Which workloads read which Secret, once: env and envFrom references, secret volumes, a VM's user data.
+  const readers = new Map<string, RenderedObject[]>();
+  for (const o of objects.filter((x) => ['Deployment', 'StatefulSet', 'DaemonSet', 'VirtualMachine'].includes(x.kind))) {
+    const spec = podSpec(o.manifest) ?? o.manifest.spec?.template?.spec ?? {};
+    const names = new Set<string>();
+    for (const container of [...(spec.initContainers ?? []), ...(spec.containers ?? [])]) {
+      (container.env ?? []).forEach((e: any) => e.valueFrom?.secretKeyRef?.name && names.add(e.valueFrom.secretKeyRef.name));
+      (container.envFrom ?? []).forEach((e: any) => e.secretRef?.name && names.add(e.secretRef.name));
+    }
+    for (const volume of spec.volumes ?? []) {
+      [volume.secret?.secretName, volume.cloudInitNoCloud?.secretRef?.name, volume.cloudInitNoCloud?.networkDataSecretRef?.name]
+        .filter((n): n is string => typeof n === 'string').forEach((n) => names.add(n));
+    }
+    names.forEach((n) => readers.set(n, [...(readers.get(n) ?? []), o]));
+  }
   const rotation = groups.length > 0 ? groups : [[{ secret: first.name, key: firstKey, whole: true, multiline: false, value: '' }]];
   for (const group of rotation) {
     if (groups.length > 0) {
@@ -247,7 +256,8 @@ function renderSecrets(md: Markdown, rendered: Rendered, objects: readonly Rende
       }
       commands.push(`kubectl patch secret ${ref.secret} -n ${ns} --type=merge -p "{\\"stringData\\":{\\"${ref.key}\\":\\"$${variable}\\"}}"`);
     }
-    for (const o of restartable.filter((x) => group.some((k) => reads(k.secret)(x)) || group.some((k) => k.multiline && x.kind === 'VirtualMachine'))) {
+    const restarted = [...new Set(group.flatMap((k) => readers.get(k.secret) ?? []))].sort((a, b) => compare(a.name, b.name));
+    for (const o of restarted) {
       commands.push(o.kind === 'VirtualMachine' ? `virtctl restart ${o.name} -n ${ns}` : `kubectl rollout restart ${o.kind.toLowerCase()}/${o.name} -n ${ns}`);
     }
     md.sh(commands);
@@ -275,7 +285,12 @@ function sharedValues(secrets: readonly RenderedObject[]): SecretKeyRef[][] {
   const entries = secrets.flatMap((s) => Object.entries(s.manifest.data as Record<string, string>)
     .map(([key, value]) => ({ secret: s.name, key, value: Buffer.from(value, 'base64').toString('utf-8') })));
   const groups = new Map<string, SecretKeyRef[]>();
+  // One search in all the values joined, to pass over the values held once (most of them) without a scan of each.
+  const joined = entries.map((e) => e.value).join('\0');
   for (const candidate of entries.filter((e) => e.value.trim().length >= 4 && !e.value.includes('\n'))) {
+    if (groups.has(candidate.value) || joined.indexOf(candidate.value, joined.indexOf(candidate.value) + 1) < 0) {
+      continue;
+    }
     const holders = entries.filter((e) => e.value.includes(candidate.value));
     if (holders.length > 1 && !groups.has(candidate.value)) {
       groups.set(candidate.value, holders.map((h) => ({

@@ -201,11 +201,11 @@ export function renderRunbook(rendered: Rendered, layout: RunbookLayout): string
     'requests and limits because the namespace quota requires them; `--override-type=strategic` merges them into the',
     'container `kubectl run` makes, which keeps its image and command.');
   const comm = [`kubectl get endpoints -n ${ns}`];
-  const policies = ofKind('NetworkPolicy').map((o) => o.manifest);
+  const connectTest = connectTester(objects, ofKind('NetworkPolicy').map((o) => o.manifest));
   for (const service of ofKind('Service')) {
     comm.push(`kubectl describe service ${service.name} -n ${ns}`);
     comm.push(testPod(`dns-${service.name}`, ns, {}, false, `nslookup ${service.name}.${ns}.svc.cluster.local`));
-    const connect = connectTest(service, objects, policies);
+    const connect = connectTest(service);
     if (connect.labels) {
       comm.push(testPod(`connect-${service.name}`, ns, connect.labels, connect.selectedByService, `nc -z -w 3 ${service.name} ${connect.port}`));
     } else if (connect.port !== undefined) {
@@ -279,34 +279,45 @@ interface ConnectTest {
 /**
  * For a Service's first TCP port: a label set from the generated policies (a workload's pod selector plus the target's
  * network labels) that the policies admit from the test pod to the Service's pods on the target port. Workloads that
- * no Service selects come first, then by name.
+ * no Service selects come first, then by name. What does not depend on the Service is computed once, and a candidate
+ * is first tried against its own policy's egress (enough for the egress side) before the whole set is read, so that
+ * an app of a thousand services stays linear.
  */
-function connectTest(service: RenderedObject, objects: readonly RenderedObject[], policies: readonly any[]): ConnectTest {
-  const port = service.manifest.spec?.ports?.[0];
-  if (!port || (port.protocol ?? 'TCP') !== 'TCP') {
-    return { selectedByService: false };
-  }
-  const selector: Record<string, string> = service.manifest.spec?.selector ?? {};
+function connectTester(objects: readonly RenderedObject[], policies: readonly any[]): (service: RenderedObject) => ConnectTest {
   const matches = (labels: Readonly<Record<string, string>>, wanted: Readonly<Record<string, string>>) =>
     Object.keys(wanted).length > 0 && Object.entries(wanted).every(([k, v]) => labels[k] === v);
-  const target = objects.map((o) => (o.kind === 'VirtualMachine' ? o.manifest.spec?.template?.metadata?.labels
-    : podTemplateLabels(o.manifest))).find((labels) => labels && matches(labels, selector));
-  const targetPort = typeof port.targetPort === 'number' ? port.targetPort : port.port;
-  if (!target) {
-    return { port: port.port, selectedByService: false };
-  }
-  const networkLabels = Object.fromEntries(Object.entries(target as Record<string, string>)
-    .filter(([k]) => k.startsWith(ComposeNetworkPolicies.networkLabel('x').slice(0, -1))));
-  const selectors = objects.filter((o) => o.kind === 'Service').map((o) => o.manifest.spec?.selector ?? {});
+  const selectors: Record<string, string>[] = objects.filter((o) => o.kind === 'Service').map((o) => o.manifest.spec?.selector ?? {});
+  const templates = objects.map((o) => (o.kind === 'VirtualMachine' ? o.manifest.spec?.template?.metadata?.labels : podTemplateLabels(o.manifest)))
+    .filter((labels): labels is Record<string, string> => labels !== undefined);
+  const networkPrefix = ComposeNetworkPolicies.networkLabel('x').slice(0, -1);
   const candidates = policies
-    .map((p) => ({ name: p.metadata?.name ?? '', labels: p.spec?.podSelector?.matchLabels ?? {} }))
+    .map((p) => ({ policy: p, name: p.metadata?.name ?? '', labels: (p.spec?.podSelector?.matchLabels ?? {}) as Record<string, string> }))
     .filter((c) => Object.keys(c.labels).length > 0)
-    .map((c) => ({ ...c, labels: { ...c.labels, ...networkLabels } }))
-    .filter((c) => !matches(c.labels, selector))
     .map((c) => ({ ...c, selected: selectors.some((s) => matches(c.labels, s)) }))
     .sort((a, b) => Number(a.selected) - Number(b.selected) || compare(a.name, b.name));
-  const found = candidates.find((c) => admits(policies, c.labels, target, { port: targetPort, protocol: 'TCP' }));
-  return { port: port.port, labels: found?.labels, selectedByService: found?.selected ?? false };
+  return (service) => {
+    const port = service.manifest.spec?.ports?.[0];
+    if (!port || (port.protocol ?? 'TCP') !== 'TCP') {
+      return { selectedByService: false };
+    }
+    const selector: Record<string, string> = service.manifest.spec?.selector ?? {};
+    const target = templates.find((labels) => matches(labels, selector));
+    const targetPort = { port: typeof port.targetPort === 'number' ? port.targetPort : port.port, protocol: 'TCP' };
+    if (!target) {
+      return { port: port.port, selectedByService: false };
+    }
+    const networkLabels = Object.fromEntries(Object.entries(target).filter(([k]) => k.startsWith(networkPrefix)));
+    for (const candidate of candidates) {
+      const labels = { ...candidate.labels, ...networkLabels };
+      if (matches(labels, selector) || !admits([candidate.policy], labels, target, targetPort, 'Egress')) {
+        continue;
+      }
+      if (admits(policies, labels, target, targetPort)) {
+        return { port: port.port, labels, selectedByService: candidate.selected || selectors.some((s) => matches(labels, s)) };
+      }
+    }
+    return { port: port.port, selectedByService: false };
+  };
 }
 
 function podTemplateLabels(manifest: any): Record<string, string> | undefined {
