@@ -1,4 +1,5 @@
 import { ComposeWarning, formatWarning } from '../compose/errors';
+import { builtServices } from './image-builds';
 import type { Rendered } from './render';
 import { Markdown } from './runbook-text';
 
@@ -78,11 +79,11 @@ export function renderBeforeDeploy(md: Markdown, rendered: Rendered, extra: read
       items.push({ title: group.title, fix: group.fix, lines: found.map((w) => formatWarning(w)) });
     }
   }
-  const builds = rendered.project.model.services.filter((s) => s.build !== undefined).sort((a, b) => compare(a.name, b.name));
+  const builds = builtServices(rendered.project.model).sort((a, b) => compare(a.name, b.name));
   if (builds.length > 0) {
     items.push({
       title: 'Images to build',
-      fix: 'build each image from its compose `build:` and push it where the cluster pulls from, under the name the manifests use',
+      fix: 'build and push each where the cluster pulls from, under the name the manifests use (the Deploy section gives the commands)',
       lines: builds.map((s) => `${s.name}: \`${s.image}\` from \`${s.build!.context}\`${s.build!.dockerfile ? ` (${s.build!.dockerfile})` : ''}`),
     });
   }

@@ -1,4 +1,5 @@
 import { ComposeNetworkPolicies } from '../app/network-policy';
+import { imageBuildMarkdown } from './image-builds';
 import { admits } from './policy-admission';
 import type { Rendered, RenderedObject } from './render';
 import { renderBeforeDeploy } from './runbook-before';
@@ -103,6 +104,7 @@ export function renderRunbook(rendered: Rendered, layout: RunbookLayout): string
   md.para('`cdk8s-compose deploy` runs the same steps with your kubectl (`--dry-run` prints them).',
     `First settle [what the conversion left open](${anchor('Before you deploy')})`
     + `${vm ? ` and [prepare the VM](${anchor('Prepare the VM')})` : ''}.`);
+  md.line(...imageBuildMarkdown(model));
   let step = 1;
   const nsFile = namespaceFile(rendered);
   if (layout.file) {
