@@ -81,6 +81,8 @@ export function renderBeforeDeploy(md: Markdown, rendered: Rendered, extra: read
   }
   const builds = builtServices(rendered.project.model).sort((a, b) => compare(a.name, b.name));
   if (builds.length > 0) {
+    // The `build-image` warning names the same images: listed here, one line per image.
+    warnings.filter((w) => w.code === 'build-image').forEach((w) => listed.add(w));
     items.push({
       title: 'Images to build',
       fix: 'build and push each where the cluster pulls from, under the name the manifests use (the Deploy section gives the commands)',
