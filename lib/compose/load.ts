@@ -3,7 +3,7 @@ import * as path from 'path';
 import { parseDotenv } from './dotenv';
 import { ComposeError, ComposeWarning } from './errors';
 import { interpolateTree, VariableLookup } from './interpolate';
-import { describeFsError, readProjectFile, resolveInProject } from './files';
+import { describeFsError, MAX_CONTENT_BYTES, readProjectFile, resolveInProject, statPath } from './files';
 import { canonicalize, mergeFiles, resolveExtends } from './merge';
 import { ComposeLocation, ComposeModel } from './model';
 import { normalizeProject } from './normalize';
@@ -108,11 +108,14 @@ export function loadCompose(options: LoadComposeOptions = {}): LoadResult {
   const limits = { ...DEFAULT_LOAD_LIMITS, ...options.limits };
   const shell = options.env ?? process.env;
   const warnings = new WarningList();
-  const files = options.files ?? composeFileFromEnv(shell) ?? discover(workingDir, options.workingDir, warnings);
+  const named = options.files ?? composeFileFromEnv(shell);
+  const files = named ?? discover(workingDir, options.workingDir, warnings);
   if (files.length === 0) {
     throw new ComposeError('no compose file given', { hint: 'pass at least one file' });
   }
-  const sources = files.map((file) => ({ display: file, text: readComposeFile(workingDir, file, limits) }));
+  // Files found by name in the folder (not named by the user) must be inside it, links included.
+  const confineTo = named === undefined && !options.allowOutsideProject ? workingDir : undefined;
+  const sources = files.map((file) => ({ display: file, text: readComposeFile(workingDir, file, limits, undefined, confineTo) }));
   const projectDir = path.dirname(path.resolve(workingDir, files[0]));
   return loadSources(sources, projectDir, workingDir, options, limits, warnings);
 }
@@ -157,10 +160,12 @@ function loadSources(
     }
     return canonicalize(interpolateTree(root, lookup, onUnset) as YMap);
   };
-  // Files named by `extends.file`, read once each; relative to the project folder.
-  const extended = new Map<string, YMap>();
-  const loadExtendsFile = (written: string, at: ComposeLocation): YMap => {
-    let tree = extended.get(written);
+  // Files named by `extends.file`, read once each, relative to the project folder; their own extends are resolved
+  // by resolveExtends on the way, so that a cycle through files is one chain it can see.
+  const extended = new Map<string, { key: string; root: YMap }>();
+  const loadExtendsFile = (written: string, at: ComposeLocation): { key: string; root: YMap } => {
+    const key = path.resolve(projectDir, written);
+    let tree = extended.get(key);
     if (!tree) {
       const where = resolveInProject(projectDir, written);
       if (where.kind === 'outside' && !options.allowOutsideProject) {
@@ -169,14 +174,13 @@ function loadSources(
           hint: 'move it into the project folder, or allow it with allowOutsideProject: true (CLI: --allow-outside-project)',
         });
       }
-      const display = written;
-      const text = readComposeFile(projectDir, written, limits, at);
-      tree = resolveExtends(read({ display, text }), loadExtendsFile);
-      extended.set(written, tree);
+      const text = readComposeFile(projectDir, written, limits, at, options.allowOutsideProject ? undefined : projectDir);
+      tree = { key, root: read({ display: written, text }) };
+      extended.set(key, tree);
     }
     return tree;
   };
-  const trees = sources.map((source) => resolveExtends(read(source), loadExtendsFile));
+  const trees = sources.map((source) => resolveExtends(read(source), loadExtendsFile, path.resolve(workingDir, source.display)));
   const merged = mergeFiles(trees);
 
   const projectName = normalizeProjectName(
@@ -210,7 +214,7 @@ function readInterpolationEnv(
   const files = options.envFiles ?? ['.env'];
   for (const file of files) {
     const absolute = path.resolve(explicit ? workingDir : projectDir, file);
-    if (!isFile(absolute)) {
+    if (statPath(absolute).kind === 'missing') {
       if (!explicit) {
         continue;
       }
@@ -219,7 +223,11 @@ function readInterpolationEnv(
         hint: 'check the path given to the env file option (--env-file)',
       });
     }
-    const text = readProjectFile('env file', file, absolute, { file, path: '' }).toString('utf8');
+    // The project's own .env must be inside the project, as env_file must; a file named with --env-file is the user's
+    // choice. Both are bounded like env_file.
+    const confineTo = explicit || options.allowOutsideProject ? undefined : projectDir;
+    const text = readProjectFile('env file', file, absolute, { file, path: '' }, { confineTo, maxBytes: MAX_CONTENT_BYTES })
+      .toString('utf8');
     for (const entry of parseDotenv(text, file, lookup)) {
       if (entry.value !== undefined) {
         values.set(entry.name, entry.value);
@@ -263,7 +271,9 @@ function isFile(file: string): boolean {
   }
 }
 
-function readComposeFile(workingDir: string, file: string, limits: LoadLimits, from?: ComposeLocation): string {
+function readComposeFile(
+  workingDir: string, file: string, limits: LoadLimits, from?: ComposeLocation, confineTo?: string,
+): string {
   const absolute = path.resolve(workingDir, file);
   let size: number;
   try {
@@ -275,6 +285,12 @@ function readComposeFile(workingDir: string, file: string, limits: LoadLimits, f
   } catch (err) {
     if (err instanceof ComposeError) {
       throw err;
+    }
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') {
+      throw new ComposeError(`compose file "${file}" is a loop of symbolic links`, {
+        at: from ?? { file, path: '' },
+        hint: 'make the link point at a file',
+      });
     }
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
       throw new ComposeError(`cannot read compose file "${file}": ${describeFsError(err)}`, {
@@ -288,7 +304,8 @@ function readComposeFile(workingDir: string, file: string, limits: LoadLimits, f
     });
   }
   checkSize(size, file, limits);
-  return readProjectFile('compose file', file, absolute, from ?? { file, path: '' }).toString('utf8');
+  return readProjectFile('compose file', file, absolute, from ?? { file, path: '' }, { confineTo, maxBytes: limits.maxFileBytes })
+    .toString('utf8');
 }
 
 function checkSize(size: number, file: string, limits: LoadLimits): void {

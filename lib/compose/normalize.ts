@@ -512,6 +512,9 @@ function readEnvFile(entry: YNode, ctx: SharedContext): EnvVar[] {
   if (stat.kind === 'directory') {
     throw new ComposeError(`env file "${written}" is a directory`, { at: entry.at, hint: 'point env_file at a file' });
   }
+  if (stat.kind === 'loop') {
+    throw new ComposeError(`env file "${written}" is a loop of symbolic links`, { at: entry.at, hint: 'make the link point at a file' });
+  }
   if (stat.kind === 'special') {
     throw new ComposeError(`env file "${written}" is not a regular file (a FIFO, socket or device) and was not read`, {
       at: entry.at,
@@ -521,7 +524,8 @@ function readEnvFile(entry: YNode, ctx: SharedContext): EnvVar[] {
   if (stat.size > MAX_CONTENT_BYTES) {
     throw new ComposeError(`env file "${written}" is larger than 1 MiB`, { at: entry.at });
   }
-  const text = readProjectFile('env file', written, absolute, entry.at).toString('utf8');
+  const confineTo = ctx.allowOutsideProject ? undefined : ctx.projectDir;
+  const text = readProjectFile('env file', written, absolute, entry.at, { confineTo }).toString('utf8');
   return parseDotenv(text, written, ctx.lookup)
     .filter((e) => e.value !== undefined)
     .map((e) => ({ name: e.name, value: e.value as string, origin: 'env_file' as const, at: entry.at }));
@@ -1204,7 +1208,8 @@ function fileSource(name: string, map: YMap, kind: 'secret' | 'config', ctx: Nor
         });
       }
       if (stat.kind !== 'file') {
-        const what = stat.kind === 'directory' ? 'a directory' : 'not a regular file (a FIFO, socket or device)';
+        const what = stat.kind === 'directory' ? 'a directory' : stat.kind === 'loop' ? 'a loop of symbolic links'
+          : 'not a regular file (a FIFO, socket or device)';
         throw invalid(node, `${kind} file "${written}" is ${what}`, {
           hint: `point ${kind}s.${name}.file at a regular file`,
         });
@@ -1214,7 +1219,8 @@ function fileSource(name: string, map: YMap, kind: 'secret' | 'config', ctx: Nor
           hint: 'Kubernetes Secrets and ConfigMaps hold at most 1 MiB',
         });
       }
-      return { kind: 'file', content: readContent(`${kind} file`, written, absolute, node.at) };
+      const confineTo = ctx.allowOutsideProject ? undefined : ctx.projectDir;
+      return { kind: 'file', content: readContent(`${kind} file`, written, absolute, node.at, { confineTo }) };
     }
   }
 }
