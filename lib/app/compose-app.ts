@@ -28,7 +28,7 @@ import {
 } from './network-policy';
 import { cpuFromMillicores, cpuToMillicores, sizeToBytes } from './quantities';
 import { NamespaceQuota, NamespaceQuotaProps } from './quota';
-import { DEFAULT_SENSITIVE_NAME_PATTERNS, SecretValues, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from './sensitive';
+import { DEFAULT_SENSITIVE_NAME_PATTERNS, Redactor, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from './sensitive';
 import {
   Exposure, HttpOptions, KomposeLabel, ResourceDefaults, ServiceExtension, ServiceOverrides, ServiceTarget, VolumeOverrides,
   readServiceExtension, sizeLabel,
@@ -69,6 +69,9 @@ export const COMPOSE_APP_DEFAULTS = {
   kubectlImage: 'registry.k8s.io/kubectl:v1.28.15',
 } as const;
 
+/** Namespaces the cluster uses itself: an app goes there only with `allowSystemNamespace`, and is never torn down with them. */
+export const SYSTEM_NAMESPACES: readonly string[] = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];
+
 export interface ComposeAppProps {
   /**
    * A loaded compose model. Give this or `composeFile`.
@@ -90,6 +93,13 @@ export interface ComposeAppProps {
    * @default - the compose project name as a DNS-1123 label
    */
   readonly namespace?: string;
+  /**
+   * Accept a namespace the cluster itself uses (`kube-system`, `kube-public`, `kube-node-lease`, `default`). An app
+   * there gets a default-deny NetworkPolicy and a ResourceQuota that also bind the cluster's own workloads, so it is
+   * refused unless this is set.
+   * @default false
+   */
+  readonly allowSystemNamespace?: boolean;
   /**
    * Render the Namespace object (with the label `name`).
    * @default true
@@ -253,7 +263,12 @@ export class ComposeApp extends Construct {
   private readonly migrated = new Map<string, MigratedService>();
   private readonly plans = new Map<string, ServicePlan>();
   private readonly names = new NameRegistry();
-  private readonly secretValues = new SecretValues();
+  /**
+   * Every value the app classified as secret (the loader's and its own), for messages, runbooks and bundles that
+   * must print none of them: `redactor.redact(text)`.
+   */
+  public readonly redactor = new Redactor();
+  private readonly secretValues = this.redactor;
   private readonly claimMap = new Map<string, kplus.IPersistentVolumeClaim>();
   private readonly claimUsers = new Map<string, Set<string>>();
   private readonly secretMap = new Map<string, MountedFileSource | undefined>();
@@ -288,6 +303,14 @@ export class ComposeApp extends Construct {
         value: this.namespace,
         allowed: 'a DNS-1123 label: lower case letters, digits and "-", 1-63 characters',
         hint: 'set the namespace prop',
+      });
+    }
+    if (SYSTEM_NAMESPACES.includes(this.namespace) && !props.allowSystemNamespace) {
+      throw new ComposeError(`${this.node.path}: the namespace "${this.namespace}" belongs to the cluster`, {
+        allowed: `a namespace of the app's own, not ${SYSTEM_NAMESPACES.join(', ')}`,
+        hint: 'choose another namespace (CLI: --namespace NAME, or a different project name), or allow it with '
+          + 'allowSystemNamespace: true (CLI: --allow-system-namespace): its default-deny NetworkPolicy and quota then '
+          + 'bind the cluster\'s own workloads',
       });
     }
     this.checkOverrides();
@@ -625,6 +648,8 @@ export class ComposeApp extends Construct {
         this.secretValues.add(secret.source.content.text);
       }
     }
+    (this.model.secretValues ?? []).forEach((value) => this.secretValues.add(value));
+    this.redactor.keepNames([this.model.name, this.namespace, ...this.model.services.flatMap((s) => [s.name, s.image])]);
     this.reportWeakSecrets(patterns);
   }
 

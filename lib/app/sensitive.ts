@@ -1,3 +1,5 @@
+import { ComposeError, isComposeError } from '../compose/errors';
+
 /**
  * Rule 3: which values are sensitive. A value is sensitive when its variable's name says so, or when it is a URL or
  * DSN that carries a password. Sensitive values go into Secrets; everything else may go into ConfigMaps.
@@ -45,22 +47,73 @@ export function isSensitiveName(name: string, patterns: readonly string[]): bool
     || (words.length > 1 && SENSITIVE_NAME_WORDS.some((word) => words.includes(word)));
 }
 
-// scheme://user:password@host — the password is the part between the first ":" of the userinfo and the "@".
-const URL_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:([^@\s/]+)@/gi;
-// key=value DSNs (libpq, ADO.NET, JDBC query strings): password=..., pwd=...
-const DSN_PASSWORD = /(?:^|[\s;?&])(?:password|passwd|pwd)\s*=\s*([^\s;&]+)/gi;
+// key=value DSNs (libpq, ADO.NET, JDBC query strings, mount options): password=..., pwd=... Linear: the one
+// unbounded part, `\s*=\s*`, can only start after the keyword, which starts after a delimiter.
+const DSN_PASSWORD = /(?:^|[\s;?&,])(?:password|passwd|pwd)\s*=\s*([^\s;&,]+)/gi;
+
+/** The patterns of this file, for the test that runs each on adversarial input. */
+export const SENSITIVE_PATTERNS: readonly RegExp[] = [DSN_PASSWORD];
 
 /** The passwords embedded in a value as URL userinfo or DSN `password=` pairs, in order of appearance. */
 export function embeddedPasswords(value: string): string[] {
-  const found: string[] = [];
-  for (const pattern of [URL_PASSWORD, DSN_PASSWORD]) {
-    for (const match of value.matchAll(pattern)) {
-      if (match[1]) {
-        found.push(match[1]);
-      }
+  const found: { at: number; password: string }[] = urlPasswords(value);
+  for (const match of value.matchAll(DSN_PASSWORD)) {
+    if (match[1]) {
+      found.push({ at: match.index ?? 0, password: match[1] });
     }
   }
-  return found;
+  return found.sort((a, b) => a.at - b.at).map((f) => f.password);
+}
+
+const SCHEME_CHAR = /[a-z0-9+.-]/i;
+const LETTER = /[a-z]/i;
+const BLANK = /\s/;
+
+/**
+ * `scheme://user:password@host`: the password is the part between the first ":" of the userinfo and the "@". A
+ * scan from each `://`, not a regular expression: the expression `[a-z][a-z0-9+.-]*://…` is retried from every
+ * letter of a long word, which takes quadratic time (a 100,000-letter value took 22 s). Each character is looked at
+ * a bounded number of times here.
+ */
+function urlPasswords(value: string): { at: number; password: string }[] {
+  const found: { at: number; password: string }[] = [];
+  let from = 0;
+  for (;;) {
+    const sep = value.indexOf('://', from);
+    if (sep < 0) {
+      return found;
+    }
+    from = sep + 3;
+    // The scheme: the run of scheme characters before "://", starting at its first letter.
+    let start = sep;
+    while (start > 0 && SCHEME_CHAR.test(value[start - 1])) {
+      start -= 1;
+    }
+    while (start < sep && !LETTER.test(value[start])) {
+      start += 1;
+    }
+    if (start === sep) {
+      continue;
+    }
+    // The user: up to the first ":" (no "/", blank or "@" before it).
+    let i = sep + 3;
+    while (i < value.length && value[i] !== ':' && value[i] !== '/' && value[i] !== '@' && !BLANK.test(value[i])) {
+      i += 1;
+    }
+    if (value[i] !== ':') {
+      continue;
+    }
+    // The password: up to the "@" (no "/" or blank before it).
+    const begin = i + 1;
+    let j = begin;
+    while (j < value.length && value[j] !== '@' && value[j] !== '/' && !BLANK.test(value[j])) {
+      j += 1;
+    }
+    if (value[j] === '@' && j > begin) {
+      found.push({ at: start, password: value.slice(begin, j) });
+      from = j + 1;
+    }
+  }
 }
 
 /** True when the value is (or contains) a URL or DSN with a password in it. */
@@ -104,4 +157,86 @@ export class SecretValues {
   public list(): string[] {
     return [...this.values].sort();
   }
+}
+
+/** What a redacted secret reads as. */
+export const REDACTED = '[redacted]';
+
+/**
+ * The one redactor: every message, warning, runbook line and golden-image bundle file passes through it before it is
+ * printed or written. It knows every value the project classified as secret (sensitive environment values from the
+ * compose file, `.env`, env files and the shell, embedded passwords, secret files) and writes each as `[redacted]`.
+ */
+export class Redactor extends SecretValues {
+  private readonly names: string[] = [];
+
+  /**
+   * Records public names (the project, its services and images). A secret that is part of one (a "weak secret", such
+   * as `POSTGRES_PASSWORD=postgres`) is public anyway and is not redacted: redacting it would hide the names.
+   */
+  public keepNames(names: Iterable<string>): this {
+    for (const name of names) {
+      this.names.push(name.toLowerCase());
+    }
+    return this;
+  }
+
+  /** The text with every recorded secret replaced by `[redacted]`, longest first (a secret may contain another). */
+  public redact(text: string): string {
+    let out = text;
+    const joined = this.names.join('\0');
+    const hidden = this.list().filter((value) => !joined.includes(value.toLowerCase()));
+    for (const value of hidden.sort((a, b) => b.length - a.length)) {
+      if (out.includes(value)) {
+        out = out.split(value).join(REDACTED);
+      }
+    }
+    return out;
+  }
+
+  /** Records every value of another set. */
+  public addAll(values: Iterable<string>): this {
+    for (const value of values) {
+      this.add(value);
+    }
+    return this;
+  }
+}
+
+/** A ComposeError (or a cdk8s validation error) with every secret it quotes written as `[redacted]`. */
+export function redactError(err: unknown, redactor: Redactor): unknown {
+  if (!isComposeError(err)) {
+    if (err instanceof Error && redactor.foundIn(err.message)) {
+      const copy = new Error(redactor.redact(err.message));
+      copy.stack = copy.message;
+      return copy;
+    }
+    return err;
+  }
+  const redact = (text: string | undefined) => (text === undefined ? undefined : redactor.redact(text));
+  const at = err.file === undefined ? undefined : {
+    file: err.file,
+    path: err.path ?? '',
+    ...(err.line !== undefined ? { line: err.line } : {}),
+    ...(err.column !== undefined ? { column: err.column } : {}),
+  };
+  return new ComposeError(redactor.redact(err.problem), {
+    at,
+    ...(err.value !== undefined ? { value: redactDeep(err.value, redactor) } : {}),
+    allowed: redact(err.allowed),
+    hint: redact(err.hint),
+  });
+}
+
+function redactDeep(value: unknown, redactor: Redactor): unknown {
+  if (typeof value === 'string') {
+    return redactor.redact(value);
+  }
+  if (Array.isArray(value)) {
+    return value.map((item) => redactDeep(item, redactor));
+  }
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [redactor.redact(k), redactDeep(v, redactor)]));
+  }
+  return value;
 }

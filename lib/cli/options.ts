@@ -48,6 +48,8 @@ export interface ConversionOptions {
   readonly images: Readonly<Record<string, string>>;
   readonly allowOutsideProject: boolean;
   readonly namespace?: string;
+  /** `--allow-system-namespace`: accept kube-system, kube-public, kube-node-lease and default. */
+  readonly allowSystemNamespace: boolean;
   /** `--controller`: of the stateful dependencies. */
   readonly controller?: ControllerChoice;
   /** `--labels`, in the order given. */
@@ -105,6 +107,7 @@ const CONVERSION_SPECS: readonly OptionSpec[] = [
   { name: 'image', kind: 'list', value: 'SERVICE=REF', help: 'image of a service (required for services that only have build:); repeatable' },
   { name: 'allow-outside-project', kind: 'boolean', help: 'read env, secret, config and bind-mounted files outside the project folder' },
   { name: 'namespace', kind: 'string', value: 'NAME', help: 'namespace of every object (default: the compose project name)' },
+  { name: 'allow-system-namespace', kind: 'boolean', help: 'accept kube-system, kube-public, kube-node-lease or default as the namespace (refused otherwise)' },
   { name: 'controller', kind: 'string', value: 'deployment|statefulset', help: 'controller of the stateful dependencies (databases, caches); other services are Deployments' },
   { name: 'labels', kind: 'list', value: 'K=V,K=V', help: 'labels for every object and pod template; repeatable' },
   { name: 'annotations', kind: 'list', value: 'K=V,K=V', help: 'annotations for every object and pod template; repeatable' },
@@ -374,6 +377,7 @@ function conversionOptions(command: string, values: Values, positionals: readonl
     images: pairs(list(values.image), '--image', 'SERVICE=REF', command),
     allowOutsideProject: values['allow-outside-project'] === true,
     namespace,
+    allowSystemNamespace: values['allow-system-namespace'] === true,
     controller,
     labels: metadataPairs(list(values.labels), '--labels', command),
     annotations: metadataPairs(list(values.annotations), '--annotations', command),

@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseDotenv } from './dotenv';
+import { DEFAULT_SENSITIVE_NAME_PATTERNS, embeddedPasswords, isSensitiveName, Redactor, redactError } from '../app/sensitive';
 import { ComposeError, ComposeWarning } from './errors';
 import { interpolateTree, VariableLookup } from './interpolate';
 import { describeFsError, MAX_CONTENT_BYTES, readProjectFile, resolveInProject, statPath } from './files';
@@ -135,7 +136,27 @@ function loadSources(
 ): LoadResult {
   const shell = options.env ?? process.env;
   const dotenv = readInterpolationEnv(projectDir, workingDir, options, shell);
-  const lookup: VariableLookup = (name) => shell[name] ?? dotenv.get(name);
+  // Every value classified as secret so far: messages and warnings print none of them.
+  const secrets = new Redactor();
+  dotenv.forEach((value, name) => addIfSecret(secrets, name, value));
+  const lookup: VariableLookup = (name) => {
+    const value = shell[name] ?? dotenv.get(name);
+    if (value !== undefined) {
+      addIfSecret(secrets, name, value);
+    }
+    return value;
+  };
+  try {
+    return loadTrees(sources, projectDir, workingDir, options, limits, warnings, lookup, secrets);
+  } catch (err) {
+    throw redactError(err, secrets);
+  }
+}
+
+function loadTrees(
+  sources: readonly Source[], projectDir: string, workingDir: string, options: LoadComposeOptions,
+  limits: LoadLimits, warnings: WarningList, lookup: VariableLookup, secrets: Redactor,
+): LoadResult {
 
   const unset = new Set<string>();
   const onUnset = (name: string, at: ComposeLocation): void => {
@@ -158,7 +179,9 @@ function loadSources(
         hint: 'start the file with services:',
       });
     }
-    return canonicalize(interpolateTree(root, lookup, onUnset) as YMap);
+    const tree = canonicalize(interpolateTree(root, lookup, onUnset) as YMap);
+    collectTreeSecrets(tree, secrets);
+    return tree;
   };
   // Files named by `extends.file`, read once each, relative to the project folder; their own extends are resolved
   // by resolveExtends on the way, so that a cycle through files is one chain it can see.
@@ -201,7 +224,63 @@ function loadSources(
     allowOutsideProject: options.allowOutsideProject ?? false,
     warn: (code, message, at) => warnings.add(code, message, at),
   });
-  return { model, warnings: warnings.sorted(sources.map((s) => s.display)) };
+  collectModelSecrets(model, secrets);
+  secrets.keepNames([model.name]);
+  const redacted = warnings.sorted(sources.map((s) => s.display))
+    .map((w) => ({ ...w, message: secrets.redact(w.message) }));
+  return { model: { ...model, secretValues: secrets.list() }, warnings: redacted };
+}
+
+/** Records a variable's value when its name says it is secret, and any password embedded in it. */
+function addIfSecret(secrets: Redactor, name: string, value: string): void {
+  if (isSensitiveName(name, DEFAULT_SENSITIVE_NAME_PATTERNS)) {
+    secrets.add(value);
+  }
+  embeddedPasswords(value).forEach((p) => secrets.add(p));
+}
+
+/**
+ * Sensitive `environment` values of the services, from the tree before it is normalised, so that a message about
+ * any other key of the service already knows them.
+ */
+function collectTreeSecrets(root: YMap, secrets: Redactor): void {
+  const services = root.entries.get('services');
+  if (services?.kind !== 'map') {
+    return;
+  }
+  for (const [name, service] of services.entries) {
+    const image = service.kind === 'map' ? service.entries.get('image') : undefined;
+    secrets.keepNames([name, ...(image?.kind === 'scalar' && image.value !== null ? [String(image.value)] : [])]);
+    const environment = service.kind === 'map' ? service.entries.get('environment') : undefined;
+    if (environment?.kind === 'map') {
+      environment.entries.forEach((node, name) => {
+        if (node.kind === 'scalar' && node.value !== null) {
+          addIfSecret(secrets, name, String(node.value));
+        }
+      });
+    } else if (environment?.kind === 'seq' || environment?.kind === 'scalar') {
+      const items = environment.kind === 'seq' ? environment.items : [environment];
+      for (const item of items) {
+        const text = item.kind === 'scalar' && item.value !== null ? String(item.value) : '';
+        const eq = text.indexOf('=');
+        if (eq > 0) {
+          addIfSecret(secrets, text.slice(0, eq), text.slice(eq + 1));
+        }
+      }
+    }
+  }
+}
+
+/** The values of the model that are secret: sensitive environment values (env files too) and secret file contents. */
+function collectModelSecrets(model: ComposeModel, secrets: Redactor): void {
+  for (const service of model.services) {
+    service.environment.forEach((variable) => addIfSecret(secrets, variable.name, variable.value));
+  }
+  for (const secret of model.secrets) {
+    if ('content' in secret.source && !secret.source.content.binary) {
+      secrets.add(secret.source.content.text);
+    }
+  }
 }
 
 /** Env files for interpolation: the explicit ones, else the project's `.env`. Later files win. */

@@ -75,7 +75,8 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
   for (const [name, node] of serviceNodes) {
     const service = asMap(node, { allowed: 'a map of service keys such as image, ports, environment' });
     if (!SERVICE_NAME.test(name)) {
-      throw invalid(service, `invalid service name "${name}"`, { allowed: 'letters, digits, ".", "_" and "-"' });
+      // The name alone: quoting the service would print its environment.
+      throw new ComposeError(`invalid service name "${name}"`, { at: service.at, allowed: 'letters, digits, ".", "_" and "-"' });
     }
     const profilesNode = service.entries.get('profiles');
     const profiles = isNull(profilesNode) ? [] : asStringList(profilesNode as YNode);
