@@ -27,6 +27,7 @@ import {
   ComposeNetworkPolicies, ComposeNetworkPoliciesProps, PortExposure, PolicyWorkload,
 } from './network-policy';
 import { cpuFromMillicores, cpuToMillicores, sizeToBytes } from './quantities';
+import { secretsInPlainFields } from './plain-fields';
 import { NamespaceQuota, NamespaceQuotaProps } from './quota';
 import { DEFAULT_SENSITIVE_NAME_PATTERNS, Redactor, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from './sensitive';
 import {
@@ -352,6 +353,7 @@ export class ComposeApp extends Construct {
       this.quota = new NamespaceQuota(this, 'Quota', { ...(props.quota ?? {}), namespace: this.namespace });
     }
     this.node.addValidation({ validate: () => this.ingressCollisions() });
+    this.node.addValidation({ validate: () => secretsInPlainFields(this, this.redactor) });
   }
 
   /** The compose service migrated to a container workload, by compose name. */

@@ -184,14 +184,18 @@ export class Redactor extends SecretValues {
   /** The text with every recorded secret replaced by `[redacted]`, longest first (a secret may contain another). */
   public redact(text: string): string {
     let out = text;
-    const joined = this.names.join('\0');
-    const hidden = this.list().filter((value) => !joined.includes(value.toLowerCase()));
-    for (const value of hidden.sort((a, b) => b.length - a.length)) {
+    for (const value of this.hiddenValues()) {
       if (out.includes(value)) {
         out = out.split(value).join(REDACTED);
       }
     }
     return out;
+  }
+
+  /** The secrets that are not part of a public name, longest first. */
+  public hiddenValues(): string[] {
+    const joined = this.names.join('\0');
+    return this.list().filter((value) => !joined.includes(value.toLowerCase())).sort((a, b) => b.length - a.length);
   }
 
   /** Records every value of another set. */
