@@ -28,6 +28,9 @@ export function main(argv: readonly string[], io: CliIo = processIo()): number {
 /** The entry point of `bin/cdk8s-compose`. */
 export function run(): void {
   process.exitCode = main(process.argv.slice(2));
+  // One more turn of the event loop, so that a SIGINT or SIGTERM that arrived during the (synchronous) command is
+  // handled (output.ts: the staging folder goes, the process ends by the signal) instead of being dropped on exit.
+  setImmediate(() => undefined);
 }
 
 function reportError(err: unknown, io: CliIo, debug: boolean): number {

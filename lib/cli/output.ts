@@ -72,15 +72,23 @@ const stages = new Map<string, string[]>();
 export function createStage(root: string, rootName = root): string {
   const absolute = path.resolve(root);
   const created: string[] = [];
+  if (lstatOrUndefinedQuiet(absolute)?.isSymbolicLink() && !fs.existsSync(absolute)) {
+    throw new ComposeError(`the output ${rootName} is a symbolic link that leads nowhere (a loop, or a missing folder)`, {
+      hint: 'fix or remove the link, or choose another output folder',
+    });
+  }
   if (fs.existsSync(absolute) && !fs.statSync(absolute).isDirectory()) {
     throw new ComposeError(`the output ${rootName} is a file, not a folder`, {
       hint: 'give a folder with -o, or a file name ending in .yaml for one file',
     });
   }
   try {
-    for (let folder = absolute; !fs.existsSync(folder); folder = path.dirname(folder)) {
-      created.unshift(folder);
+    let existing = absolute;
+    for (; !fs.existsSync(existing); existing = path.dirname(existing)) {
+      created.unshift(existing);
     }
+    // Asked first: a recursive mkdir on a read-only file system answers ENOENT, which would mislead.
+    fs.accessSync(existing, fs.constants.W_OK);
     fs.mkdirSync(absolute, { recursive: true });
     removeAbandonedStages(absolute);
     const stage = fs.mkdtempSync(path.join(absolute, `${STAGE_PREFIX}${process.pid}-`));
@@ -105,27 +113,30 @@ export function removeStage(stage: string): void {
   const created = stages.get(stage) ?? [];
   stages.delete(stage);
   [...created].reverse().forEach(removeIfEmpty);
-  if (stages.size === 0) {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
-  }
 }
 
+let handlingSignals = false;
+
 function track(stage: string, created: string[]): void {
-  if (stages.size === 0) {
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+  if (!handlingSignals) {
+    // Installed once and kept: a signal that arrives during a conversion is handled after it, and must not be lost.
+    handlingSignals = true;
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
   }
   stages.set(stage, created);
 }
 
 /**
  * Node runs a signal handler between two steps of the event loop: a conversion (synchronous) finishes or fails
- * first, so the output is never half-written; then the staging folders go and the process ends as the signal says.
+ * first, so the output is never half-written; then the staging folders go and the signal is raised again, so the
+ * process ends as the signal's default says (exit status 130 for SIGINT, 143 for SIGTERM).
  */
 function onSignal(signal: NodeJS.Signals): void {
   [...stages.keys()].forEach(removeStage);
-  process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+  process.removeListener('SIGINT', onSignal);
+  process.removeListener('SIGTERM', onSignal);
+  process.kill(process.pid, signal);
 }
 
 /** Removes `.cdk8s-compose-<pid>-…` staging folders in the output folder whose process no longer runs. */
@@ -313,8 +324,8 @@ function commit(
     files.forEach((file, index) => {
       step = file.path;
       const temp = `${path.posix.dirname(file.path)}/${STAGE_PREFIX}${process.pid}-${index}.new`;
-      fs.writeFileSync(path.join(root, temp), file.content, { flag: 'wx' });
       moves.push({ path: file.path, temp });
+      fs.writeFileSync(path.join(root, temp), file.content, { flag: 'wx' });
     });
     stale.forEach((file) => moves.push({ path: file }));
     moves.forEach((move, index) => {
@@ -352,6 +363,10 @@ function commit(
 /** Puts every moved file back and removes what the commit added. Best effort: each step runs even when one fails. */
 function rollBack(root: string, moves: readonly Move[], created: readonly string[]): void {
   for (const move of [...moves].reverse()) {
+    if (hasLinkOnTheWay(root, path.posix.dirname(move.path))) {
+      // Its folder was swapped for a link: nothing is removed or moved through it.
+      continue;
+    }
     const attempt = (fn: () => void) => {
       try {
         fn();
