@@ -272,6 +272,13 @@ export function writeOutput(request: WriteRequest): WriteResult {
     stale.push(ledger.file);
   }
 
+  if (!rootStat) {
+    try {
+      fs.mkdirSync(root, { recursive: true });
+    } catch (err) {
+      throw writeError(err, `cannot create the output folder ${rootName}`, 'choose an output folder you can write to');
+    }
+  }
   commit(root, rootName, files, stale, request.beforeCommit);
   return { written: [...produced].sort(), removed: stale.sort(), foreign: foreign.sort() };
 }
