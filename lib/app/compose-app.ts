@@ -651,7 +651,9 @@ export class ComposeApp extends Construct {
       }
     }
     (this.model.secretValues ?? []).forEach((value) => this.secretValues.add(value));
-    this.redactor.keepNames([this.model.name, this.namespace, ...this.model.services.flatMap((s) => [s.name, s.image])]);
+    // Public names: a secret that is part of one is public anyway (weak-secret), and is neither redacted nor refused.
+    this.redactor.keepNames([this.model.name, this.namespace, this.props.ingressDomain ?? COMPOSE_APP_DEFAULTS.ingressDomain,
+      ...this.model.services.flatMap((s) => [s.name, s.image])]);
     this.reportWeakSecrets(patterns);
   }
 

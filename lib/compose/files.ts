@@ -162,6 +162,15 @@ export function readConfined(absolute: string, options: ConfinedReadOptions): Co
   }
 }
 
+/**
+ * Where an open descriptor is, when it is outside `root` (a real path): the descriptor's own path, so that what was
+ * opened through a swapped link can be named and removed. Undefined when it is inside, or the system does not say.
+ */
+export function descriptorOutside(fd: number, root: string): string | undefined {
+  const where = descriptorPath(fd);
+  return where !== undefined && !isWithin(root, where) ? where : undefined;
+}
+
 /** The path an open descriptor refers to (Linux's /proc/self/fd), or undefined where the system does not say. */
 function descriptorPath(fd: number): string | undefined {
   try {

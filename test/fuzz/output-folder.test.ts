@@ -69,7 +69,7 @@ test(PROPERTY_LEDGER, () => {
 
 test(PROPERTY_FAILURE, () => {
   const files = fc.uniqueArray(fc.constantFrom('0-namespace/a.yaml', '2-app/b.yaml', '2-app/c.yaml', '3-vm/d.yaml', 'RUNBOOK.md'), { minLength: 1 });
-  const details = fuzzAssert(fc.property(files, files, fc.nat(6), (first, second, failAt) => {
+  const details = fuzzAssert(fc.property(files, files, fc.nat(12), (first, second, failAt) => {
     const root = path.join(tempDir('fuzz-out'), 'out');
     write(root, Object.fromEntries(first.map((f) => [f, `${HEADER}\nv1 ${f}\n`])));
     const before = snapshot(root);
@@ -77,7 +77,8 @@ test(PROPERTY_FAILURE, () => {
     let failed = false;
     try {
       write(root, Object.fromEntries(second.map((f) => [f, `${HEADER}\nv2 ${f}\n`])), {
-        beforeCommit: () => {
+        // Any step: while the new files are written beside their targets, or while they are moved into place.
+        beforeStep: () => {
           if (step++ === failAt) {
             throw Object.assign(new Error('EIO'), { code: 'EIO' });
           }

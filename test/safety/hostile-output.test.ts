@@ -247,7 +247,10 @@ describe('finding 2: output is all or nothing, across permissions and mounts', (
     writeWith(root, { '0-namespace/a.yaml': `${HEADER}\n`, '2-app/b.yaml': `${HEADER}\n`, 'RUNBOOK.md': `${HEADER}\n` });
     const seen: string[] = [];
     writeWith(root, { '0-namespace/a.yaml': `${HEADER}\nv2\n`, '2-app/b.yaml': `${HEADER}\nv2\n`, '2-app/c.yaml': `${HEADER}\n`, 'RUNBOOK.md': `${HEADER}\ny\n` }, {
-      beforeCommit: (relative) => {
+      beforeStep: (step, relative) => {
+        if (step !== 'move') {
+          return;
+        }
         const folder = path.dirname(path.join(root, relative));
         seen.push(`${relative}: ${fs.readdirSync(folder).filter((f) => f.endsWith('.new')).length > 0}`);
       },
@@ -299,7 +302,10 @@ describe('finding 2: output is all or nothing, across permissions and mounts', (
     const before = snapshot(root);
     let moved = 0;
     expect(() => writeWith(root, { '0-namespace/ns.yaml': `${HEADER}\nv2\n`, '2-app/a.yaml': `${HEADER}\nv2\n`, '3-vm/new.yaml': `${HEADER}\n`, 'RUNBOOK.md': `${HEADER}\nv2\n` }, {
-      beforeCommit: () => {
+      beforeStep: (step) => {
+        if (step !== 'move') {
+          return;
+        }
         moved += 1;
         if (moved === 4) {
           throw Object.assign(new Error('ENOSPC: no space left on device, rename \'/x\' -> \'/y\''), { code: 'ENOSPC' });
@@ -318,7 +324,10 @@ describe('finding 3: what is checked is what is written', () => {
     writeWith(root, { '2-app/a.yaml': `${HEADER}\nv1\n` });
     const before = snapshot(root);
     expect(() => writeWith(root, { '1-stateful/db.yaml': `${HEADER}\n`, '2-app/a.yaml': `${HEADER}\nv2\n`, '2-app/b.yaml': `${HEADER}\n` }, {
-      beforeCommit: (relative) => {
+      beforeStep: (step, relative) => {
+        if (step !== 'move') {
+          return;
+        }
         if (relative === '2-app/a.yaml') {
           // The attacker's move, at the worst moment: the folder becomes a link to a folder outside.
           fs.renameSync(path.join(root, '2-app'), path.join(root, 'moved-away'));
@@ -332,6 +341,24 @@ describe('finding 3: what is checked is what is written', () => {
     fs.renameSync(path.join(root, 'moved-away'), path.join(root, '2-app'));
     expect(Object.fromEntries(Object.entries(snapshot(root)).filter(([f]) => !f.endsWith('.new')))).toEqual(before);
     expect(listFiles(root).filter((f) => !f.startsWith('2-app/'))).toEqual([]);
+  });
+
+  test('a wave folder swapped for a link before a new file is written: the open descriptor is checked, nothing lands outside', () => {
+    const { victims } = project();
+    const root = path.join(tempDir('swap-write'), 'out');
+    writeWith(root, { '2-app/a.yaml': `${HEADER}\nv1\n` });
+    expect(() => writeWith(root, { '1-stateful/db.yaml': `${HEADER}\n`, '2-app/a.yaml': `${HEADER}\nv2\n` }, {
+      beforeStep: (step, relative) => {
+        if (step === 'write' && relative === '2-app/a.yaml') {
+          fs.renameSync(path.join(root, '2-app'), path.join(root, 'moved-away'));
+          fs.symlinkSync(victims, path.join(root, '2-app'));
+        }
+      },
+    })).toThrow('refusing to write into 2-app, which changed into a symbolic link in the output folder');
+    expect(fs.readdirSync(victims).sort()).toEqual(['x.txt']);
+    // Only the attacker's link, and the folder moved away with its file as it was.
+    expect(listFiles(root).filter((f) => !f.startsWith('moved-away/'))).toEqual(['2-app']);
+    expect(fs.readFileSync(path.join(root, 'moved-away', 'a.yaml'), 'utf-8')).toBe(`${HEADER}\nv1\n`);
   });
 });
 
