@@ -169,6 +169,13 @@ export const REDACTED = '[redacted]';
  */
 export class Redactor extends SecretValues {
   private readonly names: string[] = [];
+  /** The values to hide, longest first; computed once per change (messages are many, secrets and names few). */
+  private hidden?: string[];
+
+  public add(value: string): void {
+    super.add(value);
+    this.hidden = undefined;
+  }
 
   /**
    * Records public names (the project, its services and images). A secret that is part of one (a "weak secret", such
@@ -178,13 +185,15 @@ export class Redactor extends SecretValues {
     for (const name of names) {
       this.names.push(name.toLowerCase());
     }
+    this.hidden = undefined;
     return this;
   }
 
   /** The text with every recorded secret replaced by `[redacted]`, longest first (a secret may contain another). */
   public redact(text: string): string {
     let out = text;
-    for (const value of this.hiddenValues()) {
+    this.hiddenValues();
+    for (const value of this.hidden!) {
       if (out.includes(value)) {
         out = out.split(value).join(REDACTED);
       }
@@ -194,8 +203,11 @@ export class Redactor extends SecretValues {
 
   /** The secrets that are not part of a public name, longest first. */
   public hiddenValues(): string[] {
-    const joined = this.names.join('\0');
-    return this.list().filter((value) => !joined.includes(value.toLowerCase())).sort((a, b) => b.length - a.length);
+    if (this.hidden === undefined) {
+      const joined = this.names.join('\0');
+      this.hidden = this.list().filter((value) => !joined.includes(value.toLowerCase())).sort((a, b) => b.length - a.length);
+    }
+    return [...this.hidden];
   }
 
   /** Records every value of another set. */

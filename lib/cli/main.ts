@@ -39,6 +39,12 @@ function reportError(err: unknown, io: CliIo, debug: boolean): number {
     io.stderr(`error: ${err.message}\n${usageLine(err.command)}\n${detail ? `${detail.trimStart()}\n` : ''}`);
     return ExitCode.BAD_USAGE;
   }
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (!isComposeError(err) && typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
+    // A file system error nothing closer caught: in words, without Node's text and its absolute paths.
+    const { writeError } = require('./output') as typeof import('./output');
+    err = writeError(err, 'a file operation failed', 'check the output folder and the disk, then run again');
+  }
   const message = err instanceof Error ? err.message : String(err);
   const known = isComposeError(err) || message.startsWith('Validation failed') || (err as NodeJS.ErrnoException)?.code !== undefined;
   io.stderr(`error: ${message}\n${known ? '' : `(an internal error of ${PROGRAM}: run with --debug for the stack trace)\n`}`
