@@ -1,6 +1,7 @@
 import {
-  DEFAULT_SENSITIVE_NAME_PATTERNS, SecretValues, embeddedPasswords, hasEmbeddedPassword, isSensitiveName,
+  DEFAULT_SENSITIVE_NAME_PATTERNS, REDACTED, Redactor, SecretValues, embeddedPasswords, hasEmbeddedPassword, isSensitiveName, redactError,
 } from '../../lib/app/sensitive';
+import { ComposeError } from '../../lib/compose/errors';
 
 describe('isSensitiveName', () => {
   test.each([
@@ -47,5 +48,34 @@ describe('SecretValues', () => {
     expect(values.foundIn('url=x://u:s3cret-value@h')).toBe(true);
     expect(values.foundIn('no value here')).toBe(false);
     expect(values.list()).toEqual(['s3cret-value', 's3cret-value\n']);
+  });
+});
+
+describe('Redactor', () => {
+  test('writes every recorded secret as [redacted], longest first', () => {
+    const redactor = new Redactor();
+    redactor.add('hunter22');
+    redactor.add('hunter22-and-more');
+    expect(redactor.redact('a hunter22-and-more b hunter22 c')).toBe(`a ${REDACTED} b ${REDACTED} c`);
+  });
+
+  test('a weak secret, part of a public name, is left: it is public anyway', () => {
+    const redactor = new Redactor().keepNames(['postgres:16.4', 'shop']);
+    redactor.add('postgres');
+    redactor.add('s3cret-value');
+    expect(redactor.redact('image postgres:16.4 with s3cret-value')).toBe(`image postgres:16.4 with ${REDACTED}`);
+    expect(redactor.hiddenValues()).toEqual(['s3cret-value']);
+  });
+
+  test('redactError rebuilds a ComposeError with the secret out of the problem, the value, allowed and hint', () => {
+    const redactor = new Redactor();
+    redactor.add('s3cret-value');
+    const err = new ComposeError('bad port "s3cret-value:80"', {
+      at: { file: 'compose.yaml', path: 'services.web.ports[0]', line: 3, column: 7 },
+      value: { environment: { DB_PASSWORD: 's3cret-value' } },
+      hint: 'not s3cret-value',
+    });
+    expect((redactError(err, redactor) as Error).message).toBe('compose.yaml:3:7: services.web.ports[0]: bad port "[redacted]:80" '
+      + '(got {"environment":{"DB_PASSWORD":"[redacted]"}}). Fix: not [redacted].');
   });
 });
