@@ -560,7 +560,7 @@ const MAX_HASHED_BYTES = 64 * 1024 * 1024;
 function hasLinkOnTheWay(root: string, relative: string): boolean {
   const parts = relative.split('/');
   for (let i = 1; i <= parts.length; i++) {
-    if (lstatOrUndefined(path.join(root, ...parts.slice(0, i)))?.isSymbolicLink()) {
+    if (lstatOrUndefinedQuiet(path.join(root, ...parts.slice(0, i)))?.isSymbolicLink()) {
       return true;
     }
   }
