@@ -404,7 +404,8 @@ export class ComposeApp extends Construct {
   }
 
   private warn(code: string, message: string, at: ComposeLocation): void {
-    this.warnings.push({ code, message, at });
+    // Findings quote values: none of them may carry a secret (the redactor knows them from the constructor's start).
+    this.warnings.push({ code, message: this.redactor.redact(message), at });
   }
 
   /** Warns once per key, for findings that several services would repeat. */
@@ -720,7 +721,7 @@ export class ComposeApp extends Construct {
     if (composeVm.vm.userDataSecret) {
       this.names.claim('Secret', composeVm.vm.userDataSecret.name, { owner: 'the VM\'s cloud-init user data', at: this.model.at, hint: 'set vm.name' });
     }
-    this.warnings.push(...composeVm.warnings);
+    this.warnings.push(...composeVm.warnings.map((w) => ({ ...w, message: this.redactor.redact(w.message) })));
     for (const plan of plans) {
       this.vmMigrated.set(plan.service.name, new VmMigratedService(this, plan.service.name, {
         plan,
