@@ -18,13 +18,16 @@ const PLAIN_FIELDS: readonly { readonly what: string; readonly matches: (kind: s
   },
 ];
 
+/** The kinds that hold these fields: the Ingress, and the workloads with their pod templates. */
+const KINDS = new Set(['Ingress', 'Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob', 'Pod', 'VirtualMachine']);
+
 /** The validation messages for every secret value the redactor knows that sits in one of the plain fields. */
 export function secretsInPlainFields(scope: IConstruct, redactor: Redactor): string[] {
   const problems: string[] = [];
   if (redactor.hiddenValues().length === 0) {
     return problems;
   }
-  const objects = scope.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject && c.kind !== 'Secret')
+  const objects = scope.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject && KINDS.has(c.kind))
     .sort((a, b) => (a.node.path < b.node.path ? -1 : a.node.path > b.node.path ? 1 : 0));
   for (const object of objects) {
     visit(object.toJson(), [], (path, text) => {
