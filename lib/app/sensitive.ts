@@ -171,6 +171,8 @@ export class Redactor extends SecretValues {
   private readonly names: string[] = [];
   /** The values to hide, longest first; computed once per change (messages are many, secrets and names few). */
   private hidden?: string[];
+  /** The values to hide by their first characters, so that a text is scanned once, whatever the number of secrets. */
+  private byPrefix?: Map<string, string[]>;
 
   public add(value: string): void {
     super.add(value);
@@ -189,25 +191,28 @@ export class Redactor extends SecretValues {
     return this;
   }
 
-  /** The text with every recorded secret replaced by `[redacted]`, longest first (a secret may contain another). */
-  public redact(text: string): string {
-    let out = text;
-    this.hiddenValues();
-    for (const value of this.hidden!) {
-      if (out.includes(value)) {
-        out = out.split(value).join(REDACTED);
-      }
-    }
-    return out;
-  }
-
   /** The secrets that are not part of a public name, longest first. */
   public hiddenValues(): string[] {
-    if (this.hidden === undefined) {
-      const joined = this.names.join('\0');
-      this.hidden = this.list().filter((value) => !joined.includes(value.toLowerCase())).sort((a, b) => b.length - a.length);
+    return [...this.prepare()];
+  }
+
+  /** True when the text holds a secret that {@link redact} would hide. */
+  public hides(text: string): boolean {
+    return this.next(text, 0) !== undefined;
+  }
+
+  /**
+   * The text with every recorded secret replaced by `[redacted]`, the longest where several start at one place. One
+   * pass over the text: the secrets are looked up by their first characters at each position.
+   */
+  public redact(text: string): string {
+    let out = '';
+    let last = 0;
+    for (let hit = this.next(text, 0); hit !== undefined; hit = this.next(text, last)) {
+      out += text.slice(last, hit.at) + REDACTED;
+      last = hit.at + hit.value.length;
     }
-    return [...this.hidden];
+    return last === 0 ? text : out + text.slice(last);
   }
 
   /** Records every value of another set. */
@@ -216,6 +221,33 @@ export class Redactor extends SecretValues {
       this.add(value);
     }
     return this;
+  }
+
+  private prepare(): string[] {
+    if (this.hidden === undefined) {
+      const joined = this.names.join('\0');
+      this.hidden = this.list().filter((value) => !joined.includes(value.toLowerCase())).sort((a, b) => b.length - a.length);
+      this.byPrefix = new Map();
+      for (const value of this.hidden) {
+        const prefix = value.slice(0, MIN_SCANNED_SECRET_LENGTH);
+        this.byPrefix.set(prefix, [...(this.byPrefix.get(prefix) ?? []), value]);
+      }
+    }
+    return this.hidden;
+  }
+
+  /** The first hidden secret at or after `from`. */
+  private next(text: string, from: number): { at: number; value: string } | undefined {
+    if (this.prepare().length === 0) {
+      return undefined;
+    }
+    for (let i = from; i + MIN_SCANNED_SECRET_LENGTH <= text.length; i++) {
+      const value = this.byPrefix!.get(text.slice(i, i + MIN_SCANNED_SECRET_LENGTH))?.find((v) => text.startsWith(v, i));
+      if (value !== undefined) {
+        return { at: i, value };
+      }
+    }
+    return undefined;
   }
 }
 

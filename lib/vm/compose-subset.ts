@@ -558,7 +558,11 @@ class SubsetWriter {
   }
 
   private referenceSecrets(text: string, where: string): string {
-    const secrets = [...(this.options.secretValues?.hiddenValues() ?? []), ...embeddedPasswords(text)]
+    const embedded = embeddedPasswords(text);
+    if (embedded.length === 0 && !(this.options.secretValues?.hides(text) ?? false)) {
+      return text.replace(/\$/g, '$$$$');
+    }
+    const secrets = [...(this.options.secretValues?.hiddenValues() ?? []), ...embedded]
       .filter((v) => v.length >= MIN_SCANNED_SECRET_LENGTH && text.includes(v))
       .sort((a, b) => b.length - a.length || compare(a, b));
     if (secrets.length === 0) {
