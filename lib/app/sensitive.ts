@@ -171,8 +171,7 @@ export class Redactor extends SecretValues {
   private readonly names: string[] = [];
   /** The values to hide, longest first; computed once per change (messages are many, secrets and names few). */
   private hidden?: string[];
-  /** The values to hide by their first characters, so that a text is scanned once, whatever the number of secrets. */
-  private byPrefix?: Map<string, string[]>;
+  private matcher?: Matcher;
 
   public add(value: string): void {
     super.add(value);
@@ -193,26 +192,30 @@ export class Redactor extends SecretValues {
 
   /** The secrets that are not part of a public name, longest first. */
   public hiddenValues(): string[] {
-    return [...this.prepare()];
+    return [...this.prepare().values];
   }
 
   /** True when the text holds a secret that {@link redact} would hide. */
   public hides(text: string): boolean {
-    return this.next(text, 0) !== undefined;
+    return this.prepare().spans(text, true).length > 0;
   }
 
   /**
-   * The text with every recorded secret replaced by `[redacted]`, the longest where several start at one place. One
-   * pass over the text: the secrets are looked up by their first characters at each position.
+   * The text with every recorded secret replaced by `[redacted]` (secrets that overlap become one). One pass over the
+   * text, whatever the number and length of the secrets (Aho-Corasick).
    */
   public redact(text: string): string {
+    const spans = this.prepare().spans(text, false);
+    if (spans.length === 0) {
+      return text;
+    }
     let out = '';
     let last = 0;
-    for (let hit = this.next(text, 0); hit !== undefined; hit = this.next(text, last)) {
-      out += text.slice(last, hit.at) + REDACTED;
-      last = hit.at + hit.value.length;
+    for (const [start, end] of spans) {
+      out += text.slice(last, start) + REDACTED;
+      last = end;
     }
-    return last === 0 ? text : out + text.slice(last);
+    return out + text.slice(last);
   }
 
   /** Records every value of another set. */
@@ -223,31 +226,97 @@ export class Redactor extends SecretValues {
     return this;
   }
 
-  private prepare(): string[] {
-    if (this.hidden === undefined) {
+  private prepare(): Matcher {
+    if (this.hidden === undefined || this.matcher === undefined) {
       const joined = this.names.join('\0');
       this.hidden = this.list().filter((value) => !joined.includes(value.toLowerCase())).sort((a, b) => b.length - a.length);
-      this.byPrefix = new Map();
-      for (const value of this.hidden) {
-        const prefix = value.slice(0, MIN_SCANNED_SECRET_LENGTH);
-        this.byPrefix.set(prefix, [...(this.byPrefix.get(prefix) ?? []), value]);
+      this.matcher = new Matcher(this.hidden);
+    }
+    return this.matcher;
+  }
+}
+
+/** An Aho-Corasick automaton over a set of strings: every occurrence in a text, in one pass over it. */
+class Matcher {
+  private readonly next: Map<string, number>[] = [new Map()];
+  private readonly fail: number[] = [0];
+  /** The longest value that ends at each node, itself or through its suffix links (0: none). */
+  private readonly longest: number[] = [0];
+
+  constructor(public readonly values: readonly string[]) {
+    for (const value of values) {
+      let node = 0;
+      for (const ch of value) {
+        let child = this.next[node].get(ch);
+        if (child === undefined) {
+          child = this.next.length;
+          this.next.push(new Map());
+          this.fail.push(0);
+          this.longest.push(0);
+          this.next[node].set(ch, child);
+        }
+        node = child;
+      }
+      this.longest[node] = Math.max(this.longest[node], value.length);
+    }
+    // Breadth first: each node's suffix link is known before its children's.
+    const queue: number[] = [...this.next[0].values()];
+    for (let i = 0; i < queue.length; i++) {
+      const node = queue[i];
+      for (const [ch, child] of this.next[node]) {
+        let f = this.fail[node];
+        while (f !== 0 && !this.next[f].has(ch)) {
+          f = this.fail[f];
+        }
+        const target = this.next[f].get(ch);
+        this.fail[child] = target !== undefined && target !== child ? target : 0;
+        this.longest[child] = Math.max(this.longest[child], this.longest[this.fail[child]]);
+        queue.push(child);
       }
     }
-    return this.hidden;
   }
 
-  /** The first hidden secret at or after `from`. */
-  private next(text: string, from: number): { at: number; value: string } | undefined {
-    if (this.prepare().length === 0) {
-      return undefined;
+  /**
+   * The stretches of the text covered by values, as [start, end) pairs, merged where they overlap. For each end
+   * position the longest value ending there is enough: it covers every shorter one ending there.
+   */
+  public spans(text: string, firstOnly: boolean): [number, number][] {
+    const spans: [number, number][] = [];
+    if (this.values.length === 0) {
+      return spans;
     }
-    for (let i = from; i + MIN_SCANNED_SECRET_LENGTH <= text.length; i++) {
-      const value = this.byPrefix!.get(text.slice(i, i + MIN_SCANNED_SECRET_LENGTH))?.find((v) => text.startsWith(v, i));
-      if (value !== undefined) {
-        return { at: i, value };
+    let node = 0;
+    // Positions in UTF-16 units, as the values were inserted by code point: keep both in step.
+    let index = 0;
+    for (const ch of text) {
+      index += ch.length;
+      while (node !== 0 && !this.next[node].has(ch)) {
+        node = this.fail[node];
+      }
+      node = this.next[node].get(ch) ?? 0;
+      const length = this.longest[node];
+      if (length > 0) {
+        const start = index - length;
+        const previous = spans[spans.length - 1];
+        if (previous && start <= previous[1]) {
+          previous[0] = Math.min(previous[0], start);
+          previous[1] = index;
+          // A long value may reach back over earlier stretches too.
+          while (spans.length > 1 && spans[spans.length - 2][1] >= spans[spans.length - 1][0]) {
+            const last = spans.pop()!;
+            const before = spans[spans.length - 1];
+            before[0] = Math.min(before[0], last[0]);
+            before[1] = Math.max(before[1], last[1]);
+          }
+        } else {
+          spans.push([start, index]);
+        }
+        if (firstOnly) {
+          return spans;
+        }
       }
     }
-    return undefined;
+    return spans;
   }
 }
 

@@ -1,6 +1,7 @@
 import {
   DEFAULT_SENSITIVE_NAME_PATTERNS, REDACTED, Redactor, SecretValues, embeddedPasswords, hasEmbeddedPassword, isSensitiveName, redactError,
 } from '../../lib/app/sensitive';
+import * as fc from 'fast-check';
 import { ComposeError } from '../../lib/compose/errors';
 
 describe('isSensitiveName', () => {
@@ -57,6 +58,34 @@ describe('Redactor', () => {
     redactor.add('hunter22');
     redactor.add('hunter22-and-more');
     expect(redactor.redact('a hunter22-and-more b hunter22 c')).toBe(`a ${REDACTED} b ${REDACTED} c`);
+  });
+
+  test('finds every secret, overlapping or nested, like a plain search for each would', () => {
+    const redactor = new Redactor();
+    ['abcd', 'bcdefg', 'xyzw', 'zzzzab', 'héllo-wörld'].forEach((v) => redactor.add(v));
+    expect(redactor.redact('..abcdefg..xyzw..zzzzzabcd..héllo-wörld')).toBe('..[redacted]..[redacted]..z[redacted]..[redacted]');
+    expect(redactor.redact('nothing here')).toBe('nothing here');
+    expect(redactor.hides('aaxyzwbb')).toBe(true);
+    expect(redactor.hides('xyz')).toBe(false);
+  });
+
+  test('redacts exactly what a search for each secret finds (overlaps merged), on random small alphabets', () => {
+    const word = (min: number, max: number) => fc.array(fc.constantFrom('a', 'b', 'é'), { minLength: min, maxLength: max }).map((a) => a.join(''));
+    fc.assert(fc.property(fc.array(word(4, 7), { minLength: 1, maxLength: 5 }), word(0, 60), (secrets, text) => {
+      const redactor = new Redactor();
+      secrets.forEach((v) => redactor.add(v));
+      const covered = new Array<boolean>(text.length).fill(false);
+      for (const secret of secrets) {
+        for (let i = text.indexOf(secret); i >= 0; i = text.indexOf(secret, i + 1)) {
+          covered.fill(true, i, i + secret.length);
+        }
+      }
+      let expected = '';
+      for (let i = 0; i < text.length; i++) {
+        expected += covered[i] ? (i === 0 || !covered[i - 1] ? REDACTED : '') : text[i];
+      }
+      expect(redactor.redact(text)).toBe(expected);
+    }), { numRuns: 300, seed: 6 });
   });
 
   test('a weak secret, part of a public name, is left: it is public anyway', () => {
