@@ -172,10 +172,19 @@ export class Redactor extends SecretValues {
   /** The values to hide, longest first; computed once per change (messages are many, secrets and names few). */
   private hidden?: string[];
   private matcher?: Matcher;
+  /** Every value, weak ones included, for {@link foundIn}. */
+  private all?: Matcher;
 
   public add(value: string): void {
     super.add(value);
     this.hidden = undefined;
+    this.all = undefined;
+  }
+
+  /** True when `text` contains one of the recorded secrets (weak ones too), in one pass over the text. */
+  public foundIn(text: string): boolean {
+    this.all ??= new Matcher(this.list());
+    return this.all.spans(text, true).length > 0;
   }
 
   /**
@@ -236,15 +245,23 @@ export class Redactor extends SecretValues {
   }
 }
 
-/** An Aho-Corasick automaton over a set of strings: every occurrence in a text, in one pass over it. */
+/** Values longer than this (secret files) are searched for one by one: an automaton node per character would cost memory. */
+const AUTOMATON_VALUE_CHARS = 256;
+
+/**
+ * An Aho-Corasick automaton over a set of strings: every occurrence in a text, in one pass over it. Long values
+ * (whole secret files, few) are searched for with `indexOf`, each in one pass too.
+ */
 class Matcher {
   private readonly next: Map<string, number>[] = [new Map()];
   private readonly fail: number[] = [0];
   /** The longest value that ends at each node, itself or through its suffix links (0: none). */
   private readonly longest: number[] = [0];
+  private readonly long: readonly string[];
 
   constructor(public readonly values: readonly string[]) {
-    for (const value of values) {
+    this.long = values.filter((v) => v.length > AUTOMATON_VALUE_CHARS);
+    for (const value of values.filter((v) => v.length <= AUTOMATON_VALUE_CHARS)) {
       let node = 0;
       for (const ch of value) {
         let child = this.next[node].get(ch);
@@ -281,8 +298,35 @@ class Matcher {
    * position the longest value ending there is enough: it covers every shorter one ending there.
    */
   public spans(text: string, firstOnly: boolean): [number, number][] {
+    const spans = this.shortSpans(text, firstOnly);
+    if (this.long.length === 0 || (firstOnly && spans.length > 0)) {
+      return spans;
+    }
+    const all = [...spans];
+    for (const value of this.long) {
+      for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) {
+        all.push([at, at + value.length]);
+        if (firstOnly) {
+          return all;
+        }
+      }
+    }
+    all.sort((a, b) => a[0] - b[0]);
+    const merged: [number, number][] = [];
+    for (const [start, end] of all) {
+      const last = merged[merged.length - 1];
+      if (last && start <= last[1]) {
+        last[1] = Math.max(last[1], end);
+      } else {
+        merged.push([start, end]);
+      }
+    }
+    return merged;
+  }
+
+  private shortSpans(text: string, firstOnly: boolean): [number, number][] {
     const spans: [number, number][] = [];
-    if (this.values.length === 0) {
+    if (this.next[0].size === 0) {
       return spans;
     }
     let node = 0;

@@ -88,6 +88,15 @@ describe('Redactor', () => {
     }), { numRuns: 300, seed: 6 });
   });
 
+  test('a long secret (a secret file) is found as the short ones are, overlaps merged', () => {
+    const redactor = new Redactor();
+    const file = `-----BEGIN KEY-----\n${'k'.repeat(2000)}\n-----END KEY-----\n`;
+    redactor.add(file);
+    redactor.add('END KEY-----\nafter');
+    expect(redactor.redact(`key: ${file}after and ${file.trim()}`)).toBe(`key: ${REDACTED} and ${REDACTED}`);
+    expect(redactor.foundIn(`x${file.trim()}y`)).toBe(true);
+  });
+
   test('a weak secret, part of a public name, is left: it is public anyway', () => {
     const redactor = new Redactor().keepNames(['postgres:16.4', 'shop']);
     redactor.add('postgres');
