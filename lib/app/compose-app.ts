@@ -27,7 +27,7 @@ import {
   ComposeNetworkPolicies, ComposeNetworkPoliciesProps, PortExposure, PolicyWorkload,
 } from './network-policy';
 import { cpuFromMillicores, cpuToMillicores, sizeToBytes } from './quantities';
-import { secretsInPlainFields } from './plain-fields';
+import { checkPlainFields } from './plain-fields';
 import { NamespaceQuota, NamespaceQuotaProps } from './quota';
 import { DEFAULT_SENSITIVE_NAME_PATTERNS, Redactor, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from './sensitive';
 import {
@@ -353,7 +353,6 @@ export class ComposeApp extends Construct {
       this.quota = new NamespaceQuota(this, 'Quota', { ...(props.quota ?? {}), namespace: this.namespace });
     }
     this.node.addValidation({ validate: () => this.ingressCollisions() });
-    this.node.addValidation({ validate: () => secretsInPlainFields(this, this.redactor) });
   }
 
   /** The compose service migrated to a container workload, by compose name. */
@@ -655,6 +654,9 @@ export class ComposeApp extends Construct {
     // Public names: a secret that is part of one is public anyway (weak-secret), and is neither redacted nor refused.
     this.redactor.keepNames([this.model.name, this.namespace, this.props.ingressDomain ?? COMPOSE_APP_DEFAULTS.ingressDomain,
       ...this.model.services.flatMap((s) => [s.name, s.image])]);
+    for (const service of this.model.services) {
+      checkPlainFields(service, this.overrides(service).ingressHost ?? readServiceExtension(service).ingressHost, this.redactor);
+    }
     this.reportWeakSecrets(patterns);
   }
 

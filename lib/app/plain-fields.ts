@@ -1,55 +1,29 @@
-import { ApiObject } from 'cdk8s';
-import { IConstruct } from 'constructs';
+import { ComposeError } from '../compose/errors';
+import { ComposeService } from '../compose/model';
 import { Redactor } from './sensitive';
 
 /**
- * Fields that are plain text in every manifest and in the runbook, and that a secret must never reach: Ingress hosts,
- * a container's working folder, the pod's host aliases and the init containers' commands. A secret there (a host
- * read from a variable named like a password, `kompose.init.containers.command` quoting one) is refused, not moved:
- * none of these fields can read from a Secret.
+ * The compose fields that end up as plain text in the manifests and the runbook and that cannot read from a Secret:
+ * the Ingress host (`kompose.service.expose`, `x-cdk8s-compose.ingressHost` or the `ingressHost` prop), the working
+ * folder, the host aliases (`extra_hosts`) and an init container's command (`kompose.init.containers.command`). A
+ * secret there is refused, naming the key path and never the value: moving it would change what the app does.
  */
-const PLAIN_FIELDS: readonly { readonly what: string; readonly matches: (kind: string, path: readonly string[]) => boolean }[] = [
-  { what: 'an Ingress host', matches: (kind, p) => kind === 'Ingress' && (p.includes('host') || p.includes('hosts')) },
-  { what: 'a working folder', matches: (_kind, p) => p[p.length - 1] === 'workingDir' },
-  { what: 'a host alias (extra_hosts)', matches: (_kind, p) => p.includes('hostAliases') },
-  {
-    what: 'an init container\'s command',
-    matches: (_kind, p) => p.includes('initContainers') && (p.includes('command') || p.includes('args')),
-  },
-];
-
-/** The kinds that hold these fields: the Ingress, and the workloads with their pod templates. */
-const KINDS = new Set(['Ingress', 'Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob', 'Pod', 'VirtualMachine']);
-
-/** The validation messages for every secret value the redactor knows that sits in one of the plain fields. */
-export function secretsInPlainFields(scope: IConstruct, redactor: Redactor): string[] {
-  const problems: string[] = [];
-  if (redactor.hiddenValues().length === 0) {
-    return problems;
-  }
-  const objects = scope.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject && KINDS.has(c.kind))
-    .sort((a, b) => (a.node.path < b.node.path ? -1 : a.node.path > b.node.path ? 1 : 0));
-  for (const object of objects) {
-    visit(object.toJson(), [], (path, text) => {
-      const field = PLAIN_FIELDS.find((f) => f.matches(object.kind, path));
-      if (field && redactor.hides(text)) {
-        problems.push(`${object.kind} "${object.name}": ${field.what} (${path.join('.')}) holds a secret value, which would be `
-          + 'written in plain text into the manifest and the runbook. Fix: use a value that is not secret there (an Ingress '
-          + 'host: --ingress-host SERVICE=HOST or the ingressHost prop), or rename the variable if it is not a secret');
-      }
-    });
-  }
-  return problems;
-}
-
-function visit(value: unknown, path: string[], onText: (path: readonly string[], text: string) => void): void {
-  if (typeof value === 'string') {
-    onText(path, value);
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => visit(item, [...path, String(i)], onText));
-  } else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      visit(item, [...path, key], onText);
+export function checkPlainFields(service: ComposeService, ingressHost: string | undefined, redactor: Redactor): void {
+  const fields: [string, string | undefined][] = [
+    ['labels.kompose.service.expose', service.labels['kompose.service.expose']],
+    ['the Ingress host (ingressHost)', ingressHost],
+    ['working_dir', service.workingDir],
+    ...service.extraHosts.map((h, i): [string, string] => [`extra_hosts[${i}]`, `${h.hostname}:${h.ip}`]),
+    ['labels.kompose.init.containers.command', service.labels['kompose.init.containers.command']],
+  ];
+  for (const [field, text] of fields) {
+    if (text !== undefined && redactor.hides(text)) {
+      throw new ComposeError(`${field} holds a secret value, which would be written in plain text into the manifests and `
+        + 'the runbook (this field cannot read from a Secret)', {
+        at: { file: service.at.file, path: field.startsWith('the ') ? service.at.path : `${service.at.path}.${field}` },
+        hint: 'use a value there that is not secret (an Ingress host: --ingress-host SERVICE=HOST or the ingressHost '
+          + 'prop), or rename the variable if it is not a secret',
+      });
     }
   }
 }
