@@ -150,6 +150,16 @@ function removeAbandonedStages(root: string): void {
   }
 }
 
+/** Removes new files staged by a process that is gone (killed between writing them and moving them into place). */
+function removeAbandonedFiles(folder: string): void {
+  for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
+    const match = /^\.cdk8s-compose-(\d+)-\d+\.new$/.exec(entry.name);
+    if (match && entry.isFile() && !isRunning(Number(match[1]))) {
+      fs.rmSync(path.join(folder, entry.name), { force: true });
+    }
+  }
+}
+
 function isRunning(pid: number): boolean {
   if (pid === process.pid) {
     return true;
@@ -330,6 +340,7 @@ function commit(
         }
       }
     }
+    folders.forEach((folder) => removeAbandonedFiles(path.join(root, folder)));
     files.forEach((file, index) => {
       step = file.path;
       const temp = `${path.posix.dirname(file.path)}/${STAGE_PREFIX}${process.pid}-${index}.new`;

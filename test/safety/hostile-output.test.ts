@@ -390,7 +390,7 @@ describe('finding 4: no staging folder is left behind', () => {
     expect(manifests.length === 0 || manifests.filter((f) => f.startsWith('2-app/')).length >= 150).toBe(true);
   }, 120_000);
 
-  test('a staging folder of a process that is gone is removed by the next run; one of a running process is kept', () => {
+  test('a staging folder or a staged file of a process that is gone is removed by the next run; one of a running process is kept', () => {
     const root = path.join(tempDir('abandoned'), 'out');
     fs.mkdirSync(root);
     const dead = spawn(process.execPath, ['-e', '']);
@@ -398,10 +398,14 @@ describe('finding 4: no staging folder is left behind', () => {
     execFileSync(process.execPath, ['-e', '']);
     fs.mkdirSync(path.join(root, `.cdk8s-compose-${deadPid}-AbC123`));
     fs.mkdirSync(path.join(root, `.cdk8s-compose-${process.ppid}-XyZ789`));
+    fs.mkdirSync(path.join(root, '2-app'));
+    fs.writeFileSync(path.join(root, '2-app', `.cdk8s-compose-${deadPid}-3.new`), 'half-written\n');
     return new Promise<void>((resolve) => dead.on('exit', () => {
       const stage = createStage(root);
       removeStage(stage);
       expect(stagesIn(root)).toEqual([`.cdk8s-compose-${process.ppid}-XyZ789`]);
+      writeWith(root, { '2-app/a.yaml': `${HEADER}\n` });
+      expect(fs.readdirSync(path.join(root, '2-app'))).toEqual(['a.yaml']);
       resolve();
     }));
   });
