@@ -157,7 +157,6 @@ function loadTrees(
   sources: readonly Source[], projectDir: string, workingDir: string, options: LoadComposeOptions,
   limits: LoadLimits, warnings: WarningList, lookup: VariableLookup, secrets: Redactor,
 ): LoadResult {
-
   const unset = new Set<string>();
   const onUnset = (name: string, at: ComposeLocation): void => {
     if (!unset.has(name)) {
