@@ -1,3 +1,4 @@
+import { SYSTEM_NAMESPACES } from '../app/compose-app';
 import { ComposeNetworkPolicies } from '../app/network-policy';
 import { imageBuildMarkdown } from './image-builds';
 import { admits } from './policy-admission';
@@ -27,8 +28,8 @@ export function namespaceFile(rendered: Rendered): string | undefined {
   return rendered.waves.flatMap((w) => w.objects).find((o) => o.kind === 'Namespace')?.file;
 }
 
-/** Namespaces a tear-down never deletes: the cluster's own. */
-const SHARED_NAMESPACES = ['cdi', 'default', 'kube-node-lease', 'kube-public', 'kube-system', 'kubevirt'];
+/** Namespaces the cluster itself uses (the system ones and KubeVirt's and CDI's): the tear-down never deletes them. */
+const SHARED_NAMESPACES = [...SYSTEM_NAMESPACES, 'cdi', 'kubevirt'].sort(compare);
 
 /**
  * RUNBOOK.md for a converted app: what the conversion left unresolved, then every operation of the spec's sections
