@@ -354,8 +354,8 @@ describe('finding 12: the cluster\'s own namespaces', () => {
     expect(run.code).toBe(0);
     const runbook = fs.readFileSync(path.join(dir, 'out', 'RUNBOOK.md'), 'utf-8');
     expect(runbook).not.toMatch(/kubectl delete (namespace|ns) kube-system/);
-    expect(runbook).toContain('The namespace kube-system belongs to the cluster and is never deleted');
-    expect(runbook).toMatch(/kubectl delete deployment web -n kube-system/);
+    expect(runbook).toContain('The app lives in `kube-system`, a namespace the cluster itself uses: never delete it.');
+    expect(runbook).toMatch(/kubectl delete -f 2-app\//);
   });
 });
 
