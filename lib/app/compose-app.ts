@@ -12,6 +12,7 @@ import { DatabaseEngine } from '../stateful/engine';
 import { WorkloadController } from '../stateful/stateful-dependency';
 import { assessService } from '../vm/assess';
 import { ComposeVm, ComposeVmProps } from '../vm/compose-vm';
+import { PlannedAlias, createAliasServices, planAliases } from './alias-services';
 import { ServiceAutoscaler } from './autoscaler';
 import { WaitKind, WaitSettings } from './dependency-wait';
 import { HostRewriter } from './host-rewrite';
@@ -28,6 +29,7 @@ import {
 } from './network-policy';
 import { cpuFromMillicores, cpuToMillicores, sizeToBytes } from './quantities';
 import { NamespaceQuota, NamespaceQuotaProps } from './quota';
+import { Reachability } from './reachability';
 import { DEFAULT_SENSITIVE_NAME_PATTERNS, SecretValues, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from './sensitive';
 import {
   Exposure, HttpOptions, KomposeLabel, ResourceDefaults, ServiceExtension, ServiceOverrides, ServiceTarget, VolumeOverrides,
@@ -248,6 +250,10 @@ export class ComposeApp extends Construct {
   public readonly configs: Readonly<Record<string, kplus.ConfigMap | KubeSecret>>;
   /** The golden-image VM (bundle, VirtualMachine, Services) of the services routed to it, when any is. */
   public readonly vm?: ComposeVm;
+  /** Who reaches whom by which name and port, as compose allows it (`reachability.edges()` for the graph). */
+  public readonly reachability: Reachability;
+  /** The Services of extra names (aliases, container names) that files and commands use, by Service name. */
+  public readonly aliasServices: Readonly<Record<string, kplus.Service>>;
 
   private readonly props: ComposeAppProps;
   private readonly migrated = new Map<string, MigratedService>();
@@ -302,8 +308,10 @@ export class ComposeApp extends Construct {
       }
     }
 
+    this.reachability = Reachability.of(this.model);
     this.planServices();
-    this.hosts = this.hostRewriter((plan) => plan.hasService);
+    const aliases = planAliases(this.reachability, this.plans, this.names);
+    this.hosts = this.hostRewriter((plan) => plan.hasService, aliases);
     this.collectSecretValues();
 
     const context = this.context(this.hosts);
@@ -316,6 +324,10 @@ export class ComposeApp extends Construct {
       this.migrated.set(plan.service.name, service);
     }
     this.vm = this.migrateToVm(context);
+    this.aliasServices = createAliasServices({
+      aliases, services: this.migrated, namespace: this.namespace, warn: (code, message, at) => this.warn(code, message, at),
+    });
+    this.reportUnreachable();
     this.reportVolumeLabels();
     this.reportSharedClaims();
     this.claims = Object.fromEntries(this.claimMap);
@@ -497,7 +509,7 @@ export class ComposeApp extends Construct {
       } else if (engine) {
         kind = WorkloadKind.STATEFUL;
       }
-      const ports = workloadPorts(service);
+      const ports = this.withInferredPorts(service, workloadPorts(service), kind, engine);
       if (kind === WorkloadKind.DEPLOYMENT && labels.controller === KomposeControllerType.STATEFUL_SET && ports.length > 0) {
         kind = WorkloadKind.STATEFUL_SET;
       } else if (kind === WorkloadKind.DEPLOYMENT && (labels.controller === KomposeControllerType.DAEMON_SET
@@ -538,6 +550,46 @@ export class ComposeApp extends Construct {
     }
   }
 
+  /**
+   * The ports a service listens on beyond `ports` and `expose` (`Reachability.inferredPorts`), added as inferred
+   * ports and reported once per service; a Job or CronJob gets no Service, so nothing is added.
+   */
+  private withInferredPorts(service: ComposeService, ports: WorkloadPort[], kind: WorkloadKind, engine?: DatabaseEngine): WorkloadPort[] {
+    const all = this.reachability.inferredPorts(service.name)
+      .filter((p) => !ports.some((q) => q.port === p.port && q.protocol === kplus.Protocol.TCP));
+    if (all.length === 0 || kind === WorkloadKind.JOB || kind === WorkloadKind.CRON_JOB) {
+      return ports;
+    }
+    // A database's own port is the engine's, documented as such (README): no warning for it.
+    const inferred = all.filter((p) => !(engine && !ports.some((q) => q.protocol === kplus.Protocol.TCP) && p.port === engine.port));
+    if (inferred.length > 0) {
+      this.warn('inferred-port', `service "${service.name}" gets the Service port${inferred.length > 1 ? 's' : ''} `
+        + `${inferred.map((p) => p.port).join(', ')}, which compose does not declare: ${inferred.map((p) => `${p.port}: ${p.reason}`).join('; ')}`,
+      service.at);
+    }
+    return [...ports, ...all.map((p) => ({ port: p.port, protocol: kplus.Protocol.TCP, name: portName('tcp', p.port), inferred: true }))]
+      .sort((a, b) => a.port - b.port || (a.protocol < b.protocol ? -1 : a.protocol > b.protocol ? 1 : 0));
+  }
+
+  /**
+   * A service that others reach by name but that has no port (none declared, none inferred) gets no Service, so the
+   * name does not resolve: each referencing key is reported with the fix.
+   */
+  private reportUnreachable(): void {
+    for (const ref of this.reachability.references) {
+      const plan = this.plans.get(ref.server);
+      if (!plan || plan.hasService || ref.client === ref.server) {
+        continue;
+      }
+      const why = plan.kind === WorkloadKind.JOB || plan.kind === WorkloadKind.CRON_JOB
+        ? `runs as a ${plan.kind}, which gets no Service`
+        : 'declares no port and none can be inferred';
+      this.warnOnce(`unreachable:${ref.what}:${ref.server}`, 'unreachable-service', `${ref.what} uses "${ref.name}" as a host, but `
+        + `service "${ref.server}" ${why}, so the name does not resolve in Kubernetes: add the port it listens on to `
+        + `services.${ref.server}.expose (expose: ["<port>"])`, ref.at);
+    }
+  }
+
   /** The controller of a stateful dependency: the prop, else `kompose.controller.type`, else the app's. */
   private statefulController(overrides: ServiceOverrides, labels: KomposeServiceLabels): WorkloadController {
     const label = labels.controller === KomposeControllerType.STATEFUL_SET ? WorkloadController.STATEFUL_SET
@@ -575,7 +627,8 @@ export class ComposeApp extends Construct {
    * Rule 2: compose names, aliases, hostnames and container names → Service names, for the services `include`
    * selects (the VM's compose project reaches its own services by their compose names).
    */
-  private hostRewriter(include: (plan: ServicePlan) => boolean): HostRewriter {
+  private hostRewriter(include: (plan: ServicePlan) => boolean, aliases: readonly PlannedAlias[] = []): HostRewriter {
+
     const targets = new Map<string, Set<string>>();
     const add = (from: string | undefined, to: string) => {
       if (from) {
@@ -605,7 +658,7 @@ export class ComposeApp extends Construct {
           + `(${[...to].sort().join(', ')}), so it is not rewritten`, this.model.at);
       }
     }
-    return new HostRewriter(hosts);
+    return new HostRewriter(hosts, new Set(aliases.map((a) => a.name)));
   }
 
   /** Every secret string of the app, so that no other value or file may carry one outside a Secret. */

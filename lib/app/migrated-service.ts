@@ -53,6 +53,11 @@ export interface WorkloadPort {
   readonly protocol: kplus.Protocol;
   /** `tcp-5432`, `udp-53`. */
   readonly name: string;
+  /**
+   * True for a port compose does not declare but the service listens on (`Reachability.inferredPorts`): it gets a
+   * Service port, and no readiness probe.
+   */
+  readonly inferred?: boolean;
 }
 
 export { PortAccess } from './exposure';
@@ -827,7 +832,8 @@ export class MigratedService extends Construct {
       if (!target) {
         continue;
       }
-      const tcp = target.ports.find((p) => p.protocol === kplus.Protocol.TCP);
+      const tcp = target.ports.find((p) => p.protocol === kplus.Protocol.TCP && !p.inferred)
+        ?? target.ports.find((p) => p.protocol === kplus.Protocol.TCP);
       const sharesNetwork = this.plan.service.networks.some((mine) => target.service.networks.some((theirs) => theirs.name === mine.name));
       const vmReady: DependencyWait = { kind: WaitKind.WORKLOAD_READY, service: dependency.service, target: target.vm ?? target.name, workload: 'VirtualMachine' };
       if (target.kind === WorkloadKind.VM && dependency.condition === 'service_completed_successfully') {
@@ -920,7 +926,7 @@ export class MigratedService extends Construct {
         this.warn('healthcheck-inherited', 'the healthcheck sets only timings, so it uses the image\'s HEALTHCHECK, which '
           + 'Kubernetes does not run; a tcpSocket readiness probe is used where there is a port', healthcheck.at);
       }
-      const tcp = this.plan.ports.find((p) => p.protocol === kplus.Protocol.TCP);
+      const tcp = this.plan.ports.find((p) => p.protocol === kplus.Protocol.TCP && !p.inferred);
       base = this.plan.kind === WorkloadKind.STATEFUL || !tcp ? {} : tcpReadiness(tcp.port);
     }
     const fromLabels = (labels: KomposeProbeLabels | undefined, probe: kplus.Probe | undefined, which: string) =>

@@ -64,7 +64,7 @@ test('JSON: target, workload, state and engine, exposure, volumes, secrets by na
     'compose.yaml: services.worker.environment.REDIS_HOST: host "cache" in REDIS_HOST rewritten to the Service name "redis"',
   ]);
   expect(analysis.warnings.map(where)).toEqual([
-    'compose.yaml: configs.api_config: config "api_config" refers to "cache", which is the Service "redis" in Kubernetes; edit the file',
+    'compose.yaml: configs.api_config: config "api_config" reaches service "redis" as "cache", so the Service "cache" selects its pods too',
   ]);
   // Names only: no value of a secret or of a sensitive variable.
   for (const value of ['demo-db-password-not-real', 'shop:demo']) {

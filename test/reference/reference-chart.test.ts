@@ -196,7 +196,6 @@ test('a pod that mounts a ReadWriteOnce claim is on Recreate', () => {
 test('the findings of the migration are collected, not printed', () => {
   expect(app.warnings.map((w) => `${w.code} ${w.at.path}`)).toEqual([
     'vm-target services.reporting',
-    'file-host-reference configs.api_config',
     'host-rewrite services.api.environment.DATABASE_URL',
     'host-rewrite services.api.environment.REDIS_URL',
     'local-only-port services.api.ports[1]',
@@ -205,5 +204,6 @@ test('the findings of the migration are collected, not printed', () => {
     'host-rewrite services.worker.environment.REDIS_HOST',
     'host-rewrite services.reporting.environment.DATABASE_URL',
     'vm-dependency-outside services.reporting.depends_on.shop_db',
+    'alias-service configs.api_config',
   ]);
 });
