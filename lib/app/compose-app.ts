@@ -506,8 +506,20 @@ export class ComposeApp extends Construct {
         // A scheduled service that uses a database image (a pg_dump job) is a CronJob, not a database.
         kind = WorkloadKind.CRON_JOB;
         engine = undefined;
+      } else if (engine && engineChoice === undefined && (overrides.replicas ?? service.deploy.replicas ?? 1) > 1) {
+        // The image suggests a database, but compose asks for several replicas: compose wins.
+        this.warn('engine-default', `image "${service.image}" looks like ${engine.name}, but the service asks for `
+          + `${overrides.replicas ?? service.deploy.replicas} replicas, so it runs as a Deployment with them (a stateful `
+          + 'dependency has one pod); set x-cdk8s-compose.engine to run it as one', service.at);
+        engine = undefined;
       } else if (engine) {
         kind = WorkloadKind.STATEFUL;
+        if (engineChoice === undefined) {
+          const backup = (overrides.backup ?? this.props.backup) === false ? '' : ' and a backup CronJob';
+          this.warn('engine-default', `image "${service.image}" runs as a ${engine.name} stateful dependency: one pod, its `
+            + `data on a claim, a credentials Secret, the engine's readiness check${backup}; the service's own command, `
+            + 'ports, environment and volumes are kept (x-cdk8s-compose.engine: none runs it as a plain Deployment)', service.at);
+        }
       }
       const ports = this.withInferredPorts(service, workloadPorts(service), kind, engine);
       if (kind === WorkloadKind.DEPLOYMENT && labels.controller === KomposeControllerType.STATEFUL_SET && ports.length > 0) {

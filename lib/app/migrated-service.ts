@@ -615,7 +615,7 @@ export class MigratedService extends Construct {
   private buildEnvironment(): { values: Record<string, kplus.EnvValue>; configMap?: kplus.ConfigMap; secret?: KubeSecret } {
     const { service } = this.plan;
     const patterns = this.settings.sensitiveNamePatterns;
-    const plain: Array<[EnvVar, string, string]> = [];
+    let plain: Array<[EnvVar, string, string]> = [];
     const sensitive: Array<[EnvVar, string, string]> = [];
     const keys = new KeyNames();
     for (const variable of service.environment) {
@@ -632,6 +632,12 @@ export class MigratedService extends Construct {
     const values: Record<string, kplus.EnvValue> = {};
     let configMap: kplus.ConfigMap | undefined;
     let secret: KubeSecret | undefined;
+    // An empty value cannot be a ConfigMap key (kplus drops it, and the pod would then fail on the missing key):
+    // it is a plain empty value.
+    for (const [variable, value] of plain.filter(([, v]) => v === '')) {
+      values[variable.name] = kplus.EnvValue.fromValue(value);
+    }
+    plain = plain.filter(([, value]) => value !== '');
     if (plain.length > 0) {
       const name = this.context.names.claim('ConfigMap', joinDnsLabel(this.name, 'env'), { owner: `the environment of service "${service.name}"`, at: service.at });
       configMap = new kplus.ConfigMap(this, 'EnvConfigMap', {
@@ -793,6 +799,22 @@ export class MigratedService extends Construct {
       files.push({ mount, content: mount.bind.content, key: fileKeys.key(basename(source)) });
     } else if (kind === 'file') {
       this.warn('large-bind-file', `the bound file "${source}" was not read, so it is not mounted at ${mount.target}`, mount.at);
+    } else if (kind === 'directory' && mount.bind?.files && mount.bind.files.length > 0) {
+      if (!mount.readOnly) {
+        this.warn('bind-read-only', `the bound directory "${source}" is mounted read-only from a ConfigMap (its files, `
+          + `${mount.bind.files.length} of them); writes to it fail`, mount.at);
+      }
+      const target = mount.target.replace(/\/+$/, '');
+      for (const file of mount.bind.files) {
+        files.push({ mount: { ...mount, source: `${source.replace(/\/+$/, '')}/${file.path}`, target: `${target}/${file.path}` }, content: file, key: fileKeys.key(file.path) });
+      }
+    } else if (kind === 'directory' && mount.bind?.files) {
+      const volume = kplus.Volume.fromEmptyDir(this, `Empty${mount.target}`, volumeNames.key(`bind-${mount.target}`));
+      plan.mounts.push({ path: mount.target, volume, readOnly: mount.readOnly });
+    } else if (kind === 'directory' && mount.bind?.sizeBytes !== undefined) {
+      this.warn('large-bind-directory', `directory bind mount "${source}" → ${mount.target} holds more than a ConfigMap `
+        + `can (1 MiB, 256 files), so it is not migrated: the container sees the image's own files there. Put the data in `
+        + `a named volume and copy it in after deploying (kubectl cp ${source} <pod>:${mount.target} -n ${this.context.namespace})`, mount.at);
     } else if (kind === 'directory') {
       this.warn('directory-bind', `directory bind mount "${source}" → ${mount.target} is not migrated: host data does not `
         + 'travel, and the container sees the image\'s own files there. Use a named volume (and copy the data in) or '

@@ -290,3 +290,35 @@ networks: { front: {}, back: { internal: true } }
       + '(Deployment/web 2 × 2), the quota allows 500m. Fix: raise limits.cpu in the quota, or lower replicas, maxReplicas or the cpu limits.');
   });
 });
+
+describe('pods that start', () => {
+  test('FOO: "" and an unset ${X} are plain empty values, never a reference to a ConfigMap key that is not there', () => {
+    const { docs } = synthApp('services: { app: { image: a:1, environment: { FOO: "", BAR: "${UNSET_X}", LEVEL: info } } }');
+    const app = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'app')!;
+    expect(app.spec.template.spec.containers[0].env).toEqual([
+      { name: 'BAR', value: '' },
+      { name: 'FOO', value: '' },
+      { name: 'LEVEL', valueFrom: { configMapKeyRef: { key: 'LEVEL', name: 'app-env' } } },
+    ]);
+    expect(docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === 'app-env')!.data).toEqual({ LEVEL: 'info' });
+  });
+
+  test('redis with replicas: 6 and a custom command runs as a Deployment with 6 replicas and that command, reported', () => {
+    const { app, docs } = synthApp(`
+services:
+  cache:
+    image: redis:7.4
+    command: ["redis-server", "--port", "6380", "--cluster-enabled", "yes"]
+    expose: ["6380"]
+    deploy: { replicas: 6 }
+`);
+    const cache = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'cache')!;
+    expect(cache.spec.replicas).toBe(6);
+    expect(cache.spec.template.spec.containers[0].args).toEqual(['redis-server', '--port', '6380', '--cluster-enabled', 'yes']);
+    expect(app.service('cache').kind).toBe('Deployment');
+    expect(app.warnings.filter((w) => w.code === 'engine-default').map((w) => w.message)).toEqual([
+      'image "redis:7.4" looks like redis, but the service asks for 6 replicas, so it runs as a Deployment with them (a '
+      + 'stateful dependency has one pod); set x-cdk8s-compose.engine to run it as one',
+    ]);
+  });
+});

@@ -195,7 +195,9 @@ test('a pod that mounts a ReadWriteOnce claim is on Recreate', () => {
 
 test('the findings of the migration are collected, not printed', () => {
   expect(app.warnings.map((w) => `${w.code} ${w.at.path}`)).toEqual([
+    'engine-default services.redis',
     'vm-target services.reporting',
+    'engine-default services.shop_db',
     'host-rewrite services.api.environment.DATABASE_URL',
     'host-rewrite services.api.environment.REDIS_URL',
     'local-only-port services.api.ports[1]',
