@@ -30,6 +30,7 @@ import {
 import { cpuFromMillicores, cpuToMillicores, sizeToBytes } from './quantities';
 import { NamespaceQuota, NamespaceQuotaProps } from './quota';
 import { Reachability } from './reachability';
+import { VerifyReport, verifyManifests } from './verify';
 import { DEFAULT_SENSITIVE_NAME_PATTERNS, SecretValues, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from './sensitive';
 import {
   Exposure, HttpOptions, KomposeLabel, ResourceDefaults, ServiceExtension, ServiceOverrides, ServiceTarget, VolumeOverrides,
@@ -267,7 +268,8 @@ export class ComposeApp extends Construct {
   private readonly secretObjects: Record<string, KubeSecret> = {};
   private readonly configObjects: Record<string, kplus.ConfigMap | KubeSecret> = {};
   private readonly warned = new Set<string>();
-  private readonly hosts: HostRewriter;
+  /** Rule 2's rewriter: compose names, aliases, hostnames and container names → Service names. */
+  public readonly hosts: HostRewriter;
   private readonly vmMigrated = new Map<string, VmMigratedService>();
   /** Why each service routed to the VM goes there. */
   private readonly vmReasons = new Map<string, string[]>();
@@ -316,13 +318,15 @@ export class ComposeApp extends Construct {
 
     const context = this.context(this.hosts);
     this.createSharedObjects();
-    for (const plan of this.plans.values()) {
-      if (plan.kind === WorkloadKind.VM) {
-        continue;
-      }
-      const service = this.migrateService(plan, this.settingsFor(plan), context);
-      this.migrated.set(plan.service.name, service);
+    // A sidecar joins its host's pod, so hosts come first; the map is then put back in name order.
+    const order = [...this.plans.values()].filter((p) => p.kind !== WorkloadKind.VM)
+      .sort((a, b) => Number(a.kind === WorkloadKind.SIDECAR) - Number(b.kind === WorkloadKind.SIDECAR));
+    for (const plan of order) {
+      this.migrated.set(plan.service.name, this.migrateService(plan, this.settingsFor(plan), context));
     }
+    const migrated = [...this.migrated.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    this.migrated.clear();
+    migrated.forEach(([name, service]) => this.migrated.set(name, service));
     this.vm = this.migrateToVm(context);
     this.aliasServices = createAliasServices({
       aliases, services: this.migrated, namespace: this.namespace, warn: (code, message, at) => this.warn(code, message, at),
@@ -357,6 +361,15 @@ export class ComposeApp extends Construct {
       });
     }
     return found;
+  }
+
+  /**
+   * Checks what compose promises each service against this app's manifests (`verifyManifests`): every name and port
+   * a service reaches another by, every pair on a shared network, the environment, the mounted files and volumes, the
+   * waits for depends_on. Synthesizes the app's chart (`chart.toJson()`) to read them.
+   */
+  public verify(): VerifyReport {
+    return verifyManifests(this, Chart.of(this).toJson());
   }
 
   /** Every service migrated to a container workload, sorted by compose name. */
@@ -549,6 +562,7 @@ export class ComposeApp extends Construct {
           : `service "${service.name}" runs as a CronJob (on its ${KomposeLabel.CRON_SCHEDULE}), so its ports get no Service`, service.at);
       }
     }
+    this.planSidecars();
     const routed = [...this.vmReasons.keys()];
     if (routed.length > 0 && !this.props.vm) {
       throw new ComposeError(`${this.node.path}: ${routed.map((n) => `"${n}"`).join(', ')} run${routed.length === 1 ? 's' : ''} in a VM, `
@@ -599,6 +613,27 @@ export class ComposeApp extends Construct {
       this.warnOnce(`unreachable:${ref.what}:${ref.server}`, 'unreachable-service', `${ref.what} uses "${ref.name}" as a host, but `
         + `service "${ref.server}" ${why}, so the name does not resolve in Kubernetes: add the port it listens on to `
         + `services.${ref.server}.expose (expose: ["<port>"])`, ref.at);
+    }
+  }
+
+  /**
+   * `network_mode: service:X`: the service becomes a second container in X's pod (a `WorkloadKind.SIDECAR`), its
+   * ports on X's Service, when X runs as a long-running container workload; otherwise it keeps its own pod (reported).
+   */
+  private planSidecars(): void {
+    const hostKinds = [WorkloadKind.DEPLOYMENT, WorkloadKind.STATEFUL, WorkloadKind.STATEFUL_SET, WorkloadKind.DAEMON_SET];
+    for (const plan of [...this.plans.values()]) {
+      const host = this.plans.get(/^service:(.+)$/.exec(plan.service.networkMode ?? '')?.[1] ?? '');
+      if (!host || host === plan || !hostKinds.includes(host.kind) || host.service.networkMode?.startsWith('service:')
+        || ![WorkloadKind.DEPLOYMENT, WorkloadKind.STATEFUL].includes(plan.kind)) {
+        continue;
+      }
+      this.plans.set(plan.service.name, { ...plan, kind: WorkloadKind.SIDECAR, engine: undefined, hasService: false, sidecarOf: host.service.name });
+      const current = this.plans.get(host.service.name)!;
+      const added = plan.ports.filter((p) => !current.ports.some((q) => q.port === p.port && q.protocol === p.protocol))
+        .map((p) => ({ ...p, via: plan.service.name }));
+      const ports = [...current.ports, ...added].sort((a, b) => a.port - b.port || (a.protocol < b.protocol ? -1 : a.protocol > b.protocol ? 1 : 0));
+      this.plans.set(host.service.name, { ...current, ports, hasService: current.hasService || ports.length > 0 });
     }
   }
 
@@ -867,6 +902,7 @@ export class ComposeApp extends Construct {
       },
       configSource: (name, user, at) => this.configSource(name, user, at),
       warn: (code, message, at) => this.warn(code, message, at),
+      migrated: (composeName) => this.migrated.get(composeName),
     };
   }
 
@@ -1180,13 +1216,17 @@ export class ComposeApp extends Construct {
   private renderNetworkPolicies(options: Omit<ComposeNetworkPoliciesProps, 'namespace' | 'networks' | 'workloads'>): ComposeNetworkPolicies {
     const declared = new Set(this.model.networks.map((n) => n.name));
     const workloads: PolicyWorkload[] = [];
+    const sidecars = [...this.migrated.values()].filter((s) => s.kind === WorkloadKind.SIDECAR);
     for (const service of this.migrated.values()) {
+      if (service.kind === WorkloadKind.SIDECAR) {
+        continue;
+      }
       const networks = service.networks.filter((n) => declared.has(n));
       const labels = ComposeNetworkPolicies.networkLabels(networks);
       for (const [key, value] of Object.entries(labels)) {
         service.workload.podMetadata.addLabel(key, value);
       }
-      const exposed = service.publishedPorts
+      const exposed = [service, ...sidecars.filter((s) => s.workload === service.workload)].flatMap((s) => s.publishedPorts)
         .filter((p) => p.access === PortAccess.INGRESS || p.access === PortAccess.LOAD_BALANCER || p.access === PortAccess.NODE_PORT)
         .map((p) => ({
           port: p.mapping.target,

@@ -45,6 +45,8 @@ export enum WorkloadKind {
   DAEMON_SET = 'DaemonSet',
   /** A service routed to the app's golden-image VM (`VmMigratedService`). */
   VM = 'VirtualMachine',
+  /** A service under `network_mode: service:X`: a second container in X's pod, its ports on X's Service. */
+  SIDECAR = 'Sidecar',
 }
 
 /** One port of a workload: container port = Service port = targetPort. */
@@ -58,6 +60,8 @@ export interface WorkloadPort {
    * Service port, and no readiness probe.
    */
   readonly inferred?: boolean;
+  /** On a pod that holds sidecars: the compose name of the sidecar whose container listens on it. */
+  readonly via?: string;
 }
 
 export { PortAccess } from './exposure';
@@ -85,6 +89,8 @@ export interface ServicePlan {
   readonly vm?: string;
   /** The service's kompose labels, checked. */
   readonly labels: KomposeServiceLabels;
+  /** For a `WorkloadKind.SIDECAR`: the compose name of the service whose pod it joins. */
+  readonly sidecarOf?: string;
 }
 
 /** One Ingress rule of a service: host and path prefix. */
@@ -169,6 +175,8 @@ export interface MigrationContext {
   configSource(name: string, user: ServicePlan, at: ComposeLocation): MountedFileSource | undefined;
   /** Records a warning. */
   warn(code: string, message: string, at: ComposeLocation): void;
+  /** A service already migrated, by compose name (a sidecar's host is migrated before it). */
+  migrated(composeName: string): MigratedService | undefined;
 }
 
 export interface MigratedServiceProps {
@@ -259,6 +267,8 @@ export class MigratedService extends Construct {
   public readonly replicas: number;
   /** The compose networks the service is on (for network policies). */
   public readonly networks: readonly string[];
+  /** Under `network_mode: service:X`: X, whose pod (workload, Service) this service's container runs in. */
+  public readonly sidecarOf?: string;
 
   private readonly plan: ServicePlan;
   private readonly settings: ServiceSettings;
@@ -278,8 +288,14 @@ export class MigratedService extends Construct {
     this.kind = plan.kind;
     this.ports = plan.ports;
     this.networks = service.networks.map((n) => n.name);
-    this.labels = { app: this.name };
-    this.replicas = plan.kind === WorkloadKind.JOB || plan.kind === WorkloadKind.CRON_JOB || plan.kind === WorkloadKind.DAEMON_SET
+    this.sidecarOf = plan.sidecarOf;
+    const host = plan.sidecarOf !== undefined ? context.migrated(plan.sidecarOf) : undefined;
+    if (plan.sidecarOf !== undefined && !host) {
+      throw new ComposeError(`service "${service.name}" joins the pod of "${plan.sidecarOf}", which is not migrated yet`, { at: service.at });
+    }
+    // A sidecar's objects belong to its host's pod: they carry the host's app label, and its Services select it.
+    this.labels = { app: host?.name ?? this.name };
+    this.replicas = host ? host.replicas : plan.kind === WorkloadKind.JOB || plan.kind === WorkloadKind.CRON_JOB || plan.kind === WorkloadKind.DAEMON_SET
       ? 1 : settings.replicas;
 
     checkPublishedPorts(service);
@@ -343,10 +359,34 @@ export class MigratedService extends Construct {
       this.service = dependency.service;
       for (const port of plan.ports) {
         if (port.port !== dependency.port || port.protocol !== kplus.Protocol.TCP) {
-          this.container.addPort({ number: port.port, protocol: explicitProtocol(port.protocol), name: port.name });
+          if (port.via === undefined) {
+            this.container.addPort({ number: port.port, protocol: explicitProtocol(port.protocol), name: port.name });
+          }
           this.service.bind(port.port, { targetPort: port.port, protocol: explicitProtocol(port.protocol), name: port.name });
         }
       }
+    } else if (host) {
+      // network_mode: service:X: the container joins X's pod, so they share its network namespace (localhost).
+      this.workload = host.workload;
+      this.deployment = host.deployment;
+      this.statefulSet = host.statefulSet;
+      this.daemonSet = host.daemonSet;
+      this.service = host.service;
+      this.container = host.workload.addContainer({
+        name: this.name,
+        image: settings.image,
+        imagePullPolicy: settings.imagePullPolicy ?? pullPolicyFor(settings.image),
+        command,
+        args,
+        workingDir: service.workingDir,
+        ports: plan.ports.map((p) => ({ number: p.port, protocol: explicitProtocol(p.protocol), name: p.name })),
+        envVariables: env.values,
+        resources,
+        securityContext,
+        readiness: probes.readiness,
+        liveness: probes.liveness,
+        startup: probes.startup,
+      });
     } else {
       const podProps = {
         metadata: this.metadata(this.name),
@@ -363,7 +403,7 @@ export class MigratedService extends Construct {
           command,
           args,
           workingDir: service.workingDir,
-          ports: plan.ports.map((p) => ({ number: p.port, protocol: explicitProtocol(p.protocol), name: p.name })),
+          ports: plan.ports.filter((p) => p.via === undefined).map((p) => ({ number: p.port, protocol: explicitProtocol(p.protocol), name: p.name })),
           envVariables: env.values,
           resources,
           securityContext,
@@ -426,7 +466,9 @@ export class MigratedService extends Construct {
       }
     }
 
-    if (settings.autoscaling) {
+    if (settings.autoscaling && host) {
+      this.warn('unsupported-key', `ignored the autoscaling of a service in the pod of "${host.composeName}": it scales with that pod`, service.at);
+    } else if (settings.autoscaling) {
       if (this.workload instanceof kplus.Job || this.workload instanceof kplus.CronJob || this.workload instanceof kplus.DaemonSet) {
         this.warn('unsupported-key', `ignored the autoscaling of a service that runs as a ${plan.kind}: it is not scaled`, service.at);
       } else {
@@ -530,7 +572,10 @@ export class MigratedService extends Construct {
       this.warn('unsupported-key', `ignored devices ${s.devices.map((d) => `"${d}"`).join(', ')}: a pod cannot map host devices; `
         + 'run this service on a VM (GoldenImageVm) or use a device plugin', this.atKey('devices'));
     }
-    if (s.networkMode !== undefined) {
+    if (this.plan.sidecarOf !== undefined) {
+      this.warn('shared-pod', `runs as a second container in the pod of "${this.plan.sidecarOf}" (network_mode "${s.networkMode}"): `
+        + `they reach each other on localhost, and its ports are on the Service "${this.labels.app}"`, this.atKey('network_mode'));
+    } else if (s.networkMode !== undefined) {
       this.warn('unsupported-key', `ignored network_mode "${s.networkMode}": the pod gets its own network namespace and is `
         + 'reached through its Service', this.atKey('network_mode'));
     }
@@ -684,7 +729,7 @@ export class MigratedService extends Construct {
     const { service } = this.plan;
     const engine = this.plan.kind === WorkloadKind.STATEFUL ? this.plan.engine : undefined;
     const plan: MountPlan = { mounts: [], claims: {} };
-    const volumeNames = new KeyNames(true);
+    const volumeNames = new KeyNames(true, this.plan.sidecarOf !== undefined ? this.name : undefined);
     const files: Array<{ mount: VolumeMount; content: FileContent; key: string }> = [];
     const fileKeys = new KeyNames();
 
@@ -746,8 +791,9 @@ export class MigratedService extends Construct {
         this.context.names.claim('ConfigMap', name, owner);
         plan.filesConfigMap = new kplus.ConfigMap(this, 'FilesConfigMap', {
           metadata: this.metadata(name),
-          data: Object.fromEntries(plainFiles.filter((f) => !f.content.binary).map((f) => [f.key, f.content.text])),
-          binaryData: Object.fromEntries(plainFiles.filter((f) => f.content.binary).map((f) => [f.key, f.content.text])),
+          data: Object.fromEntries(plainFiles.filter((f) => !asBinary(f.content)).map((f) => [f.key, f.content.text])),
+          binaryData: Object.fromEntries(plainFiles.filter((f) => asBinary(f.content))
+            .map((f) => [f.key, f.content.binary ? f.content.text : base64(f.content.text)])),
         });
         const volume = kplus.Volume.fromConfigMap(this, 'FilesVolume', plan.filesConfigMap, { name: volumeNames.key('files') });
         for (const file of plainFiles) {
@@ -851,7 +897,7 @@ export class MigratedService extends Construct {
     const waits: DependencyWait[] = [];
     for (const dependency of this.plan.service.dependsOn) {
       const target = this.context.plans.get(dependency.service);
-      if (!target) {
+      if (!target || dependency.service === this.plan.sidecarOf) {
         continue;
       }
       const tcp = target.ports.find((p) => p.protocol === kplus.Protocol.TCP && !p.inferred)
@@ -888,6 +934,19 @@ export class MigratedService extends Construct {
 
   private addWaits(): { account: kplus.IServiceAccount; role: kplus.Role } | undefined {
     if (this.waits.length === 0) {
+      return undefined;
+    }
+    if (this.plan.sidecarOf !== undefined) {
+      // In its host's pod: the host's own waits run already; the pod has one service account, the host's.
+      const present = new Set(this.workload.initContainers.map((c) => c.name));
+      for (const wait of this.waits.filter((w) => !present.has(waitContainerName(w)))) {
+        if (needsApi(wait)) {
+          this.warn('sidecar-wait', `does not wait for "${wait.service}" through the API: the service runs in the pod of `
+            + `"${this.plan.sidecarOf}", whose service account it cannot change; give "${wait.service}" a port to wait on`, this.plan.service.at);
+        } else {
+          this.workload.addInitContainer(waitContainer(wait, this.context.wait));
+        }
+      }
       return undefined;
     }
     const apiWaits = this.waits.filter(needsApi);
@@ -1068,7 +1127,8 @@ export class MigratedService extends Construct {
       // kplus's ContainerResources has no extended resources, so the limit is patched in. The generated class maps
       // the patched tree through its TypeScript types afterwards, so the value must be a Quantity, not a number.
       ApiObject.of(this.workload).addJsonPatch(
-        JsonPatch.add(`${this.podTemplatePath}/spec/containers/0/resources/limits/nvidia.com~1gpu`, Quantity.fromNumber(gpus)));
+        JsonPatch.add(`${this.podTemplatePath}/spec/containers/${this.workload.containers.indexOf(this.container)}/resources/limits/nvidia.com~1gpu`,
+          Quantity.fromNumber(gpus)));
     }
   }
 
@@ -1130,7 +1190,7 @@ export class MigratedService extends Construct {
           };
         }),
       });
-      externalService.selectLabel('app', this.name);
+      externalService.selectLabel('app', this.labels.app);
     }
     return { published, ingress, external: externalService, rules };
   }
@@ -1170,11 +1230,12 @@ interface MountPlan {
 class KeyNames {
   private readonly used = new Set<string>();
 
-  constructor(private readonly dnsLabel = false) {}
+  /** @param prefix put before every key: a sidecar's volumes must not take its host's volume names. */
+  constructor(private readonly dnsLabel = false, private readonly prefix?: string) {}
 
   public key(text: string): string {
     const base = this.dnsLabel
-      ? toDnsLabel(text) || 'volume'
+      ? toDnsLabel(this.prefix !== undefined ? `${this.prefix}-${text}` : text) || 'volume'
       : (CONFIG_KEY.test(text) ? text : text.replace(/[^-._a-zA-Z0-9]/g, '_'));
     let candidate = base;
     for (let i = 2; this.used.has(candidate); i++) {
@@ -1274,6 +1335,14 @@ export function toProtocol(protocol: string): kplus.Protocol {
 function basename(path: string): string {
   const parts = path.split('/').filter((p) => p !== '' && p !== '.');
   return parts[parts.length - 1] ?? 'file';
+}
+
+/**
+ * A file kept as `binaryData`: binary, or text with a line that ends in blanks, which no YAML block scalar keeps
+ * byte for byte and linters reject (the bytes stay the file's).
+ */
+function asBinary(content: FileContent): boolean {
+  return content.binary || /[ \t]\r?$/m.test(content.text);
 }
 
 function base64(text: string): string {

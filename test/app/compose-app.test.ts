@@ -321,4 +321,29 @@ services:
       + 'stateful dependency has one pod); set x-cdk8s-compose.engine to run it as one',
     ]);
   });
+
+  test('network_mode: service:vpn puts the service into vpn\'s pod as a second container, its ports on vpn\'s Service', () => {
+    const { app, docs } = synthApp(`
+services:
+  vpn:
+    image: registry.example.com/vpn:1.0
+    expose: ["1194"]
+  torrent:
+    image: registry.example.com/torrent:1.0
+    network_mode: "service:vpn"
+    ports: ["9091:9091"]
+    environment: { LEVEL: debug }
+`);
+    expect(findDocs(docs, 'Deployment').map((d) => d.metadata.name)).toEqual(['vpn']);
+    const pod = podSpec(findDoc(docs, 'Deployment', 'vpn'));
+    expect(pod.containers.map((c: any) => [c.name, (c.ports ?? []).map((p: any) => p.containerPort)])).toEqual([['vpn', [1194]], ['torrent', [9091]]]);
+    expect(findDoc(docs, 'Service', 'vpn').spec.ports.map((p: any) => p.port)).toEqual([1194, 9091]);
+    expect(findDoc(docs, 'Service', 'torrent-external').spec.selector).toEqual({ app: 'vpn' });
+    expect(app.service('torrent').kind).toBe(WorkloadKind.SIDECAR);
+    expect(app.service('torrent').sidecarOf).toBe('vpn');
+    expect(app.warnings.filter((w) => w.code === 'shared-pod').map((w) => w.message)).toEqual([
+      'runs as a second container in the pod of "vpn" (network_mode "service:vpn"): they reach each other on localhost, and its ports are on the Service "vpn"',
+    ]);
+    expect(app.verify().broken).toBe(0);
+  });
 });

@@ -3,6 +3,7 @@ import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import { ComposeApp, ComposeAppProps } from '../../lib/app/compose-app';
 import { ServiceTarget } from '../../lib/app/settings';
+import { VerifyStatus } from '../../lib/app/verify';
 import { isComposeError } from '../../lib/compose/errors';
 import { loadCompose } from '../../lib/compose/load';
 import { checkManifests } from '../support/checks';
@@ -109,6 +110,9 @@ const EXPECTED: Readonly<Record<string, string>> = {
 interface Outcome {
   readonly summary: string;
   readonly problems: string[];
+  /** `verify`'s expectations that do not hold, nor were reported; and how many it checked (0 when no output). */
+  readonly broken: string[];
+  readonly expectations: number;
 }
 
 function decodedSecrets(docs: readonly Manifest[]): string[] {
@@ -141,13 +145,16 @@ function migrate(dir: string, props: Omit<ComposeAppProps, 'model' | 'composeFil
     }
     const list = (m: Map<string, number>) => [...m].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, n]) => `${k}×${n}`).join(', ') || 'none';
     const vm = app.vmServices.length > 0 ? `; in the VM: ${app.vmServices.map((v) => v.composeName).join(', ')}` : '';
+    const report = app.verify();
     return {
       summary: `${docs.length} objects (${list(kinds)}); weak secrets: ${weak.length}; findings: ${list(counts)}${vm}`,
       problems: problems.map((p) => `${p.kind}/${p.name} ${p.path}: ${p.message}`),
+      broken: report.expectations.filter((e) => e.status === VerifyStatus.BROKEN).map((e) => `${e.service} ${e.check} ${e.subject}: ${e.detail}`),
+      expectations: report.expectations.length,
     };
   } catch (err) {
     if (isComposeError(err)) {
-      return { summary: `error: ${err.message}`, problems: [] };
+      return { summary: `error: ${err.message}`, problems: [], broken: [], expectations: 0 };
     }
     throw err;
   }
@@ -157,8 +164,11 @@ test('the table lists every corpus folder', () => {
   expect(Object.keys(EXPECTED).sort()).toEqual(DIRS);
 });
 
+const outcomes = new Map<string, Outcome>();
+
 describe.each(DIRS)('%s', (dir) => {
   const outcome = migrate(dir);
+  outcomes.set(dir, outcome);
 
   test('synthesizes output that passes every check, or fails with a clear message', () => {
     expect(outcome.problems).toEqual([]);
@@ -167,6 +177,15 @@ describe.each(DIRS)('%s', (dir) => {
   test('matches the recorded outcome', () => {
     expect(outcome.summary).toBe(EXPECTED[dir]);
   });
+
+  test('verify finds no broken expectation', () => {
+    expect(outcome.broken).toEqual([]);
+  });
+});
+
+test('verify checks something in most corpus files', () => {
+  const checked = DIRS.filter((dir) => outcomes.get(dir)!.expectations > 0);
+  expect(checked.length).toBeGreaterThanOrEqual(25);
 });
 
 /** The files whose services assessment sends to the VM, migrated with `target: ServiceTarget.AUTO`. */
@@ -187,5 +206,9 @@ describe.each(Object.keys(EXPECTED_HYBRID))('%s with target: auto', (dir) => {
   test('routes the flagged services to the VM; the output passes every check', () => {
     expect(outcome.problems).toEqual([]);
     expect(outcome.summary).toBe(EXPECTED_HYBRID[dir]);
+  });
+
+  test('verify finds no broken expectation across the VM\'s edge', () => {
+    expect(outcome.broken).toEqual([]);
   });
 });

@@ -90,7 +90,10 @@ test('text: the same assessment, one block per service', () => {
     '      - secret db_password at /run/secrets/db_password → Secret db-password key db_password',
     '  secrets:    secret db_password',
     '  depends_on: none',
-    '  warnings:   none',
+    '  warnings:',
+    '      - compose.yaml:156:5: services.shop_db: image "postgres:16.4" runs as a postgres stateful dependency: one pod, its '
+    + 'data on a claim, a credentials Secret, the engine\'s readiness check and a backup CronJob; the service\'s own command, '
+    + 'ports, environment and volumes are kept (x-cdk8s-compose.engine: none runs it as a plain Deployment)',
     '',
   ].join('\n'));
   expect(text).toContain('  exposure:   internal (Service web); Ingress web.example.com/ → 80\n');
