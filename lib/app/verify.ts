@@ -93,6 +93,8 @@ class Verifier {
   private readonly pods = new Map<string, Pod>();
   private readonly warnedPaths: Map<string, ComposeWarning[]>;
   private readonly inVm: ReadonlySet<string>;
+  /** The NetworkPolicies that select each service's pods, by direction (computed once: pairs are many). */
+  private readonly policiesOf = new Map<string, { ingress: any[]; egress: any[] }>();
 
   constructor(private readonly app: VerifiedApp, manifests: readonly any[]) {
     for (const manifest of manifests) {
@@ -173,7 +175,8 @@ class Verifier {
         continue;
       }
       let name = ref.name.toLowerCase();
-      if (ref.source === 'environment' && !this.selects(this.find('Service', name), ref.server)) {
+      const rewritten = this.warned(ref.at.path, ['host-rewrite']);
+      if (ref.source === 'environment' && rewritten?.message.includes(`host "${ref.name}"`)) {
         // Rule 2: the value names the Service instead; its rewrite was reported.
         name = server;
       }
@@ -250,16 +253,28 @@ class Verifier {
       // A service in the VM: the VM's own policy workload; not modelled here beyond the Service.
       return true;
     }
-    const policies = this.byKind.get('NetworkPolicy') ?? [];
-    const ingress = policies.filter((p) => matches(p.spec.podSelector?.matchLabels ?? {}, to.labels) && (p.spec.policyTypes ?? ['Ingress']).includes('Ingress'));
+    const ingress = this.policies(server, to).ingress;
     if (ingress.length > 0 && !ingress.some((p) => (p.spec.ingress ?? []).some((rule: any) => ruleAdmits(rule, 'from', from.labels, port)))) {
       return `no NetworkPolicy admits "${client}" into "${server}" on port ${port}`;
     }
-    const egress = policies.filter((p) => matches(p.spec.podSelector?.matchLabels ?? {}, from.labels) && (p.spec.policyTypes ?? []).includes('Egress'));
+    const egress = this.policies(client, from).egress;
     if (egress.length > 0 && !egress.some((p) => (p.spec.egress ?? []).some((rule: any) => ruleAdmits(rule, 'to', to.labels, port)))) {
       return `no NetworkPolicy lets "${client}" out to "${server}" on port ${port}`;
     }
     return true;
+  }
+
+  private policies(service: string, pod: Pod): { ingress: any[]; egress: any[] } {
+    let found = this.policiesOf.get(service);
+    if (!found) {
+      const selecting = (this.byKind.get('NetworkPolicy') ?? []).filter((p) => matches(p.spec.podSelector?.matchLabels ?? {}, pod.labels));
+      found = {
+        ingress: selecting.filter((p) => (p.spec.policyTypes ?? ['Ingress']).includes('Ingress')),
+        egress: selecting.filter((p) => (p.spec.policyTypes ?? []).includes('Egress')),
+      };
+      this.policiesOf.set(service, found);
+    }
+    return found;
   }
 
   // Environment -----------------------------------------------------------------------------------------------------

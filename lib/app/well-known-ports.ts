@@ -21,9 +21,11 @@
  *   mailhog/mailhog: https://github.com/mailhog/MailHog/blob/master/Dockerfile; quay.io/keycloak/keycloak: 8080.
  */
 
+import { imageRepository } from '../stateful/engine';
+
 /** One image family and the ports its official image exposes. */
 export interface WellKnownImage {
-  /** Repository paths that name it, without registry, tag or `library/` (`postgres`, `bitnami/postgresql`). */
+  /** Repository paths that name it, as `imageRepository` gives them: no registry host, tag or `library/`. */
   readonly repositories: readonly string[];
   /** TCP ports, in the order the image documents them. */
   readonly ports: readonly number[];
@@ -47,7 +49,7 @@ export const WELL_KNOWN_IMAGES: readonly WellKnownImage[] = [
   { repositories: ['clickhouse/clickhouse-server', 'yandex/clickhouse-server'], ports: [8123, 9000, 9009] },
   { repositories: ['minio/minio', 'bitnami/minio'], ports: [9000, 9001] },
   { repositories: ['nginx', 'nginxinc/nginx-unprivileged', 'httpd', 'caddy', 'traefik', 'phpmyadmin', 'wordpress', 'nextcloud', 'ghost'], ports: [80] },
-  { repositories: ['adminer', 'quay.io/keycloak/keycloak', 'jboss/keycloak', 'tomcat'], ports: [8080] },
+  { repositories: ['adminer', 'keycloak/keycloak', 'jboss/keycloak', 'tomcat'], ports: [8080] },
   { repositories: ['grafana/grafana', 'grafana/grafana-oss', 'gotenberg/gotenberg'], ports: [3000] },
   { repositories: ['prom/prometheus'], ports: [9090] },
   { repositories: ['nats'], ports: [4222, 6222, 8222] },
@@ -59,10 +61,10 @@ export const WELL_KNOWN_IMAGES: readonly WellKnownImage[] = [
   { repositories: ['eclipse-mosquitto'], ports: [1883] },
   { repositories: ['registry'], ports: [5000] },
   { repositories: ['apache/tika'], ports: [9998] },
-  { repositories: ['mcr.microsoft.com/mssql/server', 'mcr.microsoft.com/azure-sql-edge'], ports: [1433] },
+  { repositories: ['mssql/server', 'azure-sql-edge'], ports: [1433] },
   { repositories: ['hashicorp/consul', 'consul'], ports: [8500] },
   { repositories: ['hashicorp/vault', 'vault'], ports: [8200] },
-  { repositories: ['quay.io/coreos/etcd', 'bitnami/etcd'], ports: [2379] },
+  { repositories: ['coreos/etcd', 'bitnami/etcd'], ports: [2379] },
   { repositories: ['mailhog/mailhog', 'axllent/mailpit'], ports: [1025, 8025] },
 ];
 
@@ -94,26 +96,7 @@ export const SCHEME_PORTS: Readonly<Record<string, number>> = {
 const BY_REPOSITORY = new Map<string, WellKnownImage>(
   WELL_KNOWN_IMAGES.flatMap((entry) => entry.repositories.map((repo) => [repo, entry] as [string, WellKnownImage])));
 
-/**
- * The repository path of an image reference: registry host (`docker.io`, `index.docker.io`), `library/`, tag and
- * digest removed; other registries' hosts are kept (`quay.io/keycloak/keycloak`).
- */
-export function imageRepository(image: string): string {
-  let ref = image.trim().toLowerCase().replace(/@.*$/, '');
-  const slash = ref.lastIndexOf('/');
-  const colon = ref.lastIndexOf(':');
-  if (colon > slash) {
-    ref = ref.slice(0, colon);
-  }
-  ref = ref.replace(/^(?:docker\.io|index\.docker\.io|registry-1\.docker\.io)\//, '').replace(/^library\//, '');
-  return ref;
-}
-
 /** The TCP ports the image's maintainers document (its `EXPOSE`), or none for an image not in the table. */
 export function wellKnownPorts(image: string): readonly number[] {
-  const repo = imageRepository(image);
-  const entry = BY_REPOSITORY.get(repo)
-    // docker.elastic.co/elasticsearch/elasticsearch and other vendor registries: the path below the host.
-    ?? BY_REPOSITORY.get(repo.split('/').slice(1).join('/'));
-  return entry?.ports ?? [];
+  return BY_REPOSITORY.get(imageRepository(image))?.ports ?? [];
 }

@@ -1,5 +1,5 @@
 import { Reachability, reachabilityEdges } from '../../lib/app/reachability';
-import { imageRepository, wellKnownPorts } from '../../lib/app/well-known-ports';
+import { wellKnownPorts } from '../../lib/app/well-known-ports';
 import { Manifest } from '../support/problems';
 import { modelOf, synthApp } from './app-fixture';
 
@@ -128,7 +128,8 @@ networks:
 });
 
 test('well-known images: the repository is read through registries, tags and digests', () => {
-  expect(imageRepository('docker.io/library/postgres:16@sha256:abc')).toBe('postgres');
+  expect(wellKnownPorts('docker.io/library/postgres:16@sha256:abc')).toEqual([5432]);
+  expect(wellKnownPorts('mcr.microsoft.com/mssql/server:2022-latest')).toEqual([1433]);
   expect(wellKnownPorts('postgres:16')).toEqual([5432]);
   expect(wellKnownPorts('docker.elastic.co/elasticsearch/elasticsearch:8.15.0')).toEqual([9200, 9300]);
   expect(wellKnownPorts('registry.example.com/app:1.0')).toEqual([]);
