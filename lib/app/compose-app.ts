@@ -737,6 +737,7 @@ export class ComposeApp extends Construct {
     // without NUL is found in the joined text exactly when it is part of one of the names.
     const names = [this.model.name, this.namespace, ...this.model.services.flatMap((s) => [s.name, s.image])]
       .map((n) => n.toLowerCase());
+    this.secretValues.setPublicNames(names);
     const joined = names.join('\0');
     const inAName = (value: string) => (value.includes('\0') ? names.some((name) => name.includes(value)) : joined.includes(value));
     for (const service of this.model.services) {

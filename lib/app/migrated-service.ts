@@ -4,7 +4,7 @@ import { Construct } from 'constructs';
 import { KubeSecret, Quantity } from '../../imports/k8s';
 import { ComposeError } from '../compose/errors';
 import { isUnpinnedImage } from '../compose/image';
-import { ComposeLocation, ComposeService, EnvVar, FileContent, PortMapping, VolumeMount } from '../compose/model';
+import { ComposeLocation, ComposeService, EnvVar, FileContent, Healthcheck, PortMapping, VolumeMount } from '../compose/model';
 import { DatabaseCredentials, DatabaseEngine } from '../stateful/engine';
 import { StatefulDependency, WorkloadController } from '../stateful/stateful-dependency';
 import { DatabaseBackupOptions } from '../stateful/database-backup';
@@ -22,6 +22,7 @@ import {
 } from './probes';
 import { coresToMillicores, cpuFromMillicores, cpuToMillicores, sizeFromBytes, sizeToBytes } from './quantities';
 import { SecretValues, hasEmbeddedPassword, isSensitiveName } from './sensitive';
+import { SecretVariable, argvWithSecretVariables, healthcheckWithSecretVariables } from './secret-references';
 import { claimSize } from './storage-size';
 import {
   KomposeControllerType, KomposeCronJob, KomposeInitContainer, KomposeProbeCheck, KomposeProbeLabels, KomposeServiceLabels, checkIngressLabels,
@@ -274,6 +275,8 @@ export class MigratedService extends Construct {
   private readonly settings: ServiceSettings;
   private readonly context: MigrationContext;
   private readonly labels: Record<string, string>;
+  /** The compose healthcheck, unless disabled, with its secrets read from their variables. */
+  private readonly healthcheck?: Healthcheck;
 
   constructor(scope: Construct, id: string, props: MigratedServiceProps) {
     super(scope, id);
@@ -301,7 +304,13 @@ export class MigratedService extends Construct {
     checkPublishedPorts(service);
     this.warnUnmappedKeys();
 
-    const env = this.buildEnvironment();
+    // Secret values in the command, entrypoint or healthcheck are read from the env Secret (rule 3).
+    const healthcheckWords = service.healthcheck?.test?.command ?? [];
+    const inCommands = this.context.secretValues.valuesIn([...service.entrypoint ?? [], ...service.command ?? [], ...healthcheckWords].join('\n'));
+    const env = this.buildEnvironment(inCommands);
+    const used = new Set<string>();
+    this.healthcheck = service.healthcheck && !service.healthcheck.disabled
+      ? healthcheckWithSecretVariables(service.healthcheck, env.secretVariables, used) ?? service.healthcheck : undefined;
     this.envConfigMap = env.configMap;
     this.envSecret = env.secret;
 
@@ -312,8 +321,13 @@ export class MigratedService extends Construct {
 
     this.waits = this.planWaits();
     const probes = this.probes();
-    const command = service.entrypoint ? escapeExpansion(service.entrypoint) : undefined;
-    const args = service.command ? escapeExpansion(service.command) : undefined;
+    const command = service.entrypoint ? argvWithSecretVariables(escapeExpansion(service.entrypoint), env.secretVariables, used) : undefined;
+    const args = service.command ? argvWithSecretVariables(escapeExpansion(service.command), env.secretVariables, used) : undefined;
+    if (used.size > 0) {
+      this.warn('secret-reference', `a secret value in the ${[service.entrypoint && 'entrypoint', service.command && 'command', this.healthcheck !== service.healthcheck && 'healthcheck']
+        .filter((w) => w).join(' and ')} is read from the Secret "${env.secret?.metadata.name}" through ${[...used].sort().map((v) => `$(${v})`).join(', ')}`
+        + `${this.healthcheck !== service.healthcheck ? ' (the probe runs through sh -c to read it)' : ''}`, service.at);
+    }
     const resources = toContainerResources(settings.resources);
     const securityContext = this.securityContext();
 
@@ -657,7 +671,9 @@ export class MigratedService extends Construct {
   }
 
   /** Env → ConfigMap + Secret (rule 3), with the hosts rewritten to Service names (rule 2). */
-  private buildEnvironment(): { values: Record<string, kplus.EnvValue>; configMap?: kplus.ConfigMap; secret?: KubeSecret } {
+  private buildEnvironment(secretsInCommands: readonly string[]): {
+    values: Record<string, kplus.EnvValue>; configMap?: kplus.ConfigMap; secret?: KubeSecret; secretVariables: SecretVariable[];
+  } {
     const { service } = this.plan;
     const patterns = this.settings.sensitiveNamePatterns;
     let plain: Array<[EnvVar, string, string]> = [];
@@ -674,6 +690,11 @@ export class MigratedService extends Construct {
         || this.context.secretValues.foundIn(variable.value);
       (isSensitive ? sensitive : plain).push([variable, rewritten.value, keys.key(variable.name)]);
     }
+    // A secret of the app in a command that no variable of the service holds as it is gets a variable of its own.
+    secretsInCommands.filter((value) => !sensitive.some(([, v]) => v === value)).forEach((value, i) => {
+      const name = `CDK8S_COMPOSE_SECRET_${i + 1}`;
+      sensitive.push([{ name, value, origin: 'environment', at: service.at }, value, keys.key(name)]);
+    });
     const values: Record<string, kplus.EnvValue> = {};
     let configMap: kplus.ConfigMap | undefined;
     let secret: KubeSecret | undefined;
@@ -705,7 +726,9 @@ export class MigratedService extends Construct {
         values[variable.name] = kplus.EnvValue.fromSecretValue({ secret: ref, key });
       }
     }
-    return { values: sortRecord(values), configMap, secret };
+    const secretVariables = sensitive.map(([variable, value]) => ({ value, variable: variable.name }))
+      .filter((s) => secretsInCommands.includes(s.value));
+    return { values: sortRecord(values), configMap, secret, secretVariables };
   }
 
   /** What the credentials Secret of a stateful dependency holds, read from the compose environment and secrets. */
@@ -983,7 +1006,6 @@ export class MigratedService extends Construct {
    * probe; then the `kompose.service.healthcheck.*` labels replace (or turn off) the probe they name.
    */
   private probes(): ContainerProbes & { readonly readinessOff: boolean } {
-    const { service } = this.plan;
     const readinessLabels = this.settings.readinessLabels;
     const livenessLabels = this.settings.livenessLabels;
     if (this.plan.kind === WorkloadKind.JOB || this.plan.kind === WorkloadKind.CRON_JOB) {
@@ -993,7 +1015,7 @@ export class MigratedService extends Construct {
       }
       return { readinessOff: false };
     }
-    const healthcheck = service.healthcheck && !service.healthcheck.disabled ? service.healthcheck : undefined;
+    const healthcheck = this.healthcheck;
     let base: ContainerProbes;
     if (this.settings.http) {
       if (healthcheck?.test) {
@@ -1025,7 +1047,7 @@ export class MigratedService extends Construct {
    * each timing from the labels, else from the compose healthcheck, else Kubernetes' default.
    */
   private labelProbe(labels: KomposeProbeLabels, which: string): kplus.Probe {
-    const healthcheck = this.plan.service.healthcheck && !this.plan.service.healthcheck.disabled ? this.plan.service.healthcheck : undefined;
+    const healthcheck = this.healthcheck;
     const check: KomposeProbeCheck | undefined = labels.check
       ?? (healthcheck?.test ? { kind: 'exec', command: healthcheckCommand(healthcheck.test) } : undefined);
     if (!check) {

@@ -100,6 +100,23 @@ export class SecretValues {
     return false;
   }
 
+  private publicNames: readonly string[] = [];
+
+  /**
+   * Names that are public anyway (the project's, the services', the images'): a secret that is part of one
+   * (`airflow`) shows outside the Secret whatever is done, is reported as `weak-secret`, and is not chased in commands.
+   */
+  public setPublicNames(names: readonly string[]): void {
+    this.publicNames = names.map((n) => n.toLowerCase());
+  }
+
+  /** The recorded secrets that `text` contains, sorted; those that are part of a public name are left out. */
+  public valuesIn(text: string): string[] {
+    return [...this.values]
+      .filter((value) => text.includes(value) && !this.publicNames.some((name) => name.includes(value.toLowerCase())))
+      .sort();
+  }
+
   /** The recorded secrets, sorted (for tests that scan the output). */
   public list(): string[] {
     return [...this.values].sort();

@@ -48,7 +48,7 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'airflow':
     '62 objects (ConfigMap×6, CronJob×2, Deployment×7, Ingress×1, Job×1, Namespace×1, NetworkPolicy×12, PersistentVolumeClaim×4, ResourceQuota×1, Role×5, RoleBinding×5, Secret×8, Service×4, ServiceAccount×5); weak secrets: 1; findings: directory-bind×24, engine-default×2, inferred-port×1, weak-secret×2',
   'aspnet-mssql':
-    '13 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Secret×1, Service×2); weak secrets: 0; findings: inferred-port×1',
+    '13 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Secret×1, Service×2); weak secrets: 0; findings: inferred-port×1, secret-reference×1',
   'casaos-unifi-network-application':
     '19 objects (ConfigMap×1, CronJob×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×2, ResourceQuota×1, Secret×2, Service×3); weak secrets: 0; findings: database-port-internal×1, directory-bind×1, engine-default×1, file-holds-secret×1, host-path×1',
   'compose-bridge-e2e':
