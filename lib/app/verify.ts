@@ -89,25 +89,37 @@ export function verifySummary(report: VerifyReport): string {
 
 class Verifier {
   private readonly byKind = new Map<string, any[]>();
+  private readonly byName = new Map<string, any>();
   private readonly results: VerifyExpectation[] = [];
   private readonly pods = new Map<string, Pod>();
   private readonly warnedPaths: Map<string, ComposeWarning[]>;
   private readonly inVm: ReadonlySet<string>;
+  private readonly migrated: ReadonlyMap<string, MigratedService>;
   /** The NetworkPolicies that select each service's pods, by direction (computed once: pairs are many). */
   private readonly policiesOf = new Map<string, { ingress: any[]; egress: any[] }>();
+  /** Answers by peer signature, then the service whose policies decide, then port. */
+  private readonly ingressMemo = new Map<number, Map<string, Map<number, boolean>>>();
+  private readonly egressMemo = new Map<number, Map<string, Map<number, boolean>>>();
+  private readonly signatures = new Map<string, number>();
+  private readonly signatureIds = new Map<string, number>();
+  private peersUseApp?: boolean;
 
   constructor(private readonly app: VerifiedApp, manifests: readonly any[]) {
     for (const manifest of manifests) {
       if (manifest?.metadata?.namespace !== undefined && manifest.metadata.namespace !== app.namespace) {
         continue;
       }
-      this.byKind.set(manifest.kind, [...(this.byKind.get(manifest.kind) ?? []), manifest]);
+      const list = this.byKind.get(manifest.kind) ?? [];
+      list.push(manifest);
+      this.byKind.set(manifest.kind, list);
+      this.byName.set(`${manifest.kind}/${manifest.metadata?.name}`, manifest);
     }
     this.warnedPaths = new Map();
     for (const warning of app.warnings) {
       this.warnedPaths.set(warning.at.path, [...(this.warnedPaths.get(warning.at.path) ?? []), warning]);
     }
     this.inVm = new Set(app.vmServices.map((s) => s.composeName));
+    this.migrated = new Map(app.services.map((s) => [s.composeName, s]));
     for (const service of app.services) {
       const workload = this.find(ApiObject.of(service.workload).kind, service.workload.name);
       const template = workload?.kind === 'CronJob' ? workload.spec.jobTemplate.spec.template : workload?.spec?.template;
@@ -145,7 +157,7 @@ class Verifier {
   }
 
   private find(kind: string, name: string): any {
-    return (this.byKind.get(kind) ?? []).find((m) => m.metadata?.name === name);
+    return this.byName.get(`${kind}/${name}`);
   }
 
   /** A warning at this compose path (or below it) with one of the codes. */
@@ -200,33 +212,47 @@ class Verifier {
     }
   }
 
-  /** Every pair on a shared network reaches the server's ports; a pair on no shared network does not. */
+  /**
+   * Every pair on a shared network reaches the server's TCP ports; a pair on no shared network does not. One
+   * expectation per client and direction (pairs are quadratic in services), naming the services and each pair that
+   * fails.
+   */
   private checkNetworks(): void {
-    const servers = this.app.services.filter((s) => s.service !== undefined && this.pods.has(s.composeName));
-    const clients = this.app.services.filter((s) => this.pods.has(s.composeName));
-    for (const server of servers) {
-      const tcp = server.ports.filter((p) => p.protocol === 'TCP').map((p) => p.port);
-      if (tcp.length === 0) {
-        continue;
-      }
-      for (const client of clients) {
-        if (client === server) {
+    const networks = new Map(this.app.model.services.map((s) => [s.name, new Set(this.app.reachability.networksOf(s))]));
+    const servers = this.app.services.filter((s) => s.service !== undefined && this.pods.has(s.composeName))
+      .map((s) => ({ name: s.composeName, tcp: s.ports.filter((p) => p.protocol === 'TCP').map((p) => p.port), nets: [...networks.get(s.composeName) ?? []] }))
+      .filter((s) => s.tcp.length > 0);
+    for (const client of this.app.services.filter((s) => this.pods.has(s.composeName))) {
+      const mine = networks.get(client.composeName) ?? new Set<string>();
+      const shared: string[] = [];
+      const isolated: string[] = [];
+      const problems: string[] = [];
+      for (const server of servers) {
+        if (server.name === client.composeName || client.sidecarOf === server.name) {
           continue;
         }
-        const shared = this.app.reachability.sharesNetwork(client.composeName, server.composeName);
-        const problems = tcp.map((port) => [port, this.admits(client.composeName, server.composeName, port)] as const)
-          .filter(([, admitted]) => (admitted === true) !== shared);
-        const subject = `${shared ? '' : 'not '}${server.composeName}:${tcp.join(',')}`;
-        this.add(client.composeName, VerifyCheck.NETWORK, subject, problems.length === 0 ? VerifyStatus.OK : VerifyStatus.BROKEN,
-          problems.length === 0 ? (shared ? 'admitted on a shared network' : 'no shared network, not admitted')
-            : `port ${problems.map(([port]) => port).join(', ')} ${shared ? 'not admitted on a shared network' : 'admitted without a shared network'}`);
+        const together = server.nets.some((n) => mine.has(n));
+        (together ? shared : isolated).push(server.name);
+        const wrong = server.tcp.filter((port) => (this.admits(client.composeName, server.name, port) === true) !== together);
+        if (wrong.length > 0) {
+          problems.push(`${server.name}:${wrong.join(',')} ${together ? 'not admitted on a shared network' : 'admitted without a shared network'}`);
+        }
+      }
+      const list = (names: string[]) => (names.length <= 6 ? names.join(', ') : `${names.slice(0, 6).join(', ')} and ${names.length - 6} more`);
+      for (const [names, what, ok] of [[shared, 'shared networks', 'admitted on their TCP ports'], [isolated, 'no shared network', 'not admitted']] as const) {
+        if (names.length === 0) {
+          continue;
+        }
+        const mineWrong = problems.filter((p) => names.some((n) => p.startsWith(`${n}:`)));
+        this.add(client.composeName, VerifyCheck.NETWORK, `${what}: ${list(names)}`, mineWrong.length === 0 ? VerifyStatus.OK : VerifyStatus.BROKEN,
+          mineWrong.length === 0 ? ok : mineWrong.join('; '));
       }
     }
   }
 
   /** The Service name of a compose service (container or VM), or undefined when it has none. */
   private serverName(composeName: string): string | undefined {
-    const container = this.app.services.find((s) => s.composeName === composeName);
+    const container = this.migrated.get(composeName);
     if (container) {
       return container.service?.name ?? container.name;
     }
@@ -253,15 +279,38 @@ class Verifier {
       // A service in the VM: the VM's own policy workload; not modelled here beyond the Service.
       return true;
     }
-    const ingress = this.policies(server, to).ingress;
-    if (ingress.length > 0 && !ingress.some((p) => (p.spec.ingress ?? []).some((rule: any) => ruleAdmits(rule, 'from', from.labels, port)))) {
+    // Policies select peers by labels: pods with the same labels (but their own app label, which no peer selector
+    // uses) are admitted alike, so each answer is kept for the next pod that looks the same (pairs are many).
+    const ingress = memo(this.ingressMemo, this.signature(client, from), server, port, () => {
+      const policies = this.policies(server, to).ingress;
+      return policies.length === 0 || policies.some((p) => (p.spec.ingress ?? []).some((rule: any) => ruleAdmits(rule, 'from', from.labels, port)));
+    });
+    if (!ingress) {
       return `no NetworkPolicy admits "${client}" into "${server}" on port ${port}`;
     }
-    const egress = this.policies(client, from).egress;
-    if (egress.length > 0 && !egress.some((p) => (p.spec.egress ?? []).some((rule: any) => ruleAdmits(rule, 'to', to.labels, port)))) {
-      return `no NetworkPolicy lets "${client}" out to "${server}" on port ${port}`;
+    const egress = memo(this.egressMemo, this.signature(server, to), client, port, () => {
+      const policies = this.policies(client, from).egress;
+      return policies.length === 0 || policies.some((p) => (p.spec.egress ?? []).some((rule: any) => ruleAdmits(rule, 'to', to.labels, port)));
+    });
+    return egress ? true : `no NetworkPolicy lets "${client}" out to "${server}" on port ${port}`;
+  }
+
+  /** What a peer selector can see of a pod: its labels, less `app` unless some peer selector uses it. */
+  private signature(service: string, pod: Pod): number {
+    let found = this.signatures.get(service);
+    if (found === undefined) {
+      if (this.peersUseApp === undefined) {
+        const peers = (this.byKind.get('NetworkPolicy') ?? []).flatMap((p) => [...(p.spec.ingress ?? []).flatMap((r: any) => r.from ?? []),
+          ...(p.spec.egress ?? []).flatMap((r: any) => r.to ?? [])]);
+        this.peersUseApp = peers.some((peer: any) => peer.podSelector?.matchLabels?.app !== undefined || peer.podSelector?.matchExpressions !== undefined);
+      }
+      const labels = Object.entries(pod.labels).filter(([key]) => this.peersUseApp || key !== 'app').sort(([a], [b]) => compare(a, b));
+      const text = JSON.stringify(labels);
+      found = this.signatureIds.get(text) ?? this.signatureIds.size;
+      this.signatureIds.set(text, found);
+      this.signatures.set(service, found);
     }
-    return true;
+    return found;
   }
 
   private policies(service: string, pod: Pod): { ingress: any[]; egress: any[] } {
@@ -423,6 +472,27 @@ class Verifier {
         init.some((c) => c.name === name) ? `init container ${name} (${wait.kind})` : `no init container ${name}`);
     }
   }
+}
+
+function memo(
+  cache: Map<number, Map<string, Map<number, boolean>>>, signature: number, service: string, port: number, compute: () => boolean,
+): boolean {
+  let bySignature = cache.get(signature);
+  if (!bySignature) {
+    bySignature = new Map();
+    cache.set(signature, bySignature);
+  }
+  let byService = bySignature.get(service);
+  if (!byService) {
+    byService = new Map();
+    bySignature.set(service, byService);
+  }
+  let answer = byService.get(port);
+  if (answer === undefined) {
+    answer = compute();
+    byService.set(port, answer);
+  }
+  return answer;
 }
 
 function ruleAdmits(rule: any, key: 'from' | 'to', peer: Labels, port: number): boolean {

@@ -52,7 +52,7 @@ describe('the issue\'s 3-service app', () => {
       'web env FOO ok',
       'web file /etc/nginx/conf.d/default.conf (config nginx_conf) ok',
       'web depends_on api (service_started) ok',
-      'web network api:8000 ok',
+      'web network shared networks: api, rabbit, worker ok',
     ]));
     expect(verifySummary(report)).toBe(`verify: ${report.expectations.length} expectations: ${report.ok} hold, 0 reported, 0 broken`);
   });
@@ -81,7 +81,7 @@ describe('the issue\'s 3-service app', () => {
   test('fails when no NetworkPolicy admits the client', () => {
     const errors = mutated((d) => { find(d, 'NetworkPolicy', 'allow-api').spec.ingress = []; });
     expect(errors).toContain('web reach api:8000 → api (services.web.environment.API_URL): Service "api" port 8000, but no NetworkPolicy admits "web" into "api" on port 8000');
-    expect(errors).toContain('web network api:8000: port 8000 not admitted on a shared network');
+    expect(errors).toContain('web network shared networks: api, rabbit, worker: api:8000 not admitted on a shared network');
   });
 
   test('fails when an env value differs or its key is missing', () => {
@@ -119,7 +119,7 @@ networks:
   const report = app.verify();
   expect(broken(report)).toEqual([]);
   expect(report.expectations.filter((e) => e.check === VerifyCheck.NETWORK).map((e) => `${e.service} ${e.subject} ${e.status}`)).toEqual(
-    expect.arrayContaining(['vpn not db:5432 ok']));
+    expect.arrayContaining(['vpn no shared network: db ok', 'client no shared network: db ok', 'db no shared network: vpn ok']));
 });
 
 test('redis with replicas: 6 and a custom command, a password in command and healthcheck, a certificates directory', () => {
@@ -183,3 +183,30 @@ if (PEER_FILES.length === 0) {
     });
   });
 }
+
+test('fails when services on no shared network are admitted to each other', () => {
+  const { app, docs } = synthApp(`
+services:
+  front:
+    image: registry.example.com/front:1.0
+    expose: ["80"]
+    networks: [a]
+  back:
+    image: registry.example.com/back:1.0
+    expose: ["90"]
+    networks: [b]
+networks:
+  a: {}
+  b: {}
+`);
+  expect(broken(app.verify())).toEqual([]);
+  const opened: Manifest[] = JSON.parse(JSON.stringify(docs));
+  for (const policy of opened.filter((d) => d.kind === 'NetworkPolicy')) {
+    policy.spec.ingress = policy.spec.ingress ? [{}] : undefined;
+    policy.spec.egress = policy.spec.egress ? [{}] : undefined;
+  }
+  expect(broken(verifyManifests(app, opened))).toEqual([
+    'back network no shared network: front: front:80 admitted without a shared network',
+    'front network no shared network: back: back:90 admitted without a shared network',
+  ]);
+});
