@@ -147,7 +147,8 @@ export function renderRunbook(rendered: Rendered, layout: RunbookLayout): string
     ...(vm ? [`kubectl get vmi -n ${ns}`, `kubectl get --raw /apis/metrics.kubevirt.io/v1alpha1/namespaces/${ns}/virtualmachines/${vm.vm.name}`] : []),
   ]);
   out.push('Expect:', '');
-  const running = app.services.filter((s) => s.job === undefined && s.replicas > 0);
+  // A sidecar's container runs in its host's pods.
+  const running = app.services.filter((s) => s.job === undefined && s.replicas > 0 && s.sidecarOf === undefined);
   if (running.length > 0) {
     out.push(`- pods: ${running.map((s) => `${s.name} (${s.replicas} Running, ready)`).join(', ')}`);
   }

@@ -18,6 +18,8 @@ export function topologyDiagram(app: ComposeApp): string {
       lines.push(`  ${sid}[("${text(service.name)}<br/>${text(service.statefulDependency?.engine.name ?? 'stateful')}")]`);
     } else if (service.kind === WorkloadKind.JOB) {
       lines.push(`  ${sid}[["${text(service.name)}<br/>Job"]]`);
+    } else if (service.sidecarOf !== undefined) {
+      lines.push(`  ${sid}["${text(service.name)}<br/>container in the pod of ${text(service.sidecarOf)}"]`);
     } else {
       const replicas = service.replicas === 1 ? '' : ` ×${service.replicas}`;
       lines.push(`  ${sid}["${text(service.name)}<br/>Deployment${replicas}"]`);
