@@ -287,7 +287,9 @@ export class Reachability {
       } else if (/\bserver\s+$/.test(before) && /^\s*[;\s]/.test(after) && /upstream\s+[^{]*\{[^}]*$/.test(before)) {
         found.push({ client: client.name, server, name: token, port: 80, source, what, at });
       } else if (isEnv && DSN_HOST_KEY.test(before)) {
-        found.push({ client: client.name, server, name: token, source, what, at });
+        // A key=value DSN names its port with port=.
+        const dsnPort = /(?:^|[\s;?&])port\s*=\s*(\d{1,5})\b/i.exec(text);
+        found.push({ client: client.name, server, name: token, port: dsnPort ? Number(dsnPort[1]) : undefined, source, what, at });
       }
     }
     return found;

@@ -103,7 +103,7 @@ services:
   ]);
 });
 
-test('a *_HOST variable takes its port from the *_PORT sibling; networks scope names', () => {
+test('a *_HOST variable takes its port from the *_PORT sibling, a DSN from port=; networks scope names', () => {
   const reach = Reachability.of(modelOf(`
 services:
   app:
@@ -113,8 +113,12 @@ services:
       DB_HOST: store
       DB_PORT: "7000"
       OTHER: http://hidden:81
+      DSN: "host=pg port=6432 dbname=x"
   store:
     image: registry.example.com/store:1.0
+    networks: [front]
+  pg:
+    image: registry.example.com/pg:1.0
     networks: [front]
   hidden:
     image: registry.example.com/hidden:1.0
@@ -123,7 +127,7 @@ networks:
   front: {}
   back: {}
 `));
-  expect(reach.edges()).toEqual([{ client: 'app', server: 'store', port: 7000 }]);
+  expect(reach.edges()).toEqual([{ client: 'app', server: 'pg', port: 6432 }, { client: 'app', server: 'store', port: 7000 }]);
   expect(reach.inferredPorts('hidden')).toEqual([]);
 });
 
