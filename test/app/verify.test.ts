@@ -155,23 +155,26 @@ services:
   }
 });
 
-/** kompose's own fixtures, from the peers folder. */
-const KOMPOSE = path.join(SHARED_DIR, 'peers', 'kompose', 'script', 'test', 'fixtures');
+/** The peers' compose files: kompose's fixtures and compose-go's test files. */
+const PEERS = path.join(SHARED_DIR, 'peers');
 const walk = (d: string): string[] => fs.readdirSync(d, { withFileTypes: true })
   .flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
-const PEER_FILES = fs.existsSync(KOMPOSE)
-  ? walk(KOMPOSE).filter((f) => /compose[^/]*\.ya?ml$/.test(path.basename(f))).map((f) => path.relative(KOMPOSE, f)).sort()
+const PEER_FILES = fs.existsSync(PEERS)
+  ? [
+    ...walk(path.join(PEERS, 'kompose', 'script', 'test', 'fixtures')).filter((f) => /compose[^/]*\.ya?ml$/.test(path.basename(f))),
+    ...walk(path.join(PEERS, 'compose-go')).filter((f) => /\.ya?ml$/.test(f) && /compose/i.test(path.basename(f))),
+  ].map((f) => path.relative(PEERS, f)).sort()
   : [];
 
 if (PEER_FILES.length === 0) {
-  test.skip(`kompose's fixtures: ${KOMPOSE} is absent (the shared folder is not beside the project)`, () => undefined);
+  test.skip(`the peers' compose files: ${PEERS} is absent (the shared folder is not beside the project)`, () => undefined);
 } else {
-  describe.each(PEER_FILES)('kompose fixture %s', (file) => {
+  describe.each(PEER_FILES)('peer file %s', (file) => {
     test('verify finds no broken expectation when it converts', () => {
       let report: VerifyReport | undefined;
       try {
         const app = new ComposeApp(new Chart(Testing.app(), 'peer'), 'app', {
-          composeFile: path.basename(file), loadOptions: { workingDir: path.join(KOMPOSE, path.dirname(file)), env: {} },
+          composeFile: path.basename(file), loadOptions: { workingDir: path.join(PEERS, path.dirname(file)), env: {} },
         });
         report = app.verify();
       } catch (err) {
@@ -182,31 +185,19 @@ if (PEER_FILES.length === 0) {
       expect(broken(report)).toEqual([]);
     });
   });
-}
 
-test('fails when services on no shared network are admitted to each other', () => {
-  const { app, docs } = synthApp(`
-services:
-  front:
-    image: registry.example.com/front:1.0
-    expose: ["80"]
-    networks: [a]
-  back:
-    image: registry.example.com/back:1.0
-    expose: ["90"]
-    networks: [b]
-networks:
-  a: {}
-  b: {}
-`);
-  expect(broken(app.verify())).toEqual([]);
-  const opened: Manifest[] = JSON.parse(JSON.stringify(docs));
-  for (const policy of opened.filter((d) => d.kind === 'NetworkPolicy')) {
-    policy.spec.ingress = policy.spec.ingress ? [{}] : undefined;
-    policy.spec.egress = policy.spec.egress ? [{}] : undefined;
-  }
-  expect(broken(verifyManifests(app, opened))).toEqual([
-    'back network no shared network: front: front:80 admitted without a shared network',
-    'front network no shared network: back: back:90 admitted without a shared network',
-  ]);
-});
+  test('most kompose fixtures convert, and verify checks them', () => {
+    let converted = 0;
+    for (const file of PEER_FILES.filter((f) => f.startsWith('kompose/'))) {
+      try {
+        new ComposeApp(new Chart(Testing.app(), 'peer'), 'app', {
+          composeFile: path.basename(file), loadOptions: { workingDir: path.join(PEERS, path.dirname(file)), env: {} },
+        }).verify();
+        converted++;
+      } catch {
+        // counted as not converting
+      }
+    }
+    expect(converted).toBeGreaterThanOrEqual(70);
+  });
+}
