@@ -19,26 +19,6 @@ import { CORPUS_DIR as CORPUS } from '../support/shared';
 const DIRS = fs.readdirSync(CORPUS).filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory()).sort();
 const ENV = { PATH: '/usr/bin:/bin' };
 
-/** Images for services that only have `build` (the corpus holds no build contexts). */
-const IMAGES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  'aspnet-mssql': { web: 'registry.example.com/aspnet-mssql/web:1.0' },
-  'fastapi': { api: 'registry.example.com/fastapi/api:1.0' },
-  'nginx-golang-mysql': { backend: 'registry.example.com/nginx-golang-mysql/backend:1.0' },
-  'nginx-nodejs-redis': {
-    nginx: 'registry.example.com/nginx-nodejs-redis/nginx:1.0',
-    web1: 'registry.example.com/nginx-nodejs-redis/web1:1.0',
-    web2: 'registry.example.com/nginx-nodejs-redis/web2:1.0',
-  },
-  'react-express-mongodb': {
-    backend: 'registry.example.com/react-express-mongodb/backend:1.0',
-    frontend: 'registry.example.com/react-express-mongodb/frontend:1.0',
-  },
-  'react-java-mysql': {
-    backend: 'registry.example.com/react-java-mysql/backend:1.0',
-    frontend: 'registry.example.com/react-java-mysql/frontend:1.0',
-  },
-};
-
 /**
  * Outcome per file: `<n> objects; <kinds>; findings: <code>×<n>`, or `error: <message>`. "weak" counts secret values
  * that are also part of a project, service or image name (airflow's password "airflow"): they cannot be kept out of
@@ -74,7 +54,7 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'kompose-v2':
     '18 objects (ConfigMap×1, CronJob×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×2, ResourceQuota×1, Service×4); weak secrets: 0; findings: engine-default×1, local-only-port×12, unsupported-key×1',
   'mailcow':
-    '120 objects (ConfigMap×14, CronJob×2, Deployment×18, Ingress×1, Namespace×1, NetworkPolicy×22, PersistentVolumeClaim×14, ResourceQuota×1, Role×11, RoleBinding×11, Secret×5, Service×9, ServiceAccount×11); weak secrets: 0; findings: directory-bind×69, engine-default×2, host-path×3, inferred-port×1, local-only-port×3, shared-volume×5, unsupported-key×14',
+    '121 objects (ConfigMap×15, CronJob×2, Deployment×18, Ingress×1, Namespace×1, NetworkPolicy×22, PersistentVolumeClaim×14, ResourceQuota×1, Role×11, RoleBinding×11, Secret×5, Service×9, ServiceAccount×11); weak secrets: 0; findings: directory-bind×69, engine-default×2, host-path×3, inferred-port×1, local-only-port×3, shared-volume×5, unsupported-key×14',
   'minecraft':
     '9 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×2); weak secrets: 0; findings: host-path×1',
   'nextcloud-redis-mariadb':
@@ -122,7 +102,8 @@ function decodedSecrets(docs: readonly Manifest[]): string[] {
 
 function migrate(dir: string, props: Omit<ComposeAppProps, 'model' | 'composeFile'> = {}): Outcome {
   try {
-    const { model } = loadCompose({ workingDir: path.join(CORPUS, dir), env: ENV, images: IMAGES[dir] });
+    // No images are given: services that only have `build:` run `<project>-<service>`, as docker compose build tags it.
+    const { model } = loadCompose({ workingDir: path.join(CORPUS, dir), env: ENV });
     const chart = new Chart(Testing.app(), 'corpus');
     const app = new ComposeApp(chart, 'app', { model, ...props });
     const docs = Testing.synth(chart);
