@@ -47,6 +47,9 @@ const LIST_OF_HOSTS = /^[A-Za-z0-9_.-]+(?::\d{1,5})?(?:\s*,\s*[A-Za-z0-9_.-]+(?:
 const DSN_HOST_KEY = /(?:^|[\s;?&])(?:host|hostname|server|addr|address)\s*=\s*$/i;
 const URL_SCHEME = /([a-z][a-z0-9+.-]*):\/\/(?:[^\s/@]*@)?$/i;
 const HOST_VARIABLE = /^(.*?)(?:HOST|HOSTNAME|SERVER|ADDR|ADDRESS)$/i;
+const IMAGE_REFERENCE = /(?:\bimage\s*[:=]\s*["']?|\bFROM\s+(?:--platform=\S+\s+)?)[\w./-]*$/i;
+/** Files of a bound directory that describe how to build or run the project, not how it runs: not read for hosts. */
+const PROJECT_FILES = /^(?:(?:docker-)?compose[\w.-]*\.ya?ml|Dockerfile[\w.-]*|[\w.-]*\.dockerfile|\.env[\w.-]*)$/i;
 const LOCAL_PORT = /(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])(?::|\s+)(\d{1,5})\b/g;
 const LOCAL_URL = /\b([a-z][a-z0-9+.-]*):\/\/(?:localhost|127\.0\.0\.1)(?=[/\s"']|$)/gi;
 
@@ -235,7 +238,7 @@ export class Reachability {
         found.push(...this.scan(client, content.text, 'file', `the bound file "${mount.source}"`, mount.at, false));
       }
       for (const file of mount.bind?.files ?? []) {
-        if (!file.binary) {
+        if (!file.binary && !PROJECT_FILES.test(file.path.split('/').pop() ?? '')) {
           found.push(...this.scan(client, file.text, 'file', `the bound file "${file.path}"`, mount.at, false));
         }
       }
@@ -275,7 +278,11 @@ export class Reachability {
       const offset = match.index!;
       const before = text.slice(Math.max(0, offset - 200), offset);
       const after = text.slice(offset + token.length, offset + token.length + 8);
-      const port = /^:(\d{1,5})(?![\d@])/.exec(after);
+      // `name:5432`, but not an image reference (`image: redis:7`, `FROM postgres:16.4`, `redis:7-alpine`).
+      const port = /^:(\d{1,5})(?![\w@.-])/.exec(after);
+      if (port && IMAGE_REFERENCE.test(before)) {
+        continue;
+      }
       if (port) {
         found.push({ client: client.name, server, name: token, port: Number(port[1]), source, what, at });
         continue;

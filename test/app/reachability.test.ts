@@ -138,3 +138,24 @@ test('well-known images: the repository is read through registries, tags and dig
   expect(wellKnownPorts('docker.elastic.co/elasticsearch/elasticsearch:8.15.0')).toEqual([9200, 9300]);
   expect(wellKnownPorts('registry.example.com/app:1.0')).toEqual([]);
 });
+
+test('image references are not host:port: image: redis:7, FROM postgres:16.4, redis:7-alpine', () => {
+  const reach = Reachability.of(modelOf(`
+services:
+  app:
+    image: registry.example.com/app:1.0
+    configs: [{source: build, target: /etc/build.txt}]
+  redis:
+    image: registry.example.com/redis:1.0
+  postgres:
+    image: registry.example.com/postgres:1.0
+configs:
+  build:
+    content: |
+      image: redis:7
+      FROM postgres:16.4
+      cache redis:7-alpine
+      the real one: redis:6380
+`));
+  expect(reach.edges()).toEqual([{ client: 'app', server: 'redis', port: 6380 }]);
+});
