@@ -50,6 +50,7 @@ const HOST_VARIABLE = /^(.*?)(?:HOST|HOSTNAME|SERVER|ADDR|ADDRESS)$/i;
 const IMAGE_REFERENCE = /(?:\bimage\s*[:=]\s*["']?|\bFROM\s+(?:--platform=\S+\s+)?)[\w./-]*$/i;
 /** Files of a bound directory that describe how to build or run the project, not how it runs: not read for hosts. */
 const PROJECT_FILES = /^(?:(?:docker-)?compose[\w.-]*\.ya?ml|Dockerfile[\w.-]*|[\w.-]*\.dockerfile|\.env[\w.-]*)$/i;
+const HOST_LIKE_VARIABLE = /HOST|SERVER|ADDR|URL|URI|ENDPOINT|BROKER|UPSTREAM|BACKEND|NODE|PEER|SEED|CLUSTER|SERVICE|DSN|CONN|TARGET|REMOTE/i;
 const LOCAL_PORT = /(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])(?::|\s+)(\d{1,5})\b/g;
 const LOCAL_URL = /\b([a-z][a-z0-9+.-]*):\/\/(?:localhost|127\.0\.0\.1)(?=[/\s"']|$)/gi;
 
@@ -210,6 +211,10 @@ export class Reachability {
         const sibling = prefix !== undefined ? env.get(`${prefix.toUpperCase()}PORT`) : undefined;
         const port = sibling !== undefined && /^\d{1,5}$/.test(sibling.trim()) ? Number(sibling.trim()) : undefined;
         for (const [name, server, own] of bare) {
+          // A bare name without a port is a host only where the variable says so (POSTGRES_USER: postgres is not).
+          if (own === undefined && port === undefined && !HOST_LIKE_VARIABLE.test(variable.name)) {
+            continue;
+          }
           found.push({ client: client.name, server, name, port: own ?? port, source: 'environment', what, at: variable.at });
         }
         continue;

@@ -159,3 +159,17 @@ configs:
 `));
   expect(reach.edges()).toEqual([{ client: 'app', server: 'redis', port: 6380 }]);
 });
+
+test('a bare name is a host only in a variable that says so', () => {
+  const reach = Reachability.of(modelOf(`
+services:
+  app:
+    image: registry.example.com/app:1.0
+    environment:
+      POSTGRES_USER: worker
+      QUEUE_HOST: worker
+  worker:
+    image: registry.example.com/worker:1.0
+`));
+  expect(reach.references.map((r) => r.what)).toEqual(['services.app.environment.QUEUE_HOST']);
+});
