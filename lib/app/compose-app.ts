@@ -29,7 +29,9 @@ import {
 } from './network-policy';
 import { cpuFromMillicores, cpuToMillicores, sizeToBytes } from './quantities';
 import { NamespaceQuota, NamespaceQuotaProps } from './quota';
+import { reportUnreachable, withInferredPorts } from './inferred-ports';
 import { Reachability } from './reachability';
+import { planSidecars } from './sidecars';
 import { VerifyReport, verifyManifests } from './verify';
 import { DEFAULT_SENSITIVE_NAME_PATTERNS, SecretValues, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from './sensitive';
 import {
@@ -345,7 +347,7 @@ export class ComposeApp extends Construct {
     this.aliasServices = createAliasServices({
       aliases, services: this.migrated, namespace: this.namespace, warn: (code, message, at) => this.warn(code, message, at),
     });
-    this.reportUnreachable();
+    reportUnreachable(this.reachability, this.plans, (key, code, message, at) => this.warnOnce(key, code, message, at));
     this.reportVolumeLabels();
     this.reportSharedClaims();
     this.claims = Object.fromEntries(this.claimMap);
@@ -548,7 +550,7 @@ export class ComposeApp extends Construct {
             + 'ports, environment and volumes are kept (x-cdk8s-compose.engine: none runs it as a plain Deployment)', service.at);
         }
       }
-      const ports = this.withInferredPorts(service, workloadPorts(service), kind, engine);
+      const ports = withInferredPorts(this.reachability, service, workloadPorts(service), kind, engine, (code, message, at) => this.warn(code, message, at));
       if (kind === WorkloadKind.DEPLOYMENT && labels.controller === KomposeControllerType.STATEFUL_SET && ports.length > 0) {
         kind = WorkloadKind.STATEFUL_SET;
       } else if (kind === WorkloadKind.DEPLOYMENT && (labels.controller === KomposeControllerType.DAEMON_SET
@@ -576,7 +578,7 @@ export class ComposeApp extends Construct {
           : `service "${service.name}" runs as a CronJob (on its ${KomposeLabel.CRON_SCHEDULE}), so its ports get no Service`, service.at);
       }
     }
-    this.planSidecars();
+    planSidecars(this.plans);
     const routed = [...this.vmReasons.keys()];
     if (routed.length > 0 && !this.props.vm) {
       throw new ComposeError(`${this.node.path}: ${routed.map((n) => `"${n}"`).join(', ')} run${routed.length === 1 ? 's' : ''} in a VM, `
@@ -587,67 +589,6 @@ export class ComposeApp extends Construct {
     }
     if (routed.length === 0 && this.props.vm) {
       this.warn('vm-unused', `no service runs in the VM, so the vm prop makes nothing (route services with target or vm.services)`, this.model.at);
-    }
-  }
-
-  /**
-   * The ports a service listens on beyond `ports` and `expose` (`Reachability.inferredPorts`), added as inferred
-   * ports and reported once per service; a Job or CronJob gets no Service, so nothing is added.
-   */
-  private withInferredPorts(service: ComposeService, ports: WorkloadPort[], kind: WorkloadKind, engine?: DatabaseEngine): WorkloadPort[] {
-    const all = this.reachability.inferredPorts(service.name)
-      .filter((p) => !ports.some((q) => q.port === p.port && q.protocol === kplus.Protocol.TCP));
-    if (all.length === 0 || kind === WorkloadKind.JOB || kind === WorkloadKind.CRON_JOB) {
-      return ports;
-    }
-    // A database's own port is the engine's, documented as such (README): no warning for it.
-    const inferred = all.filter((p) => !(engine && !ports.some((q) => q.protocol === kplus.Protocol.TCP) && p.port === engine.port));
-    if (inferred.length > 0) {
-      this.warn('inferred-port', `service "${service.name}" gets the Service port${inferred.length > 1 ? 's' : ''} `
-        + `${inferred.map((p) => p.port).join(', ')}, which compose does not declare: ${inferred.map((p) => `${p.port}: ${p.reason}`).join('; ')}`,
-      service.at);
-    }
-    return [...ports, ...all.map((p) => ({ port: p.port, protocol: kplus.Protocol.TCP, name: portName('tcp', p.port), inferred: true }))]
-      .sort((a, b) => a.port - b.port || (a.protocol < b.protocol ? -1 : a.protocol > b.protocol ? 1 : 0));
-  }
-
-  /**
-   * A service that others reach by name but that has no port (none declared, none inferred) gets no Service, so the
-   * name does not resolve: each referencing key is reported with the fix.
-   */
-  private reportUnreachable(): void {
-    for (const ref of this.reachability.references) {
-      const plan = this.plans.get(ref.server);
-      if (!plan || plan.hasService || ref.client === ref.server) {
-        continue;
-      }
-      const why = plan.kind === WorkloadKind.JOB || plan.kind === WorkloadKind.CRON_JOB
-        ? `runs as a ${plan.kind}, which gets no Service`
-        : 'declares no port and none can be inferred';
-      this.warnOnce(`unreachable:${ref.what}:${ref.server}`, 'unreachable-service', `${ref.what} uses "${ref.name}" as a host, but `
-        + `service "${ref.server}" ${why}, so the name does not resolve in Kubernetes: add the port it listens on to `
-        + `services.${ref.server}.expose (expose: ["<port>"])`, ref.at);
-    }
-  }
-
-  /**
-   * `network_mode: service:X`: the service becomes a second container in X's pod (a `WorkloadKind.SIDECAR`), its
-   * ports on X's Service, when X runs as a long-running container workload; otherwise it keeps its own pod (reported).
-   */
-  private planSidecars(): void {
-    const hostKinds = [WorkloadKind.DEPLOYMENT, WorkloadKind.STATEFUL, WorkloadKind.STATEFUL_SET, WorkloadKind.DAEMON_SET];
-    for (const plan of [...this.plans.values()]) {
-      const host = this.plans.get(/^service:(.+)$/.exec(plan.service.networkMode ?? '')?.[1] ?? '');
-      if (!host || host === plan || !hostKinds.includes(host.kind) || host.service.networkMode?.startsWith('service:')
-        || ![WorkloadKind.DEPLOYMENT, WorkloadKind.STATEFUL].includes(plan.kind)) {
-        continue;
-      }
-      this.plans.set(plan.service.name, { ...plan, kind: WorkloadKind.SIDECAR, engine: undefined, hasService: false, sidecarOf: host.service.name });
-      const current = this.plans.get(host.service.name)!;
-      const added = plan.ports.filter((p) => !current.ports.some((q) => q.port === p.port && q.protocol === p.protocol))
-        .map((p) => ({ ...p, via: plan.service.name }));
-      const ports = [...current.ports, ...added].sort((a, b) => a.port - b.port || (a.protocol < b.protocol ? -1 : a.protocol > b.protocol ? 1 : 0));
-      this.plans.set(host.service.name, { ...current, ports, hasService: current.hasService || ports.length > 0 });
     }
   }
 
