@@ -4,6 +4,7 @@ import { ComposeModel, ComposeService, FileContent } from '../compose/model';
 import { waitContainerName } from './dependency-wait';
 import { HostRewriter } from './host-rewrite';
 import { MigratedService, WorkloadKind } from './migrated-service';
+import { PolicyEvaluator, matches } from './policy-evaluator';
 import { Reachability } from './reachability';
 
 /**
@@ -95,14 +96,7 @@ class Verifier {
   private readonly warnedPaths: Map<string, ComposeWarning[]>;
   private readonly inVm: ReadonlySet<string>;
   private readonly migrated: ReadonlyMap<string, MigratedService>;
-  /** The NetworkPolicies that select each service's pods, by direction (computed once: pairs are many). */
-  private readonly policiesOf = new Map<string, { ingress: any[]; egress: any[] }>();
-  /** Answers by peer signature, then the service whose policies decide, then port. */
-  private readonly ingressMemo = new Map<number, Map<string, Map<number, boolean>>>();
-  private readonly egressMemo = new Map<number, Map<string, Map<number, boolean>>>();
-  private readonly signatures = new Map<string, number>();
-  private readonly signatureIds = new Map<string, number>();
-  private peersUseApp?: boolean;
+  private readonly policies: PolicyEvaluator;
 
   constructor(private readonly app: VerifiedApp, manifests: readonly any[]) {
     for (const manifest of manifests) {
@@ -119,6 +113,7 @@ class Verifier {
       this.warnedPaths.set(warning.at.path, [...(this.warnedPaths.get(warning.at.path) ?? []), warning]);
     }
     this.inVm = new Set(app.vmServices.map((s) => s.composeName));
+    this.policies = new PolicyEvaluator(this.byKind.get('NetworkPolicy') ?? []);
     this.migrated = new Map(app.services.map((s) => [s.composeName, s]));
     for (const service of app.services) {
       const workload = this.find(ApiObject.of(service.workload).kind, service.workload.name);
@@ -275,55 +270,8 @@ class Verifier {
   private admits(client: string, server: string, port: number): true | string {
     const from = this.pods.get(client);
     const to = this.pods.get(server);
-    if (!from || !to) {
-      // A service in the VM: the VM's own policy workload; not modelled here beyond the Service.
-      return true;
-    }
-    // Policies select peers by labels: pods with the same labels (but their own app label, which no peer selector
-    // uses) are admitted alike, so each answer is kept for the next pod that looks the same (pairs are many).
-    const ingress = memo(this.ingressMemo, this.signature(client, from), server, port, () => {
-      const policies = this.policies(server, to).ingress;
-      return policies.length === 0 || policies.some((p) => (p.spec.ingress ?? []).some((rule: any) => ruleAdmits(rule, 'from', from.labels, port)));
-    });
-    if (!ingress) {
-      return `no NetworkPolicy admits "${client}" into "${server}" on port ${port}`;
-    }
-    const egress = memo(this.egressMemo, this.signature(server, to), client, port, () => {
-      const policies = this.policies(client, from).egress;
-      return policies.length === 0 || policies.some((p) => (p.spec.egress ?? []).some((rule: any) => ruleAdmits(rule, 'to', to.labels, port)));
-    });
-    return egress ? true : `no NetworkPolicy lets "${client}" out to "${server}" on port ${port}`;
-  }
-
-  /** What a peer selector can see of a pod: its labels, less `app` unless some peer selector uses it. */
-  private signature(service: string, pod: Pod): number {
-    let found = this.signatures.get(service);
-    if (found === undefined) {
-      if (this.peersUseApp === undefined) {
-        const peers = (this.byKind.get('NetworkPolicy') ?? []).flatMap((p) => [...(p.spec.ingress ?? []).flatMap((r: any) => r.from ?? []),
-          ...(p.spec.egress ?? []).flatMap((r: any) => r.to ?? [])]);
-        this.peersUseApp = peers.some((peer: any) => peer.podSelector?.matchLabels?.app !== undefined || peer.podSelector?.matchExpressions !== undefined);
-      }
-      const labels = Object.entries(pod.labels).filter(([key]) => this.peersUseApp || key !== 'app').sort(([a], [b]) => compare(a, b));
-      const text = JSON.stringify(labels);
-      found = this.signatureIds.get(text) ?? this.signatureIds.size;
-      this.signatureIds.set(text, found);
-      this.signatures.set(service, found);
-    }
-    return found;
-  }
-
-  private policies(service: string, pod: Pod): { ingress: any[]; egress: any[] } {
-    let found = this.policiesOf.get(service);
-    if (!found) {
-      const selecting = (this.byKind.get('NetworkPolicy') ?? []).filter((p) => matches(p.spec.podSelector?.matchLabels ?? {}, pod.labels));
-      found = {
-        ingress: selecting.filter((p) => (p.spec.policyTypes ?? ['Ingress']).includes('Ingress')),
-        egress: selecting.filter((p) => (p.spec.policyTypes ?? []).includes('Egress')),
-      };
-      this.policiesOf.set(service, found);
-    }
-    return found;
+    // A service in the VM is reached through the VM's own policy workload: not modelled here beyond its Service.
+    return from && to ? this.policies.admits({ name: client, labels: from.labels }, { name: server, labels: to.labels }, port) : true;
   }
 
   // Environment -----------------------------------------------------------------------------------------------------
@@ -472,43 +420,6 @@ class Verifier {
         init.some((c) => c.name === name) ? `init container ${name} (${wait.kind})` : `no init container ${name}`);
     }
   }
-}
-
-function memo(
-  cache: Map<number, Map<string, Map<number, boolean>>>, signature: number, service: string, port: number, compute: () => boolean,
-): boolean {
-  let bySignature = cache.get(signature);
-  if (!bySignature) {
-    bySignature = new Map();
-    cache.set(signature, bySignature);
-  }
-  let byService = bySignature.get(service);
-  if (!byService) {
-    byService = new Map();
-    bySignature.set(service, byService);
-  }
-  let answer = byService.get(port);
-  if (answer === undefined) {
-    answer = compute();
-    byService.set(port, answer);
-  }
-  return answer;
-}
-
-function ruleAdmits(rule: any, key: 'from' | 'to', peer: Labels, port: number): boolean {
-  const peers: any[] | undefined = rule[key];
-  const peerOk = peers === undefined || peers.length === 0
-    || peers.some((p) => p.podSelector !== undefined && p.namespaceSelector === undefined && p.ipBlock === undefined
-      && matches(p.podSelector.matchLabels ?? {}, peer));
-  const ports: any[] | undefined = rule.ports;
-  const portOk = ports === undefined || ports.length === 0
-    || ports.some((p) => (p.protocol ?? 'TCP') === 'TCP' && (p.port === undefined || p.port === port
-      || (p.endPort !== undefined && port >= p.port && port <= p.endPort)));
-  return peerOk && portOk;
-}
-
-function matches(selector: Labels, labels: Labels): boolean {
-  return Object.entries(selector).every(([key, value]) => labels[key] === value);
 }
 
 function targetPort(port: any): number {
