@@ -191,7 +191,9 @@ export class Reachability {
         }
       }
     }
-    if (declared.size === 0) {
+    // The image's documented ports are the last resort: a port the project names is what the process listens on
+    // (a redis started with --port 6380 is reached on 6380, and a wait on 6379 would never end).
+    if (declared.size === 0 && found.size === 0) {
       for (const port of wellKnownPorts(service.image)) {
         add(port, `the image "${service.image}" exposes it`);
       }

@@ -73,16 +73,17 @@ services:
 `;
   const { app, docs } = synthApp(text);
 
-  test('an alias mq in an AMQP URI resolves: the env value names the Service, the ports are the image ones', () => {
+  test('an alias mq in an AMQP URI resolves: the env value names the Service, the port is the one it names', () => {
     const env = docs.find((d) => d.kind === 'Secret' && d.metadata.name === 'app-env')!;
     expect(Buffer.from(env.data.BROKER_URL, 'base64').toString()).toBe('amqp://guest:guest@rabbit:5672/');
-    expect(servicePorts(docs, 'rabbit')).toEqual([5672, 15672]);
+    // The URI names 5672, so the image's other port (15672) is not added: nothing reaches it.
+    expect(servicePorts(docs, 'rabbit')).toEqual([5672]);
   });
 
   test('a container_name used in a command gets its own Service with the same selector', () => {
     const alias = docs.find((d) => d.kind === 'Service' && d.metadata.name === 'search')!;
     expect(alias.spec.selector).toEqual({ app: 'elastic' });
-    expect(alias.spec.ports.map((p: any) => p.port)).toEqual([9200, 9300]);
+    expect(alias.spec.ports.map((p: any) => p.port)).toEqual([9200]);
     expect(app.aliasServices.search).toBeDefined();
   });
 });
@@ -172,4 +173,23 @@ services:
     image: registry.example.com/worker:1.0
 `));
   expect(reach.references.map((r) => r.what)).toEqual(['services.app.environment.QUEUE_HOST']);
+});
+
+test('a port the project names wins over the image\'s default: no wait on a port nothing listens on', () => {
+  const { docs } = synthApp(`
+services:
+  app:
+    image: registry.example.com/app:1.0
+    environment: { CACHE_URL: "redis://cache:6380/0" }
+    depends_on: [cache]
+  cache:
+    image: registry.example.com/tools/redis:7
+    command: ["redis-server", "--port", "6380"]
+  queue:
+    image: rabbitmq:3.13
+`);
+  expect(servicePorts(docs, 'cache')).toEqual([6380]);
+  expect(servicePorts(docs, 'queue')).toEqual([5672, 15672]);
+  const app = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'app')!;
+  expect(JSON.stringify(app.spec.template.spec.initContainers)).toContain('cache 6380');
 });
