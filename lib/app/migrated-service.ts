@@ -24,7 +24,7 @@ import { coresToMillicores, cpuFromMillicores, cpuToMillicores, sizeFromBytes, s
 import { keepExactSizes } from './exact-sizes';
 import { addLifecycleHooks } from './lifecycle-hooks';
 import { SecretValues, hasEmbeddedPassword, isSensitiveName } from './sensitive';
-import { SecretVariable, argvWithSecretVariables, healthcheckWithSecretVariables } from './secret-references';
+import { SecretVariable, argvWithSecretVariables, healthcheckWithSecretVariables, holdsSecret } from './secret-references';
 import { claimSize } from './storage-size';
 import {
   KomposeControllerType, KomposeCronJob, KomposeInitContainer, KomposeProbeCheck, KomposeProbeLabels, KomposeServiceLabels, checkIngressLabels,
@@ -326,8 +326,12 @@ export class MigratedService extends Construct {
     const command = service.entrypoint ? argvWithSecretVariables(escapeExpansion(service.entrypoint), env.secretVariables, used) : undefined;
     const args = service.command ? argvWithSecretVariables(escapeExpansion(service.command), env.secretVariables, used) : undefined;
     if (used.size > 0) {
-      this.warn('secret-reference', `a secret value in the ${[service.entrypoint && 'entrypoint', service.command && 'command', this.healthcheck !== service.healthcheck && 'healthcheck']
-        .filter((w) => w).join(' and ')} is read from the Secret "${env.secret?.metadata.name}" through ${[...used].sort().map((v) => `$(${v})`).join(', ')}`
+      const where = [
+        holdsSecret((service.entrypoint ?? []).join(' '), env.secretVariables) && 'entrypoint',
+        holdsSecret((service.command ?? []).join(' '), env.secretVariables) && 'command',
+        this.healthcheck !== service.healthcheck && 'healthcheck',
+      ].filter((w) => w);
+      this.warn('secret-reference', `a secret value in the ${where.join(' and ')} is read from the Secret "${env.secret?.metadata.name}" through ${[...used].sort().map((v) => `$(${v})`).join(', ')}`
         + `${this.healthcheck !== service.healthcheck ? ' (the probe runs through sh -c to read it)' : ''}`, service.at);
     }
     const resources = toContainerResources(settings.resources);
