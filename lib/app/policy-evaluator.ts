@@ -22,8 +22,19 @@ export class PolicyEvaluator {
   private readonly signatures = new Map<string, number>();
   private readonly signatureIds = new Map<string, number>();
   private readonly peersUseApp: boolean;
+  /** Policies that select by `app`, by that value; the others are matched against every pod. */
+  private readonly byApp = new Map<string, any[]>();
+  private readonly others: any[] = [];
 
-  constructor(private readonly policies: readonly any[]) {
+  constructor(policies: readonly any[]) {
+    for (const policy of policies) {
+      const app = policy.spec?.podSelector?.matchLabels?.app;
+      if (typeof app === 'string') {
+        this.byApp.set(app, [...(this.byApp.get(app) ?? []), policy]);
+      } else {
+        this.others.push(policy);
+      }
+    }
     const peers = policies.flatMap((p) => [...(p.spec?.ingress ?? []).flatMap((r: any) => r.from ?? []),
       ...(p.spec?.egress ?? []).flatMap((r: any) => r.to ?? [])]);
     this.peersUseApp = peers.some((peer: any) => peer.podSelector?.matchLabels?.app !== undefined || peer.podSelector?.matchExpressions !== undefined);
@@ -64,7 +75,8 @@ export class PolicyEvaluator {
   private selecting(pod: EvaluatedPod): { ingress: any[]; egress: any[] } {
     let found = this.policiesOf.get(pod.name);
     if (!found) {
-      const selecting = this.policies.filter((p) => matches(p.spec?.podSelector?.matchLabels ?? {}, pod.labels));
+      const candidates = [...(pod.labels.app !== undefined ? this.byApp.get(pod.labels.app) ?? [] : []), ...this.others];
+      const selecting = candidates.filter((p) => matches(p.spec?.podSelector?.matchLabels ?? {}, pod.labels));
       found = {
         ingress: selecting.filter((p) => (p.spec.policyTypes ?? ['Ingress']).includes('Ingress')),
         egress: selecting.filter((p) => (p.spec.policyTypes ?? []).includes('Egress')),

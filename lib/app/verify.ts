@@ -4,7 +4,7 @@ import { ComposeModel, ComposeService, FileContent } from '../compose/model';
 import { waitContainerName } from './dependency-wait';
 import { HostRewriter } from './host-rewrite';
 import { MigratedService, WorkloadKind } from './migrated-service';
-import { PolicyEvaluator, matches } from './policy-evaluator';
+import { EvaluatedPod, PolicyEvaluator, matches } from './policy-evaluator';
 import { Reachability } from './reachability';
 
 /**
@@ -213,24 +213,38 @@ class Verifier {
    * fails.
    */
   private checkNetworks(): void {
-    const networks = new Map(this.app.model.services.map((s) => [s.name, new Set(this.app.reachability.networksOf(s))]));
+    const networkKey = new Map(this.app.model.services.map((s) => [s.name, [...new Set(this.app.reachability.networksOf(s))].sort().join('\0')]));
+    const shares = new Map<string, boolean>();
+    const together = (a: string, b: string): boolean => {
+      const key = `${a}\u0001${b}`;
+      let found = shares.get(key);
+      if (found === undefined) {
+        const theirs = new Set(b.split('\0'));
+        found = a !== '' && b !== '' && a.split('\0').some((n) => theirs.has(n));
+        shares.set(key, found);
+      }
+      return found;
+    };
+    const pod = (s: MigratedService): EvaluatedPod => ({ name: s.composeName, labels: this.pods.get(s.composeName)!.labels });
     const servers = this.app.services.filter((s) => s.service !== undefined && this.pods.has(s.composeName))
-      .map((s) => ({ name: s.composeName, tcp: s.ports.filter((p) => p.protocol === 'TCP').map((p) => p.port), nets: [...networks.get(s.composeName) ?? []] }))
+      .map((s) => ({ pod: pod(s), tcp: s.ports.filter((p) => p.protocol === 'TCP').map((p) => p.port), nets: networkKey.get(s.composeName) ?? '' }))
       .filter((s) => s.tcp.length > 0);
     for (const client of this.app.services.filter((s) => this.pods.has(s.composeName))) {
-      const mine = networks.get(client.composeName) ?? new Set<string>();
+      const from = pod(client);
+      const mine = networkKey.get(client.composeName) ?? '';
       const shared: string[] = [];
       const isolated: string[] = [];
       const problems: string[] = [];
       for (const server of servers) {
-        if (server.name === client.composeName || client.sidecarOf === server.name) {
+        const name = server.pod.name;
+        if (name === client.composeName || client.sidecarOf === name) {
           continue;
         }
-        const together = server.nets.some((n) => mine.has(n));
-        (together ? shared : isolated).push(server.name);
-        const wrong = server.tcp.filter((port) => (this.admits(client.composeName, server.name, port) === true) !== together);
+        const onShared = together(mine, server.nets);
+        (onShared ? shared : isolated).push(name);
+        const wrong = server.tcp.filter((port) => (this.policies.admits(from, server.pod, port) === true) !== onShared);
         if (wrong.length > 0) {
-          problems.push(`${server.name}:${wrong.join(',')} ${together ? 'not admitted on a shared network' : 'admitted without a shared network'}`);
+          problems.push(`${name}:${wrong.join(',')} ${onShared ? 'not admitted on a shared network' : 'admitted without a shared network'}`);
         }
       }
       const list = (names: string[]) => (names.length <= 6 ? names.join(', ') : `${names.slice(0, 6).join(', ')} and ${names.length - 6} more`);
