@@ -399,7 +399,8 @@ export class MigratedService extends Construct {
         command,
         args,
         workingDir: service.workingDir,
-        ports: plan.ports.map((p) => ({ number: p.port, protocol: explicitProtocol(p.protocol), name: p.name })),
+        // Its ports on the pod: those the host's plan gives it (a port the host declares is the host container's).
+        ports: host.ports.filter((p) => p.via === service.name).map((p) => ({ number: p.port, protocol: explicitProtocol(p.protocol), name: p.name })),
         envVariables: env.values,
         resources,
         securityContext,

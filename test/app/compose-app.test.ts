@@ -351,6 +351,29 @@ services:
   });
 });
 
+test('a sidecar of a database: the references that reach the pod on the sidecar\'s port leave the engine its own port', () => {
+  const { app, docs } = synthApp(`
+services:
+  db:
+    image: postgres:16
+    volumes: [data:/var/lib/postgresql/data]
+  exporter:
+    image: registry.example.com/pg-exporter:1.0
+    network_mode: "service:db"
+    expose: ["9187"]
+  app:
+    image: registry.example.com/app:1.0
+    environment: { METRICS: "http://db:9187/metrics" }
+volumes: { data: {} }
+`);
+  expect(podSpec(findDoc(docs, 'Deployment', 'db')).containers.map((c: any) => [c.name, c.ports])).toEqual([
+    ['db', [{ containerPort: 5432, name: 'tcp-5432' }]],
+    ['exporter', [{ containerPort: 9187, name: 'tcp-9187' }]],
+  ]);
+  expect(findDoc(docs, 'Service', 'db').spec.ports.map((p: any) => p.port)).toEqual([5432, 9187]);
+  expect(app.verify().broken).toBe(0);
+});
+
 describe('secrets everywhere: a value classified secret anywhere appears nowhere outside a Secret', () => {
   const { app, docs } = synthApp(`
 services:
