@@ -28,12 +28,13 @@ import {
   ComposeNetworkPolicies, ComposeNetworkPoliciesProps, PortExposure, PolicyWorkload,
 } from './network-policy';
 import { cpuFromMillicores, cpuToMillicores, sizeToBytes } from './quantities';
+import { checkPlainFields } from './plain-fields';
 import { NamespaceQuota, NamespaceQuotaProps } from './quota';
 import { reportUnreachable, withInferredPorts } from './inferred-ports';
 import { Reachability } from './reachability';
 import { planSidecars } from './sidecars';
 import { VerifyReport, verifyManifests } from './verify';
-import { DEFAULT_SENSITIVE_NAME_PATTERNS, SecretValues, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from './sensitive';
+import { DEFAULT_SENSITIVE_NAME_PATTERNS, Redactor, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from './sensitive';
 import {
   Exposure, HttpOptions, KomposeLabel, ResourceDefaults, ServiceExtension, ServiceOverrides, ServiceTarget, VolumeOverrides,
   readServiceExtension, sizeLabel,
@@ -74,6 +75,9 @@ export const COMPOSE_APP_DEFAULTS = {
   kubectlImage: 'registry.k8s.io/kubectl:v1.28.15',
 } as const;
 
+/** Namespaces the cluster uses itself: an app goes there only with `allowSystemNamespace`, and is never torn down with them. */
+export const SYSTEM_NAMESPACES: readonly string[] = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];
+
 export interface ComposeAppProps {
   /**
    * A loaded compose model. Give this or `composeFile`.
@@ -102,6 +106,13 @@ export interface ComposeAppProps {
    * @default - the compose project name as a DNS-1123 label
    */
   readonly namespace?: string;
+  /**
+   * Accept a namespace the cluster itself uses (`kube-system`, `kube-public`, `kube-node-lease`, `default`). An app
+   * there gets a default-deny NetworkPolicy and a ResourceQuota that also bind the cluster's own workloads, so it is
+   * refused unless this is set.
+   * @default false
+   */
+  readonly allowSystemNamespace?: boolean;
   /**
    * Render the Namespace object (with the label `name`).
    * @default true
@@ -269,7 +280,12 @@ export class ComposeApp extends Construct {
   private readonly migrated = new Map<string, MigratedService>();
   private readonly plans = new Map<string, ServicePlan>();
   private readonly names = new NameRegistry();
-  private readonly secretValues = new SecretValues();
+  /**
+   * Every value the app classified as secret (the loader's and its own), for messages, runbooks and bundles that
+   * must print none of them: `redactor.redact(text)`.
+   */
+  public readonly redactor = new Redactor();
+  private readonly secretValues = this.redactor;
   private readonly claimMap = new Map<string, kplus.IPersistentVolumeClaim>();
   private readonly claimUsers = new Map<string, Set<string>>();
   private readonly secretMap = new Map<string, MountedFileSource | undefined>();
@@ -312,6 +328,14 @@ export class ComposeApp extends Construct {
         value: this.namespace,
         allowed: 'a DNS-1123 label: lower case letters, digits and "-", 1-63 characters',
         hint: 'set the namespace prop',
+      });
+    }
+    if (SYSTEM_NAMESPACES.includes(this.namespace) && !props.allowSystemNamespace) {
+      throw new ComposeError(`${this.node.path}: the namespace "${this.namespace}" belongs to the cluster`, {
+        allowed: `a namespace of the app's own, not ${SYSTEM_NAMESPACES.join(', ')}`,
+        hint: 'choose another namespace (CLI: --namespace NAME, or a different project name), or allow it with '
+          + 'allowSystemNamespace: true (CLI: --allow-system-namespace): its default-deny NetworkPolicy and quota then '
+          + 'bind the cluster\'s own workloads',
       });
     }
     this.checkOverrides();
@@ -420,7 +444,8 @@ export class ComposeApp extends Construct {
   }
 
   private warn(code: string, message: string, at: ComposeLocation): void {
-    this.warnings.push({ code, message, at });
+    // Findings quote values: none of them may carry a secret (the redactor knows them from the constructor's start).
+    this.warnings.push({ code, message: this.redactor.redact(message), at });
   }
 
   /** Warns once per key, for findings that several services would repeat. */
@@ -680,6 +705,13 @@ export class ComposeApp extends Construct {
         this.secretValues.add(secret.source.content.text);
       }
     }
+    (this.model.secretValues ?? []).forEach((value) => this.secretValues.add(value));
+    // Public names: a secret that is part of one is public anyway (weak-secret), and is neither redacted nor refused.
+    this.redactor.keepNames([this.model.name, this.namespace, this.props.ingressDomain ?? COMPOSE_APP_DEFAULTS.ingressDomain,
+      ...this.model.services.flatMap((s) => [s.name, s.image])]);
+    for (const service of this.model.services) {
+      checkPlainFields(service, this.overrides(service).ingressHost ?? readServiceExtension(service).ingressHost, this.redactor);
+    }
     this.reportWeakSecrets(patterns);
   }
 
@@ -692,7 +724,6 @@ export class ComposeApp extends Construct {
     // without NUL is found in the joined text exactly when it is part of one of the names.
     const names = [this.model.name, this.namespace, ...this.model.services.flatMap((s) => [s.name, s.image])]
       .map((n) => n.toLowerCase());
-    this.secretValues.setPublicNames(names);
     const joined = names.join('\0');
     const inAName = (value: string) => (value.includes('\0') ? names.some((name) => name.includes(value)) : joined.includes(value));
     for (const service of this.model.services) {
@@ -747,7 +778,7 @@ export class ComposeApp extends Construct {
     if (composeVm.vm.userDataSecret) {
       this.names.claim('Secret', composeVm.vm.userDataSecret.name, { owner: 'the VM\'s cloud-init user data', at: this.model.at, hint: 'set vm.name' });
     }
-    this.warnings.push(...composeVm.warnings);
+    this.warnings.push(...composeVm.warnings.map((w) => ({ ...w, message: this.redactor.redact(w.message) })));
     for (const plan of plans) {
       this.vmMigrated.set(plan.service.name, new VmMigratedService(this, plan.service.name, {
         plan,

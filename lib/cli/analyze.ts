@@ -1,6 +1,3 @@
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
 import { IngressRule, PortAccess, PublishedPort, WorkloadKind } from '../app/migrated-service';
 import { VmMigratedService } from '../app/vm-migrated-service';
 import { DatabaseEngine } from '../stateful/engine';
@@ -10,6 +7,7 @@ import { assessService } from '../vm/assess';
 import { CliIo, ExitCode } from './io';
 import { AnalyzeOptions } from './options';
 import { bakeCommand, imageBuilds } from './image-builds';
+import { createTempStage, removeStage } from './output';
 import { Rendered, renderProject } from './render';
 import { podSpec } from './runbook';
 
@@ -102,12 +100,14 @@ export interface DependencyAnalysis {
 
 /** `cdk8s-compose analyze`: the assessment as text, or as JSON with `--json`. */
 export function analyze(options: AnalyzeOptions, io: CliIo): number {
-  const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'cdk8s-compose-'));
+  const stage = createTempStage();
   try {
-    const analysis = analyzeRendered(renderProject(options, io, stage));
-    io.stdout(options.json ? `${JSON.stringify(analysis, undefined, 2)}\n` : analysisText(analysis));
+    const rendered = renderProject(options, io, stage);
+    const analysis = analyzeRendered(rendered);
+    // The report quotes values (ports, hosts, commands): it passes through the redactor as every message does.
+    io.stdout(rendered.project.composeApp.redactor.redact(options.json ? `${JSON.stringify(analysis, undefined, 2)}\n` : analysisText(analysis)));
   } finally {
-    fs.rmSync(stage, { recursive: true, force: true });
+    removeStage(stage);
   }
   return ExitCode.OK;
 }

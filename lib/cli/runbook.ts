@@ -1,3 +1,4 @@
+import { SYSTEM_NAMESPACES } from '../app/compose-app';
 import { ComposeNetworkPolicies } from '../app/network-policy';
 import { renderStepsMarkdown, vmInstallSteps } from '../vm/install-steps';
 import { imageBuildMarkdown } from './image-builds';
@@ -233,8 +234,18 @@ export function renderRunbook(rendered: Rendered, layout: RunbookLayout): string
   }
 
   out.push(`## ${section('Tear down')}`, '');
-  para(`Deleting the namespace deletes everything in it, waiting until it is gone:`);
-  sh([`kubectl delete namespace ${ns}`, 'kubectl get pv']);
+  if (SYSTEM_NAMESPACES.includes(ns)) {
+    // The cluster's own namespace is never deleted: only the app's objects are.
+    para(`The namespace ${ns} belongs to the cluster and is never deleted; delete the app's objects in it, kind by kind:`);
+    const byKind = new Map<string, string[]>();
+    objects.filter((o) => o.kind !== 'Namespace' && o.manifest?.metadata?.namespace !== undefined)
+      .forEach((o) => byKind.set(o.kind, [...(byKind.get(o.kind) ?? []), o.name]));
+    sh([...[...byKind.entries()].sort(([a], [b]) => compare(a, b))
+      .map(([kind, names]) => `kubectl delete ${kind.toLowerCase()} ${names.sort(compare).join(' ')} -n ${ns}`), 'kubectl get pv']);
+  } else {
+    para(`Deleting the namespace deletes everything in it, waiting until it is gone:`);
+    sh([`kubectl delete namespace ${ns}`, 'kubectl get pv']);
+  }
   const counts = new Map<string, number>();
   objects.filter((o) => o.kind !== 'Namespace').forEach((o) => counts.set(o.kind, (counts.get(o.kind) ?? 0) + 1));
   para(`It removes ${[...counts.entries()].sort(([a], [b]) => compare(a, b)).map(([kind, n]) => plural(n, kind)).join(', ')},`,

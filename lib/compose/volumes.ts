@@ -253,6 +253,10 @@ function inspectBind(source: string, ctx: VolumeContext, at: ComposeLocation): N
     ctx.warn('special-bind-file', `the bound path "${source}" is not a regular file (a FIFO, socket or device) and was not read`, at);
     return { kind: 'file' };
   }
+  if (stat.kind === 'loop') {
+    ctx.warn('special-bind-file', `the bound path "${source}" is a loop of symbolic links and was not read`, at);
+    return { kind: 'missing' };
+  }
   if (stat.kind === 'directory') {
     return readBindDirectory(source, absolute, ctx, at);
   }
@@ -263,7 +267,8 @@ function inspectBind(source: string, ctx: VolumeContext, at: ComposeLocation): N
     ctx.warn('large-bind-file', `the bound file "${source}" is larger than 1 MiB and was not read`, at);
     return { kind: 'file' };
   }
-  return { kind: 'file', content: readContent('bound file', source, absolute, at) };
+  const confineTo = ctx.allowOutsideProject ? undefined : ctx.projectDir;
+  return { kind: 'file', content: readContent('bound file', source, absolute, at, { confineTo }) };
 }
 
 /** Most files read from one bound directory; a larger tree is reported, not read. */
@@ -313,6 +318,7 @@ function readBindDirectory(source: string, absolute: string, ctx: VolumeContext,
   if (tooLarge) {
     return { kind: 'directory', sizeBytes: bytes };
   }
-  const contents = files.map((f) => contentOf(f.relative, readProjectFile('bound file', `${source}/${f.relative}`, f.absolute, at)));
+  const confineTo = ctx.allowOutsideProject ? undefined : ctx.projectDir;
+  const contents = files.map((f) => contentOf(f.relative, readProjectFile('bound file', `${source}/${f.relative}`, f.absolute, at, { confineTo })));
   return { kind: 'directory', sizeBytes: bytes, files: contents };
 }
