@@ -207,7 +207,7 @@ export function helpText(command?: string): string {
       'Options:',
       ...rows.map(([left, right]) => `  ${left.padEnd(width)}${right}`),
       '',
-      'Exit codes: 0 success, 1 bad input, 2 bad usage, 3 a kubectl command failed or a wait timed out (deploy).',
+      'Exit codes: 0 success, 1 bad input (verify: an expectation is broken), 2 bad usage, 3 a kubectl command failed or a wait timed out (deploy).',
     ].join('\n') + '\n';
   }
   return [
