@@ -31,8 +31,15 @@ const DSN_HOST_KEY = /(?:^|[\s;?&])(?:host|hostname|server|addr|address)\s*=\s*$
 export class HostRewriter {
   private readonly hosts: ReadonlyMap<string, string>;
 
-  /** @param hosts compose-side name → Service name. */
-  constructor(hosts: ReadonlyMap<string, string>) {
+  private readonly resolvable: ReadonlySet<string>;
+
+  /**
+   * @param hosts compose-side name → Service name.
+   * @param resolvable names that have a Service of their own (alias Services): env values still name the service's
+   * Service, but a file that uses one needs no edit.
+   */
+  constructor(hosts: ReadonlyMap<string, string>, resolvable: ReadonlySet<string> = new Set()) {
+    this.resolvable = new Set([...resolvable].map((n) => n.toLowerCase()));
     const lower = new Map<string, string>();
     for (const [from, to] of hosts) {
       lower.set(from.toLowerCase(), to);
@@ -60,7 +67,7 @@ export class HostRewriter {
    * the caller reports each one so the user can edit the file.
    */
   public references(text: string): HostRewrite[] {
-    return [...this.replace(text, () => true).rewrites];
+    return this.replace(text, () => true).rewrites.filter((r) => !this.resolvable.has(r.from.toLowerCase()));
   }
 
   /**

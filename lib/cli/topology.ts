@@ -102,6 +102,9 @@ export function topologyDiagram(app: ComposeApp, waves: readonly TopologyWave[],
       if (service.kind === WorkloadKind.JOB || service.kind === WorkloadKind.CRON_JOB) {
         return `${sid}[["${text(service.name)}<br/>${service.kind === WorkloadKind.JOB ? 'Job' : 'CronJob'}${nets}"]]`;
       }
+      if (service.sidecarOf !== undefined) {
+        return `${sid}["${text(service.name)}<br/>container in the pod of ${text(service.sidecarOf)}${nets}"]`;
+      }
       const replicas = service.replicas === 1 ? '' : ` ×${service.replicas}`;
       return `${sid}["${text(service.name)}<br/>${text(service.kind === WorkloadKind.DAEMON_SET ? 'DaemonSet' : service.kind === WorkloadKind.STATEFUL_SET ? 'StatefulSet' : 'Deployment')}${replicas}${nets}"]`;
     }

@@ -201,10 +201,11 @@ describe('the kompose shape: convert -f FILE -o DIR', () => {
     expect(lines.slice(0, warnings.length)).toEqual(warnings);
     expect(lines[warnings.length]).toMatch(new RegExp(`^${warnings.length} warnings \\(.*host-rewrite ×\\d+.*, vm-target ×1\\)$`));
     const count = (folder: string) => listFiles(out('kompose')).filter((f) => f.startsWith(`${folder}/`)).length;
-    expect(lines[warnings.length + 1]).toBe(`wrote ${listFiles(out('kompose')).length} files into out: 0-namespace/ (${count('0-namespace')}), `
+    expect(lines[warnings.length + 1]).toMatch(/^verify: \d+ expectations: \d+ hold, 0 reported, 0 broken$/);
+    expect(lines[warnings.length + 2]).toBe(`wrote ${listFiles(out('kompose')).length} files into out: 0-namespace/ (${count('0-namespace')}), `
       + `1-stateful/ (${count('1-stateful')}), 2-app/ (${count('2-app')}), 3-vm/ (${count('3-vm')}), `
       + `golden-image/shop-vm/ (${count('golden-image/shop-vm')}), RUNBOOK.md`);
-    expect(lines).toHaveLength(warnings.length + 2);
+    expect(lines).toHaveLength(warnings.length + 3);
     expect(runs.kompose.stdout).toBe('');
   });
 
