@@ -12,6 +12,7 @@ import { DatabaseEngine } from '../stateful/engine';
 import { WorkloadController } from '../stateful/stateful-dependency';
 import { assessService } from '../vm/assess';
 import { ComposeVm, ComposeVmProps } from '../vm/compose-vm';
+import { PlannedAlias, createAliasServices, planAliases } from './alias-services';
 import { ServiceAutoscaler } from './autoscaler';
 import { annotateSyncWaves } from './deploy-waves';
 import { WaitKind, WaitSettings } from './dependency-wait';
@@ -28,8 +29,13 @@ import {
   ComposeNetworkPolicies, ComposeNetworkPoliciesProps, PortExposure, PolicyWorkload,
 } from './network-policy';
 import { cpuFromMillicores, cpuToMillicores, sizeToBytes } from './quantities';
+import { checkPlainFields } from './plain-fields';
 import { NamespaceQuota, NamespaceQuotaProps } from './quota';
-import { DEFAULT_SENSITIVE_NAME_PATTERNS, SecretValues, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from './sensitive';
+import { reportUnreachable, withInferredPorts } from './inferred-ports';
+import { Reachability } from './reachability';
+import { planSidecars } from './sidecars';
+import { VerifyReport, verifyManifests } from './verify';
+import { DEFAULT_SENSITIVE_NAME_PATTERNS, Redactor, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from './sensitive';
 import {
   Exposure, HttpOptions, KomposeLabel, ResourceDefaults, ServiceExtension, ServiceOverrides, ServiceTarget, VolumeOverrides,
   readServiceExtension, sizeLabel,
@@ -70,6 +76,9 @@ export const COMPOSE_APP_DEFAULTS = {
   kubectlImage: 'registry.k8s.io/kubectl:v1.28.15',
 } as const;
 
+/** Namespaces the cluster uses itself: an app goes there only with `allowSystemNamespace`, and is never torn down with them. */
+export const SYSTEM_NAMESPACES: readonly string[] = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];
+
 export interface ComposeAppProps {
   /**
    * A loaded compose model. Give this or `composeFile`.
@@ -98,6 +107,13 @@ export interface ComposeAppProps {
    * @default - the compose project name as a DNS-1123 label
    */
   readonly namespace?: string;
+  /**
+   * Accept a namespace the cluster itself uses (`kube-system`, `kube-public`, `kube-node-lease`, `default`). An app
+   * there gets a default-deny NetworkPolicy and a ResourceQuota that also bind the cluster's own workloads, so it is
+   * refused unless this is set.
+   * @default false
+   */
+  readonly allowSystemNamespace?: boolean;
   /**
    * Render the Namespace object (with the label `name`).
    * @default true
@@ -263,12 +279,21 @@ export class ComposeApp extends Construct {
   public readonly configs: Readonly<Record<string, kplus.ConfigMap | KubeSecret>>;
   /** The golden-image VM (bundle, VirtualMachine, Services) of the services routed to it, when any is. */
   public readonly vm?: ComposeVm;
+  /** Who reaches whom by which name and port, as compose allows it (`reachability.edges()` for the graph). */
+  public readonly reachability: Reachability;
+  /** The Services of extra names (aliases, container names) that files and commands use, by Service name. */
+  public readonly aliasServices: Readonly<Record<string, kplus.Service>>;
 
   private readonly props: ComposeAppProps;
   private readonly migrated = new Map<string, MigratedService>();
   private readonly plans = new Map<string, ServicePlan>();
   private readonly names = new NameRegistry();
-  private readonly secretValues = new SecretValues();
+  /**
+   * Every value the app classified as secret (the loader's and its own), for messages, runbooks and bundles that
+   * must print none of them: `redactor.redact(text)`.
+   */
+  public readonly redactor = new Redactor();
+  private readonly secretValues = this.redactor;
   private readonly claimMap = new Map<string, kplus.IPersistentVolumeClaim>();
   private readonly claimUsers = new Map<string, Set<string>>();
   private readonly secretMap = new Map<string, MountedFileSource | undefined>();
@@ -276,7 +301,8 @@ export class ComposeApp extends Construct {
   private readonly secretObjects: Record<string, KubeSecret> = {};
   private readonly configObjects: Record<string, kplus.ConfigMap | KubeSecret> = {};
   private readonly warned = new Set<string>();
-  private readonly hosts: HostRewriter;
+  /** Rule 2's rewriter: compose names, aliases, hostnames and container names → Service names. */
+  public readonly hosts: HostRewriter;
   private readonly vmMigrated = new Map<string, VmMigratedService>();
   /** Why each service routed to the VM goes there. */
   private readonly vmReasons = new Map<string, string[]>();
@@ -312,6 +338,14 @@ export class ComposeApp extends Construct {
         hint: 'set the namespace prop',
       });
     }
+    if (SYSTEM_NAMESPACES.includes(this.namespace) && !props.allowSystemNamespace) {
+      throw new ComposeError(`${this.node.path}: the namespace "${this.namespace}" belongs to the cluster`, {
+        allowed: `a namespace of the app's own, not ${SYSTEM_NAMESPACES.join(', ')}`,
+        hint: 'choose another namespace (CLI: --namespace NAME, or a different project name), or allow it with '
+          + 'allowSystemNamespace: true (CLI: --allow-system-namespace): its default-deny NetworkPolicy and quota then '
+          + 'bind the cluster\'s own workloads',
+      });
+    }
     this.checkOverrides();
 
     if (props.createNamespace ?? true) {
@@ -324,20 +358,29 @@ export class ComposeApp extends Construct {
       }
     }
 
+    this.reachability = Reachability.of(this.model);
     this.planServices();
-    this.hosts = this.hostRewriter((plan) => plan.hasService);
+    const aliases = planAliases(this.reachability, this.plans, this.names);
+    this.hosts = this.hostRewriter((plan) => plan.hasService, aliases);
     this.collectSecretValues();
 
     const context = this.context(this.hosts);
     this.createSharedObjects();
-    for (const plan of this.plans.values()) {
-      if (plan.kind === WorkloadKind.VM) {
-        continue;
-      }
-      const service = this.migrateService(plan, this.settingsFor(plan), context);
-      this.migrated.set(plan.service.name, service);
+    // A sidecar joins its host's pod, so hosts come first; the map is then put back in name order.
+    const order = [...this.plans.values()].filter((p) => p.kind !== WorkloadKind.VM)
+      .sort((a, b) => Number(a.kind === WorkloadKind.SIDECAR) - Number(b.kind === WorkloadKind.SIDECAR));
+    for (const plan of order) {
+      this.migrated.set(plan.service.name, this.migrateService(plan, this.settingsFor(plan), context));
     }
+    const migrated = [...this.migrated.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    this.migrated.clear();
+    migrated.forEach(([name, service]) => this.migrated.set(name, service));
     this.vm = this.migrateToVm(context);
+    this.aliasServices = createAliasServices({
+      aliases, services: this.migrated, namespace: this.namespace, warn: (code, message, at) => this.warn(code, message, at),
+    });
+    reportUnreachable(this.reachability, this.plans, (key, code, message, at) => this.warnOnce(key, code, message, at));
+    this.reportPlaceholderHosts();
     this.reportVolumeLabels();
     this.reportSharedClaims();
     this.claims = Object.fromEntries(this.claimMap);
@@ -380,6 +423,15 @@ export class ComposeApp extends Construct {
     return found;
   }
 
+  /**
+   * Checks what compose promises each service against this app's manifests (`verifyManifests`): every name and port
+   * a service reaches another by, every pair on a shared network, the environment, the mounted files and volumes, the
+   * waits for depends_on. Synthesizes the app's chart (`chart.toJson()`) to read them.
+   */
+  public verify(): VerifyReport {
+    return verifyManifests(this, Chart.of(this).toJson());
+  }
+
   /** Every service migrated to a container workload, sorted by compose name. */
   public get services(): MigratedService[] {
     return [...this.migrated.values()];
@@ -412,7 +464,8 @@ export class ComposeApp extends Construct {
   }
 
   private warn(code: string, message: string, at: ComposeLocation): void {
-    this.warnings.push({ code, message, at });
+    // Findings quote values: none of them may carry a secret (the redactor knows them from the constructor's start).
+    this.warnings.push({ code, message: this.redactor.redact(message), at });
   }
 
   /** Warns once per key, for findings that several services would repeat. */
@@ -527,10 +580,22 @@ export class ComposeApp extends Construct {
         // A scheduled service that uses a database image (a pg_dump job) is a CronJob, not a database.
         kind = WorkloadKind.CRON_JOB;
         engine = undefined;
+      } else if (engine && engineChoice === undefined && (overrides.replicas ?? service.deploy.replicas ?? 1) > 1) {
+        // The image suggests a database, but compose asks for several replicas: compose wins.
+        this.warn('engine-default', `image "${service.image}" looks like ${engine.name}, but the service asks for `
+          + `${overrides.replicas ?? service.deploy.replicas} replicas, so it runs as a Deployment with them (a stateful `
+          + 'dependency has one pod); set x-cdk8s-compose.engine to run it as one', service.at);
+        engine = undefined;
       } else if (engine) {
         kind = WorkloadKind.STATEFUL;
+        if (engineChoice === undefined) {
+          const backup = (overrides.backup ?? this.props.backup) === false ? '' : ' and a backup CronJob';
+          this.warn('engine-default', `image "${service.image}" runs as a ${engine.name} stateful dependency: one pod, its `
+            + `data on a claim, a credentials Secret, the engine's readiness check${backup}; the service's own command, `
+            + 'ports, environment and volumes are kept (x-cdk8s-compose.engine: none runs it as a plain Deployment)', service.at);
+        }
       }
-      const ports = workloadPorts(service);
+      const ports = withInferredPorts(this.reachability, service, workloadPorts(service), kind, engine, (code, message, at) => this.warn(code, message, at));
       if (kind === WorkloadKind.DEPLOYMENT && labels.controller === KomposeControllerType.STATEFUL_SET && ports.length > 0) {
         kind = WorkloadKind.STATEFUL_SET;
       } else if (kind === WorkloadKind.DEPLOYMENT && (labels.controller === KomposeControllerType.DAEMON_SET
@@ -558,6 +623,7 @@ export class ComposeApp extends Construct {
           : `service "${service.name}" runs as a CronJob (on its ${KomposeLabel.CRON_SCHEDULE}), so its ports get no Service`, service.at);
       }
     }
+    planSidecars(this.plans);
     const routed = [...this.vmReasons.keys()];
     if (routed.length > 0 && !this.props.vm) {
       throw new ComposeError(`${this.node.path}: ${routed.map((n) => `"${n}"`).join(', ')} run${routed.length === 1 ? 's' : ''} in a VM, `
@@ -608,7 +674,8 @@ export class ComposeApp extends Construct {
    * Rule 2: compose names, aliases, hostnames and container names → Service names, for the services `include`
    * selects (the VM's compose project reaches its own services by their compose names).
    */
-  private hostRewriter(include: (plan: ServicePlan) => boolean): HostRewriter {
+  private hostRewriter(include: (plan: ServicePlan) => boolean, aliases: readonly PlannedAlias[] = []): HostRewriter {
+
     const targets = new Map<string, Set<string>>();
     const add = (from: string | undefined, to: string) => {
       if (from) {
@@ -638,7 +705,7 @@ export class ComposeApp extends Construct {
           + `(${[...to].sort().join(', ')}), so it is not rewritten`, this.model.at);
       }
     }
-    return new HostRewriter(hosts);
+    return new HostRewriter(hosts, new Set(aliases.map((a) => a.name)));
   }
 
   /** Every secret string of the app, so that no other value or file may carry one outside a Secret. */
@@ -657,6 +724,13 @@ export class ComposeApp extends Construct {
       if ('content' in secret.source && !secret.source.content.binary) {
         this.secretValues.add(secret.source.content.text);
       }
+    }
+    (this.model.secretValues ?? []).forEach((value) => this.secretValues.add(value));
+    // Public names: a secret that is part of one is public anyway (weak-secret), and is neither redacted nor refused.
+    this.redactor.keepNames([this.model.name, this.namespace, this.props.ingressDomain ?? COMPOSE_APP_DEFAULTS.ingressDomain,
+      ...this.model.services.flatMap((s) => [s.name, s.image])]);
+    for (const service of this.model.services) {
+      checkPlainFields(service, this.overrides(service).ingressHost ?? readServiceExtension(service).ingressHost, this.redactor);
     }
     this.reportWeakSecrets(patterns);
   }
@@ -677,6 +751,12 @@ export class ComposeApp extends Construct {
       for (const variable of service.environment) {
         const value = variable.value.trim().toLowerCase();
         const sensitive = isSensitiveName(variable.name, patterns) || extra.includes(variable.name);
+        if (sensitive && value === '') {
+          const engine = DatabaseEngine.detect(service.image);
+          this.warn('empty-secret', `${variable.name} is empty, so its Secret key holds 0 bytes`
+            + (engine && /PASS/i.test(variable.name) ? `; the ${engine.name} image refuses to start with it empty` : '')
+            + '; set a value (an unset variable gives an empty string)', variable.at);
+        }
         if (sensitive && value !== '' && inAName(value)) {
           this.warn('weak-secret', `the value of ${variable.name} is also part of an image, service or project name, so it `
             + 'appears outside the Secret anyway; set a real secret', variable.at);
@@ -724,7 +804,7 @@ export class ComposeApp extends Construct {
     if (composeVm.vm.userDataSecret) {
       this.names.claim('Secret', composeVm.vm.userDataSecret.name, { owner: 'the VM\'s cloud-init user data', at: this.model.at, hint: 'set vm.name' });
     }
-    this.warnings.push(...composeVm.warnings);
+    this.warnings.push(...composeVm.warnings.map((w) => ({ ...w, message: this.redactor.redact(w.message) })));
     for (const plan of plans) {
       this.vmMigrated.set(plan.service.name, new VmMigratedService(this, plan.service.name, {
         plan,
@@ -735,6 +815,25 @@ export class ComposeApp extends Construct {
       }));
     }
     return composeVm;
+  }
+
+  /**
+   * Ingress hosts left at their default, `<service>.example.com`: example.com is reserved for documentation, so no
+   * client ever reaches it. Each is reported, to be set with `ingressHost` (`--ingress-host`).
+   */
+  private reportPlaceholderHosts(): void {
+    if (this.props.ingressDomain !== undefined) {
+      return;
+    }
+    for (const service of [...this.migrated.values(), ...this.vmMigrated.values()]) {
+      for (const host of [...new Set(service.ingressRules.map((r) => r.host))]) {
+        if (host === `${service.name}.${COMPOSE_APP_DEFAULTS.ingressDomain}`) {
+          const source = this.model.services.find((s) => s.name === service.composeName);
+          this.warn('placeholder-host', `the Ingress of service "${service.composeName}" has the placeholder host "${host}"; set the `
+            + `real one (--ingress-host ${service.composeName}=HOST, the ingressHost prop or kompose.service.expose)`, source?.at ?? this.model.at);
+        }
+      }
+    }
   }
 
   /** Rule 2 inside the VM: env values name container services by their Service names; file references are reported. */
@@ -835,6 +934,7 @@ export class ComposeApp extends Construct {
       },
       configSource: (name, user, at) => this.configSource(name, user, at),
       warn: (code, message, at) => this.warn(code, message, at),
+      migrated: (composeName) => this.migrated.get(composeName),
     };
   }
 
@@ -1148,13 +1248,17 @@ export class ComposeApp extends Construct {
   private renderNetworkPolicies(options: Omit<ComposeNetworkPoliciesProps, 'namespace' | 'networks' | 'workloads'>): ComposeNetworkPolicies {
     const declared = new Set(this.model.networks.map((n) => n.name));
     const workloads: PolicyWorkload[] = [];
+    const sidecars = [...this.migrated.values()].filter((s) => s.kind === WorkloadKind.SIDECAR);
     for (const service of this.migrated.values()) {
+      if (service.kind === WorkloadKind.SIDECAR) {
+        continue;
+      }
       const networks = service.networks.filter((n) => declared.has(n));
       const labels = ComposeNetworkPolicies.networkLabels(networks);
       for (const [key, value] of Object.entries(labels)) {
         service.workload.podMetadata.addLabel(key, value);
       }
-      const exposed = service.publishedPorts
+      const exposed = [service, ...sidecars.filter((s) => s.workload === service.workload)].flatMap((s) => s.publishedPorts)
         .filter((p) => p.access === PortAccess.INGRESS || p.access === PortAccess.LOAD_BALANCER || p.access === PortAccess.NODE_PORT)
         .map((p) => ({
           port: p.mapping.target,

@@ -1,20 +1,26 @@
-import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { ComposeWarning } from '../compose/errors';
 import { CliIo, ExitCode, display, printWarnings } from './io';
 import { ConvertOptions, OutputLayout, PROGRAM } from './options';
 import { GITOPS_FOLDER, KUSTOMIZATION, gitopsFiles, overlayFiles } from './gitops';
-import { createStage, removeStage, writeOutput } from './output';
+import { createStage, createTempStage, removeStage, writeOutput } from './output';
+import { verifySummary } from '../app/verify';
+import { verifyRendered } from './verify';
 import { BUNDLE_FOLDER, RUNBOOK_FILE, WAVE_FOLDER, outputFiles, outputTarget, renderProject, singleFileContent } from './render';
 
 /** The folders convert fills, whose generated files that are no longer produced are removed: the waves and gitops/. */
 const OWNED_FOLDER = new RegExp(`(?:${WAVE_FOLDER.source})|^${GITOPS_FOLDER}$`);
 
+/** `verify`'s summary line, and where to see the broken expectations when there are any. */
+function verifyLine(rendered: Parameters<typeof verifyRendered>[0]): string {
+  const report = verifyRendered(rendered);
+  return `${verifySummary(report)}${report.broken > 0 ? ` (${PROGRAM} verify with the same options lists them)` : ''}\n`;
+}
+
 /** `cdk8s-compose convert`: the manifests and RUNBOOK.md into the output folder, or the manifests to stdout. */
 export function convert(options: ConvertOptions, io: CliIo): number {
   if (options.stdout) {
-    const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'cdk8s-compose-'));
+    const stage = createTempStage();
     try {
       const rendered = renderProject(options, io, stage);
       const skipped: ComposeWarning[] = rendered.bundleFiles.length === 0 ? [] : [{
@@ -24,6 +30,7 @@ export function convert(options: ConvertOptions, io: CliIo): number {
         at: rendered.project.model.at,
       }];
       printWarnings([...rendered.project.warnings, ...skipped], io);
+      io.stderr(verifyLine(rendered));
       io.stdout(singleFileContent(rendered));
     } finally {
       removeStage(stage);
@@ -31,7 +38,7 @@ export function convert(options: ConvertOptions, io: CliIo): number {
     return ExitCode.OK;
   }
   const provisional = outputTarget(options.out, options.layout, io.cwd, 'app');
-  const stage = createStage(provisional.root);
+  const stage = createStage(provisional.root, display(io.cwd, provisional.root));
   try {
     const rendered = renderProject(options, io, stage);
     const target = outputTarget(options.out, options.layout, io.cwd, rendered.project.composeApp.namespace);
@@ -43,7 +50,6 @@ export function convert(options: ConvertOptions, io: CliIo): number {
     const result = writeOutput({
       root: target.root,
       rootName: display(io.cwd, target.root),
-      stage,
       files,
       ownedFolders: folderOutput ? OWNED_FOLDER : undefined,
       ledgerFolder: BUNDLE_FOLDER,
@@ -62,6 +68,7 @@ export function convert(options: ConvertOptions, io: CliIo): number {
       at,
     }));
     printWarnings([...rendered.project.warnings, ...gitops.warnings, ...notes, ...kept], io);
+    io.stderr(verifyLine(rendered));
     const where = display(io.cwd, target.root);
     const bundles = [...new Set(rendered.bundleFiles.map((f) => f.path.split('/').slice(0, 2).join('/')))]
       .map((folder) => `${folder}/ (${rendered.bundleFiles.filter((f) => f.path.startsWith(`${folder}/`)).length})`);

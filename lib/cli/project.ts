@@ -1,6 +1,7 @@
 import { ApiObject, App, Chart, JsonPatch, YamlOutputType } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { ComposeApp } from '../app/compose-app';
+import { Redactor, redactError } from '../app/sensitive';
 import { ComposeWarning } from '../compose/errors';
 import { loadCompose } from '../compose/load';
 import { ServiceTarget, readServiceExtension } from '../app/settings';
@@ -70,7 +71,7 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
 
   const app = new App({ outdir: settings.outdir, outputFileExtension: '.yaml', yamlOutputType: YamlOutputType.FILE_PER_RESOURCE });
   const chart = new Chart(app, CHART_ID);
-  const composeApp = new ComposeApp(chart, 'App', {
+  const composeApp = withRedaction(new Redactor().addAll(model.secretValues ?? []), () => new ComposeApp(chart, 'App', {
     model,
     namespace: options.namespace,
     controller: options.controller === undefined ? undefined
@@ -78,8 +79,9 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     services: Object.fromEntries(Object.entries(options.ingressHosts).map(([service, host]) => [service, { ingressHost: host }])),
     target,
     vm: options.imageBaseUrl !== undefined ? { imageBaseUrl: options.imageBaseUrl } : undefined,
+    allowSystemNamespace: options.allowSystemNamespace,
     syncWaves: options.syncWaves,
-  });
+  }));
   addMetadata(chart, options.labels, options.annotations);
   return {
     app,
@@ -88,8 +90,18 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     model,
     waves: planWaves(composeApp),
     labels: options.labels,
-    warnings: [...loaded.warnings, ...composeApp.warnings],
+    // The loader's warnings are redacted already; the app's pass through its redactor, which knows every secret.
+    warnings: [...loaded.warnings, ...composeApp.warnings.map((w) => ({ ...w, message: composeApp.redactor.redact(w.message) }))],
   };
+}
+
+/** Runs `fn`; an error it throws quotes no secret the redactor knows. */
+export function withRedaction<T>(redactor: Redactor, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw redactError(err, redactor);
+  }
 }
 
 const TARGETS: Readonly<Record<TargetMode, ServiceTarget>> = {

@@ -40,6 +40,13 @@ export interface ComposeModel {
   readonly configs: readonly ComposeConfig[];
   /** Top-level `x-` extension fields, by key, after interpolation and merge-key resolution. */
   readonly extensions: Readonly<Record<string, unknown>>;
+  /**
+   * Values the loader classified as secret, sorted: sensitive variables of `.env`, env files and the shell that the
+   * files use, sensitive `environment` values, embedded passwords and secret file contents. Outputs never carry
+   * them outside a Secret, and messages print them as `[redacted]`.
+   * @default - none
+   */
+  readonly secretValues?: readonly string[];
   readonly at: ComposeLocation;
 }
 
@@ -113,6 +120,13 @@ export interface VolumeMount {
     readonly kind: 'file' | 'directory' | 'missing' | 'outside';
     /** For `file` binds inside the project (at most 1 MiB): the file's content. */
     readonly content?: FileContent;
+    /**
+     * For `directory` binds inside the project whose files add up to at most 1 MiB (and 256 files): each regular
+     * file, `path` relative to the directory (`sub/file.pem`), sorted by path. Undefined when the tree is larger.
+     */
+    readonly files?: readonly FileContent[];
+    /** For `directory` binds inside the project: the bytes of its files, as far as they were counted. */
+    readonly sizeBytes?: number;
   };
   readonly at: ComposeLocation;
 }
