@@ -22,7 +22,7 @@ import {
   IngressRuleSettings, MigratedService, MigrationContext, MountedFileSource, PortAccess, ResolvedResources, ServicePlan,
   ServiceSettings, WorkloadKind, WorkloadPort, resolveResources, toProtocol,
 } from './migrated-service';
-import { NameRegistry, isDnsLabel, isServiceName, joinDnsLabel, portName, toDnsLabel, toServiceName } from './naming';
+import { NameRegistry, isDnsLabel, isLabelKey, isLabelValue, isServiceName, joinDnsLabel, portName, toDnsLabel, toServiceName } from './naming';
 import {
   ComposeNetworkPolicies, ComposeNetworkPoliciesProps, PortExposure, PolicyWorkload,
 } from './network-policy';
@@ -51,6 +51,8 @@ export const COMPOSE_APP_DEFAULTS = {
   ingressDomain: 'example.com',
   /** The ingress controller's class. */
   ingressClassName: 'nginx',
+  /** The ingress controller's namespace, which the NetworkPolicies let in to the Ingress ports. */
+  ingressControllerNamespace: 'ingress-nginx',
   /** The controller's rewrite-target annotation. With the default path `/` it rewrites nothing. */
   ingressAnnotations: { 'nginx.ingress.kubernetes.io/rewrite-target': '/' } as Readonly<Record<string, string>>,
   /** Container ports that are HTTP when nothing declares it. */
@@ -131,6 +133,16 @@ export interface ComposeAppProps {
    */
   readonly ingressClassName?: string;
   /**
+   * The namespace the ingress controller runs in: the NetworkPolicies let traffic to the Ingress ports in from it.
+   * @default 'ingress-nginx'
+   */
+  readonly ingressControllerNamespace?: string;
+  /**
+   * Labels of the ingress controller's pods, to narrow that allow rule to them within its namespace.
+   * @default - every pod in the ingress controller's namespace
+   */
+  readonly ingressControllerPodLabels?: Readonly<Record<string, string>>;
+  /**
    * Annotations of the Ingresses.
    * @default { 'nginx.ingress.kubernetes.io/rewrite-target': '/' }
    */
@@ -171,20 +183,22 @@ export interface ComposeAppProps {
    */
   readonly controller?: WorkloadController;
   /**
-   * Backups of the stateful dependencies, or `false`.
-   * @default - daily at 03:00, keeping 7
+   * Backups of the stateful dependencies: `true` (or the backup's options) for every one, `false` for none.
+   * @default - a daily backup at 03:00 keeping 7, for the stateful dependencies whose data compose keeps in a named
+   * volume or a bind mount at the engine's data path (or a folder above it); none for the others (a cache without a
+   * volume)
    */
-  readonly backup?: DatabaseBackupOptions | false;
+  readonly backup?: DatabaseBackupOptions | boolean;
   /**
-   * NetworkPolicies from the compose networks, with options, or `false` for none.
-   * @default - default deny, DNS, per-network allows, ingress from the `ingress-nginx` namespace
+   * NetworkPolicies from the compose networks (`true`, or their options), or `false` for none.
+   * @default true: default deny, DNS, per-network allows, and ingress from `ingressControllerNamespace`
    */
-  readonly networkPolicies?: Omit<ComposeNetworkPoliciesProps, 'namespace' | 'networks' | 'workloads'> | false;
+  readonly networkPolicies?: Omit<ComposeNetworkPoliciesProps, 'namespace' | 'networks' | 'workloads'> | boolean;
   /**
-   * The ResourceQuota, with options, or `false` for none.
-   * @default - computed from the app at its peak plus 20% headroom
+   * The ResourceQuota (`true`, or its options such as `hard` amounts), or `false` for none.
+   * @default true: computed from the app at its peak plus 20% headroom
    */
-  readonly quota?: Omit<NamespaceQuotaProps, 'namespace'> | false;
+  readonly quota?: Omit<NamespaceQuotaProps, 'namespace'> | boolean;
   /**
    * Where services run unless their overrides or `x-cdk8s-compose.target` say otherwise: `ServiceTarget.AUTO` sends
    * the services `assessService` flags to the VM (each reported as `vm-target` with the reasons), `ServiceTarget.VM`
@@ -323,10 +337,10 @@ export class ComposeApp extends Construct {
     this.configs = this.configObjects;
 
     if (props.networkPolicies !== false) {
-      this.networkPolicies = this.renderNetworkPolicies(props.networkPolicies ?? {});
+      this.networkPolicies = this.renderNetworkPolicies(props.networkPolicies === true ? {} : props.networkPolicies ?? {});
     }
     if (props.quota !== false) {
-      this.quota = new NamespaceQuota(this, 'Quota', { ...(props.quota ?? {}), namespace: this.namespace });
+      this.quota = new NamespaceQuota(this, 'Quota', { ...(props.quota === true ? {} : props.quota ?? {}), namespace: this.namespace });
     }
     this.node.addValidation({ validate: () => this.ingressCollisions() });
   }
@@ -421,6 +435,21 @@ export class ComposeApp extends Construct {
     }
     if (this.props.storageSize !== undefined) {
       checkSize(this.props.storageSize, `${this.node.path}: storageSize`);
+    }
+    const ingressNamespace = this.props.ingressControllerNamespace;
+    if (ingressNamespace !== undefined && !isDnsLabel(ingressNamespace)) {
+      throw new ComposeError(`${this.node.path}: ingressControllerNamespace is not a namespace name`, {
+        value: ingressNamespace,
+        allowed: 'a DNS-1123 label: lower case letters, digits and "-", 1-63 characters',
+      });
+    }
+    for (const [key, value] of Object.entries(this.props.ingressControllerPodLabels ?? {})) {
+      if (!isLabelKey(key) || !isLabelValue(value)) {
+        throw new ComposeError(`${this.node.path}: ingressControllerPodLabels has a label Kubernetes does not accept`, {
+          value: `${key}=${value}`,
+          allowed: 'a label key (an optional DNS prefix and "/", then 1-63 letters, digits, "-", "_" or ".") and a value of at most 63 of them',
+        });
+      }
     }
     for (const [name, override] of Object.entries(this.props.services ?? {})) {
       if (override.replicas !== undefined && !(Number.isInteger(override.replicas) && override.replicas >= 0)) {
@@ -864,7 +893,7 @@ export class ComposeApp extends Construct {
       controller: plan.controller ?? WorkloadController.DEPLOYMENT,
       storageClassName: props.storageClassName,
       stateStorageBytes: storageBytes(overrides.storageSize ?? props.storageSize ?? COMPOSE_APP_DEFAULTS.storageSize),
-      backup: overrides.backup ?? props.backup ?? {},
+      backup: overrides.backup ?? props.backup,
       autoscaling,
       readinessLabels: labels.readiness,
       livenessLabels: labels.liveness,
@@ -1151,6 +1180,10 @@ export class ComposeApp extends Construct {
     }
     return new ComposeNetworkPolicies(this, 'NetworkPolicies', {
       ...options,
+      ingressControllerNamespaceLabels: options.ingressControllerNamespaceLabels ?? {
+        'kubernetes.io/metadata.name': this.props.ingressControllerNamespace ?? COMPOSE_APP_DEFAULTS.ingressControllerNamespace,
+      },
+      ingressControllerPodLabels: options.ingressControllerPodLabels ?? this.props.ingressControllerPodLabels,
       namespace: this.namespace,
       networks: this.model.networks.map((n) => ({ name: n.name, internal: n.internal, at: n.at })),
       workloads,

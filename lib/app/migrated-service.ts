@@ -117,7 +117,8 @@ export interface ServiceSettings {
   readonly controller: WorkloadController;
   readonly storageClassName?: string;
   readonly stateStorageBytes: number;
-  readonly backup: DatabaseBackupOptions | false;
+  /** `true` or options: a backup; `false`: none; undefined: a backup when compose keeps the engine's data. */
+  readonly backup?: DatabaseBackupOptions | boolean;
   readonly autoscaling?: AutoscalingSettings;
   /** The `kompose.service.healthcheck.*` labels. */
   readonly readinessLabels?: KomposeProbeLabels;
@@ -323,7 +324,9 @@ export class MigratedService extends Construct {
         dataClaim,
         storageSize: dataClaim ? undefined : claimSize(settings.stateStorageBytes).size,
         storageClassName: settings.storageClassName,
-        backup: settings.backup,
+        // A cache whose data compose does not keep (no volume at its data path) has nothing worth a backup.
+        backup: settings.backup === undefined ? (mounts.engineDataKept ? {} : false)
+          : settings.backup === true ? {} : settings.backup,
         terminationGracePeriod: gracePeriod(service),
       });
       this.warnStatefulPodKeys();
@@ -679,6 +682,11 @@ export class MigratedService extends Construct {
 
     for (const mount of service.volumes) {
       const onEngineData = engine !== undefined && mount.target.replace(/\/+$/, '') === engine.dataPath;
+      const target = mount.target.replace(/\/+$/, '');
+      const keepsEngineData = engine !== undefined && (target === engine.dataPath || engine.dataPath.startsWith(`${target}/`));
+      if (keepsEngineData && (mount.type === 'bind' || (mount.type === 'volume' && mount.source !== undefined))) {
+        plan.engineDataKept = true;
+      }
       if (mount.type === 'tmpfs') {
         const volume = kplus.Volume.fromEmptyDir(this, `Tmpfs${mount.target}`, volumeNames.key(`tmpfs-${mount.target}`), {
           medium: kplus.EmptyDirMedium.MEMORY,
@@ -1134,6 +1142,8 @@ interface MountPlan {
   mounts: PodMount[];
   claims: Record<string, kplus.IPersistentVolumeClaim>;
   engineDataClaim?: kplus.IPersistentVolumeClaim;
+  /** Compose keeps the engine's data: a named volume or a bind mount at its data path or a folder above it. */
+  engineDataKept?: boolean;
   filesConfigMap?: kplus.ConfigMap;
   filesSecret?: KubeSecret;
 }

@@ -45,7 +45,7 @@ const IMAGES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
  */
 const EXPECTED: Readonly<Record<string, string>> = {
   'airflow':
-    '61 objects (ConfigMap×6, CronJob×2, Deployment×7, Ingress×1, Job×1, Namespace×1, NetworkPolicy×12, PersistentVolumeClaim×4, ResourceQuota×1, Role×5, RoleBinding×5, Secret×8, Service×3, ServiceAccount×5); weak secrets: 1; findings: directory-bind×24, weak-secret×2',
+    '58 objects (ConfigMap×6, CronJob×1, Deployment×7, Ingress×1, Job×1, Namespace×1, NetworkPolicy×11, PersistentVolumeClaim×3, ResourceQuota×1, Role×5, RoleBinding×5, Secret×8, Service×3, ServiceAccount×5); weak secrets: 1; findings: directory-bind×24, weak-secret×2',
   'aspnet-mssql':
     '12 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Secret×1, Service×1); weak secrets: 0; findings: none',
   'casaos-unifi-network-application':
@@ -63,21 +63,21 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'kompose-envfile-interpolation':
     '9 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×2); weak secrets: 0; findings: unsupported-key×1',
   'kompose-healthcheck':
-    '29 objects (CronJob×3, Deployment×4, Namespace×1, NetworkPolicy×9, PersistentVolumeClaim×6, ResourceQuota×1, Service×5); weak secrets: 0; findings: database-port-internal×3, unsupported-label×2',
+    '20 objects (Deployment×4, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×3, ResourceQuota×1, Service×5); weak secrets: 0; findings: database-port-internal×3, unsupported-label×2',
   'kompose-host-port-protocol':
     '8 objects (Deployment×1, Ingress×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×1); weak secrets: 0; findings: unsupported-label×1',
   'kompose-hpa':
     '7 objects (Deployment×1, HorizontalPodAutoscaler×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1); weak secrets: 0; findings: none',
   'kompose-secrets-long':
-    '12 objects (CronJob×1, Deployment×1, Namespace×1, NetworkPolicy×4, PersistentVolumeClaim×2, ResourceQuota×1, Secret×1, Service×1); weak secrets: 0; findings: unsupported-key×1',
+    '9 objects (Deployment×1, Namespace×1, NetworkPolicy×3, PersistentVolumeClaim×1, ResourceQuota×1, Secret×1, Service×1); weak secrets: 0; findings: unsupported-key×1',
   'kompose-v2':
-    '18 objects (ConfigMap×1, CronJob×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×2, ResourceQuota×1, Service×4); weak secrets: 0; findings: local-only-port×12, unsupported-key×1',
+    '15 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, PersistentVolumeClaim×1, ResourceQuota×1, Service×4); weak secrets: 0; findings: local-only-port×12, unsupported-key×1',
   'mailcow':
     '123 objects (ConfigMap×18, CronJob×2, Deployment×18, Ingress×1, Namespace×1, NetworkPolicy×22, PersistentVolumeClaim×14, ResourceQuota×1, Role×11, RoleBinding×11, Secret×5, Service×8, ServiceAccount×11); weak secrets: 0; findings: directory-bind×69, host-path×3, local-only-port×3, shared-volume×5, unsupported-key×14',
   'minecraft':
     '9 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×2); weak secrets: 0; findings: host-path×1',
   'nextcloud-redis-mariadb':
-    '27 objects (ConfigMap×1, CronJob×2, Deployment×3, Ingress×1, Namespace×1, NetworkPolicy×7, PersistentVolumeClaim×5, ResourceQuota×1, Secret×3, Service×3); weak secrets: 1; findings: weak-secret×3',
+    '24 objects (ConfigMap×1, CronJob×1, Deployment×3, Ingress×1, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×4, ResourceQuota×1, Secret×3, Service×3); weak secrets: 1; findings: weak-secret×3',
   'nginx-golang-mysql':
     '24 objects (ConfigMap×2, CronJob×1, Deployment×3, Ingress×1, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×2, ResourceQuota×1, Role×1, RoleBinding×1, Secret×2, Service×2, ServiceAccount×1); weak secrets: 0; findings: none',
   'nginx-nodejs-redis':
@@ -101,7 +101,7 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'react-java-mysql':
     '24 objects (ConfigMap×2, CronJob×1, Deployment×3, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×2, ResourceQuota×1, Role×1, RoleBinding×1, Secret×2, Service×3, ServiceAccount×1); weak secrets: 0; findings: anonymous-volume×1, directory-bind×1',
   'wasmedge-kafka-mysql':
-    '21 objects (ConfigMap×1, CronJob×1, Deployment×3, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×2, ResourceQuota×1, Secret×3, Service×3); weak secrets: 0; findings: directory-bind×1, unsupported-key×1',
+    '18 objects (ConfigMap×1, Deployment×3, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×1, ResourceQuota×1, Secret×3, Service×3); weak secrets: 0; findings: directory-bind×1, unsupported-key×1',
   'wireguard':
     '9 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×2); weak secrets: 0; findings: host-path×3, unsafe-sysctl×1',
 };
