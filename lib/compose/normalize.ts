@@ -72,6 +72,7 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
   const active = new Set(ctx.profiles);
   const enabled = new Map<string, YMap>();
   const disabled = new Map<string, string[]>();
+  const disabledAt = new Map<string, ComposeLocation>();
   for (const [name, node] of serviceNodes) {
     const service = asMap(node, { allowed: 'a map of service keys such as image, ports, environment' });
     if (!SERVICE_NAME.test(name)) {
@@ -84,6 +85,7 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
     } else {
       checkKeys(service, SERVICE_KEYS, 'a service', undefined);
       disabled.set(name, profiles);
+      disabledAt.set(name, service.at);
     }
   }
 
@@ -124,6 +126,9 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
     secrets: byName(secrets),
     configs: byName(configs),
     extensions: extensionsOf(root),
+    profileDisabled: [...disabled].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, profiles]) => ({
+      name, profiles: [...profiles].sort(), at: disabledAt.get(name)!,
+    })),
     at: { file: ctx.files[0], path: '' },
   };
 }

@@ -156,6 +156,16 @@ beforeAll(async () => {
       args: ['convert', '--image', 'api=registry.example.com/api:2.0', '--allow-outside-project', '-o', 'out'],
     },
     labels: { cwd: project(KOMPOSE_LABELS, 'labels'), args: ['convert', '-o', 'out'] },
+    options: {
+      cwd: reference(),
+      args: ['convert', '--network-policies', 'off', '--ingress-class-name', 'traefik', '--storage-class-name', 'fast-ssd',
+        '--backup', 'off', '--quota', 'limits.memory=32Gi,persistentvolumeclaims=20', '-o', 'out'],
+    },
+    ingressController: {
+      cwd: reference(),
+      args: ['convert', '--ingress-controller-namespace', 'traefik', '--ingress-controller-pod-labels', 'app.kubernetes.io/name=traefik',
+        '--quota', 'off', '--backup', 'on', '-o', 'out'],
+    },
   });
   await inParallel(Object.keys(scenarios), 2, async (name) => {
     runs[name] = await runCli(scenarios[name].args, { cwd: scenarios[name].cwd });
@@ -375,6 +385,32 @@ test('--labels and --annotations reach every object and every pod template; --co
   expect(findDocs(docs, 'StatefulSet').map((d) => d.metadata.name).sort()).toEqual(['redis', 'shop-db']);
   // Without --target, the reporting daemon runs as a container too.
   expect(findDocs(docs, 'Deployment').map((d) => d.metadata.name).sort()).toEqual(['api', 'reporting', 'web', 'worker']);
+});
+
+describe('the options for the opinionated parts', () => {
+  test('--network-policies off, --ingress-class-name, --storage-class-name, --backup off and --quota with amounts', () => {
+    expectOk(runs.options);
+    const docs = manifestDocs(out('options'));
+    expect(findDocs(docs, 'NetworkPolicy')).toEqual([]);
+    expect(findDocs(docs, 'CronJob')).toEqual([]);
+    expect(findDocs(docs, 'Ingress').map((d) => d.spec.ingressClassName)).toEqual(['traefik', 'traefik']);
+    const claims = findDocs(docs, 'PersistentVolumeClaim');
+    expect(claims.length).toBeGreaterThan(0);
+    expect(claims.filter((d) => d.spec.storageClassName !== 'fast-ssd')).toEqual([]);
+    expect(findDoc(docs, 'ResourceQuota', 'namespace-quota').spec.hard).toMatchObject({ 'limits.memory': '32Gi', 'persistentvolumeclaims': '20' });
+  });
+
+  test('--ingress-controller-namespace and its pod labels in the allow rule; --quota off; --backup on', () => {
+    expectOk(runs.ingressController);
+    const docs = manifestDocs(out('ingressController'));
+    const web = findDoc(docs, 'NetworkPolicy', 'allow-web').spec.ingress.find((rule: any) => rule.from?.some((p: any) => p.namespaceSelector));
+    expect(web.from).toEqual([{
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'traefik' } },
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'traefik' } },
+    }]);
+    expect(findDocs(docs, 'ResourceQuota')).toEqual([]);
+    expect(findDocs(docs, 'CronJob').map((d) => d.metadata.name).sort()).toEqual(['redis-backup', 'shop-db-backup']);
+  });
 });
 
 describe('loader options', () => {
