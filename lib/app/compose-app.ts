@@ -1,9 +1,10 @@
 import { ApiObject, Chart, Duration, JsonPatch, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { KubeSecret } from '../../imports/k8s';
 import { ComposeError, ComposeWarning } from '../compose/errors';
 import { LoadComposeOptions, loadCompose } from '../compose/load';
+import { formatWarningGroup, groupWarnings } from '../compose/warning-groups';
 import {
   ComposeConfig, ComposeLocation, ComposeModel, ComposeSecret, ComposeService, ComposeVolume, EnvVar, FileSource, Protocol,
 } from '../compose/model';
@@ -35,6 +36,9 @@ import {
 } from './settings';
 import { STORAGE_QUANTITY_FORMAT, claimSize, storageBytes } from './storage-size';
 import { VmMigratedService } from './vm-migrated-service';
+
+/** The `node.metadata` type of a ComposeApp's warnings (one entry per line, see `ComposeApp.warningsOf`). */
+export const WARNING_METADATA = 'cdk8s-compose:warning';
 
 /** The documented defaults of `ComposeAppProps`, in one place. */
 export const COMPOSE_APP_DEFAULTS = {
@@ -343,6 +347,18 @@ export class ComposeApp extends Construct {
       this.quota = new NamespaceQuota(this, 'Quota', { ...(props.quota === true ? {} : props.quota ?? {}), namespace: this.namespace });
     }
     this.node.addValidation({ validate: () => this.ingressCollisions() });
+    // Annotations-style, as the AWS CDK's Annotations.addWarning records them: tools and tests read node.metadata.
+    for (const group of groupWarnings(this.warnings)) {
+      this.node.addMetadata(WARNING_METADATA, formatWarningGroup(group));
+    }
+  }
+
+  /**
+   * The warnings of every ComposeApp under `scope` (an App, a Chart), one line each as the CLI prints them:
+   * identical findings of several services as one line naming them all. Print them after `app.synth()`.
+   */
+  public static warningsOf(scope: IConstruct): string[] {
+    return scope.node.findAll().flatMap((c) => c.node.metadata.filter((m) => m.type === WARNING_METADATA).map((m) => String(m.data)));
   }
 
   /** The compose service migrated to a container workload, by compose name. */

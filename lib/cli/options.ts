@@ -85,6 +85,8 @@ export interface ConvertOptions extends ConversionOptions {
   readonly layout: OutputLayout;
   readonly stdout: boolean;
   readonly force: boolean;
+  /** `--quiet`: errors and the summary only. */
+  readonly quiet: boolean;
 }
 
 export interface AnalyzeOptions extends ConversionOptions {
@@ -97,6 +99,8 @@ export interface DeployOptions extends ConversionOptions {
   readonly context?: string;
   readonly timeoutSeconds: number;
   readonly dryRun: boolean;
+  /** `--quiet`: errors and the summary only. */
+  readonly quiet: boolean;
 }
 
 export type ParsedCommand =
@@ -150,6 +154,7 @@ const COMMAND_SPECS: Readonly<Record<'convert' | 'analyze' | 'deploy', readonly 
     { name: 'single-file', kind: 'boolean', help: 'write every manifest into one file (<namespace>.yaml) instead of one file per resource' },
     { name: 'stdout', kind: 'boolean', help: 'print the manifests to stdout and write nothing' },
     { name: 'force', kind: 'boolean', help: 'overwrite files that cdk8s-compose did not generate' },
+    { name: 'quiet', short: 'q', kind: 'boolean', help: 'print only errors and the summary (the warning count and what was written)' },
     ...COMMON_SPECS,
   ],
   analyze: [
@@ -164,6 +169,7 @@ const COMMAND_SPECS: Readonly<Record<'convert' | 'analyze' | 'deploy', readonly 
     { name: 'dry-run', kind: 'boolean', help: 'print the kubectl commands instead of running them' },
     { name: 'out', short: 'o', aliases: ['output'], kind: 'string', value: 'DIR', help: 'also keep the manifests and the runbook in this folder (default: a temporary folder)' },
     { name: 'force', kind: 'boolean', help: 'with -o: overwrite files that cdk8s-compose did not generate' },
+    { name: 'quiet', short: 'q', kind: 'boolean', help: 'print only errors and the summary (no warning lines, kubectl commands or their output)' },
     ...COMMON_SPECS,
   ],
 };
@@ -275,6 +281,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         layout: singleFile ? OutputLayout.SINGLE_FILE : OutputLayout.FILE_PER_RESOURCE,
         stdout: values.stdout === true,
         force: values.force === true,
+        quiet: values.quiet === true,
       },
     };
   }
@@ -295,6 +302,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       context: optionalString(values.context),
       timeoutSeconds: parseDuration(optionalString(values.timeout) ?? '300s', '--timeout', first),
       dryRun: values['dry-run'] === true,
+      quiet: values.quiet === true,
     },
   };
 }

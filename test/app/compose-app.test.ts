@@ -374,3 +374,28 @@ volumes: { static: {}, pgdata: {} }
       .toThrow('ingressControllerPodLabels has a label Kubernetes does not accept');
   });
 });
+
+describe('warnings for library users', () => {
+  test('ComposeApp.warningsOf(app) gives the grouped lines the CLI prints, from the construct metadata', () => {
+    const app = Testing.app();
+    const composeApp = new ComposeApp(new Chart(app, 'test'), 'app', {
+      model: modelOf(`
+x-common: &common
+  image: example/worker:1
+  volumes: [/srv/shared:/shared]
+services:
+  api: *common
+  worker: *common
+  web: { image: nginx:1.27, volumes: [/srv/site:/usr/share/nginx/html] }
+`),
+    });
+    const lines = ComposeApp.warningsOf(app);
+    expect(composeApp.warnings.filter((w) => w.code === 'host-path')).toHaveLength(3);
+    expect(lines.filter((l) => l.includes('/srv/shared'))).toEqual([
+      'compose.yaml:4:13: services.*.volumes[0] (api, worker): bind mount of the host path "/srv/shared" is not migrated: a pod does not '
+        + 'see its node\'s files. Run this service on a VM (GoldenImageVm) if it needs the host',
+    ]);
+    expect(lines.filter((l) => l.includes('/srv/site'))).toEqual([expect.stringMatching(/^compose\.yaml:\d+:\d+: services\.web\.volumes\[0\]: /)]);
+    expect(composeApp.node.metadata.filter((m) => m.type === 'cdk8s-compose:warning').map((m) => m.data)).toEqual(lines);
+  });
+});

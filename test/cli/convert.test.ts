@@ -156,6 +156,7 @@ beforeAll(async () => {
       args: ['convert', '--image', 'api=registry.example.com/api:2.0', '--allow-outside-project', '-o', 'out'],
     },
     labels: { cwd: project(KOMPOSE_LABELS, 'labels'), args: ['convert', '-o', 'out'] },
+    quiet: { cwd: reference(), args: ['convert', ...AS_REFERENCE, '--quiet', '-o', 'out'] },
     options: {
       cwd: reference(),
       args: ['convert', '--network-policies', 'off', '--ingress-class-name', 'traefik', '--storage-class-name', 'fast-ssd',
@@ -203,13 +204,16 @@ describe('the kompose shape: convert -f FILE -o DIR', () => {
     }
   });
 
-  test('prints one line per warning with the file as given, a count, and what it wrote', () => {
+  test('prints one line per warning (identical ones of several services as one) with the file as given, a count, and what it wrote', () => {
     const warnings = stderrLines(runs.kompose, 'warning: ');
-    expect(warnings.map((w) => w.replace(/^warning: shop\/compose\.yaml:\d+:\d+: /, 'warning: shop/compose.yaml: '))).toContain(
-      'warning: shop/compose.yaml: services.api.environment.DATABASE_URL: host "shop_db" in DATABASE_URL rewritten to the Service name "shop-db"');
+    expect(warnings).toContain('warning: shop/compose.yaml: services.*.environment.DATABASE_URL (api, migrate, worker): host "shop_db" in '
+      + 'DATABASE_URL rewritten to the Service name "shop-db"');
+    expect(warnings).toContainEqual(expect.stringMatching(/^warning: shop\/compose\.yaml:\d+:\d+: services\.api\.environment\.REDIS_URL: host "cache"/));
     const lines = runs.kompose.stderr.trimEnd().split('\n');
     expect(lines.slice(0, warnings.length)).toEqual(warnings);
-    expect(lines[warnings.length]).toMatch(new RegExp(`^${warnings.length} warnings \\(.*host-rewrite ×\\d+.*, vm-target ×1\\)$`));
+    const findings = warnings.reduce((n, w) => n + (/^warning: [^ ]+ services\.\*[^ ]* \(([^)]*)\):/.exec(w)?.[1].split(', ').length ?? 1), 0);
+    expect(findings).toBeGreaterThan(warnings.length);
+    expect(lines[warnings.length]).toMatch(new RegExp(`^${findings} warnings \\(.*host-rewrite ×\\d+.*, vm-target ×1\\)$`));
     const count = (folder: string) => listFiles(out('kompose')).filter((f) => f.startsWith(`${folder}/`)).length;
     expect(lines[warnings.length + 1]).toBe(`wrote ${listFiles(out('kompose')).length} files into out: 0-namespace/ (${count('0-namespace')}), `
       + `1-stateful/ (${count('1-stateful')}), 2-app/ (${count('2-app')}), 3-vm/ (${count('3-vm')}), `
@@ -385,6 +389,14 @@ test('--labels and --annotations reach every object and every pod template; --co
   expect(findDocs(docs, 'StatefulSet').map((d) => d.metadata.name).sort()).toEqual(['redis', 'shop-db']);
   // Without --target, the reporting daemon runs as a container too.
   expect(findDocs(docs, 'Deployment').map((d) => d.metadata.name).sort()).toEqual(['api', 'reporting', 'web', 'worker']);
+});
+
+test('--quiet prints only the summary: the count of warnings by code and what it wrote', () => {
+  expectOk(runs.quiet);
+  const lines = runs.quiet.stderr.trimEnd().split('\n');
+  expect(lines).toHaveLength(2);
+  expect(lines[0]).toBe(runs.kompose.stderr.trimEnd().split('\n').find((l) => /^\d+ warnings/.test(l)));
+  expect(lines[1]).toMatch(/^wrote \d+ files into out: 0-namespace\/ /);
 });
 
 describe('the options for the opinionated parts', () => {
