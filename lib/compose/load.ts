@@ -3,7 +3,7 @@ import * as path from 'path';
 import { parseDotenv } from './dotenv';
 import { ComposeError, ComposeWarning } from './errors';
 import { interpolateTree, VariableLookup } from './interpolate';
-import { describeFsError, readProjectFile, resolveInProject } from './files';
+import { describeFsError, readProjectFile, resolveInProject, textOf } from './files';
 import { canonicalize, mergeFiles, resolveExtends } from './merge';
 import { ComposeLocation, ComposeModel } from './model';
 import { normalizeProject } from './normalize';
@@ -219,7 +219,7 @@ function readInterpolationEnv(
         hint: 'check the path given to the env file option (--env-file)',
       });
     }
-    const text = readProjectFile('env file', file, absolute, { file, path: '' }).toString('utf8');
+    const text = textOf('env file', file, readProjectFile('env file', file, absolute, { file, path: '' }), { file, path: '' });
     for (const entry of parseDotenv(text, file, lookup)) {
       if (entry.value !== undefined) {
         values.set(entry.name, entry.value);
@@ -288,7 +288,7 @@ function readComposeFile(workingDir: string, file: string, limits: LoadLimits, f
     });
   }
   checkSize(size, file, limits);
-  return readProjectFile('compose file', file, absolute, from ?? { file, path: '' }).toString('utf8');
+  return textOf('compose file', file, readProjectFile('compose file', file, absolute, from ?? { file, path: '' }), from ?? { file, path: '' });
 }
 
 function checkSize(size: number, file: string, limits: LoadLimits): void {

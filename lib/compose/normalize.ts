@@ -2,7 +2,7 @@ import * as path from 'path';
 import { isIP } from 'net';
 import { ENV_NAME, parseDotenv } from './dotenv';
 import { ComposeError, quoteValue } from './errors';
-import { contentOf, MAX_CONTENT_BYTES, readContent, readProjectFile, resolveInProject, statPath } from './files';
+import { contentOf, MAX_CONTENT_BYTES, readContent, readProjectFile, resolveInProject, statPath, textOf } from './files';
 import { VariableLookup } from './interpolate';
 import {
   BUILD_KEYS, CONFIG_KEYS, DEPENDS_ON_KEYS, DEPLOY_KEYS, DEVICE_REQUEST_KEYS, ENV_FILE_KEYS, EXTERNAL_KEYS,
@@ -526,7 +526,7 @@ function readEnvFile(entry: YNode, ctx: SharedContext): EnvVar[] {
   if (stat.size > MAX_CONTENT_BYTES) {
     throw new ComposeError(`env file "${written}" is larger than 1 MiB`, { at: entry.at });
   }
-  const text = readProjectFile('env file', written, absolute, entry.at).toString('utf8');
+  const text = textOf('env file', written, readProjectFile('env file', written, absolute, entry.at), entry.at);
   return parseDotenv(text, written, ctx.lookup)
     .filter((e) => e.value !== undefined)
     .map((e) => ({ name: e.name, value: e.value as string, origin: 'env_file' as const, at: entry.at }));
