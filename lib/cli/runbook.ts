@@ -68,8 +68,10 @@ export function renderRunbook(rendered: Rendered, layout: RunbookLayout): string
   }
   out.push('| Wave | Folder | What it holds |', '| --- | --- | --- |');
   for (const { wave, objects: members } of rendered.waves) {
+    const policyCount = members.filter((o) => o.kind === 'NetworkPolicy').length;
     const what = wave.kind === WaveKind.NAMESPACE
-      ? `the Namespace, its ResourceQuota and ${members.filter((o) => o.kind === 'NetworkPolicy').length} NetworkPolicies`
+      ? ['the Namespace', ...(members.some((o) => o.kind === 'ResourceQuota') ? ['its ResourceQuota'] : []),
+        ...(policyCount > 0 ? [`${policyCount} NetworkPolicies`] : [])].join(', ').replace(/, ([^,]*)$/, ' and $1')
       : `${wave.kind === WaveKind.STATEFUL ? 'stateful dependencies and what they need: ' : ''}${wave.services.join(', ')} `
         + `(${members.length} objects)`;
     out.push(`| ${wave.folder.split('-')[0]} | ${layout.file ? '-' : `\`${wave.folder}/\``} | ${what} |`);
@@ -157,8 +159,14 @@ export function renderRunbook(rendered: Rendered, layout: RunbookLayout): string
   }
   out.push(`- Services: ${list(ofKind('Service').map((o) => `${o.name} (${o.manifest.spec?.type ?? 'ClusterIP'})`))}`);
   const ingresses = ofKind('Ingress');
+  const policies = app.networkPolicies;
+  const labels = (l: Readonly<Record<string, string>>) => Object.entries(l).map(([k, v]) => `${k}=${v}`).join(',');
   out.push(`- Ingresses: ${list(ingresses.map((o) => `${o.name} (${(o.manifest.spec?.rules ?? []).map((r: any) => r.host).join(', ')})`))}`
-    + (ingresses.length > 0 ? '; the ADDRESS column fills in once the ingress controller has taken them' : ''));
+    + (ingresses.length > 0 ? '; the ADDRESS column fills in once the ingress controller has taken them' : '')
+    + (ingresses.length > 0 && policies ? `; the NetworkPolicies let traffic in to them only from the ingress controller's pods in the `
+      + `namespace labelled \`${labels(policies.ingressControllerNamespaceLabels)}\``
+      + `${policies.ingressControllerPodLabels ? ` (pods labelled \`${labels(policies.ingressControllerPodLabels)}\`)` : ''}: `
+      + 'if the controller runs elsewhere, convert again with --ingress-controller-namespace' : ''));
   out.push(`- claims, all \`Bound\`: ${list(ofKind('PersistentVolumeClaim').map((o) => o.name))}`);
   out.push('- pod metrics: a JSON `PodMetricsList` with cpu and memory per container (it needs the metrics server)');
   if (vm) {

@@ -410,6 +410,9 @@ describe('the options for the opinionated parts', () => {
     expect(claims.length).toBeGreaterThan(0);
     expect(claims.filter((d) => d.spec.storageClassName !== 'fast-ssd')).toEqual([]);
     expect(findDoc(docs, 'ResourceQuota', 'namespace-quota').spec.hard).toMatchObject({ 'limits.memory': '32Gi', 'persistentvolumeclaims': '20' });
+    const runbook = fs.readFileSync(path.join(out('options'), 'RUNBOOK.md'), 'utf-8');
+    expect(runbook).toContain('| 0 | `0-namespace/` | the Namespace and its ResourceQuota |');
+    expect(runbook).not.toContain('the NetworkPolicies let traffic in');
   });
 
   test('--ingress-controller-namespace and its pod labels in the allow rule; --quota off; --backup on', () => {
@@ -422,6 +425,11 @@ describe('the options for the opinionated parts', () => {
     }]);
     expect(findDocs(docs, 'ResourceQuota')).toEqual([]);
     expect(findDocs(docs, 'CronJob').map((d) => d.metadata.name).sort()).toEqual(['redis-backup', 'shop-db-backup']);
+    const runbook = fs.readFileSync(path.join(out('ingressController'), 'RUNBOOK.md'), 'utf-8');
+    expect(runbook).toMatch(/^\| 0 \| `0-namespace\/` \| the Namespace and \d+ NetworkPolicies \|$/m);
+    expect(runbook).toContain('the NetworkPolicies let traffic in to them only from the ingress controller\'s pods in the namespace labelled '
+      + '`kubernetes.io/metadata.name=traefik` (pods labelled `app.kubernetes.io/name=traefik`): if the controller runs elsewhere, '
+      + 'convert again with --ingress-controller-namespace');
   });
 });
 
