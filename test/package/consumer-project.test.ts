@@ -15,6 +15,8 @@ import * as path from 'path';
 const ROOT = path.resolve(__dirname, '..', '..');
 /** Generous: a cold npm cache downloads a few hundred packages. */
 const INSTALL_TIMEOUT_MS = 300_000;
+/** A compile, a synth or a jest run in the project, on a busy machine. */
+const STEP_TIMEOUT_MS = 240_000;
 
 /** Whether `npm ping` reaches the registry; the reason when it does not. */
 function registryProblem(): string | undefined {
@@ -44,7 +46,7 @@ function run(command: string, args: readonly string[], cwd: string, options: { a
   const result: SpawnSyncReturns<string> = spawnSync(command, [...args], {
     cwd,
     encoding: 'utf-8',
-    timeout: options.timeout ?? 120_000,
+    timeout: options.timeout ?? STEP_TIMEOUT_MS,
     env: { ...process.env, npm_config_fund: 'false', npm_config_audit: 'false', npm_config_update_notifier: 'false' },
   });
   if (!options.allowFailure && result.status !== 0) {
@@ -187,7 +189,7 @@ suite('the packed package in a project made like `cdk8s init typescript-app`', (
     expect(templateTsconfig()).toMatchObject({ compilerOptions: { target: 'ES2017', lib: ['es2016'] } });
     run('npx', ['tsc', '--build'], project);
     expect(fs.existsSync(path.join(project, 'main.js'))).toBe(true);
-  });
+  }, STEP_TIMEOUT_MS);
 
   test('cdk8s synth writes the app', () => {
     run('npx', ['cdk8s', 'synth', '--no-check-upgrade'], project);
@@ -195,7 +197,7 @@ suite('the packed package in a project made like `cdk8s init typescript-app`', (
     expect(manifest).toMatch(/^kind: Deployment\n(?:.*\n)*?  name: web$/m);
     expect(manifest).toMatch(/^kind: VirtualMachine$/m);
     expect(manifest).toMatch(/^kind: NetworkPolicy$/m);
-  });
+  }, STEP_TIMEOUT_MS);
 
   test('a Testing.synth snapshot test passes, and fails when the app changes', () => {
     run('npx', ['jest', '--ci=false'], project);
@@ -211,7 +213,7 @@ suite('the packed package in a project made like `cdk8s init typescript-app`', (
     } finally {
       fs.writeFileSync(path.join(project, 'compose.yaml'), original);
     }
-  });
+  }, STEP_TIMEOUT_MS);
 
   test('npx cdk8s-compose runs the installed CLI', () => {
     const help = run('npx', ['cdk8s-compose', '--help'], project);
@@ -219,7 +221,7 @@ suite('the packed package in a project made like `cdk8s init typescript-app`', (
     const converted = run('npx', ['cdk8s-compose', 'convert', '-o', 'k8s'], project);
     expect(converted.stderr).toMatch(/^wrote \d+ files into k8s: 0-namespace\/ /m);
     expect(fs.existsSync(path.join(project, 'k8s', '2-app', 'web-deployment.yaml'))).toBe(true);
-  });
+  }, STEP_TIMEOUT_MS);
 
   test('a global install (npm i -g, here into a temporary prefix) runs the CLI', () => {
     const prefix = path.join(scratch, 'global');
