@@ -241,8 +241,8 @@ export interface ComposeAppVmOptions extends Omit<ComposeVmProps, 'model' | 'ser
  * cannot run as containers (`target`, `vm`) run in one golden-image VM (`ComposeVm`) whose Services they are reached
  * by, with rule 2 applied both ways.
  *
- * Findings that do not stop the migration (ignored keys, rewrites, relaxed defaults) are in `warnings`; nothing is
- * printed. Extend the app through the handles: `app.service('web').deployment`, `.service`, `.ingress`, …, and
+ * Findings that do not stop the migration (ignored keys, rewrites, relaxed defaults) are in `warnings`, and as lines
+ * in the construct metadata that `ComposeApp.warningsOf(app)` collects; nothing is printed. Extend the app through the handles: `app.service('web').deployment`, `.service`, `.ingress`, …, and
  * `app.vm`, `app.vmService('legacy')` for the VM.
  */
 export class ComposeApp extends Construct {
