@@ -92,6 +92,13 @@ export interface ComposeAppProps {
    */
   readonly loadOptions?: Omit<LoadComposeOptions, 'files'>;
   /**
+   * The registry, `HOST[/PATH]`, that the images of services built from source are pushed to: it goes before
+   * `<project>-<service>` (and before an `image:` that names no registry host) when the app loads `composeFile`.
+   * With `model`, give it to `loadCompose` instead.
+   * @default - `loadOptions.registry`, else the references stay as `docker compose build` tags them
+   */
+  readonly registry?: string;
+  /**
    * The namespace every object lives in.
    * @default - the compose project name as a DNS-1123 label
    */
@@ -292,11 +299,18 @@ export class ComposeApp extends Construct {
         hint: 'pass a loaded model, or the compose file to load',
       });
     }
+    if (props.model && props.registry !== undefined) {
+      throw new ComposeError(`${this.node.path}: registry applies when the app loads composeFile`, {
+        value: props.registry,
+        hint: 'pass registry to loadCompose, which made the model',
+      });
+    }
     if (props.model) {
       this.model = props.model;
     } else {
       const files = typeof props.composeFile === 'string' ? [props.composeFile] : [...props.composeFile!];
-      const loaded = loadCompose({ ...props.loadOptions, files });
+      const registry = props.registry ?? props.loadOptions?.registry;
+      const loaded = loadCompose({ ...props.loadOptions, files, ...(registry !== undefined ? { registry } : {}) });
       this.model = loaded.model;
       this.warnings.push(...loaded.warnings);
     }

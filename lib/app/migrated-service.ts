@@ -21,6 +21,8 @@ import {
   ContainerProbes, HttpProbeSettings, healthcheckCommand, httpProbes, probeSeconds, probesFromHealthcheck, tcpReadiness,
 } from './probes';
 import { coresToMillicores, cpuFromMillicores, cpuToMillicores, sizeFromBytes, sizeToBytes } from './quantities';
+import { keepExactSizes } from './exact-sizes';
+import { addLifecycleHooks } from './lifecycle-hooks';
 import { SecretValues, hasEmbeddedPassword, isSensitiveName } from './sensitive';
 import { claimSize } from './storage-size';
 import {
@@ -479,6 +481,29 @@ export class MigratedService extends Construct {
         securityContext,
       });
     }
+
+    addLifecycleHooks({
+      service,
+      workload: this.workload,
+      container: this.container,
+      podTemplatePath: this.podTemplatePath,
+      resources,
+      securityContext,
+      isSecret: (name, value) => isSensitiveName(name, this.settings.sensitiveNamePatterns) || this.settings.sensitiveEnv.includes(name)
+        || hasEmbeddedPassword(value) || this.context.secretValues.foundIn(value),
+      warn: (code, message, at) => this.warn(code, message, at),
+    });
+    keepExactSizes({
+      workload: this.workload,
+      podTemplatePath: this.podTemplatePath,
+      resources,
+      memoryRequestBytes: settings.resources.memoryRequestBytes,
+      memoryLimitBytes: settings.resources.memoryLimitBytes,
+      tmpfs: mounts.mounts.flatMap((m) => {
+        const tmpfs = service.volumes.find((v) => v.type === 'tmpfs' && v.target === m.path && v.sizeBytes !== undefined);
+        return tmpfs ? [{ volume: m.volume, bytes: tmpfs.sizeBytes! }] : [];
+      }),
+    });
 
     const exposure = this.expose();
     this.publishedPorts = exposure.published;

@@ -9,6 +9,7 @@ import { ComposeWarning, formatWarning } from '../compose/errors';
 import { assessService } from '../vm/assess';
 import { CliIo, ExitCode } from './io';
 import { AnalyzeOptions } from './options';
+import { bakeCommand, imageBuilds } from './image-builds';
 import { Rendered, renderProject } from './render';
 import { podSpec } from './runbook';
 
@@ -18,6 +19,8 @@ export interface ProjectAnalysis {
   readonly files: readonly string[];
   readonly namespace: string;
   readonly services: readonly ServiceAnalysis[];
+  /** One `docker buildx bake` that builds and pushes every image built from source; null when there is none. */
+  readonly buildAll: string | null;
   /** Warnings that belong to no single service. */
   readonly warnings: readonly string[];
   /** The services the active profiles leave out (`--profile NAME` brings them in), with their profiles. */
@@ -49,7 +52,16 @@ export interface ServiceAnalysis {
   /** Secrets by name, never by value. */
   readonly secrets: readonly SecretAnalysis[];
   readonly dependsOn: readonly DependencyAnalysis[];
+  /** How to build and push the image it runs, when that image is built from its `build:`; else null. */
+  readonly build: BuildAnalysis | null;
   readonly warnings: readonly string[];
+}
+
+/** The image a service builds, and the commands (secret build arguments by name only). */
+export interface BuildAnalysis {
+  readonly image: string;
+  readonly commands: readonly string[];
+  readonly argsFromEnvironment: readonly string[];
 }
 
 export interface Exposure {
@@ -116,6 +128,11 @@ export function analyzeRendered(rendered: Rendered): ProjectAnalysis {
   const { composeApp: app, model, warnings } = rendered.project;
   const manifests = rendered.waves.flatMap((w) => w.objects.map((o) => o.manifest));
   const claimed = new Set<ComposeWarning>();
+  const builds = imageBuilds(model);
+  const buildOf = (service: string): BuildAnalysis | null => {
+    const found = builds.find((b) => b.service === service);
+    return found ? { image: found.image, commands: found.commands, argsFromEnvironment: found.argsFromEnvironment } : null;
+  };
   const containers = app.services.map((migrated) => {
     const service = model.services.find((s) => s.name === migrated.composeName)!;
     const own = warnings.filter((w) => belongsTo(w.at, service));
@@ -137,6 +154,7 @@ export function analyzeRendered(rendered: Rendered): ProjectAnalysis {
       volumes: volumesOf(service, spec, container),
       secrets: secretsOf(service, spec, container),
       dependsOn: service.dependsOn.map((d) => ({ service: d.service, condition: d.condition, required: d.required })),
+      build: buildOf(service.name),
       warnings: own.map((w) => formatWarning(w)),
     };
     return result;
@@ -145,7 +163,7 @@ export function analyzeRendered(rendered: Rendered): ProjectAnalysis {
     const service = model.services.find((s) => s.name === migrated.composeName)!;
     const own = warnings.filter((w) => belongsTo(w.at, service));
     own.forEach((w) => claimed.add(w));
-    return vmServiceAnalysis(migrated, service, manifests, own.map((w) => formatWarning(w)));
+    return { ...vmServiceAnalysis(migrated, service, manifests, own.map((w) => formatWarning(w))), build: buildOf(service.name) };
   });
   const services = [...containers, ...vms].sort((a, b) => (a.service < b.service ? -1 : a.service > b.service ? 1 : 0));
   return {
@@ -153,6 +171,7 @@ export function analyzeRendered(rendered: Rendered): ProjectAnalysis {
     files: model.files,
     namespace: app.namespace,
     services,
+    buildAll: builds.length > 0 ? bakeCommand(model) : null,
     warnings: warnings.filter((w) => !claimed.has(w)).map((w) => formatWarning(w)),
     leftOutByProfiles: (model.profileDisabled ?? []).map((s) => ({ service: s.name, profiles: s.profiles })),
     imageBaseUrlNeededBy: null,
@@ -189,6 +208,7 @@ function vmServiceAnalysis(migrated: VmMigratedService, service: ComposeService,
     secrets: vm.bundle.operatorInputs.filter((i) => i.usedBy.some((u) => u.startsWith(`services.${service.name}.`)))
       .map((i) => ({ kind: i.kind === 'env' ? 'env' : 'file', name: i.name, secret: userData?.metadata?.name ?? null })),
     dependsOn: service.dependsOn.map((d) => ({ service: d.service, condition: d.condition, required: d.required })),
+    build: null,
     warnings,
   };
 }
@@ -298,6 +318,10 @@ export function analysisText(analysis: ProjectAnalysis): string {
     row('secrets', s.secrets.length === 0 ? 'none' : s.secrets.map((x) => `${x.kind} ${x.name}`).join(', '));
     row('depends_on', s.dependsOn.length === 0 ? 'none'
       : s.dependsOn.map((d) => `${d.service} (${d.condition}${d.required ? '' : ', optional'})`).join(', '));
+    if (s.build) {
+      row('build', `${s.build.image}${s.build.argsFromEnvironment.length > 0 ? ` (secret build arguments from the environment: ${s.build.argsFromEnvironment.join(', ')})` : ''}`);
+      s.build.commands.forEach((c) => lines.push(`      $ ${c}`));
+    }
     row('warnings', s.warnings.length === 0 ? 'none' : '');
     s.warnings.forEach((w) => lines.push(`      - ${w.replace(/\s*\n\s*/g, ' ')}`));
     lines.push('');
@@ -309,6 +333,9 @@ export function analysisText(analysis: ProjectAnalysis): string {
   if (analysis.imageBaseUrlNeededBy !== null) {
     lines.push(`The VM ${analysis.imageBaseUrlNeededBy} boots from a golden image that you publish: convert and deploy need `
       + '--image-base-url URL, the folder URL it will be published at (RUNBOOK.md shows how to build and publish it).', '');
+  }
+  if (analysis.buildAll) {
+    lines.push('Build and push every image built from source at once (from the folder of the compose file):', `  $ ${analysis.buildAll}`, '');
   }
   if (analysis.warnings.length > 0) {
     lines.push('Project warnings:', ...analysis.warnings.map((w) => `  - ${w.replace(/\s*\n\s*/g, ' ')}`), '');

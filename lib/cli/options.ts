@@ -1,3 +1,5 @@
+import { checkRegistry } from '../compose/load';
+
 /** The program name in messages and usage. */
 export const PROGRAM = 'cdk8s-compose';
 
@@ -46,6 +48,8 @@ export interface ConversionOptions {
   readonly projectName?: string;
   /** `--image service=ref`, by service. */
   readonly images: Readonly<Record<string, string>>;
+  /** `--registry HOST[/PATH]`: before the references of the images built from source. */
+  readonly registry?: string;
   readonly allowOutsideProject: boolean;
   readonly namespace?: string;
   /** `--controller`: of the stateful dependencies. */
@@ -124,7 +128,8 @@ const CONVERSION_SPECS: readonly OptionSpec[] = [
   { name: 'profile', kind: 'list', value: 'NAME', help: 'activate a compose profile; repeatable, "*" activates all' },
   { name: 'env-file', kind: 'list', value: 'FILE', help: 'env file for interpolation instead of the project\'s .env; repeatable, later files win' },
   { name: 'project-name', short: 'p', kind: 'string', value: 'NAME', help: 'compose project name' },
-  { name: 'image', kind: 'list', value: 'SERVICE=REF', help: 'image of a service (required for services that only have build:); repeatable' },
+  { name: 'image', kind: 'list', value: 'SERVICE=REF', help: 'image of a service instead of its own (or of the one build: makes); repeatable' },
+  { name: 'registry', kind: 'string', value: 'HOST[/PATH]', help: 'registry of the images built from source: HOST[/PATH]/<project>-<service> (default: no registry, as docker compose build tags them)' },
   { name: 'allow-outside-project', kind: 'boolean', help: 'read env, secret, config and bind-mounted files outside the project folder' },
   { name: 'namespace', kind: 'string', value: 'NAME', help: 'namespace of every object (default: the compose project name)' },
   { name: 'controller', kind: 'string', value: 'deployment|statefulset', help: 'controller of the stateful dependencies (databases, caches); other services are Deployments' },
@@ -183,8 +188,8 @@ const KOMPOSE_ONLY: Readonly<Record<string, string>> = {
   'provider': 'kompose\'s --provider is not supported: the output is for Kubernetes',
   'replicas': 'kompose\'s --replicas is not supported: set deploy.replicas in the compose file',
   'volumes': 'kompose\'s --volumes is not supported: named volumes become PersistentVolumeClaims',
-  'build': 'kompose\'s --build is not supported: build and push the images, then pass --image SERVICE=REF',
-  'push-image': 'kompose\'s --push-image is not supported: build and push the images, then pass --image SERVICE=REF',
+  'build': 'kompose\'s --build is not supported: build and push the images with the commands RUNBOOK.md and analyze give (--registry HOST[/PATH] names where)',
+  'push-image': 'kompose\'s --push-image is not supported: build and push the images with the commands RUNBOOK.md and analyze give (--registry HOST[/PATH] names where)',
   'pvc-request-size': 'kompose\'s --pvc-request-size is not supported: use the kompose.volume.size label',
   'generate-network-policies': 'kompose\'s --generate-network-policies is not needed: NetworkPolicies are generated unless --network-policies off',
   'with-kompose-annotation': 'kompose\'s --with-kompose-annotation is not supported',
@@ -415,6 +420,7 @@ function conversionOptions(command: string, values: Values, positionals: readonl
     envFiles: list(values['env-file']),
     projectName: optionalString(values['project-name']),
     images: pairs(list(values.image), '--image', 'SERVICE=REF', command),
+    registry: registryOption(optionalString(values.registry), command),
     allowOutsideProject: values['allow-outside-project'] === true,
     namespace,
     controller,
@@ -476,6 +482,19 @@ function quotaChoice(text: string | undefined, command: string): ConversionOptio
     amounts[key] = amount;
   }
   return amounts;
+}
+
+/** `--registry`, checked as the loader checks it, so that a bad value is a usage error. */
+function registryOption(value: string | undefined, command: string): string | undefined {
+  if (value === undefined) {
+    return undefined;
+  }
+  try {
+    return checkRegistry(value);
+  } catch {
+    throw new UsageError(`--registry "${value}" is not HOST[/PATH]. Allowed: a registry host with an optional port and path, `
+      + 'such as registry.example.com/shop or localhost:5000', command);
+  }
 }
 
 function list(value: Values[string]): string[] {

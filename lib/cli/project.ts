@@ -53,6 +53,7 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     profiles: options.profiles.length > 0 ? options.profiles : undefined,
     projectName: options.projectName,
     images: options.images,
+    registry: options.registry,
     allowOutsideProject: options.allowOutsideProject,
   });
   const model = loaded.model;

@@ -1,5 +1,6 @@
 import { ComposeNetworkPolicies } from '../app/network-policy';
 import { renderStepsMarkdown, vmInstallSteps } from '../vm/install-steps';
+import { imageBuildMarkdown } from './image-builds';
 import type { Rendered, RenderedObject } from './render';
 import { topologyDiagram } from './topology';
 import { WaveKind, WaveWait } from './waves';
@@ -98,6 +99,7 @@ export function renderRunbook(rendered: Rendered, layout: RunbookLayout): string
 
   out.push(`## ${section('Deploy')}`, '');
   para('`cdk8s-compose deploy` runs the same steps with your kubectl (`--dry-run` prints them).');
+  out.push(...imageBuildMarkdown(model));
   let step = 1;
   const nsFile = namespaceFile(rendered);
   if (layout.file) {

@@ -81,7 +81,9 @@ export function interpolateString(
         out += braced(template.slice(i + 2, close));
         i = close + 1;
       } else {
-        fail();
+        // A `$` that no name, `{` or `$` follows is kept, as compose keeps it (`cost $5`, `a$(date)`, `end$`).
+        out += '$';
+        i += 1;
       }
     }
     return out;

@@ -18,7 +18,7 @@ export type KeyTable = Readonly<Record<string, string>>;
 export const TOP_LEVEL_KEYS: KeyTable = {
   version: 'the version key is obsolete; the file is read by the current compose specification',
   name: MODELLED,
-  include: MODELLED, // refused with a clear error by the loader: see load.ts
+  include: MODELLED, // resolved by the loader (include.ts)
   services: MODELLED,
   networks: MODELLED,
   volumes: MODELLED,
@@ -75,7 +75,7 @@ export const SERVICE_KEYS: KeyTable = {
   init: 'the init process is not converted',
   ipc: `the IPC namespace mode is ${LOCAL_ONLY}`,
   isolation: 'Windows isolation is not converted',
-  label_file: 'label files are not read; write the labels under labels',
+  label_file: MODELLED,
   labels: MODELLED,
   links: MODELLED,
   logging: 'the logging driver is not converted; container logs go to the cluster\'s log pipeline',
@@ -93,11 +93,12 @@ export const SERVICE_KEYS: KeyTable = {
   pids_limit: MODELLED,
   platform: MODELLED,
   ports: MODELLED,
-  post_start: 'lifecycle hooks are not converted',
-  pre_stop: 'lifecycle hooks are not converted',
+  post_start: MODELLED,
+  pre_start: MODELLED,
+  pre_stop: MODELLED,
   privileged: MODELLED,
   profiles: MODELLED,
-  provider: 'provider services are not converted',
+  provider: MODELLED, // a provider service is left out and reported: see normalize.ts
   pull_policy: 'the pull policy is not converted',
   pull_refresh_after: 'the pull policy is not converted',
   read_only: MODELLED,
@@ -141,7 +142,8 @@ export const BUILD_KEYS: KeyTable = {
   labels: BUILD_ONLY,
   network: BUILD_ONLY,
   no_cache: BUILD_ONLY,
-  platforms: BUILD_ONLY,
+  no_cache_filter: BUILD_ONLY,
+  platforms: MODELLED,
   privileged: BUILD_ONLY,
   provenance: BUILD_ONLY,
   pull: BUILD_ONLY,
@@ -328,6 +330,40 @@ export const CONFIG_KEYS: KeyTable = {
   name: MODELLED,
   labels: MODELLED,
   template_driver: SWARM_ONLY,
+};
+
+export const INCLUDE_KEYS: KeyTable = {
+  path: MODELLED,
+  project_directory: MODELLED,
+  env_file: MODELLED,
+};
+
+/** `post_start` and `pre_stop` hooks: `lifecycle.postStart` and `lifecycle.preStop` exec handlers. */
+export const SERVICE_HOOK_KEYS: KeyTable = {
+  command: MODELLED,
+  user: 'a hook runs as the container\'s user: Kubernetes has no user per hook',
+  privileged: 'a hook runs with the container\'s privileges: Kubernetes has no privilege per hook',
+  working_dir: 'a hook runs in the container\'s working directory: Kubernetes has no working directory per hook',
+  environment: 'a hook sees the container\'s environment: Kubernetes has no environment per hook',
+};
+
+/** `pre_start` hooks: init containers that share the service's volumes. */
+export const PRE_START_HOOK_KEYS: KeyTable = {
+  command: MODELLED,
+  image: MODELLED,
+  user: MODELLED,
+  privileged: MODELLED,
+  working_dir: MODELLED,
+  environment: MODELLED,
+  per_replica: MODELLED,
+};
+
+/** The top-level `models` of Docker Model Runner. */
+export const MODEL_KEYS: KeyTable = {
+  name: 'AI models run by Docker Model Runner are not converted',
+  model: 'AI models run by Docker Model Runner are not converted',
+  context_size: 'AI models run by Docker Model Runner are not converted',
+  runtime_flags: 'AI models run by Docker Model Runner are not converted',
 };
 
 export const EXTERNAL_KEYS: KeyTable = {

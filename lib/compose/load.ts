@@ -3,12 +3,14 @@ import * as path from 'path';
 import { parseDotenv } from './dotenv';
 import { ComposeError, ComposeWarning } from './errors';
 import { interpolateTree, VariableLookup } from './interpolate';
-import { describeFsError, readProjectFile, resolveInProject, textOf } from './files';
-import { canonicalize, mergeFiles, resolveExtends } from './merge';
+import { describeFsError, readProjectFile, textOf } from './files';
+import { TOP_LEVEL_KEYS } from './keys';
+import { mergeFiles } from './merge';
 import { ComposeLocation, ComposeModel } from './model';
 import { normalizeProject } from './normalize';
-import { optionalString } from './read';
-import { DEFAULT_YAML_LIMITS, parseYaml, YMap, YamlLimits } from './yaml';
+import { ComposeFiles } from './project-files';
+import { isNull, optionalString } from './read';
+import { DEFAULT_YAML_LIMITS, parseYaml, YMap, YNode, YamlLimits } from './yaml';
 
 /** Limits against hostile input. */
 export interface LoadLimits extends YamlLimits {
@@ -58,6 +60,13 @@ export interface LoadComposeOptions {
    * @default {}
    */
   readonly images?: Readonly<Record<string, string>>;
+  /**
+   * The registry the images built from source are pushed to, `HOST[/PATH]` (CLI `--registry`): it goes before the
+   * reference of every service with `build:` whose image names no registry host of its own (`<project>-<service>`,
+   * or an `image:` such as `shop/api:1.0`). `images` entries are used as given.
+   * @default - none: the references stay as `docker compose build` tags them
+   */
+  readonly registry?: string;
   /**
    * Read env files, secret and config files and bind-mounted files that lie outside the project folder
    * (`../x`, `/etc/x`, `~/x`). When false they are not read: secrets and configs get `source.kind: 'outside'`,
@@ -132,7 +141,7 @@ function loadSources(
 ): LoadResult {
   const shell = options.env ?? process.env;
   const dotenv = readInterpolationEnv(projectDir, workingDir, options, shell);
-  const lookup: VariableLookup = (name) => shell[name] ?? dotenv.get(name);
+  const environment: VariableLookup = (name) => shell[name] ?? dotenv.get(name);
 
   const unset = new Set<string>();
   const onUnset = (name: string, at: ComposeLocation): void => {
@@ -141,49 +150,26 @@ function loadSources(
       warnings.add('unset-variable', `variable ${name} is not set; an empty string is used`, at);
     }
   };
-  const read = (source: Source): YMap => {
-    const root = parseYaml(source.text, source.display, limits);
-    if (root === undefined || (root.kind === 'scalar' && root.value === null)) {
-      throw new ComposeError('the compose file is empty', {
-        at: { file: source.display, path: '' },
-        hint: 'add a services: map with at least one service',
-      });
-    }
-    if (root.kind !== 'map') {
-      throw new ComposeError('a compose file must be a map of top-level keys such as services', {
-        at: root.at,
-        hint: 'start the file with services:',
-      });
-    }
-    return canonicalize(interpolateTree(root, lookup, onUnset) as YMap);
-  };
-  // Files named by `extends.file`, read once each; relative to the project folder.
-  const extended = new Map<string, YMap>();
-  const loadExtendsFile = (written: string, at: ComposeLocation): YMap => {
-    let tree = extended.get(written);
-    if (!tree) {
-      const where = resolveInProject(projectDir, written);
-      if (where.kind === 'outside' && !options.allowOutsideProject) {
-        throw new ComposeError(`extends: file "${written}" is outside the project folder and was not read`, {
-          at,
-          hint: 'move it into the project folder, or allow it with allowOutsideProject: true (CLI: --allow-outside-project)',
-        });
-      }
-      const display = written;
-      const text = readComposeFile(projectDir, written, limits, at);
-      tree = resolveExtends(read({ display, text }), loadExtendsFile);
-      extended.set(written, tree);
-    }
-    return tree;
-  };
-  const trees = sources.map((source) => resolveExtends(read(source), loadExtendsFile));
-  const merged = mergeFiles(trees);
-
+  const roots = sources.map((source) => parseRoot(source, limits));
+  // The project name comes first: COMPOSE_PROJECT_NAME is the final name in every file, as in compose.
+  const nameNode = [...roots].reverse().map((root) => root.entries.get('name')).find((node) => !isNull(node));
   const projectName = normalizeProjectName(
-    options.projectName ?? lookup('COMPOSE_PROJECT_NAME') ?? optionalString(merged.entries.get('name'))
-      ?? path.basename(projectDir),
-    merged,
+    options.projectName ?? environment('COMPOSE_PROJECT_NAME')
+      ?? (nameNode ? optionalString(interpolateTree(nameNode, environment, onUnset)) : undefined) ?? path.basename(projectDir),
+    nameNode?.at ?? roots[0].at,
   );
+  const lookup: VariableLookup = (name) => (name === 'COMPOSE_PROJECT_NAME' ? projectName : environment(name));
+
+  const files = new ComposeFiles({
+    projectDir,
+    allowOutsideProject: options.allowOutsideProject ?? false,
+    read: (written, at) => parseRoot({ display: written, text: readComposeFile(projectDir, written, limits, at) }, limits),
+    onUnset,
+  });
+  // The include chain names files relative to the project folder, as include paths are.
+  const trees = sources.map((source, index) => files.expand(roots[index], '.', lookup,
+    [path.relative(projectDir, path.resolve(workingDir, source.display)).split(path.sep).join('/')]));
+  const merged = mergeFiles(trees);
   const profiles = options.profiles
     ?? (lookup('COMPOSE_PROFILES') ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
 
@@ -193,11 +179,52 @@ function loadSources(
     files: sources.map((s) => s.display),
     lookup,
     images: options.images ?? {},
+    ...(options.registry !== undefined ? { registry: checkRegistry(options.registry) } : {}),
     profiles,
     allowOutsideProject: options.allowOutsideProject ?? false,
     warn: (code, message, at) => warnings.add(code, message, at),
   });
   return { model, warnings: warnings.sorted(sources.map((s) => s.display)) };
+}
+
+/** A compose file's root map, parsed but not interpolated; a v1 file (services at the top level) is refused. */
+function parseRoot(source: Source, limits: LoadLimits): YMap {
+  const root = parseYaml(source.text, source.display, limits);
+  if (root === undefined || (root.kind === 'scalar' && root.value === null)) {
+    throw new ComposeError('the compose file is empty', {
+      at: { file: source.display, path: '' },
+      hint: 'add a services: map with at least one service',
+    });
+  }
+  if (root.kind !== 'map') {
+    throw new ComposeError('a compose file must be a map of top-level keys such as services', {
+      at: root.at,
+      hint: 'start the file with services:',
+    });
+  }
+  checkVersion1(root);
+  return root;
+}
+
+/** Services written at the top level, with no `services:`: the compose v1 format, which compose no longer reads. */
+function checkVersion1(root: YMap): void {
+  if (root.entries.has('services')) {
+    return;
+  }
+  const known = new Set(Object.keys(TOP_LEVEL_KEYS));
+  const looksLikeService = (node: YNode): boolean => node.kind === 'map'
+    && ['image', 'build', 'ports', 'command', 'environment', 'volumes', 'links'].some((key) => node.entries.has(key));
+  const services = [...root.entries].filter(([key, node]) => !known.has(key) && !key.startsWith('x-') && looksLikeService(node));
+  if (services.length === 0) {
+    return;
+  }
+  const [first] = services[0];
+  throw new ComposeError(`this is a compose v1 file: its services (${services.map(([name]) => name).join(', ')}) are at the top level`, {
+    at: { ...root.entries.get(first)!.at, path: first },
+    allowed: 'the compose specification: the services under a top-level services: key',
+    hint: `add a first line "services:" and indent every service under it by two spaces ("services:", "  ${first}:", `
+      + '"    image: …"); the service keys stay the same, and the version key is no longer needed',
+  });
 }
 
 /** Env files for interpolation: the explicit ones, else the project's `.env`. Later files win. */
@@ -300,12 +327,27 @@ function checkSize(size: number, file: string, limits: LoadLimits): void {
   }
 }
 
+/** A registry with its path, as docker reads the start of an image reference: `HOST[:PORT][/PATH]`. */
+const REGISTRY = /^[a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?(?::[0-9]+)?(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$/;
+
+/** The registry option without a trailing `/`; throws when it cannot start an image reference. */
+export function checkRegistry(registry: string): string {
+  const trimmed = registry.replace(/\/+$/, '');
+  if (!REGISTRY.test(trimmed)) {
+    throw new ComposeError(`registry "${registry}" cannot start an image reference`, {
+      allowed: 'HOST[:PORT][/PATH], for example registry.example.com/shop or localhost:5000',
+      hint: 'give the registry host and the path of the repositories, without a scheme or a tag',
+    });
+  }
+  return trimmed;
+}
+
 /** Compose's project name rule: lower case letters, digits, `-` and `_`, starting with a letter or digit. */
-function normalizeProjectName(raw: string, root: YMap): string {
+function normalizeProjectName(raw: string, at: ComposeLocation): string {
   const name = raw.toLowerCase().replace(/[^a-z0-9_-]/g, '').replace(/^[^a-z0-9]+/, '');
   if (name === '') {
     throw new ComposeError(`project name "${raw}" has no usable characters`, {
-      at: root.entries.get('name')?.at ?? root.at,
+      at,
       allowed: 'lower case letters, digits, "-" and "_", starting with a letter or digit',
       hint: 'set name: in the file, or pass a project name',
     });

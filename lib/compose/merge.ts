@@ -1,4 +1,5 @@
 import { ComposeError } from './errors';
+import { splitShort } from './volumes';
 import { childPath, keepMergeTag, YMap, YNode, YScalar, YSeq } from './yaml';
 
 /**
@@ -256,7 +257,7 @@ function portKey(node: YNode): string | undefined {
 /** The container path of a short (`src:/dst:ro`) or long volume entry. */
 export function volumeTarget(node: YNode): string | undefined {
   if (node.kind === 'scalar' && typeof node.value === 'string') {
-    const parts = node.value.split(':');
+    const parts = splitShort(node.value);
     return parts.length === 1 ? parts[0] : parts[1];
   }
   return node.kind === 'map' ? entryText(node, 'target') : undefined;

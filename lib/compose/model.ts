@@ -238,14 +238,28 @@ export type RestartPolicy = 'no' | 'always' | 'on-failure' | 'unless-stopped';
 export interface ComposeService {
   /** The compose service name, exactly as written (may be camelCase or contain underscores). */
   readonly name: string;
-  /** The image, from `image` or the loader's `images` option for build-only services. */
+  /**
+   * The image: the loader's `images` option, else `image`, else for a service built from source the image
+   * `docker compose build` tags, `<project>-<service>` (under the `registry` option when given).
+   */
   readonly image: string;
-  /** `build`, kept for information (the VM bundle and messages); the build context is never read. */
+  /**
+   * `build`, for the build commands of the runbook and `analyze`; the build context is never read. Paths are as
+   * written, relative to the project folder (or, from an extended or included file, made relative to it).
+   */
   readonly build?: {
     readonly context: string;
     readonly dockerfile?: string;
     readonly target?: string;
+    /** Build arguments after interpolation, by name (values may be secret: never print them). */
     readonly args: Readonly<Record<string, string>>;
+    /** `build.platforms`, else the service's `platform`; empty when neither is given. */
+    readonly platforms: readonly string[];
+    /**
+     * True when the service runs the image this build makes (its `image:`, or `<project>-<service>` without one);
+     * false when the loader's `images` option named another image for it.
+     */
+    readonly runsBuiltImage: boolean;
   };
   /** `entrypoint` as an argv (a string is split like a shell). */
   readonly entrypoint?: readonly string[];
@@ -294,8 +308,39 @@ export interface ComposeService {
   readonly stdinOpen: boolean;
   readonly tty: boolean;
   readonly platform?: string;
+  /** `pre_start` hooks, in the order written: each runs to completion before the service's container starts. */
+  readonly preStart?: readonly PreStartHook[];
+  /** `post_start` hooks, in the order written: run in the container once it has started. */
+  readonly postStart?: readonly LifecycleHook[];
+  /** `pre_stop` hooks, in the order written: run in the container before it is stopped. */
+  readonly preStop?: readonly LifecycleHook[];
   /** `x-` extension fields on the service, by key. */
   readonly extensions: Readonly<Record<string, unknown>>;
+  readonly at: ComposeLocation;
+}
+
+/** A `post_start` or `pre_stop` hook: a command run in the service's container. */
+export interface LifecycleHook {
+  /** The argv (a string is split like a shell). */
+  readonly command: readonly string[];
+  /** What the hook asks that a command in the container cannot do: `user`, `privileged`, `working_dir`, `environment`. */
+  readonly unsupported: readonly string[];
+  readonly at: ComposeLocation;
+}
+
+/** A `pre_start` hook: a container of its own, run to completion before the service's, with its volumes. */
+export interface PreStartHook {
+  /** The argv; undefined runs the image's entrypoint. */
+  readonly command?: readonly string[];
+  /** The image; undefined is the service's. */
+  readonly image?: string;
+  readonly user?: string;
+  readonly privileged: boolean;
+  readonly workingDir?: string;
+  /** Variables added to (or overriding) the service's environment, by name. */
+  readonly environment: readonly EnvVar[];
+  /** Run once per replica (true), or once for the service before any replica starts (false, compose's default). */
+  readonly perReplica: boolean;
   readonly at: ComposeLocation;
 }
 

@@ -6,14 +6,15 @@ import { contentOf, MAX_CONTENT_BYTES, readContent, readProjectFile, resolveInPr
 import { VariableLookup } from './interpolate';
 import {
   BUILD_KEYS, CONFIG_KEYS, DEPENDS_ON_KEYS, DEPLOY_KEYS, DEVICE_REQUEST_KEYS, ENV_FILE_KEYS, EXTERNAL_KEYS,
-  FILE_REFERENCE_KEYS, HEALTHCHECK_KEYS, IPAM_CONFIG_KEYS, IPAM_KEYS, LIMITS_KEYS, NETWORK_KEYS, RESERVATIONS_KEYS,
-  RESOURCES_KEYS, RESTART_POLICY_KEYS, SECRET_KEYS, SERVICE_KEYS, SERVICE_NETWORK_KEYS, TOP_LEVEL_KEYS, ULIMIT_KEYS,
-  VOLUME_KEYS,
+  FILE_REFERENCE_KEYS, HEALTHCHECK_KEYS, IPAM_CONFIG_KEYS, IPAM_KEYS, LIMITS_KEYS, NETWORK_KEYS, PRE_START_HOOK_KEYS,
+  RESERVATIONS_KEYS, RESOURCES_KEYS, RESTART_POLICY_KEYS, SECRET_KEYS, SERVICE_HOOK_KEYS, SERVICE_KEYS,
+  SERVICE_NETWORK_KEYS, TOP_LEVEL_KEYS, ULIMIT_KEYS, VOLUME_KEYS,
 } from './keys';
 import {
   ComposeConfig, ComposeLocation, ComposeModel, ComposeNetwork, ComposeSecret, ComposeService, ComposeVolume,
   Dependency, DependencyCondition, Deploy, DeviceRequest, EnvVar, ExposedPort, ExtraHost, FileReference, FileSource,
-  Healthcheck, PortMapping, ResourceAmounts, RestartPolicy, ServiceNetwork, Ulimit, VolumeMount,
+  Healthcheck, LifecycleHook, PortMapping, PreStartHook, ResourceAmounts, RestartPolicy, ServiceNetwork, Ulimit,
+  VolumeMount,
 } from './model';
 import { MAX_PORTS_PER_PROJECT, MAX_PORTS_PER_SERVICE, parseExpose, parsePort, sortPorts } from './ports';
 import {
@@ -36,6 +37,8 @@ export interface NormalizeContext {
   /** The interpolation environment (shell over env files): for `environment` entries without a value. */
   readonly lookup: VariableLookup;
   readonly images: Readonly<Record<string, string>>;
+  /** `HOST[/PATH]` before the references of images built from source (`--registry`). */
+  readonly registry?: string;
   readonly profiles: readonly string[];
   readonly allowOutsideProject: boolean;
   readonly warn: Warn;
@@ -54,13 +57,6 @@ const IMAGE_REFERENCE = new RegExp(
 /** Turns the merged, interpolated tree of a project into the model. */
 export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeModel {
   checkKeys(root, TOP_LEVEL_KEYS, 'a compose file', ctx.warn);
-  const include = root.entries.get('include');
-  if (include) {
-    throw new ComposeError('include is not supported', {
-      at: include.at,
-      hint: 'pass the included compose files as extra files instead (files option, or -f for each), base file first',
-    });
-  }
   const volumes = mapOf(root.entries.get('volumes'), 'volumes').map(([name, node]) => normalizeVolume(name, node, ctx));
   const declaredNetworks = mapOf(root.entries.get('networks'), 'networks')
     .map(([name, node]) => normalizeNetwork(name, node, ctx));
@@ -73,6 +69,7 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
   const enabled = new Map<string, YMap>();
   const disabled = new Map<string, string[]>();
   const disabledAt = new Map<string, ComposeLocation>();
+  const providers = new Set<string>();
   for (const [name, node] of serviceNodes) {
     const service = asMap(node, { allowed: 'a map of service keys such as image, ports, environment' });
     if (!SERVICE_NAME.test(name)) {
@@ -80,6 +77,22 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
     }
     const profilesNode = service.entries.get('profiles');
     const profiles = isNull(profilesNode) ? [] : asStringList(profilesNode as YNode);
+    const provider = service.entries.get('provider');
+    if (!isNull(provider)) {
+      checkKeys(service, SERVICE_KEYS, 'a service', undefined);
+      const type = optionalString(optionalMap(provider, { allowed: '{type, options}' })?.entries.get('type'));
+      if (type === undefined) {
+        throw new ComposeError(`the provider of service "${name}" has no type`, {
+          at: provider!.at,
+          hint: 'name the provider with type:, for example type: model',
+        });
+      }
+      ctx.warn('provider-service', `service "${name}" is run by the provider "${type}" (provider:), which the `
+        + 'converter cannot run: it is left out, and services that depend on it do not wait for it; set up what it '
+        + 'provides in the cluster yourself', provider!.at);
+      providers.add(name);
+      continue;
+    }
     if (profiles.length === 0 || active.has('*') || profiles.some((profile) => active.has(profile))) {
       enabled.set(name, service);
     } else {
@@ -98,9 +111,10 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
     enabled: new Set(enabled.keys()),
     allNames,
     disabled,
+    providers,
     portCount: { value: 0 },
   };
-  checkBuildOnly(enabled, ctx.images);
+  warnBuildOnly(enabled, ctx);
   const services = [...enabled].map(([name, node]) => normalizeService(name, node, shared));
   checkDependencyCycles(byName([...services]));
 
@@ -142,6 +156,8 @@ interface SharedContext extends NormalizeContext {
   readonly allNames: ReadonlySet<string>;
   /** Services left out by profiles, with their profiles. */
   readonly disabled: ReadonlyMap<string, readonly string[]>;
+  /** Services run by a `provider:`, left out. */
+  readonly providers: ReadonlySet<string>;
   /** Ports expanded so far in all services, against {@link MAX_PORTS_PER_PROJECT}. */
   readonly portCount: { value: number };
 }
@@ -228,7 +244,7 @@ function normalizeService(name: string, service: YMap, ctx: SharedContext): Comp
     warn: ctx.warn,
   };
 
-  const build = normalizeBuild(get('build'), ctx);
+  const build = normalizeBuild(name, service, get('build'), ctx);
   const image = serviceImage(name, service, get('image'), ctx);
   const networkMode = optionalString(get('network_mode'));
   if (networkMode !== undefined && get('networks')) {
@@ -237,7 +253,7 @@ function normalizeService(name: string, service: YMap, ctx: SharedContext): Comp
       hint: 'remove networks, or remove network_mode',
     });
   }
-  const labels = asTextMap(get('labels'));
+  const labels = { ...labelFiles(get('label_file'), ctx), ...asTextMap(get('labels')) };
   const restart = normalizeRestart(get('restart'), ctx.warn);
 
   const out: ComposeService = {
@@ -276,10 +292,72 @@ function normalizeService(name: string, service: YMap, ctx: SharedContext): Comp
     stdinOpen: optionalBool(get('stdin_open'), false),
     tty: optionalBool(get('tty'), false),
     ...optional('platform', optionalString(get('platform'))),
+    ...optional('preStart', hookList(get('pre_start'), (item) => preStartHook(item, ctx))),
+    ...optional('postStart', hookList(get('post_start'), (item) => lifecycleHook(item, ctx.warn))),
+    ...optional('preStop', hookList(get('pre_stop'), (item) => lifecycleHook(item, ctx.warn))),
     extensions: extensionsOf(service),
     at: service.at,
   };
   return out;
+}
+
+const HOOK_ALLOWED = 'a list of {command, user, privileged, working_dir, environment}';
+
+function hookList<T>(node: YNode | undefined, read: (item: YNode) => T): T[] | undefined {
+  return node === undefined ? undefined : asSeq(node, { allowed: HOOK_ALLOWED }).items.map(read);
+}
+
+/** A `post_start` or `pre_stop` entry: its command runs in the container; the rest has no Kubernetes field. */
+function lifecycleHook(node: YNode, warn: Warn): LifecycleHook {
+  const map = asMap(node, { allowed: HOOK_ALLOWED });
+  checkKeys(map, SERVICE_HOOK_KEYS, 'a lifecycle hook', undefined);
+  const command = commandOf(nonNull(map.entries.get('command')));
+  if (command === undefined || command.length === 0) {
+    throw new ComposeError('a lifecycle hook needs a command', { at: map.at, hint: 'add command: ["sh", "-c", "…"]' });
+  }
+  const unsupported = ['user', 'privileged', 'working_dir', 'environment'].filter((key) => !isNull(map.entries.get(key)));
+  for (const key of unsupported) {
+    warn('unsupported-key', `ignored key "${key}": ${SERVICE_HOOK_KEYS[key]}`,
+      { ...map.entries.get(key)!.at, path: childPath(map.at.path, key) });
+  }
+  return { command, unsupported, at: map.at };
+}
+
+/** A `pre_start` entry: an init container of its own. */
+function preStartHook(node: YNode, ctx: SharedContext): PreStartHook {
+  const map = asMap(node, { allowed: 'a list of {command, image, user, privileged, working_dir, environment, per_replica}' });
+  checkKeys(map, PRE_START_HOOK_KEYS, 'a pre_start hook', undefined);
+  const envNode = map.entries.get('environment');
+  const entries: Array<[string, string | undefined, ComposeLocation]> = [];
+  if (envNode?.kind === 'seq') {
+    for (const item of envNode.items) {
+      const text = asString(item, { secret: true, allowed: 'NAME=value' });
+      const eq = text.indexOf('=');
+      entries.push(eq < 0 ? [text, undefined, item.at] : [text.slice(0, eq), text.slice(eq + 1), item.at]);
+    }
+  } else {
+    const envMap = optionalMap(envNode, { allowed: 'a map of NAME: value, or a list of NAME=value' });
+    for (const [name, value] of envMap?.entries ?? []) {
+      entries.push([name, isNull(value) ? undefined : asText(value, { secret: true }), value.at]);
+    }
+  }
+  const environment: EnvVar[] = [];
+  for (const [name, written, at] of entries) {
+    const value = written ?? ctx.lookup(name);
+    if (value !== undefined) {
+      environment.push({ name, value, origin: 'environment', at });
+    }
+  }
+  return {
+    ...optional('command', commandOf(nonNull(map.entries.get('command')))),
+    ...optional('image', optionalString(map.entries.get('image'))),
+    ...optional('user', optionalString(map.entries.get('user'))),
+    privileged: optionalBool(map.entries.get('privileged'), false),
+    ...optional('workingDir', optionalString(map.entries.get('working_dir'))),
+    environment: sorted(environment, (v) => v.name),
+    perReplica: optionalBool(map.entries.get('per_replica'), false),
+    at: map.at,
+  };
 }
 
 /** `{ key: value }` when the value is defined, else `{}`: the model leaves unset optional fields out. */
@@ -287,25 +365,40 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
-/** All services built from source without an image, in one error, since each needs the same fix. */
-function checkBuildOnly(enabled: ReadonlyMap<string, YMap>, images: Readonly<Record<string, string>>): void {
-  const missing = [...enabled].filter(([name, service]) => images[name] === undefined
+/**
+ * One warning for the services built from source that have no image: they run the image `docker compose build` tags
+ * (`<project>-<service>`, under `registry` when given), which must be built and pushed where the cluster can pull it.
+ */
+function warnBuildOnly(enabled: ReadonlyMap<string, YMap>, ctx: NormalizeContext): void {
+  const built = [...enabled].filter(([name, service]) => ctx.images[name] === undefined
     && isNull(service.entries.get('image')) && !isNull(service.entries.get('build')));
-  if (missing.length === 0) {
+  if (built.length === 0) {
     return;
   }
-  const names = missing.map(([name]) => name);
-  const quoted = names.map((name) => `"${name}"`).join(', ');
-  const ref = (name: string): string => `registry.example.com/${name}:1.0`;
-  throw new ComposeError(names.length === 1
-    ? `service ${quoted} is built from source (build) and has no image`
-    : `services ${quoted} are built from source (build) and have no image`, {
-    at: missing[0][1].at,
-    allowed: 'a service with an image, or an image supplied for it',
-    hint: `build and push the image${names.length > 1 ? 's' : ''}, then pass ${names.length > 1 ? 'them' : 'it'}: `
-      + `images: { ${names.map((name) => `'${name}': '${ref(name)}'`).join(', ')} } `
-      + `(CLI: ${names.map((name) => `--image ${name}=${ref(name)}`).join(' ')}), or add image: to the service`,
-  });
+  const one = built.length === 1;
+  const refs = built.map(([name]) => `${name} → ${builtImageName(ctx.projectName, name, ctx.registry)}`);
+  ctx.warn('build-image', `${one ? 'service' : 'services'} ${built.map(([name]) => name).join(', ')} `
+    + `${one ? 'is' : 'are'} built from source without an image: ${one ? 'it runs' : 'they run'} the `
+    + `${one ? 'image' : 'images'} docker compose build tags (${refs.join(', ')}); build and push `
+    + `${one ? 'it' : 'them'} where the cluster can pull ${one ? 'it' : 'them'} (RUNBOOK.md and analyze give the `
+    + 'commands), under your registry with --registry HOST[/PATH], or name another image with --image SERVICE=REF', built[0][1].at);
+}
+
+/** The image `docker compose build` tags for a service without `image:`: `<project>-<service>`, in lower case. */
+export function builtImageName(projectName: string, service: string, registry?: string): string {
+  return withRegistry(`${projectName}-${service}`.toLowerCase(), registry);
+}
+
+/** A registry host names a domain (a dot), a port (a colon) or is `localhost`, as docker reads a reference. */
+function namesRegistryHost(image: string): boolean {
+  const slash = image.indexOf('/');
+  const first = slash < 0 ? '' : image.slice(0, slash);
+  return first !== '' && (first.includes('.') || first.includes(':') || first === 'localhost');
+}
+
+/** The reference under `registry` (`HOST[/PATH]`), unless it names a registry host of its own. */
+function withRegistry(image: string, registry: string | undefined): string {
+  return registry === undefined || namesRegistryHost(image) ? image : `${registry}/${image}`;
 }
 
 function serviceImage(name: string, service: YMap, node: YNode | undefined, ctx: SharedContext): string {
@@ -313,7 +406,11 @@ function serviceImage(name: string, service: YMap, node: YNode | undefined, ctx:
   if (supplied !== undefined) {
     return supplied;
   }
+  const build = !isNull(service.entries.get('build'));
   if (node === undefined) {
+    if (build) {
+      return builtImageName(ctx.projectName, name, ctx.registry);
+    }
     throw new ComposeError(`service "${name}" has neither image nor build`, {
       at: service.at,
       hint: 'add image: with the container image to run, for example image: nginx:1.25',
@@ -332,15 +429,17 @@ function serviceImage(name: string, service: YMap, node: YNode | undefined, ctx:
     ctx.warn('unpinned-image', `image "${image}" is not pinned (no tag, or :latest), so each pull may run a different `
       + 'version; pin a version tag or a digest', node.at);
   }
-  return image;
+  return build ? withRegistry(image, ctx.registry) : image;
 }
 
-function normalizeBuild(node: YNode | undefined, ctx: SharedContext): ComposeService['build'] {
+function normalizeBuild(name: string, service: YMap, node: YNode | undefined, ctx: SharedContext): ComposeService['build'] {
   if (node === undefined) {
     return undefined;
   }
+  const platform = optionalString(service.entries.get('platform'));
+  const runsBuiltImage = ctx.images[name] === undefined;
   if (node.kind === 'scalar' && typeof node.value === 'string') {
-    return { context: node.value, args: {} };
+    return { context: node.value, args: {}, platforms: platform ? [platform] : [], runsBuiltImage };
   }
   const map = asMap(node, { allowed: 'a build context path, or a map with context, dockerfile, target and args' });
   checkKeys(map, BUILD_KEYS, 'build', ctx.warn);
@@ -356,11 +455,15 @@ function normalizeBuild(node: YNode | undefined, ctx: SharedContext): ComposeSer
       }
     }
   }
+  const platformsNode = map.entries.get('platforms');
+  const platforms = isNull(platformsNode) ? (platform ? [platform] : []) : asStringList(platformsNode!);
   return {
     context: optionalString(map.entries.get('context')) ?? '.',
     ...optional('dockerfile', optionalString(map.entries.get('dockerfile'))),
     ...optional('target', optionalString(map.entries.get('target'))),
     args,
+    platforms,
+    runsBuiltImage,
   };
 }
 
@@ -473,7 +576,19 @@ function normalizeEnvironment(service: YMap, ctx: SharedContext): EnvVar[] {
   return sorted([...vars.values()], (v) => v.name);
 }
 
-function readEnvFile(entry: YNode, ctx: SharedContext): EnvVar[] {
+/** `label_file`: labels from files in the env-file format, later files winning; `labels` wins over them. */
+function labelFiles(node: YNode | undefined, ctx: SharedContext): Record<string, string> {
+  const out: Record<string, string> = {};
+  const entries = node === undefined ? [] : node.kind === 'scalar' ? [node] : asSeq(node, { allowed: 'a path or a list of paths' }).items;
+  for (const entry of entries) {
+    for (const label of readEnvFile(entry, ctx, 'label file')) {
+      out[label.name] = label.value;
+    }
+  }
+  return out;
+}
+
+function readEnvFile(entry: YNode, ctx: SharedContext, what: 'env file' | 'label file' = 'env file'): EnvVar[] {
   let written: string;
   let required = true;
   if (entry.kind === 'map') {
@@ -495,7 +610,7 @@ function readEnvFile(entry: YNode, ctx: SharedContext): EnvVar[] {
   }
   const where = resolveInProject(ctx.projectDir, written);
   if (where.kind === 'outside' && !ctx.allowOutsideProject) {
-    throw new ComposeError(`env file "${written}" is outside the project folder and was not read`, {
+    throw new ComposeError(`${what} "${written}" is outside the project folder and was not read`, {
       at: entry.at,
       allowed: 'a path inside the folder of the compose file',
       hint: 'move the file into the project folder, or allow it with allowOutsideProject: true '
@@ -506,27 +621,27 @@ function readEnvFile(entry: YNode, ctx: SharedContext): EnvVar[] {
   const stat = statPath(absolute);
   if (stat.kind === 'missing') {
     if (required) {
-      throw new ComposeError(`env file "${written}" not found`, {
+      throw new ComposeError(`${what} "${written}" not found`, {
         at: entry.at,
         hint: `create ${written}, or mark it optional: env_file: [{path: ${written}, required: false}]`,
       });
     }
-    ctx.warn('missing-env-file', `optional env file "${written}" not found; no variables read from it`, entry.at);
+    ctx.warn('missing-env-file', `optional ${what} "${written}" not found; no variables read from it`, entry.at);
     return [];
   }
   if (stat.kind === 'directory') {
-    throw new ComposeError(`env file "${written}" is a directory`, { at: entry.at, hint: 'point env_file at a file' });
+    throw new ComposeError(`${what} "${written}" is a directory`, { at: entry.at, hint: `point ${what === 'env file' ? 'env_file' : 'label_file'} at a file` });
   }
   if (stat.kind === 'special') {
-    throw new ComposeError(`env file "${written}" is not a regular file (a FIFO, socket or device) and was not read`, {
+    throw new ComposeError(`${what} "${written}" is not a regular file (a FIFO, socket or device) and was not read`, {
       at: entry.at,
-      hint: 'point env_file at a regular file',
+      hint: `point ${what === 'env file' ? 'env_file' : 'label_file'} at a regular file`,
     });
   }
   if (stat.size > MAX_CONTENT_BYTES) {
-    throw new ComposeError(`env file "${written}" is larger than 1 MiB`, { at: entry.at });
+    throw new ComposeError(`${what} "${written}" is larger than 1 MiB`, { at: entry.at });
   }
-  const text = textOf('env file', written, readProjectFile('env file', written, absolute, entry.at), entry.at);
+  const text = textOf(what, written, readProjectFile(what, written, absolute, entry.at), entry.at);
   return parseDotenv(text, written, ctx.lookup)
     .filter((e) => e.value !== undefined)
     .map((e) => ({ name: e.name, value: e.value as string, origin: 'env_file' as const, at: entry.at }));
@@ -606,7 +721,10 @@ function normalizeMounts(volumes: YNode | undefined, tmpfs: YNode | undefined, o
   const mounts: VolumeMount[] = [];
   if (volumes !== undefined) {
     for (const item of asSeq(volumes, { allowed: 'a list of volumes such as "data:/var/lib/data"' }).items) {
-      mounts.push(parseServiceVolume(item, ctx));
+      const mount = parseServiceVolume(item, ctx);
+      if (mount) {
+        mounts.push(mount);
+      }
     }
   }
   if (tmpfs !== undefined) {
@@ -639,6 +757,9 @@ function normalizeDependencies(name: string, service: YMap, networkMode: string 
   const check = (target: string, node: YNode, required: boolean): boolean => {
     if (ctx.enabled.has(target)) {
       return true;
+    }
+    if (ctx.providers.has(target)) {
+      return false;
     }
     const profiles = ctx.disabled.get(target);
     if (profiles && !required) {
@@ -699,6 +820,21 @@ function normalizeDependencies(name: string, service: YMap, networkMode: string 
         deps.set(target, { service: target, condition: 'service_started', required: true, restart: false, at: item.at });
       }
     }
+  }
+  // volumes_from and ipc: service:x name another service too: compose refuses one it does not know. Neither is
+  // converted (each is reported as an ignored key), so they only have to name a service of the project.
+  const volumesFrom = service.entries.get('volumes_from');
+  if (!isNull(volumesFrom)) {
+    for (const item of asSeq(volumesFrom!, { allowed: 'a list of service names, or container:name' }).items) {
+      const [target] = asString(item).split(':');
+      if (target !== 'container') {
+        check(target, item, true);
+      }
+    }
+  }
+  const ipc = optionalString(service.entries.get('ipc'));
+  if (ipc?.startsWith('service:')) {
+    check(ipc.slice('service:'.length), service.entries.get('ipc') as YNode, true);
   }
   if (networkMode?.startsWith('service:')) {
     const target = networkMode.slice('service:'.length);

@@ -28,19 +28,53 @@ const OPTION_REASONS: Readonly<Record<string, string>> = {
   nocopy: 'a new Kubernetes volume starts empty anyway',
 };
 
+/** A Windows path: a drive (`C:\data`, `c:/data`) or a UNC or named-pipe path (`\\.\pipe\x`). */
+const WINDOWS_PATH = /^(?:[A-Za-z]:[\\/]|\\\\)/;
+
 function isBindSource(source: string): boolean {
-  return source.startsWith('.') || source.startsWith('/') || source.startsWith('~');
+  return source.startsWith('.') || source.startsWith('/') || source.startsWith('~') || WINDOWS_PATH.test(source);
 }
 
-/** One `volumes` entry of a service, short or long syntax. */
-export function parseServiceVolume(node: YNode, ctx: VolumeContext): VolumeMount {
+/**
+ * A drive letter at `raw[i]`: one letter, then a path. With a forward slash it could also be a one-letter volume name
+ * (`v:/data`), so it counts as a drive only where a path must follow it (`c:/src:/dst`) or where the target goes.
+ */
+function isDrive(raw: readonly string[], i: number, partsSoFar: number): boolean {
+  const next = raw[i + 1];
+  if (!/^[A-Za-z]$/.test(raw[i]) || next === undefined || !/^[\\/]/.test(next)) {
+    return false;
+  }
+  const after = raw[i + 2];
+  return next.startsWith('\\') || partsSoFar === 1 || (after !== undefined && /^(?:[\\/]|[A-Za-z]$)/.test(after));
+}
+
+/**
+ * The short syntax split at its colons as compose-go splits it: a drive letter and the path after it stay one part,
+ * so `C:\src:D:\dst:rw` is `C:\src`, `D:\dst` and `rw`.
+ */
+export function splitShort(text: string): string[] {
+  const raw = text.split(':');
+  const parts: string[] = [];
+  for (let i = 0; i < raw.length; i += 1) {
+    if (isDrive(raw, i, parts.length)) {
+      parts.push(`${raw[i]}:${raw[i + 1]}`);
+      i += 1;
+    } else {
+      parts.push(raw[i]);
+    }
+  }
+  return parts;
+}
+
+/** One `volumes` entry of a service, short or long syntax; undefined for a mount that is reported and not converted. */
+export function parseServiceVolume(node: YNode, ctx: VolumeContext): VolumeMount | undefined {
   if (node.kind === 'map') {
     return parseLongVolume(node, ctx);
   }
   if (node.kind !== 'scalar' || typeof node.value !== 'string') {
     throw wrongType(node, 'a volume', { allowed: `${SHORT_ALLOWED}, or the long syntax {type, source, target}` });
   }
-  const parts = node.value.split(':');
+  const parts = splitShort(node.value);
   if (parts.length > 3 || parts.some((part, index) => part === '' && index > 0)) {
     throw invalid(node, 'invalid volume', { allowed: SHORT_ALLOWED });
   }
@@ -73,6 +107,9 @@ export function parseServiceVolume(node: YNode, ctx: VolumeContext): VolumeMount
 
 /** The container path, normalised as docker does (`/etc/app/` and `/etc//app` are `/etc/app`). */
 function containerPath(target: string, node: YNode): string {
+  if (WINDOWS_PATH.test(target)) {
+    return target;
+  }
   if (!target.startsWith('/')) {
     throw invalid(node, `the container path "${target}" is not absolute`, {
       allowed: SHORT_ALLOWED,
@@ -94,14 +131,26 @@ function checkNamedVolume(name: string, node: YNode, ctx: VolumeContext): void {
   }
 }
 
-function parseLongVolume(map: YMap, ctx: VolumeContext): VolumeMount {
-  checkKeys(map, SERVICE_VOLUME_KEYS, 'a volume mount', ctx.warn);
+/** Mount types of the compose specification that have no Kubernetes volume, and why. */
+const UNCONVERTED_TYPES: Readonly<Record<string, string>> = {
+  image: 'an image mount needs the image volume source of Kubernetes 1.31 (copy the files in an init container instead)',
+  npipe: 'a named pipe is a Windows host resource',
+  cluster: 'a cluster volume is a Swarm resource',
+};
+
+function parseLongVolume(map: YMap, ctx: VolumeContext): VolumeMount | undefined {
   const typeNode = map.entries.get('type');
   const type = optionalString(typeNode);
+  if (type !== undefined && UNCONVERTED_TYPES[type] !== undefined) {
+    ctx.warn('unsupported-volume', `the ${type} mount at "${optionalString(map.entries.get('target')) ?? ''}" is not `
+      + `converted: ${UNCONVERTED_TYPES[type]}`, map.at);
+    return undefined;
+  }
+  checkKeys(map, SERVICE_VOLUME_KEYS, 'a volume mount', ctx.warn);
   if (type !== 'volume' && type !== 'bind' && type !== 'tmpfs') {
     throw new ComposeError(type === undefined ? 'a long-syntax volume needs a type' : `unsupported volume type "${type}"`, {
       at: typeNode?.at ?? map.at,
-      allowed: 'volume, bind or tmpfs',
+      allowed: 'volume, bind, tmpfs, image, npipe or cluster',
       hint: 'write type: volume for a named volume, bind for a host path, tmpfs for memory',
     });
   }
@@ -180,6 +229,9 @@ export function parseTmpfs(node: YNode, ctx: VolumeContext): VolumeMount {
 
 /** What a bind source is, reading a small single file's content. Nothing outside the project is touched. */
 function inspectBind(source: string, ctx: VolumeContext, at: ComposeLocation): NonNullable<VolumeMount['bind']> {
+  if (WINDOWS_PATH.test(source)) {
+    return { kind: 'outside' };
+  }
   let absolute: string;
   const where = resolveInProject(ctx.projectDir, source);
   if (where.kind === 'inside') {

@@ -279,6 +279,11 @@ class SubsetWriter {
   }
 
   private renderService(service: ComposeService, ports: readonly VmPublishedPort[]): Record<string, unknown> {
+    const hooks = (['preStart', 'postStart', 'preStop'] as const).filter((key) => (service[key] ?? []).length > 0);
+    if (hooks.length > 0) {
+      this.warn('vm-hooks-left-out', `the lifecycle hooks (${hooks.map((k) => k.replace(/[A-Z]/, (c) => `_${c.toLowerCase()}`)).join(', ')}) `
+        + 'are not carried into the VM\'s compose file: run them from the service\'s own entrypoint there', service.at);
+    }
     if (service.build) {
       this.warn('vm-image-pulled', `the VM pulls the image "${service.image}" and does not build it: push the image to a registry the VM can reach`, service.at);
     }

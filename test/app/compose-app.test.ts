@@ -1,3 +1,6 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { Chart, Cron, Size, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { ComposeApp } from '../../lib/app/compose-app';
@@ -397,5 +400,25 @@ services:
     ]);
     expect(lines.filter((l) => l.includes('/srv/site'))).toEqual([expect.stringMatching(/^compose\.yaml:\d+:\d+: services\.web\.volumes\[0\]: /)]);
     expect(composeApp.node.metadata.filter((m) => m.type === 'cdk8s-compose:warning').map((m) => m.data)).toEqual(lines);
+  });
+});
+
+describe('images built from source', () => {
+  test('registry: the build-only services of composeFile run HOST[/PATH]/<project>-<service>', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'compose.yaml'), 'name: shop\nservices:\n  api:\n    build: ./api\n    ports: ["8080:8080"]\n');
+      const chart = new Chart(Testing.app(), 'test');
+      const app = new ComposeApp(chart, 'app', { composeFile: 'compose.yaml', loadOptions: { workingDir: dir, env: {} }, registry: 'registry.example.com/team' });
+      expect(mainContainer(findDoc(Testing.synth(chart), 'Deployment', 'api')).image).toBe('registry.example.com/team/shop-api');
+      expect(app.warnings.map((w) => w.code)).toContain('build-image');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('registry with a model is refused: the model was loaded already', () => {
+    expect(() => new ComposeApp(new Chart(Testing.app(), 'test'), 'app', { model: modelOf('services:\n  a:\n    build: .\n'), registry: 'r.example.com' }))
+      .toThrow('test/app: registry applies when the app loads composeFile (got "r.example.com"). Fix: pass registry to loadCompose, which made the model.');
   });
 });

@@ -18,26 +18,6 @@ import { CORPUS_DIR as CORPUS } from '../support/shared';
 const DIRS = fs.readdirSync(CORPUS).filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory()).sort();
 const ENV = { PATH: '/usr/bin:/bin' };
 
-/** Images for services that only have `build` (the corpus holds no build contexts). */
-const IMAGES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  'aspnet-mssql': { web: 'registry.example.com/aspnet-mssql/web:1.0' },
-  'fastapi': { api: 'registry.example.com/fastapi/api:1.0' },
-  'nginx-golang-mysql': { backend: 'registry.example.com/nginx-golang-mysql/backend:1.0' },
-  'nginx-nodejs-redis': {
-    nginx: 'registry.example.com/nginx-nodejs-redis/nginx:1.0',
-    web1: 'registry.example.com/nginx-nodejs-redis/web1:1.0',
-    web2: 'registry.example.com/nginx-nodejs-redis/web2:1.0',
-  },
-  'react-express-mongodb': {
-    backend: 'registry.example.com/react-express-mongodb/backend:1.0',
-    frontend: 'registry.example.com/react-express-mongodb/frontend:1.0',
-  },
-  'react-java-mysql': {
-    backend: 'registry.example.com/react-java-mysql/backend:1.0',
-    frontend: 'registry.example.com/react-java-mysql/frontend:1.0',
-  },
-};
-
 /**
  * Outcome per file: `<n> objects; <kinds>; findings: <code>×<n>`, or `error: <message>`. "weak" counts secret values
  * that are also part of a project, service or image name (airflow's password "airflow"): they cannot be kept out of
@@ -118,7 +98,8 @@ function decodedSecrets(docs: readonly Manifest[]): string[] {
 
 function migrate(dir: string, props: Omit<ComposeAppProps, 'model' | 'composeFile'> = {}): Outcome {
   try {
-    const { model } = loadCompose({ workingDir: path.join(CORPUS, dir), env: ENV, images: IMAGES[dir] });
+    // No images are given: services that only have `build:` run `<project>-<service>`, as docker compose build tags it.
+    const { model } = loadCompose({ workingDir: path.join(CORPUS, dir), env: ENV });
     const chart = new Chart(Testing.app(), 'corpus');
     const app = new ComposeApp(chart, 'app', { model, ...props });
     const docs = Testing.synth(chart);

@@ -28,11 +28,13 @@ afterAll(removeTempDirs);
 test('JSON: target, workload, state and engine, exposure, volumes, secrets by name, dependencies, warnings', () => {
   expect(runs.json.code).toBe(0);
   const analysis = JSON.parse(runs.json.stdout);
-  expect(Object.keys(analysis)).toEqual(['project', 'files', 'namespace', 'services', 'warnings', 'leftOutByProfiles', 'imageBaseUrlNeededBy']);
+  expect(Object.keys(analysis)).toEqual(['project', 'files', 'namespace', 'services', 'buildAll', 'warnings', 'leftOutByProfiles', 'imageBaseUrlNeededBy']);
+  expect(analysis.buildAll).toBeNull();
   expect(analysis.services.map((s: any) => s.service)).toEqual(['api', 'migrate', 'redis', 'reporting', 'shop_db', 'web', 'worker']);
   const byName = Object.fromEntries(analysis.services.map((s: any) => [s.service, s]));
   expect(Object.keys(byName.api)).toEqual(['service', 'name', 'target', 'reasons', 'workload', 'replicas', 'stateful', 'engine',
-    'exposure', 'volumes', 'secrets', 'dependsOn', 'warnings']);
+    'exposure', 'volumes', 'secrets', 'dependsOn', 'build', 'warnings']);
+  expect(byName.api.build).toBeNull();
   expect(byName.shop_db).toMatchObject({
     name: 'shop-db', target: 'container', reasons: [], workload: 'Deployment', replicas: 1, stateful: true, engine: 'postgres',
     exposure: { internal: 'shop-db', external: [] },

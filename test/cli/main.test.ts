@@ -5,7 +5,7 @@ import { CliRun, expectBuilt, inParallel, removeTempDirs, runCli, tempDir } from
 /** The built CLI's exit codes and messages: help, bad usage (2), bad input (1), never a stack trace without --debug. */
 
 const cwd = tempDir('main');
-fs.writeFileSync(path.join(cwd, 'compose.yaml'), 'services:\n  web:\n    build: ./web\n');
+fs.writeFileSync(path.join(cwd, 'compose.yaml'), 'services:\n  web:\n    build: ./web\n    ports: ["8080:80"]\n');
 const project = tempDir('main');
 fs.writeFileSync(path.join(project, 'compose.yaml'), 'services:\n  web:\n    image: nginx:1.27.2\n');
 const runs: Record<string, CliRun> = {};
@@ -19,7 +19,8 @@ beforeAll(async () => {
     ['unknownOption', ['convert', '--namspace', 'shop']],
     ['badTarget', ['deploy', '--target', 'cloud']],
     ['missingFile', ['convert', '-f', 'nope.yaml']],
-    ['buildOnly', ['analyze']],
+    ['buildOnly', ['analyze', '-p', 'demo', '--registry', 'registry.example.com/shop']],
+    ['badRegistry', ['analyze', '--registry', 'https://registry.example.com']],
   ];
   cases.push(['unknownService', ['convert', '--stdout', '--image', 'api=registry.example.com/api:1.0']]);
   await inParallel(cases, 2,
@@ -64,8 +65,19 @@ test('bad input: the message naming the file and the fix, exit 1, no stack trace
     stdout: '',
     stderr: 'error: nope.yaml: compose file "nope.yaml" not found. Fix: check the path; relative paths are taken from the working folder.\n',
   });
-  expect(runs.buildOnly.code).toBe(1);
-  expect(runs.buildOnly.stderr).toBe('error: compose.yaml:3:5: services.web: service "web" is built from source (build) and has no '
-    + 'image. Allowed: a service with an image, or an image supplied for it. Fix: build and push the image, then pass it: '
-    + 'images: { \'web\': \'registry.example.com/web:1.0\' } (CLI: --image web=registry.example.com/web:1.0), or add image: to the service.\n');
+  expect(runs.badRegistry.code).toBe(2);
+  expect(runs.badRegistry.stderr.split('\n')[0]).toBe('error: --registry "https://registry.example.com" is not HOST[/PATH]. '
+    + 'Allowed: a registry host with an optional port and path, such as registry.example.com/shop or localhost:5000');
+});
+
+test('a build-only service converts to the image docker compose build tags, under --registry; analyze says how to build it', () => {
+  expect(runs.buildOnly.code).toBe(0);
+  expect(runs.buildOnly.stdout).toContain('      - compose.yaml:3:5: services.web: service web is built from source '
+    + 'without an image: it runs the image docker compose build tags (web → registry.example.com/shop/demo-web); build and push '
+    + 'it where the cluster can pull it (RUNBOOK.md and analyze give the commands), under your registry with --registry '
+    + 'HOST[/PATH], or name another image with --image SERVICE=REF\n');
+  expect(runs.buildOnly.stdout).toContain('  build:      registry.example.com/shop/demo-web\n'
+    + '      $ docker build -t registry.example.com/shop/demo-web ./web\n'
+    + '      $ docker push registry.example.com/shop/demo-web\n');
+  expect(runs.buildOnly.stdout).toContain('  $ docker buildx bake -f compose.yaml --set web.tags=registry.example.com/shop/demo-web --push web\n');
 });

@@ -55,7 +55,7 @@ describe('parseDotenv', () => {
   });
 
   test('a bad interpolation in a value never quotes the value', () => {
-    const err = errorOf(() => parseDotenv('SECRET=abc$\n', 'app.env'));
+    const err = errorOf(() => parseDotenv('SECRET=abc${\n', 'app.env'));
     expect(err.problem).toBe('invalid interpolation');
     expect(err.message).not.toContain('abc');
     expect(err.path).toBe('SECRET');

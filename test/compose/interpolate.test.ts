@@ -61,15 +61,21 @@ describe('interpolateString', () => {
     expect(errorOf(() => run('${UNSET?gone}')).problem).toBe('required variable UNSET is missing a value: gone');
   });
 
-  test.each(['${', '${SET', '${}', '${1A}', '${SET:x}', '$', 'a $ b', '$1'])('%s is an invalid template', (input) => {
+  test.each(['${', '${SET', '${}', '${1A}', '${SET:x}', 'a$(date) ${'])('%s is an invalid template', (input) => {
     const err = errorOf(() => run(input));
     expect(err.problem).toBe('invalid interpolation');
     expect(err.value).toBe(input);
   });
 
+  // compose-go keeps these as written (loader_test.go, and full-example.yml's dockerfile_inline).
+  test.each([['$', '$'], ['a $ b', 'a $ b'], ['$1', '$1'], ['cost $5', 'cost $5'], ['a$(date)', 'a$(date)'], ['end$', 'end$'],
+    ['$$SET $SET$', '$SET value$'], ['-$-${SET}', '-$-value']])('a $ that no name, { or $ follows stays literal: %s', (input, output) => {
+    expect(run(input)).toBe(output);
+  });
+
   test('the invalid-template message says what is allowed', () => {
-    expect(errorOf(() => run('price: $5')).message).toBe(
-      'compose.yaml:3:12: services.web.image: invalid interpolation (got "price: $5"). '
+    expect(errorOf(() => run('price: ${5}')).message).toBe(
+      'compose.yaml:3:12: services.web.image: invalid interpolation (got "price: ${5}"). '
       + 'Allowed: $VAR, ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?message}, ${VAR?message}, '
       + '${VAR:+replacement}, ${VAR+replacement} and $$ for a literal $. '
       + 'Fix: write $$ for a literal $, and close every ${ with }.',
@@ -87,7 +93,7 @@ describe('interpolateTree', () => {
   });
 
   test('an invalid template in an environment value is reported without the value', () => {
-    const root = parseYaml('services:\n  web:\n    environment: [PASSWORD=abc$]\n', 'c.yaml') as YMap;
+    const root = parseYaml('services:\n  web:\n    environment: ["PASSWORD=abc${"]\n', 'c.yaml') as YMap;
     const err = errorOf(() => interpolateTree(root, lookup));
     expect(err.message).toBe('c.yaml:3:19: services.web.environment[0]: invalid interpolation. '
       + 'Allowed: $VAR, ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?message}, ${VAR?message}, '

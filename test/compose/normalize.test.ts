@@ -439,22 +439,49 @@ describe('other service keys', () => {
     expect(errorOf(() => service(web('restart: sometimes'))).problem).toBe('invalid restart policy');
   });
 
-  test('build is kept for information; a build-only service needs an image', () => {
-    const text = 'services:\n  api:\n    build:\n      context: ./api\n      dockerfile: Dockerfile.prod\n'
-      + '      target: builder\n      args: [VERSION=1, FROM_ENV]\n      cache_from: [x]\n';
-    expect(errorOf(() => load(text)).message).toBe(
-      'compose.yaml:3:5: services.api: service "api" is built from source (build) and has no image. '
-      + 'Allowed: a service with an image, or an image supplied for it. Fix: build and push the image, then pass it: '
-      + 'images: { \'api\': \'registry.example.com/api:1.0\' } (CLI: --image api=registry.example.com/api:1.0), '
-      + 'or add image: to the service.',
-    );
-    const { model, warnings } = load(text, { images: { api: 'registry.example.com/api:2' }, env: { FROM_ENV: 'e' } });
-    expect(model.services[0]).toMatchObject({
-      image: 'registry.example.com/api:2',
-      build: { context: './api', dockerfile: 'Dockerfile.prod', target: 'builder', args: { FROM_ENV: 'e', VERSION: '1' } },
+  test('a build-only service runs the image docker compose build tags, reported once; images and registry change it', () => {
+    const text = 'name: shop\nservices:\n  api:\n    build:\n      context: ./api\n      dockerfile: Dockerfile.prod\n'
+      + '      target: builder\n      args: [VERSION=1, FROM_ENV]\n      cache_from: [x]\n      platforms: [linux/amd64, linux/arm64]\n'
+      + '  Web:\n    build: ./web\n    platform: linux/amd64\n';
+    const { model, warnings } = load(text, { env: { FROM_ENV: 'e' } });
+    expect(model.services.map((s) => [s.name, s.image])).toEqual([['Web', 'shop-web'], ['api', 'shop-api']]);
+    expect(model.services[1].build).toEqual({
+      context: './api', dockerfile: 'Dockerfile.prod', target: 'builder', args: { FROM_ENV: 'e', VERSION: '1' },
+      platforms: ['linux/amd64', 'linux/arm64'], runsBuiltImage: true,
     });
-    expect(warnings.map((w) => [w.code, w.at.path])).toEqual([['unsupported-key', 'services.api.build.cache_from']]);
-    expect(service('services:\n  api:\n    build: .\n', { images: { api: 'x:1' } }).build).toEqual({ context: '.', args: {} });
+    expect(model.services[0].build).toEqual({ context: './web', args: {}, platforms: ['linux/amd64'], runsBuiltImage: true });
+    expect(warnings.map((w) => [w.code, w.at.path, w.message])).toEqual([
+      ['unsupported-key', 'services.api.build.cache_from', 'ignored key "cache_from": the build context is never read; only the image is used'],
+      ['build-image', 'services.Web', 'services Web, api are built from source without an image: they run the images '
+        + 'docker compose build tags (Web → shop-web, api → shop-api); build and push them where the cluster can pull them '
+        + '(RUNBOOK.md and analyze give the commands), under your registry with --registry HOST[/PATH], or name another '
+        + 'image with --image SERVICE=REF'],
+    ]);
+
+    const registry = load(text, { registry: 'registry.example.com/team/', images: { Web: 'nginx:1.25' } });
+    expect(registry.model.services.map((s) => [s.name, s.image, s.build?.runsBuiltImage])).toEqual([
+      ['Web', 'nginx:1.25', false], ['api', 'registry.example.com/team/shop-api', true]]);
+    expect(registry.warnings.filter((w) => w.code === 'build-image').map((w) => w.message)).toEqual([
+      'service api is built from source without an image: it runs the image docker compose build tags '
+      + '(api → registry.example.com/team/shop-api); build and push it where the cluster can pull it (RUNBOOK.md and '
+      + 'analyze give the commands), under your registry with --registry HOST[/PATH], or name another image with --image SERVICE=REF',
+    ]);
+  });
+
+  test('the registry goes before an image: of a built service unless it names a registry host', () => {
+    const text = 'services:\n  a:\n    build: .\n    image: shop/a:1.0\n  b:\n    build: .\n    image: ghcr.io/me/b:1.0\n'
+      + '  c:\n    image: redis:7\n  d:\n    build: .\n    image: localhost/d:1\n';
+    const { model, warnings } = load(text, { registry: 'localhost:5000' });
+    expect(model.services.map((s) => s.image)).toEqual(['localhost:5000/shop/a:1.0', 'ghcr.io/me/b:1.0', 'redis:7', 'localhost/d:1']);
+    expect(warnings.filter((w) => w.code === 'build-image')).toEqual([]);
+    expect(errorOf(() => load(text, { registry: 'https://registry.example.com' })).message).toBe(
+      'registry "https://registry.example.com" cannot start an image reference. Allowed: HOST[:PORT][/PATH], for example '
+      + 'registry.example.com/shop or localhost:5000. Fix: give the registry host and the path of the repositories, without a scheme or a tag.');
+  });
+
+  test('a service with neither image nor build is refused', () => {
+    expect(errorOf(() => load('services:\n  a:\n    command: [x]\n')).message).toBe(
+      'compose.yaml:3:5: services.a: service "a" has neither image nor build. Fix: add image: with the container image to run, for example image: nginx:1.25.');
   });
 
   test('an image that is not a valid reference gives a warning', () => {
@@ -526,13 +553,6 @@ describe('keys', () => {
       + 'Allowed: a map of service keys such as image, ports, environment.',
     );
   });
-
-  test('include is refused with a way out', () => {
-    expect(errorOf(() => load('include: [other.yaml]\nservices: {}\n')).message).toBe(
-      'compose.yaml:1:10: include: include is not supported. Fix: pass the included compose files as extra files '
-      + 'instead (files option, or -f for each), base file first.',
-    );
-  });
 });
 
 describe('extends', () => {
@@ -569,5 +589,41 @@ describe('extends', () => {
       .toBe('extends: service "nope" not found');
     expect(errorOf(() => load('services:\n  a: {extends: {service: b, file: ../../x.yaml}, image: x}\n')).problem)
       .toBe('extends: file "../../x.yaml" is outside the project folder and was not read');
+  });
+});
+
+describe('services compose runs elsewhere, and references to other services', () => {
+  test('a provider service is left out and reported; its dependents do not wait for it; models are reported', () => {
+    const { model, warnings } = load([
+      'services:',
+      '  web:',
+      '    image: nginx:1.27.2',
+      '    depends_on: [ai]',
+      '    models: [llm]',
+      '  ai:',
+      '    provider:',
+      '      type: model',
+      '      options: {model: ai/smollm2}',
+      'models:',
+      '  llm:',
+      '    model: ai/smollm2',
+      '',
+    ].join('\n'));
+    expect(model.services.map((s) => [s.name, s.dependsOn.map((d) => d.service)])).toEqual([['web', []]]);
+    expect(warnings.map((w) => [w.code, w.at.path, w.message])).toEqual([
+      ['unsupported-key', 'services.web.models', 'ignored key "models": AI models run by Docker Model Runner are not converted'],
+      ['provider-service', 'services.ai.provider', 'service "ai" is run by the provider "model" (provider:), which the converter '
+        + 'cannot run: it is left out, and services that depend on it do not wait for it; set up what it provides in the cluster yourself'],
+      ['unsupported-key', 'models', 'ignored key "models": AI models run by Docker Model Runner are not converted'],
+    ]);
+  });
+
+  test('volumes_from and ipc: service: must name a service of the project, as compose requires', () => {
+    const base = 'services:\n  db:\n    image: postgres:16.4\n  web:\n    image: nginx:1.27.2\n';
+    expect(load(`${base}    volumes_from: [db, "container:abc", "db:ro"]\n    ipc: service:db\n`).model.services).toHaveLength(2);
+    expect(errorOf(() => load(`${base}    volumes_from: [dbx]\n`)).message).toBe(
+      'compose.yaml:6:20: services.web.volumes_from[0]: service "web" depends on undefined service "dbx". '
+      + 'Allowed: one of the services: db. Fix: define service "dbx", or fix the name.');
+    expect(errorOf(() => load(`${base}    ipc: "service:cache"\n`)).problem).toBe('service "web" depends on undefined service "cache"');
   });
 });

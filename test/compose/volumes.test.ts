@@ -108,7 +108,7 @@ describe('service volumes', () => {
     ['volumes: ["./x:relative"]', 'the container path "relative" is not absolute'],
     ['volumes: ["./x:/a:rx"]', 'invalid volume option "rx"'],
     ['volumes: ["a:b:c:d"]', 'invalid volume'],
-    ['volumes: [{type: npipe, source: x, target: /x}]', 'unsupported volume type "npipe"'],
+    ['volumes: [{type: nfs, source: x, target: /x}]', 'unsupported volume type "nfs"'],
     ['volumes: [{source: x, target: /x}]', 'a long-syntax volume needs a type'],
     ['volumes: [{type: bind, target: /x}]', 'a bind mount needs a source'],
     ['volumes: [{type: volume, source: data}]', 'a long-syntax volume needs a target'],
@@ -116,6 +116,31 @@ describe('service volumes', () => {
     ['tmpfs: ["/run:size=lots"]', 'invalid tmpfs size "lots"'],
   ])('%s is refused: %s', (body, problem) => {
     expect(errorOf(() => mounts(body, 'volumes:\n  data:\n')).problem).toBe(problem);
+  });
+
+  // compose-go's TestLoadBindMountSourceIsWindowsAbsolute and its short-syntax parser: a drive letter stays in its path.
+  test('Windows paths parse as compose-go parses them: a host path, never read', () => {
+    const { model, warnings } = load(web('volumes: [\'C:\\src:D:\\dst:rw\', \'c:/logs:/logs:ro\', '
+      + '{type: bind, source: \'Z:\\\', target: \'C:\\data\'}, {type: bind, source: \'Z:\\some-dir\', target: \'C:\\other\'}]'));
+    expect(model.services[0].volumes.map((v) => [v.type, v.source, v.target, v.readOnly, v.bind?.kind])).toEqual([
+      ['bind', 'c:/logs', '/logs', true, 'outside'],
+      ['bind', 'Z:\\', 'C:\\data', false, 'outside'],
+      ['bind', 'Z:\\some-dir', 'C:\\other', false, 'outside'],
+      ['bind', 'C:\\src', 'D:\\dst', false, 'outside'],
+    ]);
+    expect(warnings).toEqual([]);
+  });
+
+  test('image, npipe and cluster mounts are reported and not converted', () => {
+    const { model, warnings } = load(web('volumes: [{type: image, source: app/image, target: /mnt/image, image: {subpath: /foo}}, '
+      + '{type: npipe, source: \'\\\\.\\pipe\\docker_engine\', target: \'\\\\.\\pipe\\docker_engine\'}, "./x:/x"]'));
+    expect(model.services[0].volumes.map((v) => v.target)).toEqual(['/x']);
+    expect(warnings.map((w) => [w.code, w.at.path, w.message])).toEqual([
+      ['unsupported-volume', 'services.web.volumes[0]', 'the image mount at "/mnt/image" is not converted: an image mount '
+        + 'needs the image volume source of Kubernetes 1.31 (copy the files in an init container instead)'],
+      ['unsupported-volume', 'services.web.volumes[1]', 'the npipe mount at "\\\\.\\pipe\\docker_engine" is not converted: '
+        + 'a named pipe is a Windows host resource'],
+    ]);
   });
 
   test('an undeclared named volume says how to fix it', () => {
@@ -151,4 +176,10 @@ describe('top-level volumes', () => {
       { name: 'renamed', external: true, externalName: 'real-name', driverOpts: {}, labels: {}, at: undefined },
     ]);
   });
+});
+
+test('a one-letter volume name is not a drive: v:/v and v:/v:ro mount volume v', () => {
+  const { model } = load('services:\n  web:\n    image: nginx:1.27.2\n    volumes: ["v:/v", "w:/w:ro"]\nvolumes:\n  v:\n  w:\n');
+  expect(model.services[0].volumes.map((m) => [m.type, m.source, m.target, m.readOnly])).toEqual([
+    ['volume', 'v', '/v', false], ['volume', 'w', '/w', true]]);
 });

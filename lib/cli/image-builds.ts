@@ -1,0 +1,123 @@
+import * as path from 'path';
+import { DEFAULT_SENSITIVE_NAME_PATTERNS, SecretValues, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from '../app/sensitive';
+import { ComposeModel, ComposeService } from '../compose/model';
+import { shellQuote } from './deploy';
+
+/**
+ * The commands that build and push the images of the services built from source, for the runbook and `analyze`:
+ * per service `docker build` with its context, Dockerfile, arguments, target and platforms, then `docker push`; or
+ * one `docker buildx bake` over the compose files. Build arguments that hold a secret are passed by name
+ * (`--build-arg NAME`: docker reads the value from the environment), so no value of one is ever printed.
+ */
+
+/** The build of one service's image. */
+export interface ImageBuild {
+  /** The compose service. */
+  readonly service: string;
+  /** The reference the cluster pulls. */
+  readonly image: string;
+  /** `docker build …` then `docker push …`, each a shell line. */
+  readonly commands: readonly string[];
+  /** Build arguments passed from the environment (their values are secret), sorted. */
+  readonly argsFromEnvironment: readonly string[];
+}
+
+/** The services that run an image built from their `build:` (not one `--image` named instead), sorted by name. */
+export function builtServices(model: ComposeModel): ComposeService[] {
+  return model.services.filter((s) => s.build?.runsBuiltImage === true);
+}
+
+/** The build and push commands of every service that runs an image built from source. */
+export function imageBuilds(model: ComposeModel, patterns: readonly string[] = DEFAULT_SENSITIVE_NAME_PATTERNS): ImageBuild[] {
+  const secrets = modelSecrets(model, patterns);
+  return builtServices(model).map((service) => {
+    const build = service.build!;
+    const fromEnvironment: string[] = [];
+    const words = ['docker', 'build', '-t', service.image];
+    if (build.dockerfile !== undefined) {
+      words.push('-f', dockerfilePath(build.context, build.dockerfile));
+    }
+    for (const [name, value] of Object.entries(build.args)) {
+      if (isSensitiveName(name, patterns) || hasEmbeddedPassword(value) || secrets.foundIn(value)) {
+        fromEnvironment.push(name);
+        words.push('--build-arg', name);
+      } else {
+        words.push('--build-arg', `${name}=${value}`);
+      }
+    }
+    if (build.target !== undefined) {
+      words.push('--target', build.target);
+    }
+    if (build.platforms.length > 0) {
+      words.push('--platform', build.platforms.join(','));
+    }
+    words.push(build.context);
+    return {
+      service: service.name,
+      image: service.image,
+      commands: [words.map(shellQuote).join(' '), ['docker', 'push', service.image].map(shellQuote).join(' ')],
+      argsFromEnvironment: fromEnvironment.sort(),
+    };
+  });
+}
+
+/**
+ * One `docker buildx bake` that builds and pushes every image of the compose files (buildx reads the builds itself),
+ * each tagged with the reference the cluster pulls.
+ */
+export function bakeCommand(model: ComposeModel): string {
+  const services = builtServices(model);
+  return ['docker', 'buildx', 'bake', ...model.files.flatMap((f) => ['-f', f]),
+    ...services.flatMap((s) => ['--set', `${s.name}.tags=${s.image}`]), '--push', ...services.map((s) => s.name)].map(shellQuote).join(' ');
+}
+
+/**
+ * The runbook's text for the images, as Markdown lines: what to run from the project folder, per service, and the
+ * one-command alternative. Empty when no service is built from source.
+ */
+export function imageBuildMarkdown(model: ComposeModel, patterns?: readonly string[]): string[] {
+  const builds = imageBuilds(model, patterns);
+  if (builds.length === 0) {
+    return [];
+  }
+  const out = [
+    `${builds.map((b) => b.service).join(', ')} ${builds.length === 1 ? 'runs an image' : 'run images'} built from source. `
+      + 'Build and push each where the cluster can pull it, from the folder of the compose file, before the deploy:',
+    '',
+  ];
+  for (const build of builds) {
+    out.push(`- ${build.service} → \`${build.image}\``
+      + `${build.argsFromEnvironment.length > 0 ? ` (set ${build.argsFromEnvironment.join(', ')} in the environment first: secret build arguments are read from it)` : ''}:`, '');
+    out.push('  ```sh', ...build.commands.map((c) => `  ${c}`), '  ```', '');
+  }
+  out.push('Or build and push them all with buildx, which reads the compose files (and the secret arguments from the environment):', '');
+  out.push('```sh', bakeCommand(model), '```', '');
+  return out;
+}
+
+/** `-f` for docker build: compose's `dockerfile` is relative to the context, docker's to the current folder. */
+function dockerfilePath(context: string, dockerfile: string): string {
+  if (path.posix.isAbsolute(dockerfile) || /^[a-z]+:\/\//i.test(context) || context.startsWith('git@')) {
+    return dockerfile;
+  }
+  return path.posix.join(context, dockerfile);
+}
+
+/** The app's secret strings as the converter classifies them (environment values), to keep them out of the commands. */
+function modelSecrets(model: ComposeModel, patterns: readonly string[]): SecretValues {
+  const values = new SecretValues();
+  for (const service of model.services) {
+    for (const variable of service.environment) {
+      if (isSensitiveName(variable.name, patterns) || hasEmbeddedPassword(variable.value)) {
+        values.add(variable.value);
+        embeddedPasswords(variable.value).forEach((p) => values.add(p));
+      }
+    }
+  }
+  for (const secret of model.secrets) {
+    if ('content' in secret.source && !secret.source.content.binary) {
+      values.add(secret.source.content.text);
+    }
+  }
+  return values;
+}

@@ -1,0 +1,147 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { parseDotenv } from './dotenv';
+import { ComposeError } from './errors';
+import { readProjectFile, resolveInProject, textOf } from './files';
+import { includeEntries, IncludeEntry, mergeIncluded } from './include';
+import { interpolateTree, UnsetVariableHandler, VariableLookup } from './interpolate';
+import { canonicalize, mergeFiles, resolveExtends } from './merge';
+import { ComposeLocation } from './model';
+import { isNull } from './read';
+import { rebasePaths } from './rebase';
+import { YMap, YNode } from './yaml';
+
+export interface ComposeFilesSettings {
+  /** Absolute project folder; paths in the files are relative to it once rebased. */
+  readonly projectDir: string;
+  readonly allowOutsideProject: boolean;
+  /** Reads and parses a compose file named relative to the project folder (not interpolated). */
+  read(written: string, at: ComposeLocation): YMap;
+  readonly onUnset: UnsetVariableHandler;
+}
+
+/**
+ * The files a project brings in (`extends.file`, `include`), each read once per environment, their paths rebased
+ * onto the project folder, their own includes and extends resolved.
+ */
+export class ComposeFiles {
+  private readonly extended = new Map<string, YMap>();
+  private readonly projectDir: string;
+
+  constructor(private readonly settings: ComposeFilesSettings) {
+    this.projectDir = settings.projectDir;
+  }
+
+  /**
+   * A file's tree, interpolated with `lookup`, its relative paths made relative to the project folder (they were
+   * relative to `dir`), its includes merged in and its extends resolved. `chain` holds the files including it.
+   */
+  expand(root: YMap, dir: string, lookup: VariableLookup, chain: readonly string[]): YMap {
+    const tree = rebasePaths(canonicalize(interpolateTree(root, lookup, this.settings.onUnset) as YMap), dir);
+    const included = includeEntries(tree.entries.get('include')).map((entry) => ({ entry, tree: this.include(entry, lookup, chain) }));
+    return resolveExtends(mergeIncluded(tree, included), (written, at) => this.extendsFile(written, at, lookup, chain));
+  }
+
+  private extendsFile(written: string, at: ComposeLocation, lookup: VariableLookup, chain: readonly string[]): YMap {
+    const key = `${chain[0]}\0${written}`;
+    let tree = this.extended.get(key);
+    if (!tree) {
+      this.checkInside(written, 'extends: file', at);
+      tree = this.expand(this.settings.read(written, at), path.posix.dirname(written), lookup, chain);
+      this.extended.set(key, tree);
+    }
+    return tree;
+  }
+
+  /** One include entry: its files merged as a project of their own, with their own environment. */
+  private include(entry: IncludeEntry, outer: VariableLookup, chain: readonly string[]): YMap {
+    const dir = entry.projectDirectory ?? path.posix.dirname(entry.paths[0]);
+    entry.paths.forEach((file) => this.checkInside(file, 'include', entry.at));
+    const values = new Map<string, string>();
+    const envFiles = entry.envFiles ?? [path.posix.join(dir, '.env')];
+    for (const file of envFiles) {
+      this.checkInside(file, 'include: env_file', entry.at);
+      const absolute = path.resolve(this.projectDir, file);
+      if (!isFile(absolute)) {
+        if (entry.envFiles === undefined) {
+          continue;
+        }
+        throw new ComposeError(`include: env file "${file}" not found`, { at: entry.at, hint: 'create it, or fix env_file' });
+      }
+      const text = textOf('env file', file, readProjectFile('env file', file, absolute, entry.at), entry.at);
+      for (const variable of parseDotenv(text, file, (name) => outer(name) ?? values.get(name))) {
+        if (variable.value !== undefined) {
+          values.set(variable.name, variable.value);
+        }
+      }
+    }
+    // The including project's environment wins over the include's env files, as in compose.
+    const lookup: VariableLookup = (name) => outer(name) ?? values.get(name);
+    const trees = entry.paths.map((file) => {
+      if (chain.includes(file)) {
+        throw new ComposeError(`include cycle detected: ${[...chain, file].join(' → ')}`, {
+          at: entry.at,
+          hint: 'remove the include that brings a file back in',
+        });
+      }
+      return resolveEnvironment(this.expand(this.settings.read(file, entry.at), dir, lookup, [...chain, file]), values);
+    });
+    return mergeFiles(trees);
+  }
+
+  private checkInside(written: string, what: string, at: ComposeLocation): void {
+    if (!this.settings.allowOutsideProject && resolveInProject(this.projectDir, written).kind === 'outside') {
+      throw new ComposeError(`${what} "${written}" is outside the project folder and was not read`, {
+        at,
+        hint: 'move it into the project folder, or allow it with allowOutsideProject: true (CLI: --allow-outside-project)',
+      });
+    }
+  }
+}
+
+/**
+ * `environment` entries without a value and `build.args` without one take their value from the included project's
+ * env files, which the rest of the project does not see.
+ */
+function resolveEnvironment(root: YMap, values: ReadonlyMap<string, string>): YMap {
+  const services = root.entries.get('services');
+  if (values.size === 0 || services?.kind !== 'map') {
+    return root;
+  }
+  const fill = (map: YNode | undefined): YNode | undefined => {
+    if (map?.kind !== 'map') {
+      return map;
+    }
+    const entries = new Map<string, YNode>();
+    for (const [name, value] of map.entries) {
+      const given = values.get(name);
+      entries.set(name, isNull(value) && given !== undefined ? { kind: 'scalar', value: given, at: value.at, written: '' } : value);
+    }
+    return { ...map, entries };
+  };
+  const out = new Map<string, YNode>();
+  for (const [name, service] of services.entries) {
+    if (service.kind !== 'map') {
+      out.set(name, service);
+      continue;
+    }
+    const entries = new Map(service.entries);
+    if (entries.has('environment')) {
+      entries.set('environment', fill(entries.get('environment'))!);
+    }
+    const build = entries.get('build');
+    if (build?.kind === 'map' && build.entries.has('args')) {
+      entries.set('build', { ...build, entries: new Map([...build.entries, ['args', fill(build.entries.get('args'))!]]) });
+    }
+    out.set(name, { ...service, entries });
+  }
+  return { ...root, entries: new Map([...root.entries, ['services', { ...services, entries: out }]]) };
+}
+
+function isFile(file: string): boolean {
+  try {
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
