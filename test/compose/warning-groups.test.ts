@@ -23,6 +23,13 @@ describe('groupWarnings', () => {
       + 'bind mount "./dags" does not exist; /opt/airflow/dags becomes an empty emptyDir');
   });
 
+  test('the same finding at different list indices is grouped, the index written [*]', () => {
+    const [group, ...rest] = groupWarnings([bind('api', 10, 3), bind('worker', 20, 5), bind('web', 30, 3)]);
+    expect(rest).toEqual([]);
+    expect(formatWarningGroup(group)).toBe('compose.yaml: services.*.volumes[*] (api, web, worker): '
+      + 'bind mount "./dags" does not exist; /opt/airflow/dags becomes an empty emptyDir');
+  });
+
   test('findings that differ in code, message, file or key path stay apart, in the order found', () => {
     const other = { ...bind('api', 76), message: 'another message' };
     const elsewhere = { ...bind('api', 76), at: { ...bind('api', 76).at, file: 'override.yaml' } };
