@@ -120,6 +120,17 @@ const KOMPOSE_LABELS = {
   ].join('\n'),
 };
 
+/** A database whose data compose keeps in a volume, and a cache without one. */
+const CACHE_PROJECT = {
+  'compose.yaml': [
+    'services:',
+    '  db: { image: "postgres:16.4", environment: { POSTGRES_PASSWORD: cache-db-pass-1 }, volumes: ["pgdata:/var/lib/postgresql/data"] }',
+    '  cache: { image: "redis:7.4" }',
+    'volumes: { pgdata: {} }',
+    '',
+  ].join('\n'),
+};
+
 interface Scenario {
   readonly cwd: string;
   readonly args: readonly string[];
@@ -157,6 +168,8 @@ beforeAll(async () => {
     },
     labels: { cwd: project(KOMPOSE_LABELS, 'labels'), args: ['convert', '-o', 'out'] },
     quiet: { cwd: reference(), args: ['convert', ...AS_REFERENCE, '--quiet', '-o', 'out'] },
+    cacheDefault: { cwd: project(CACHE_PROJECT, 'cache'), args: ['convert', '-o', 'out'] },
+    cacheBackupOn: { cwd: project(CACHE_PROJECT, 'cache'), args: ['convert', '--backup', 'on', '-o', 'out'] },
     options: {
       cwd: reference(),
       args: ['convert', '--network-policies', 'off', '--ingress-class-name', 'traefik', '--storage-class-name', 'fast-ssd',
@@ -413,6 +426,14 @@ describe('the options for the opinionated parts', () => {
     const runbook = fs.readFileSync(path.join(out('options'), 'RUNBOOK.md'), 'utf-8');
     expect(runbook).toContain('| 0 | `0-namespace/` | the Namespace and its ResourceQuota |');
     expect(runbook).not.toContain('the NetworkPolicies let traffic in');
+  });
+
+  test('--backup: by default only the database whose data compose keeps; on: the cache too', () => {
+    expectOk(runs.cacheDefault);
+    expectOk(runs.cacheBackupOn);
+    const backups = (name: string) => findDocs(manifestDocs(out(name)), 'CronJob').map((d) => d.metadata.name).sort();
+    expect(backups('cacheDefault')).toEqual(['db-backup']);
+    expect(backups('cacheBackupOn')).toEqual(['cache-backup', 'db-backup']);
   });
 
   test('--ingress-controller-namespace and its pod labels in the allow rule; --quota off; --backup on', () => {
