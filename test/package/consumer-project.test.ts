@@ -199,6 +199,21 @@ suite('the packed package in a project made like `cdk8s init typescript-app`', (
     expect(manifest).toMatch(/^kind: NetworkPolicy$/m);
   }, STEP_TIMEOUT_MS);
 
+  test('the README\'s five-line app, as written there, synthesizes the compose file', () => {
+    const install = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf-8').split('\n## Install\n')[1].split('\n## ')[0];
+    const code = /```ts\n([\s\S]*?)```/.exec(install)![1];
+    expect(code.trim().split('\n')).toHaveLength(5);
+    fs.writeFileSync(path.join(project, 'readme-app.ts'), code);
+    try {
+      run('npx', ['cdk8s', 'synth', '--no-check-upgrade', '--app', 'npx ts-node readme-app.ts', '--output', 'dist-readme'], project);
+      const manifest = fs.readFileSync(path.join(project, 'dist-readme', 'shop.k8s.yaml'), 'utf-8');
+      expect(manifest).toMatch(/^kind: Deployment\n(?:.*\n)*?  name: web$/m);
+    } finally {
+      // The snapshot test below runs every *.test.ts; the app file is not one, but tsc --build would compile it.
+      fs.rmSync(path.join(project, 'readme-app.ts'));
+    }
+  }, STEP_TIMEOUT_MS);
+
   test('a Testing.synth snapshot test passes, and fails when the app changes', () => {
     run('npx', ['jest', '--ci=false'], project);
     const snapshot = path.join(project, '__snapshots__', 'main.test.ts.snap');
