@@ -471,7 +471,7 @@ function quotaChoice(text: string | undefined, command: string): ConversionOptio
     if (eq <= 0 || !QUOTA_KEYS.includes(key)) {
       throw new UsageError(`--quota "${part}": unknown key. Allowed: ${QUOTA_KEYS.join(', ')} (as KEY=AMOUNT, comma-separated), or on, off`, command);
     }
-    const shape = key === 'persistentvolumeclaims' ? /^[1-9]\d*$/ : key.endsWith('cpu') ? /^\d+(\.\d+)?m?$/ : /^\d+(\.\d+)?([KMGTPE]i?|[kmgtpe])?$/;
+    const shape = key === 'persistentvolumeclaims' ? /^[1-9]\d*$/ : key.endsWith('cpu') ? /^\d+(\.\d+)?m?$/ : /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
     if (!shape.test(amount) || /^0+(\.0+)?[a-zA-Z]*$/.test(amount)) {
       throw new UsageError(`--quota ${key}="${amount}" is not an amount. Allowed: ${key === 'persistentvolumeclaims' ? 'a whole number above 0'
         : key.endsWith('cpu') ? 'cores or millicores above 0, e.g. 4, 1.5 or 500m' : 'a memory size above 0, e.g. 16Gi or 512Mi'}`, command);

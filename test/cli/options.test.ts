@@ -186,6 +186,7 @@ describe('the options for the opinionated parts, named as ComposeApp\'s props', 
     expect(usageError(['convert', '--quota', 'memory=16Gi'])).toBe('--quota "memory=16Gi": unknown key. Allowed: requests.cpu, requests.memory, '
       + 'limits.cpu, limits.memory, persistentvolumeclaims (as KEY=AMOUNT, comma-separated), or on, off');
     expect(usageError(['convert', '--quota', 'limits.memory=lots'])).toBe('--quota limits.memory="lots" is not an amount. Allowed: a memory size above 0, e.g. 16Gi or 512Mi');
+    expect(usageError(['convert', '--quota', 'limits.memory=16g'])).toBe('--quota limits.memory="16g" is not an amount. Allowed: a memory size above 0, e.g. 16Gi or 512Mi');
     expect(usageError(['convert', '--quota', 'limits.cpu=0'])).toBe('--quota limits.cpu="0" is not an amount. Allowed: cores or millicores above 0, e.g. 4, 1.5 or 500m');
     expect(usageError(['convert', '--ingress-controller-namespace', 'Ingress_Nginx'])).toMatch(/^--ingress-controller-namespace "Ingress_Nginx" is not a namespace name/);
     expect(usageError(['convert', '--ingress-controller-pod-labels', 'app=a b'])).toMatch(/^--ingress-controller-pod-labels: the value of "app" \("a b"\) is not a label value/);
