@@ -28,8 +28,9 @@ import {
   ComposeNetworkPolicies, ComposeNetworkPoliciesProps, PortExposure, PolicyWorkload,
 } from './network-policy';
 import { cpuFromMillicores, cpuToMillicores, sizeToBytes } from './quantities';
+import { checkPlainFields } from './plain-fields';
 import { NamespaceQuota, NamespaceQuotaProps } from './quota';
-import { DEFAULT_SENSITIVE_NAME_PATTERNS, SecretValues, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from './sensitive';
+import { DEFAULT_SENSITIVE_NAME_PATTERNS, Redactor, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from './sensitive';
 import {
   Exposure, HttpOptions, KomposeLabel, ResourceDefaults, ServiceExtension, ServiceOverrides, ServiceTarget, VolumeOverrides,
   readServiceExtension, sizeLabel,
@@ -75,6 +76,9 @@ export const COMPOSE_APP_DEFAULTS = {
   kubectlImage: 'registry.k8s.io/kubectl:v1.28.15',
 } as const;
 
+/** Namespaces the cluster uses itself: an app goes there only with `allowSystemNamespace`, and is never torn down with them. */
+export const SYSTEM_NAMESPACES: readonly string[] = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];
+
 export interface ComposeAppProps {
   /**
    * A loaded compose model. Give this or `composeFile`.
@@ -103,6 +107,13 @@ export interface ComposeAppProps {
    * @default - the compose project name as a DNS-1123 label
    */
   readonly namespace?: string;
+  /**
+   * Accept a namespace the cluster itself uses (`kube-system`, `kube-public`, `kube-node-lease`, `default`). An app
+   * there gets a default-deny NetworkPolicy and a ResourceQuota that also bind the cluster's own workloads, so it is
+   * refused unless this is set.
+   * @default false
+   */
+  readonly allowSystemNamespace?: boolean;
   /**
    * Render the Namespace object (with the label `name`).
    * @default true
@@ -278,7 +289,12 @@ export class ComposeApp extends Construct {
   private readonly migrated = new Map<string, MigratedService>();
   private readonly plans = new Map<string, ServicePlan>();
   private readonly names = new NameRegistry();
-  private readonly secretValues = new SecretValues();
+  /**
+   * Every value the app classified as secret (the loader's and its own), for messages, runbooks and bundles that
+   * must print none of them: `redactor.redact(text)`.
+   */
+  public readonly redactor = new Redactor();
+  private readonly secretValues = this.redactor;
   private readonly claimMap = new Map<string, kplus.IPersistentVolumeClaim>();
   private readonly claimUsers = new Map<string, Set<string>>();
   private readonly secretMap = new Map<string, MountedFileSource | undefined>();
@@ -322,6 +338,14 @@ export class ComposeApp extends Construct {
         hint: 'set the namespace prop',
       });
     }
+    if (SYSTEM_NAMESPACES.includes(this.namespace) && !props.allowSystemNamespace) {
+      throw new ComposeError(`${this.node.path}: the namespace "${this.namespace}" belongs to the cluster`, {
+        allowed: `a namespace of the app's own, not ${SYSTEM_NAMESPACES.join(', ')}`,
+        hint: 'choose another namespace (CLI: --namespace NAME, or a different project name), or allow it with '
+          + 'allowSystemNamespace: true (CLI: --allow-system-namespace): its default-deny NetworkPolicy and quota then '
+          + 'bind the cluster\'s own workloads',
+      });
+    }
     this.checkOverrides();
 
     if (props.createNamespace ?? true) {
@@ -348,6 +372,7 @@ export class ComposeApp extends Construct {
       this.migrated.set(plan.service.name, service);
     }
     this.vm = this.migrateToVm(context);
+    this.reportPlaceholderHosts();
     this.reportVolumeLabels();
     this.reportSharedClaims();
     this.claims = Object.fromEntries(this.claimMap);
@@ -423,7 +448,8 @@ export class ComposeApp extends Construct {
   }
 
   private warn(code: string, message: string, at: ComposeLocation): void {
-    this.warnings.push({ code, message, at });
+    // Findings quote values: none of them may carry a secret (the redactor knows them from the constructor's start).
+    this.warnings.push({ code, message: this.redactor.redact(message), at });
   }
 
   /** Warns once per key, for findings that several services would repeat. */
@@ -684,6 +710,13 @@ export class ComposeApp extends Construct {
         this.secretValues.add(secret.source.content.text);
       }
     }
+    (this.model.secretValues ?? []).forEach((value) => this.secretValues.add(value));
+    // Public names: a secret that is part of one is public anyway (weak-secret), and is neither redacted nor refused.
+    this.redactor.keepNames([this.model.name, this.namespace, this.props.ingressDomain ?? COMPOSE_APP_DEFAULTS.ingressDomain,
+      ...this.model.services.flatMap((s) => [s.name, s.image])]);
+    for (const service of this.model.services) {
+      checkPlainFields(service, this.overrides(service).ingressHost ?? readServiceExtension(service).ingressHost, this.redactor);
+    }
     this.reportWeakSecrets(patterns);
   }
 
@@ -703,6 +736,12 @@ export class ComposeApp extends Construct {
       for (const variable of service.environment) {
         const value = variable.value.trim().toLowerCase();
         const sensitive = isSensitiveName(variable.name, patterns) || extra.includes(variable.name);
+        if (sensitive && value === '') {
+          const engine = DatabaseEngine.detect(service.image);
+          this.warn('empty-secret', `${variable.name} is empty, so its Secret key holds 0 bytes`
+            + (engine && /PASS/i.test(variable.name) ? `; the ${engine.name} image refuses to start with it empty` : '')
+            + '; set a value (an unset variable gives an empty string)', variable.at);
+        }
         if (sensitive && value !== '' && inAName(value)) {
           this.warn('weak-secret', `the value of ${variable.name} is also part of an image, service or project name, so it `
             + 'appears outside the Secret anyway; set a real secret', variable.at);
@@ -750,7 +789,7 @@ export class ComposeApp extends Construct {
     if (composeVm.vm.userDataSecret) {
       this.names.claim('Secret', composeVm.vm.userDataSecret.name, { owner: 'the VM\'s cloud-init user data', at: this.model.at, hint: 'set vm.name' });
     }
-    this.warnings.push(...composeVm.warnings);
+    this.warnings.push(...composeVm.warnings.map((w) => ({ ...w, message: this.redactor.redact(w.message) })));
     for (const plan of plans) {
       this.vmMigrated.set(plan.service.name, new VmMigratedService(this, plan.service.name, {
         plan,
@@ -761,6 +800,25 @@ export class ComposeApp extends Construct {
       }));
     }
     return composeVm;
+  }
+
+  /**
+   * Ingress hosts left at their default, `<service>.example.com`: example.com is reserved for documentation, so no
+   * client ever reaches it. Each is reported, to be set with `ingressHost` (`--ingress-host`).
+   */
+  private reportPlaceholderHosts(): void {
+    if (this.props.ingressDomain !== undefined) {
+      return;
+    }
+    for (const service of [...this.migrated.values(), ...this.vmMigrated.values()]) {
+      for (const host of [...new Set(service.ingressRules.map((r) => r.host))]) {
+        if (host === `${service.name}.${COMPOSE_APP_DEFAULTS.ingressDomain}`) {
+          const source = this.model.services.find((s) => s.name === service.composeName);
+          this.warn('placeholder-host', `the Ingress of service "${service.composeName}" has the placeholder host "${host}"; set the `
+            + `real one (--ingress-host ${service.composeName}=HOST, the ingressHost prop or kompose.service.expose)`, source?.at ?? this.model.at);
+        }
+      }
+    }
   }
 
   /** Rule 2 inside the VM: env values name container services by their Service names; file references are reported. */

@@ -1,7 +1,5 @@
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
 import { IngressRule, PortAccess, PublishedPort, WorkloadKind } from '../app/migrated-service';
+import { DEFAULT_SENSITIVE_NAME_PATTERNS, hasEmbeddedPassword, isSensitiveName } from '../app/sensitive';
 import { VmMigratedService } from '../app/vm-migrated-service';
 import { DatabaseEngine } from '../stateful/engine';
 import { ComposeLocation, ComposeService } from '../compose/model';
@@ -10,6 +8,7 @@ import { assessService } from '../vm/assess';
 import { CliIo, ExitCode } from './io';
 import { AnalyzeOptions } from './options';
 import { bakeCommand, imageBuilds } from './image-builds';
+import { createTempStage, removeStage } from './output';
 import { Rendered, renderProject } from './render';
 import { podSpec } from './runbook';
 
@@ -22,7 +21,7 @@ export interface ProjectAnalysis {
   /** One `docker buildx bake` that builds and pushes every image built from source; null when there is none. */
   readonly buildAll: string | null;
   /** Warnings that belong to no single service. */
-  readonly warnings: readonly string[];
+  readonly warnings: readonly AnalysisWarning[];
   /** The services the active profiles leave out (`--profile NAME` brings them in), with their profiles. */
   readonly leftOutByProfiles: readonly { readonly service: string; readonly profiles: readonly string[] }[];
   /**
@@ -32,15 +31,27 @@ export interface ProjectAnalysis {
   readonly imageBaseUrlNeededBy: string | null;
 }
 
+/** A finding of the conversion: its stable code (`directory-bind`, `empty-secret`, …) and its line. */
+export interface AnalysisWarning {
+  readonly code: string;
+  /** `compose.yaml:12:7: services.web.ports[1]: …`, as `convert` prints it. */
+  readonly message: string;
+}
+
 /** The assessment of one compose service. */
 export interface ServiceAnalysis {
   /** The compose name. */
   readonly service: string;
   /** The Kubernetes name of its workload and Service. */
   readonly name: string;
-  /** `vm` when something in it cannot run as an ordinary container; `reasons` says what. */
+  /**
+   * The assessment: `vm` when something in it cannot run as an ordinary container (`reasons` says what). It is a
+   * recommendation: without `--target auto` (or `vm`) the service still runs in a container (`runsIn`).
+   */
   readonly target: 'container' | 'vm';
   readonly reasons: readonly string[];
+  /** Where the conversion puts it with the options given. */
+  readonly runsIn: 'container' | 'vm';
   /** `Deployment`, `StatefulSet`, `Job`, `CronJob`, or `VirtualMachine <name>` for a service in the VM. */
   readonly workload: string;
   readonly replicas: number;
@@ -54,7 +65,7 @@ export interface ServiceAnalysis {
   readonly dependsOn: readonly DependencyAnalysis[];
   /** How to build and push the image it runs, when that image is built from its `build:`; else null. */
   readonly build: BuildAnalysis | null;
-  readonly warnings: readonly string[];
+  readonly warnings: readonly AnalysisWarning[];
 }
 
 /** The image a service builds, and the commands (secret build arguments by name only). */
@@ -69,10 +80,27 @@ export interface Exposure {
   readonly internal: string | null;
   /** The ways in from outside the cluster, one per published port. */
   readonly external: readonly ExternalAccess[];
+  /**
+   * Published ports kept inside the cluster (bound to 127.0.0.1 in compose, or a database's): reached with
+   * `kubectl port-forward` while it runs.
+   */
+  readonly portForward: readonly PortForward[];
+}
+
+export interface PortForward {
+  /** The published port: the local port of the forward. */
+  readonly port: number;
+  /** The container port. */
+  readonly targetPort: number;
+  readonly protocol: string;
+  /** The host address compose bound it to, or null. */
+  readonly hostIp: string | null;
+  /** The command that opens it. */
+  readonly command: string;
 }
 
 export interface ExternalAccess {
-  /** `Ingress`, `LoadBalancer`, `NodePort`, or `Internal` for a published port kept inside the cluster. */
+  /** `Ingress`, `LoadBalancer` or `NodePort`. */
   readonly via: string;
   /** The published port. */
   readonly port: number;
@@ -94,11 +122,17 @@ export interface VolumeAnalysis {
 }
 
 export interface SecretAnalysis {
-  /** `env`: a variable kept in a Secret; `secret`: a compose secret; `file`: a bound file that holds a secret value. */
-  readonly kind: 'env' | 'secret' | 'file';
+  /**
+   * `env`: a sensitive variable (by its name, or a URL with a password); `secret`: a compose secret; `file`: a bound
+   * file that holds a secret value; `copy`: a variable that is no secret itself but is kept in a Secret because its
+   * value contains one (not counted as a secret).
+   */
+  readonly kind: 'env' | 'secret' | 'file' | 'copy';
   readonly name: string;
   /** The Secret that holds it; null for a service in the VM whose value the operator supplies. */
   readonly secret: string | null;
+  /** True when its value is empty (an unset variable): a database refuses an empty password. */
+  readonly empty: boolean;
 }
 
 export interface DependencyAnalysis {
@@ -112,13 +146,14 @@ const ASSESSMENT_IMAGE_BASE_URL = 'https://image-base-url.invalid';
 
 /** `cdk8s-compose analyze`: the assessment as text, or as JSON with `--json`. */
 export function analyze(options: AnalyzeOptions, io: CliIo): number {
-  const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'cdk8s-compose-'));
+  const stage = createTempStage();
   try {
     const rendered = renderProject(options, io, stage, { placeholderImageBaseUrl: ASSESSMENT_IMAGE_BASE_URL });
     const analysis = { ...analyzeRendered(rendered), imageBaseUrlNeededBy: options.imageBaseUrl === undefined ? rendered.project.composeApp.vm?.vm.name ?? null : null };
-    io.stdout(options.json ? `${JSON.stringify(analysis, undefined, 2)}\n` : analysisText(analysis));
+    // The report quotes values (ports, hosts, commands): it passes through the redactor as every message does.
+    io.stdout(rendered.project.composeApp.redactor.redact(options.json ? `${JSON.stringify(analysis, undefined, 2)}\n` : analysisText(analysis)));
   } finally {
-    fs.rmSync(stage, { recursive: true, force: true });
+    removeStage(stage);
   }
   return ExitCode.OK;
 }
@@ -146,16 +181,17 @@ export function analyzeRendered(rendered: Rendered): ProjectAnalysis {
       name: migrated.name,
       target: assessment.target,
       reasons: assessment.reasons,
+      runsIn: 'container',
       workload: workload?.kind ?? migrated.kind,
       replicas: migrated.replicas,
       stateful: migrated.kind === WorkloadKind.STATEFUL,
       engine: migrated.statefulDependency?.engine.name ?? null,
-      exposure: exposureOf(migrated),
+      exposure: exposureOf(migrated, app.namespace),
       volumes: volumesOf(service, spec, container),
-      secrets: secretsOf(service, spec, container),
+      secrets: secretsOf(service, spec, container, manifests),
       dependsOn: service.dependsOn.map((d) => ({ service: d.service, condition: d.condition, required: d.required })),
       build: buildOf(service.name),
-      warnings: own.map((w) => formatWarning(w)),
+      warnings: own.map(analysisWarning),
     };
     return result;
   });
@@ -163,7 +199,7 @@ export function analyzeRendered(rendered: Rendered): ProjectAnalysis {
     const service = model.services.find((s) => s.name === migrated.composeName)!;
     const own = warnings.filter((w) => belongsTo(w.at, service));
     own.forEach((w) => claimed.add(w));
-    return { ...vmServiceAnalysis(migrated, service, manifests, own.map((w) => formatWarning(w))), build: buildOf(service.name) };
+    return { ...vmServiceAnalysis(migrated, service, manifests, app.namespace, own.map(analysisWarning)), build: buildOf(service.name) };
   });
   const services = [...containers, ...vms].sort((a, b) => (a.service < b.service ? -1 : a.service > b.service ? 1 : 0));
   return {
@@ -172,10 +208,14 @@ export function analyzeRendered(rendered: Rendered): ProjectAnalysis {
     namespace: app.namespace,
     services,
     buildAll: builds.length > 0 ? bakeCommand(model) : null,
-    warnings: warnings.filter((w) => !claimed.has(w)).map((w) => formatWarning(w)),
+    warnings: warnings.filter((w) => !claimed.has(w)).map(analysisWarning),
     leftOutByProfiles: (model.profileDisabled ?? []).map((s) => ({ service: s.name, profiles: s.profiles })),
     imageBaseUrlNeededBy: null,
   };
+}
+
+function analysisWarning(warning: ComposeWarning): AnalysisWarning {
+  return { code: warning.code, message: formatWarning(warning) };
 }
 
 /** True when a finding's key path lies under the service. */
@@ -185,7 +225,9 @@ function belongsTo(at: ComposeLocation, service: ComposeService): boolean {
 }
 
 /** A service in the VM: its compose project there keeps the volumes; the operator or cloud-init supplies the secrets. */
-function vmServiceAnalysis(migrated: VmMigratedService, service: ComposeService, manifests: readonly any[], warnings: string[]): ServiceAnalysis {
+function vmServiceAnalysis(
+  migrated: VmMigratedService, service: ComposeService, manifests: readonly any[], namespace: string, warnings: AnalysisWarning[],
+): ServiceAnalysis {
   const vm = migrated.vm;
   const engine = DatabaseEngine.detect(service.image);
   const userData = vm.vm.userDataSecret ? manifests.find((m) => m.kind === 'Secret' && m.metadata?.name === vm.vm.userDataSecret?.name) : undefined;
@@ -199,14 +241,20 @@ function vmServiceAnalysis(migrated: VmMigratedService, service: ComposeService,
     name: migrated.name,
     target: 'vm',
     reasons: migrated.reasons,
+    runsIn: 'vm',
     workload: `VirtualMachine ${vm.vm.name}`,
     replicas: 1,
     stateful: engine !== undefined,
     engine: engine?.name ?? null,
-    exposure: exposureOf(migrated),
+    exposure: exposureOf(migrated, namespace),
     volumes: mounts.map((m) => ({ ...m, becomes: `kept by the compose project in the VM ${vm.vm.name}` })),
     secrets: vm.bundle.operatorInputs.filter((i) => i.usedBy.some((u) => u.startsWith(`services.${service.name}.`)))
-      .map((i) => ({ kind: i.kind === 'env' ? 'env' : 'file', name: i.name, secret: userData?.metadata?.name ?? null })),
+      .map((i) => ({
+        kind: i.kind === 'env' ? 'env' : 'file',
+        name: i.name,
+        secret: userData?.metadata?.name ?? null,
+        empty: i.kind === 'env' && service.environment.some((v) => v.name === i.name && v.value === ''),
+      })),
     dependsOn: service.dependsOn.map((d) => ({ service: d.service, condition: d.condition, required: d.required })),
     build: null,
     warnings,
@@ -220,18 +268,31 @@ interface Exposed {
   readonly ingressRules: readonly IngressRule[];
 }
 
-function exposureOf(service: Exposed): Exposure {
+function exposureOf(service: Exposed, namespace: string): Exposure {
   const rule = service.ingressRules[0];
+  const inside = service.publishedPorts.filter((p) => p.access === PortAccess.INTERNAL);
   return {
     internal: service.service?.name ?? null,
-    external: service.publishedPorts.map((p) => ({
-      via: p.access === PortAccess.INTERNAL ? 'internal' : p.access,
+    external: service.publishedPorts.filter((p) => p.access !== PortAccess.INTERNAL).map((p) => ({
+      via: p.access,
       port: p.mapping.published ?? p.mapping.target,
       targetPort: p.mapping.target,
       protocol: p.mapping.protocol,
       host: p.access === PortAccess.INGRESS && rule ? rule.host : null,
       path: p.access === PortAccess.INGRESS && rule ? rule.path : null,
     })),
+    portForward: inside.map((p) => {
+      const port = p.mapping.published ?? p.mapping.target;
+      return {
+        port,
+        targetPort: p.mapping.target,
+        protocol: p.mapping.protocol,
+        hostIp: p.mapping.hostIp ?? null,
+        command: service.service && p.mapping.protocol === 'tcp'
+          ? `kubectl port-forward service/${service.service.name} ${port === p.mapping.target ? port : `${port}:${p.mapping.target}`} -n ${namespace}`
+          : '',
+      };
+    }),
   };
 }
 
@@ -267,12 +328,18 @@ function describeVolume(volume: any, subPath: string | undefined): string {
 }
 
 /** The secrets of a service by name: variables kept in a Secret, compose secrets, bound files holding a secret. */
-function secretsOf(service: ComposeService, spec: any, container: any): SecretAnalysis[] {
+function secretsOf(service: ComposeService, spec: any, container: any, manifests: readonly any[]): SecretAnalysis[] {
   const result: SecretAnalysis[] = [];
+  const sizeOf = (secret: string, key: string | undefined) => {
+    const data = manifests.find((m) => m.kind === 'Secret' && m.metadata?.name === secret)?.data ?? {};
+    return key === undefined ? undefined : data[key]?.length;
+  };
   for (const env of container?.env ?? []) {
     const ref = env.valueFrom?.secretKeyRef;
     if (ref) {
-      result.push({ kind: 'env', name: env.name, secret: ref.name });
+      const value = service.environment.find((v) => v.name === env.name)?.value;
+      const secretByItself = value === undefined || isSensitiveName(env.name, DEFAULT_SENSITIVE_NAME_PATTERNS) || hasEmbeddedPassword(value);
+      result.push({ kind: secretByItself ? 'env' : 'copy', name: env.name, secret: ref.name, empty: sizeOf(ref.name, ref.key) === 0 });
     }
   }
   const volumes = new Map<string, any>((spec?.volumes ?? []).map((v: any) => [v.name, v]));
@@ -282,10 +349,11 @@ function secretsOf(service: ComposeService, spec: any, container: any): SecretAn
       continue;
     }
     const composeSecret = service.secrets.find((s) => s.target === mount.mountPath);
+    const empty = sizeOf(secretName, mount.subPath) === 0;
     if (composeSecret) {
-      result.push({ kind: 'secret', name: composeSecret.source, secret: secretName });
+      result.push({ kind: 'secret', name: composeSecret.source, secret: secretName, empty });
     } else if (service.volumes.some((v) => v.target === mount.mountPath)) {
-      result.push({ kind: 'file', name: mount.mountPath, secret: secretName });
+      result.push({ kind: 'file', name: mount.mountPath, secret: secretName, empty });
     }
   }
   return result;
@@ -301,7 +369,8 @@ export function analysisText(analysis: ProjectAnalysis): string {
   const row = (label: string, value: string) => lines.push(`  ${`${label}:`.padEnd(12)}${value}`.trimEnd());
   for (const s of analysis.services) {
     lines.push(s.name === s.service ? s.service : `${s.service} (${s.name})`);
-    row('target', s.target === 'vm' ? `VM, because:` : 'container');
+    row('target', s.target === 'container' ? 'container'
+      : s.runsIn === 'vm' ? 'VM, because:' : 'VM recommended (it runs in a container: convert with --target auto to move it), because:');
     s.reasons.forEach((r) => lines.push(`      - ${r}`));
     row('runs as', s.workload === 'Job' ? 'Job (run to completion)' : s.workload === 'CronJob' ? 'CronJob (on a schedule)'
       : s.workload.startsWith('VirtualMachine ') ? `docker compose in the ${s.workload}`
@@ -310,12 +379,19 @@ export function analysisText(analysis: ProjectAnalysis): string {
     row('stateful', s.stateful ? `yes, ${s.engine}` : 'no');
     const external = s.exposure.external.map((e) => {
       const port = `${e.port}/${e.protocol}${e.port !== e.targetPort ? ` → ${e.targetPort}` : ''}`;
-      return e.via === 'Ingress' ? `Ingress ${e.host}${e.path} → ${e.targetPort}` : e.via === 'internal' ? `${port} kept internal` : `${e.via} ${port}`;
+      return e.via === 'Ingress' ? `Ingress ${e.host}${e.path} → ${e.targetPort}` : `${e.via} ${port}`;
     });
-    row('exposure', [s.exposure.internal ? `internal (Service ${s.exposure.internal})` : 'none (no ports)', ...external].join('; '));
+    const forwarded = s.exposure.portForward.map((f) => `${f.port}/${f.protocol}${f.port !== f.targetPort ? ` → ${f.targetPort}` : ''} `
+      + `${f.hostIp ? `bound to ${f.hostIp} in compose` : 'published in compose'}, not outside the cluster${f.command ? ` (${f.command})` : ''}`);
+    row('exposure', [s.exposure.internal ? `internal (Service ${s.exposure.internal})` : 'none (no ports)', ...external, ...forwarded].join('; '));
     row('volumes', s.volumes.length === 0 ? 'none' : '');
     s.volumes.forEach((v) => lines.push(`      - ${v.type} ${v.source ?? '(anonymous)'} at ${v.target} → ${v.becomes}`));
-    row('secrets', s.secrets.length === 0 ? 'none' : s.secrets.map((x) => `${x.kind} ${x.name}`).join(', '));
+    const secrets = s.secrets.filter((x) => x.kind !== 'copy');
+    const copies = s.secrets.filter((x) => x.kind === 'copy');
+    row('secrets', secrets.length === 0 ? 'none' : secrets.map((x) => `${x.kind} ${x.name}${x.empty ? ' (EMPTY)' : ''}`).join(', '));
+    if (copies.length > 0) {
+      row('in Secrets', `${copies.map((x) => x.name).join(', ')} (no secrets, but their values contain one)`);
+    }
     row('depends_on', s.dependsOn.length === 0 ? 'none'
       : s.dependsOn.map((d) => `${d.service} (${d.condition}${d.required ? '' : ', optional'})`).join(', '));
     if (s.build) {
@@ -323,7 +399,7 @@ export function analysisText(analysis: ProjectAnalysis): string {
       s.build.commands.forEach((c) => lines.push(`      $ ${c}`));
     }
     row('warnings', s.warnings.length === 0 ? 'none' : '');
-    s.warnings.forEach((w) => lines.push(`      - ${w.replace(/\s*\n\s*/g, ' ')}`));
+    s.warnings.forEach((w) => lines.push(`      - ${w.message.replace(/\s*\n\s*/g, ' ')}`));
     lines.push('');
   }
   if (analysis.leftOutByProfiles.length > 0) {
@@ -338,7 +414,7 @@ export function analysisText(analysis: ProjectAnalysis): string {
     lines.push('Build and push every image built from source at once (from the folder of the compose file):', `  $ ${analysis.buildAll}`, '');
   }
   if (analysis.warnings.length > 0) {
-    lines.push('Project warnings:', ...analysis.warnings.map((w) => `  - ${w.replace(/\s*\n\s*/g, ' ')}`), '');
+    lines.push('Project warnings:', ...analysis.warnings.map((w) => `  - ${w.message.replace(/\s*\n\s*/g, ' ')}`), '');
   }
   return lines.join('\n');
 }

@@ -1,16 +1,14 @@
-import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { ComposeWarning } from '../compose/errors';
 import { CliIo, ExitCode, display, printWarnings } from './io';
 import { ConvertOptions, OutputLayout, PROGRAM } from './options';
-import { createStage, removeStage, writeOutput } from './output';
+import { createStage, createTempStage, removeStage, writeOutput } from './output';
 import { BUNDLE_FOLDER, RUNBOOK_FILE, WAVE_FOLDER, outputFiles, outputTarget, renderProject, singleFileContent } from './render';
 
 /** `cdk8s-compose convert`: the manifests and RUNBOOK.md into the output folder, or the manifests to stdout. */
 export function convert(options: ConvertOptions, io: CliIo): number {
   if (options.stdout) {
-    const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'cdk8s-compose-'));
+    const stage = createTempStage();
     try {
       const rendered = renderProject(options, io, stage);
       const skipped: ComposeWarning[] = rendered.bundleFiles.length === 0 ? [] : [{
@@ -27,7 +25,7 @@ export function convert(options: ConvertOptions, io: CliIo): number {
     return ExitCode.OK;
   }
   const provisional = outputTarget(options.out, options.layout, io.cwd, 'app');
-  const stage = createStage(provisional.root);
+  const stage = createStage(provisional.root, display(io.cwd, provisional.root));
   try {
     const rendered = renderProject(options, io, stage);
     const target = outputTarget(options.out, options.layout, io.cwd, rendered.project.composeApp.namespace);
@@ -35,7 +33,6 @@ export function convert(options: ConvertOptions, io: CliIo): number {
     const result = writeOutput({
       root: target.root,
       rootName: display(io.cwd, target.root),
-      stage,
       files,
       ownedFolders: options.layout === OutputLayout.FILE_PER_RESOURCE ? WAVE_FOLDER : undefined,
       ledgerFolder: BUNDLE_FOLDER,

@@ -1,10 +1,8 @@
 import { spawnSync } from 'child_process';
-import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { CliIo, ExitCode, display, printWarnings } from './io';
 import { DeployOptions, OutputLayout } from './options';
-import { createStage, removeStage, writeOutput } from './output';
+import { createStage, createTempStage, removeStage, writeOutput } from './output';
 import { BUNDLE_FOLDER, Rendered, WAVE_FOLDER, outputFiles, outputTarget, renderProject } from './render';
 import { namespaceFile, waitCommand } from './runbook';
 import { WaveKind, WaveWait } from './waves';
@@ -44,7 +42,7 @@ export function deploySteps(rendered: Rendered, dir: string, options: Pick<Deplo
 /** `cdk8s-compose deploy`: convert, then apply the waves with the user's kubectl and wait between them. */
 export function deploy(options: DeployOptions, io: CliIo): number {
   const root = options.out !== undefined ? path.resolve(io.cwd, options.out) : undefined;
-  const stage = root ? createStage(root) : fs.mkdtempSync(path.join(os.tmpdir(), 'cdk8s-compose-'));
+  const stage = root ? createStage(root, display(io.cwd, root)) : createTempStage();
   try {
     const rendered = renderProject(options, io, stage);
     const dir = root ?? path.join(stage, 'manifests');
@@ -52,7 +50,6 @@ export function deploy(options: DeployOptions, io: CliIo): number {
     writeOutput({
       root: dir,
       rootName: display(io.cwd, dir),
-      stage,
       files: outputFiles(rendered, target),
       ownedFolders: WAVE_FOLDER,
       ledgerFolder: BUNDLE_FOLDER,

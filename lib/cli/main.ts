@@ -28,6 +28,9 @@ export function main(argv: readonly string[], io: CliIo = processIo()): number {
 /** The entry point of `bin/cdk8s-compose`. */
 export function run(): void {
   process.exitCode = main(process.argv.slice(2));
+  // One more turn of the event loop, so that a SIGINT or SIGTERM that arrived during the (synchronous) command is
+  // handled (output.ts: the staging folder goes, the process ends by the signal) instead of being dropped on exit.
+  setImmediate(() => undefined);
 }
 
 function reportError(err: unknown, io: CliIo, debug: boolean): number {
@@ -35,6 +38,12 @@ function reportError(err: unknown, io: CliIo, debug: boolean): number {
   if (err instanceof UsageError) {
     io.stderr(`error: ${err.message}\n${usageLine(err.command)}\n${detail ? `${detail.trimStart()}\n` : ''}`);
     return ExitCode.BAD_USAGE;
+  }
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (!isComposeError(err) && typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
+    // A file system error nothing closer caught: in words, without Node's text and its absolute paths.
+    const { writeError } = require('./output') as typeof import('./output');
+    err = writeError(err, 'a file operation failed', 'check the output folder and the disk, then run again');
   }
   const message = err instanceof Error ? err.message : String(err);
   const known = isComposeError(err) || message.startsWith('Validation failed') || (err as NodeJS.ErrnoException)?.code !== undefined;

@@ -52,6 +52,8 @@ export interface ConversionOptions {
   readonly registry?: string;
   readonly allowOutsideProject: boolean;
   readonly namespace?: string;
+  /** `--allow-system-namespace`: accept kube-system, kube-public, kube-node-lease and default. */
+  readonly allowSystemNamespace: boolean;
   /** `--controller`: of the stateful dependencies. */
   readonly controller?: ControllerChoice;
   /** `--labels`, in the order given. */
@@ -132,6 +134,7 @@ const CONVERSION_SPECS: readonly OptionSpec[] = [
   { name: 'registry', kind: 'string', value: 'HOST[/PATH]', help: 'registry of the images built from source: HOST[/PATH]/<project>-<service> (default: no registry, as docker compose build tags them)' },
   { name: 'allow-outside-project', kind: 'boolean', help: 'read env, secret, config and bind-mounted files outside the project folder' },
   { name: 'namespace', kind: 'string', value: 'NAME', help: 'namespace of every object (default: the compose project name)' },
+  { name: 'allow-system-namespace', kind: 'boolean', help: 'accept kube-system, kube-public, kube-node-lease or default as the namespace (refused otherwise)' },
   { name: 'controller', kind: 'string', value: 'deployment|statefulset', help: 'controller of the stateful dependencies (databases, caches); other services are Deployments' },
   { name: 'labels', kind: 'list', value: 'K=V,K=V', help: 'labels for every object and pod template; repeatable' },
   { name: 'annotations', kind: 'list', value: 'K=V,K=V', help: 'annotations for every object and pod template; repeatable' },
@@ -423,6 +426,7 @@ function conversionOptions(command: string, values: Values, positionals: readonl
     registry: registryOption(optionalString(values.registry), command),
     allowOutsideProject: values['allow-outside-project'] === true,
     namespace,
+    allowSystemNamespace: values['allow-system-namespace'] === true,
     controller,
     labels: metadataPairs(list(values.labels), '--labels', command),
     annotations: metadataPairs(list(values.annotations), '--annotations', command),

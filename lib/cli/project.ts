@@ -3,6 +3,7 @@ import * as kplus from 'cdk8s-plus-27';
 import { ComposeApp } from '../app/compose-app';
 import { cpuFromMillicores, parseCpuMillicores, parseMemoryBytes, sizeFromBytes } from '../app/quantities';
 import { QuotaAmounts } from '../app/quota';
+import { Redactor, redactError } from '../app/sensitive';
 import { ComposeWarning } from '../compose/errors';
 import { loadCompose } from '../compose/load';
 import { ServiceTarget, readServiceExtension } from '../app/settings';
@@ -77,7 +78,7 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
 
   const app = new App({ outdir: settings.outdir, outputFileExtension: '.yaml', yamlOutputType: YamlOutputType.FILE_PER_RESOURCE });
   const chart = new Chart(app, CHART_ID);
-  const composeApp = new ComposeApp(chart, 'App', {
+  const composeApp = withRedaction(new Redactor().addAll(model.secretValues ?? []), () => new ComposeApp(chart, 'App', {
     model,
     namespace: options.namespace,
     controller: options.controller === undefined ? undefined
@@ -85,6 +86,7 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     services: Object.fromEntries(Object.entries(options.ingressHosts).map(([service, host]) => [service, { ingressHost: host }])),
     target,
     vm: imageBaseUrl !== undefined ? { imageBaseUrl } : undefined,
+    allowSystemNamespace: options.allowSystemNamespace,
     networkPolicies: options.networkPolicies,
     ingressControllerNamespace: options.ingressControllerNamespace,
     ingressControllerPodLabels: Object.keys(options.ingressControllerPodLabels).length > 0 ? options.ingressControllerPodLabels : undefined,
@@ -92,7 +94,7 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     storageClassName: options.storageClassName,
     backup: options.backup,
     quota: typeof options.quota === 'boolean' ? options.quota : { hard: quotaAmounts(options.quota) },
-  });
+  }));
   addMetadata(chart, options.labels, options.annotations);
   return {
     app,
@@ -100,7 +102,8 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     composeApp,
     model,
     waves: planWaves(composeApp),
-    warnings: [...loaded.warnings, ...composeApp.warnings],
+    // The loader's warnings are redacted already; the app's pass through its redactor, which knows every secret.
+    warnings: [...loaded.warnings, ...composeApp.warnings.map((w) => ({ ...w, message: composeApp.redactor.redact(w.message) }))],
   };
 }
 
@@ -116,6 +119,15 @@ function quotaAmounts(given: Readonly<Partial<Record<QuotaKeyName, string>>>): Q
     limitsMemory: memory(given['limits.memory']),
     persistentVolumeClaims: claims === undefined ? undefined : Number(claims),
   };
+}
+
+/** Runs `fn`; an error it throws quotes no secret the redactor knows. */
+export function withRedaction<T>(redactor: Redactor, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw redactError(err, redactor);
+  }
 }
 
 const TARGETS: Readonly<Record<TargetMode, ServiceTarget>> = {

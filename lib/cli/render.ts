@@ -7,7 +7,7 @@ import { ConversionOptions, OutputLayout } from './options';
 import { MARKDOWN_HEADER, OutputFile, YAML_HEADER } from './output';
 import { manifestYaml } from './manifest-yaml';
 import { CliEnvironment } from './io';
-import { BuildSettings, Project, buildProject } from './project';
+import { BuildSettings, Project, buildProject, withRedaction } from './project';
 import { RunbookLayout, renderRunbook } from './runbook';
 import { Wave } from './waves';
 
@@ -56,7 +56,7 @@ export function renderProject(options: ConversionOptions, where: CliEnvironment,
   const outdir = path.join(stage, 'synth');
   const project = buildProject(options, where, { ...settings, outdir });
   const manifests = new Map<string, any>();
-  for (const manifest of project.chart.toJson()) {
+  for (const manifest of withRedaction(project.composeApp.redactor, () => project.chart.toJson())) {
     manifests.set(manifestKey(manifest.kind, manifest.metadata?.namespace, manifest.metadata?.name), manifest);
   }
   const seen = new Map<string, ApiObject>();
@@ -76,10 +76,12 @@ export function renderProject(options: ConversionOptions, where: CliEnvironment,
       return { kind: object.kind, name: object.name, yaml: manifestYaml(manifest), manifest, file };
     }),
   }));
-  const bundleFiles = GoldenImageBundle.synthesizeAll(project.app, outdir).map((file) => ({
-    path: file,
-    content: fs.readFileSync(path.join(outdir, file)),
-  }));
+  // The bundle's compose files carry ${VAR} references for secrets (compose-subset); its prose files pass through
+  // the redactor as every message does.
+  const bundleFiles = GoldenImageBundle.synthesizeAll(project.app, outdir).map((file) => {
+    const content = fs.readFileSync(path.join(outdir, file));
+    return { path: file, content: /\.md$/.test(file) ? project.composeApp.redactor.redact(content.toString('utf-8')) : content };
+  });
   return { project, waves, bundleFiles };
 }
 
@@ -127,6 +129,7 @@ export function outputFiles(rendered: Rendered, target: OutputTarget): OutputFil
     layout = {};
   }
   files.push(...rendered.bundleFiles);
-  files.push({ path: RUNBOOK_FILE, content: `${MARKDOWN_HEADER}\n${renderRunbook(rendered, layout)}` });
+  const runbook = rendered.project.composeApp.redactor.redact(renderRunbook(rendered, layout));
+  files.push({ path: RUNBOOK_FILE, content: `${MARKDOWN_HEADER}\n${runbook}` });
   return files;
 }

@@ -1,59 +1,153 @@
 import { ComposeApp } from '../app/compose-app';
 import { PortAccess } from '../app/exposure';
+import { HostRewriter } from '../app/host-rewrite';
 import { PublishedPort, WorkloadKind } from '../app/migrated-service';
+import { FileSource } from '../compose/model';
+
+/** One service reaching another: the picture's solid arrows. */
+export interface TrafficEdge {
+  /** The compose name of the client. */
+  readonly from: string;
+  /** The compose name of the server. */
+  readonly to: string;
+  /** The port it connects to, when known. */
+  readonly port?: number;
+}
+
+/** A deploy wave, for the picture's columns. */
+export interface TopologyWave {
+  readonly folder: string;
+  /** Compose names of the services in it. */
+  readonly services: readonly string[];
+}
 
 /**
- * A Mermaid flowchart of the app: one node per service (shaped by what it became; the VM's services inside a box),
- * one per compose network with a dotted line to each member, an arrow per `depends_on` labelled with its condition, and the external entry points
- * (Ingress hosts, LoadBalancer and NodePort ports) from the internet.
+ * Who talks to whom: every host in a service's environment, and every URL or `host:port` in its bound and config files,
+ * that names another service (its compose name, Service
+ * name, `hostname`, `container_name` or a network alias, in the positions the host rewriting reads: URLs, `host:port`, `host=`, bare
+ * hosts), with the port written beside it, else the server's port when it has only one. A server without a Service
+ * is included (its clients cannot reach it: the picture says so). This is the one source of
+ * the picture's traffic arrows; a fuller reachability model can replace it.
  */
-export function topologyDiagram(app: ComposeApp): string {
-  const lines = ['flowchart LR'];
-  const declared = new Map(app.model.networks.map((n) => [n.name, n]));
-  const serviceId = (composeName: string) => `svc_${id(composeName)}`;
-  const entries: string[] = [];
-  for (const service of app.services) {
-    const sid = serviceId(service.composeName);
-    if (service.kind === WorkloadKind.STATEFUL) {
-      lines.push(`  ${sid}[("${text(service.name)}<br/>${text(service.statefulDependency?.engine.name ?? 'stateful')}")]`);
-    } else if (service.kind === WorkloadKind.JOB) {
-      lines.push(`  ${sid}[["${text(service.name)}<br/>Job"]]`);
-    } else {
-      const replicas = service.replicas === 1 ? '' : ` ×${service.replicas}`;
-      lines.push(`  ${sid}["${text(service.name)}<br/>Deployment${replicas}"]`);
+export function trafficEdges(app: ComposeApp): TrafficEdge[] {
+  const migrated = [...app.services, ...app.vmServices];
+  const names = new Map<string, string>();
+  const byServiceName = new Map<string, string>();
+  for (const service of app.model.services) {
+    const target = migrated.find((m) => m.composeName === service.name);
+    if (!target) {
+      continue;
     }
-    for (const rule of service.ingressRules) {
-      entries.push(`  internet((Internet)) -->|"Ingress ${text(rule.host)}${text(rule.path)}"| ${sid}`);
+    // A service without a Service (no ports) is still drawn: that its clients cannot reach it is worth seeing.
+    const resolved = target.service?.name ?? target.name;
+    byServiceName.set(resolved, service.name);
+    for (const name of [service.name, resolved, service.hostname, service.containerName, ...service.networks.flatMap((n) => n.aliases)]) {
+      if (name) {
+        names.set(name, resolved);
+      }
+    }
+  }
+  const hosts = new HostRewriter(names);
+  const edges = new Map<string, TrafficEdge>();
+  const text = (source: FileSource) => ('content' in source && !source.content.binary ? source.content.text : '');
+  for (const service of app.model.services.filter((s) => migrated.some((m) => m.composeName === s.name))) {
+    const files = [
+      ...service.volumes.map((v) => (v.bind?.content && !v.bind.content.binary ? v.bind.content.text : '')),
+      ...service.configs.map((c) => text(app.model.configs.find((d) => d.name === c.source)?.source ?? { kind: 'external', externalName: '' })),
+    ].filter((t) => t !== '');
+    const reached = [
+      ...service.environment.flatMap((variable) => hosts.hostsIn(variable.value)),
+      ...files.flatMap((file) => hosts.hostsIn(file, true)),
+    ];
+    for (const host of reached) {
+      const to = byServiceName.get(host.service)!;
+      if (to === service.name) {
+        continue;
+      }
+      const server = migrated.find((m) => m.composeName === to)!;
+      const ports = [...new Set(server.ports.map((p) => ('port' in p ? p.port : p.target)))];
+      const port = host.port ?? (ports.length === 1 ? ports[0] : undefined);
+      edges.set(`${service.name}\0${to}\0${port ?? ''}`, { from: service.name, to, port });
+    }
+  }
+  return [...edges.values()].sort((a, b) => compare(a.from, b.from) || compare(a.to, b.to) || (a.port ?? 0) - (b.port ?? 0));
+}
+
+/**
+ * A Mermaid flowchart of the app for an operator: one node per service (shaped by what it became), grouped in one
+ * column per deploy wave (the VM's services in their own), the traffic between them with its port, a dashed arrow
+ * for a `depends_on` condition that no traffic arrow already shows (`service_healthy`, a Job's completion), and the
+ * ways in from outside. A service's compose networks are written in its box when there are several.
+ */
+export function topologyDiagram(app: ComposeApp, waves: readonly TopologyWave[], edges: readonly TrafficEdge[] = trafficEdges(app)): string {
+  const lines = ['flowchart LR'];
+  const serviceId = (composeName: string) => `svc_${id(composeName)}`;
+  const manyNetworks = app.model.networks.length > 1;
+  const networksOf = (composeName: string) => {
+    if (!manyNetworks) {
+      return '';
+    }
+    const declared = new Set(app.model.networks.map((n) => n.name));
+    const own = (app.model.services.find((s) => s.name === composeName)?.networks ?? []).map((n) => n.name).filter((n) => declared.has(n));
+    return own.length > 0 ? `<br/><i>${own.map(text).join(', ')}</i>` : '';
+  };
+  const node = (composeName: string): string | undefined => {
+    const service = app.services.find((s) => s.composeName === composeName);
+    const sid = serviceId(composeName);
+    if (service) {
+      const nets = networksOf(composeName);
+      if (service.kind === WorkloadKind.STATEFUL) {
+        return `${sid}[("${text(service.name)}<br/>${text(service.statefulDependency?.engine.name ?? 'stateful')}${nets}")]`;
+      }
+      if (service.kind === WorkloadKind.JOB || service.kind === WorkloadKind.CRON_JOB) {
+        return `${sid}[["${text(service.name)}<br/>${service.kind === WorkloadKind.JOB ? 'Job' : 'CronJob'}${nets}"]]`;
+      }
+      const replicas = service.replicas === 1 ? '' : ` ×${service.replicas}`;
+      return `${sid}["${text(service.name)}<br/>${text(service.kind === WorkloadKind.DAEMON_SET ? 'DaemonSet' : service.kind === WorkloadKind.STATEFUL_SET ? 'StatefulSet' : 'Deployment')}${replicas}${nets}"]`;
+    }
+    const inVm = app.vmServices.find((s) => s.composeName === composeName);
+    return inVm ? `${sid}[/"${text(inVm.name)}<br/>compose in the VM${networksOf(composeName)}"/]` : undefined;
+  };
+  for (const wave of waves) {
+    const nodes = wave.services.map(node).filter((n): n is string => n !== undefined);
+    if (nodes.length === 0) {
+      continue;
+    }
+    const title = wave.folder.endsWith('-vm') && app.vm ? `${wave.folder}: VM ${app.vm.vm.name}` : wave.folder;
+    lines.push(`  subgraph wave_${id(wave.folder)} ["${text(title)}"]`, ...nodes.map((n) => `    ${n}`), '  end');
+  }
+  const migrated = new Set([...app.services, ...app.vmServices].map((s) => s.composeName));
+  const conditions = new Map<string, string>();
+  for (const service of app.model.services.filter((s) => migrated.has(s.name))) {
+    for (const dependency of service.dependsOn.filter((d) => migrated.has(d.service) && d.condition !== 'service_started')) {
+      conditions.set(`${service.name}\0${dependency.service}`, dependency.condition === 'service_healthy' ? 'healthy' : 'completed');
+    }
+  }
+  for (const edge of edges) {
+    const condition = conditions.get(`${edge.from}\0${edge.to}`);
+    const unreachable = [...app.services, ...app.vmServices].some((s) => s.composeName === edge.to && s.service === undefined);
+    const label = [edge.port !== undefined ? String(edge.port) : '', condition ? `once ${condition}` : '', unreachable ? 'no Service' : '']
+      .filter((l) => l).join(', ');
+    lines.push(`  ${serviceId(edge.from)} -->${label ? `|"${label}"|` : ''} ${serviceId(edge.to)}`);
+  }
+  const drawn = new Set(edges.map((e) => `${e.from}\0${e.to}`));
+  for (const [pair, condition] of [...conditions.entries()].sort(([a], [b]) => compare(a, b))) {
+    if (!drawn.has(pair)) {
+      const [from, to] = pair.split('\0');
+      lines.push(`  ${serviceId(from)} -.->|"waits: ${condition}"| ${serviceId(to)}`);
+    }
+  }
+  const entries: string[] = [];
+  for (const service of [...app.services, ...app.vmServices].sort((a, b) => compare(a.composeName, b.composeName))) {
+    const sid = serviceId(service.composeName);
+    for (const host of [...new Set(service.ingressRules.map((r) => `${r.host}${r.path === '/' ? '' : r.path}`))]) {
+      entries.push(`  internet -->|"${text(host)}"| ${sid}`);
     }
     entries.push(...externalEntries(service.publishedPorts, sid));
   }
-  if (app.vm && app.vmServices.length > 0) {
-    lines.push(`  subgraph vm_${id(app.vm.vm.name)} ["VM ${text(app.vm.vm.name)}"]`);
-    for (const service of app.vmServices) {
-      const sid = serviceId(service.composeName);
-      lines.push(`    ${sid}[/"${text(service.name)}<br/>compose in the VM"/]`);
-      for (const rule of service.ingressRules) {
-        entries.push(`  internet((Internet)) -->|"Ingress ${text(rule.host)}${text(rule.path)}"| ${sid}`);
-      }
-      entries.push(...externalEntries(service.publishedPorts, sid));
-    }
-    lines.push('  end');
+  if (entries.length > 0) {
+    lines.push('  internet((Internet))', ...entries);
   }
-  for (const network of app.model.networks) {
-    lines.push(`  net_${id(network.name)}{{"network ${text(network.name)}${network.internal ? ' (internal)' : ''}"}}`);
-  }
-  const migrated = new Set([...app.services, ...app.vmServices].map((s) => s.composeName));
-  for (const service of app.model.services.filter((s) => migrated.has(s.name))) {
-    for (const network of service.networks.map((n) => n.name).filter((n) => declared.has(n))) {
-      lines.push(`  ${serviceId(service.name)} -.- net_${id(network)}`);
-    }
-  }
-  for (const service of app.model.services) {
-    for (const dependency of service.dependsOn.filter((d) => migrated.has(d.service))) {
-      lines.push(`  ${serviceId(service.name)} -->|${dependency.condition}| ${serviceId(dependency.service)}`);
-    }
-  }
-  lines.push(...entries);
   return lines.join('\n');
 }
 
@@ -62,9 +156,9 @@ function externalEntries(published: readonly PublishedPort[], sid: string): stri
   const entries: string[] = [];
   for (const access of [PortAccess.LOAD_BALANCER, PortAccess.NODE_PORT]) {
     const ports = [...new Set(published.filter((p) => p.access === access)
-      .map((p) => `${p.mapping.published ?? p.mapping.target}/${p.mapping.protocol}`))];
+      .map((p) => `${p.mapping.published ?? p.mapping.target}${p.mapping.protocol === 'tcp' ? '' : `/${p.mapping.protocol}`}`))];
     if (ports.length > 0) {
-      entries.push(`  internet((Internet)) -->|"${access} ${ports.join(', ')}"| ${sid}`);
+      entries.push(`  internet -->|"${access === PortAccess.NODE_PORT ? 'NodePort ' : ''}${ports.join(' ')}"| ${sid}`);
     }
   }
   return entries;
@@ -78,4 +172,8 @@ function id(name: string): string {
 /** Text inside a quoted Mermaid label. */
 function text(value: string): string {
   return value.replace(/["<>|]/g, '');
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

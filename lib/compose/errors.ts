@@ -13,6 +13,8 @@ export interface ComposeErrorDetails {
 }
 
 const MAX_VALUE_CHARS = 80;
+/** Longest problem, allowed or hint text in a message: a hostile file's 1 MB text must not fill the terminal. */
+export const MAX_MESSAGE_PART_CHARS = 500;
 
 /**
  * The one error type of the project: bad compose input, bad construct props, and rules over the finished app.
@@ -33,16 +35,21 @@ export class ComposeError extends Error {
   public readonly hint?: string;
 
   constructor(problem: string, details: ComposeErrorDetails = {}) {
-    super(printable(formatError(problem, details)));
+    const shortened = {
+      ...details,
+      allowed: details.allowed === undefined ? undefined : shorten(details.allowed),
+      hint: details.hint === undefined ? undefined : shorten(details.hint),
+    };
+    super(printable(formatError(shorten(problem), shortened)));
     this.name = 'ComposeError';
-    this.problem = printable(problem);
+    this.problem = printable(shorten(problem));
     this.file = details.at?.file;
     this.path = details.at?.path;
     this.line = details.at?.line;
     this.column = details.at?.column;
     this.value = details.value;
-    this.allowed = details.allowed;
-    this.hint = details.hint;
+    this.allowed = shortened.allowed;
+    this.hint = shortened.hint;
   }
 }
 
@@ -86,6 +93,12 @@ export function formatWarning(warning: ComposeWarning): string {
  */
 export function printable(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The text cut to {@link MAX_MESSAGE_PART_CHARS}, saying how much was left out. */
+export function shorten(text: string): string {
+  return text.length <= MAX_MESSAGE_PART_CHARS ? text
+    : `${text.slice(0, MAX_MESSAGE_PART_CHARS - 1)}… (${text.length - MAX_MESSAGE_PART_CHARS + 1} more characters)`;
 }
 
 /** Quotes a received value for a message, shortened to a readable length. */

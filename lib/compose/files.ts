@@ -53,15 +53,16 @@ function realOrSelf(target: string): string {
 
 /**
  * What is at an absolute path: a regular file (with its size), a directory, something else (a FIFO, a socket or a
- * device: reading one can block forever or never end, so the loader never reads them), or nothing.
+ * device: reading one can block forever or never end, so the loader never reads them), or nothing. A loop of
+ * symbolic links reads as `loop`.
  */
 export function statPath(absolute: string):
-  { kind: 'file'; size: number } | { kind: 'directory' } | { kind: 'special' } | { kind: 'missing' } {
+  { kind: 'file'; size: number } | { kind: 'directory' } | { kind: 'special' } | { kind: 'missing' } | { kind: 'loop' } {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(absolute);
-  } catch {
-    return { kind: 'missing' };
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ELOOP' ? { kind: 'loop' } : { kind: 'missing' };
   }
   if (stat.isDirectory()) {
     return { kind: 'directory' };
@@ -69,18 +70,199 @@ export function statPath(absolute: string):
   return stat.isFile() ? { kind: 'file', size: stat.size } : { kind: 'special' };
 }
 
+/** How {@link readConfined} reads. */
+export interface ConfinedReadOptions {
+  /**
+   * The folder the file must be in. It is checked twice: on the resolved path before the open, and on the open
+   * descriptor after it, so that a link swapped in between is caught.
+   * @default - anywhere
+   */
+  readonly confineTo?: string;
+  /** Largest size read, in bytes: a larger file is not read past this. */
+  readonly maxBytes: number;
+  /**
+   * Called between the path check and the open, where a swapped link would slip in. For tests of that race only.
+   * @default - nothing
+   */
+  readonly afterCheck?: () => void;
+}
+
+/** What {@link readConfined} found. Only `file` carries bytes; every other kind read nothing. */
+export type ConfinedRead =
+  | { readonly kind: 'file'; readonly bytes: Buffer }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'directory' }
+  | { readonly kind: 'special' }
+  | { readonly kind: 'loop' }
+  | { readonly kind: 'outside' }
+  | { readonly kind: 'too-large' };
+
 /**
- * Reads a file the compose file names; a read error (permission denied, a directory, a vanished file) becomes a
- * `ComposeError` naming the file as written and the key path. `what` says what the file is, e.g. `env file`.
+ * The one way the project reads a file it was pointed at (compose files, env files, secret, config and bound files,
+ * the output's ledger). It resolves the path, checks that it stays inside `confineTo`, opens the resolved path with
+ * `O_NOFOLLOW` (a link swapped in after the check fails the open) and `O_NONBLOCK` (a FIFO never blocks), and then
+ * checks the open descriptor itself: a regular file (`fstat`), inside `confineTo` (the descriptor's own path), at
+ * most `maxBytes`. What is checked is what is read. Other file system errors are thrown as they are.
  */
-export function readProjectFile(what: string, written: string, absolute: string, at: ComposeLocation): Buffer {
+export function readConfined(absolute: string, options: ConfinedReadOptions): ConfinedRead {
+  const root = options.confineTo === undefined ? undefined : realOrSelf(path.resolve(options.confineTo));
+  let real: string;
   try {
-    return fs.readFileSync(absolute);
+    real = fs.realpathSync(absolute);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      return { kind: 'missing' };
+    }
+    if (code === 'ELOOP') {
+      return { kind: 'loop' };
+    }
+    throw err;
+  }
+  if (root !== undefined && !isWithin(root, real)) {
+    return { kind: 'outside' };
+  }
+  options.afterCheck?.();
+  let fd: number;
+  try {
+    fd = fs.openSync(real, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      return { kind: 'missing' };
+    }
+    if (code === 'ELOOP' || code === 'EMLINK') {
+      // The last part of the path became a link after the check.
+      return root === undefined ? { kind: 'loop' } : { kind: 'outside' };
+    }
+    if (code === 'ENXIO') {
+      return { kind: 'special' };
+    }
+    throw err;
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (stat.isDirectory()) {
+      return { kind: 'directory' };
+    }
+    if (!stat.isFile()) {
+      return { kind: 'special' };
+    }
+    if (root !== undefined && !isWithin(root, descriptorPath(fd) ?? real)) {
+      // A folder on the way became a link after the check.
+      return { kind: 'outside' };
+    }
+    if (stat.size > options.maxBytes) {
+      return { kind: 'too-large' };
+    }
+    const bytes = readAtMost(fd, options.maxBytes + 1);
+    return bytes.length > options.maxBytes ? { kind: 'too-large' } : { kind: 'file', bytes };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Where an open descriptor is, when it is outside `root` (a real path): the descriptor's own path, so that what was
+ * opened through a swapped link can be named and removed. Undefined when it is inside, or the system does not say.
+ */
+export function descriptorOutside(fd: number, root: string): string | undefined {
+  const where = descriptorPath(fd);
+  return where !== undefined && !isWithin(root, where) ? where : undefined;
+}
+
+/** The path an open descriptor refers to (Linux's /proc/self/fd), or undefined where the system does not say. */
+function descriptorPath(fd: number): string | undefined {
+  try {
+    return fs.readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads up to `limit` bytes: a file that grows while it is read cannot make the read unbounded. */
+function readAtMost(fd: number, limit: number): Buffer {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  while (total < limit) {
+    const chunk = Buffer.alloc(Math.min(64 * 1024, limit - total));
+    const read = fs.readSync(fd, chunk, 0, chunk.length, null);
+    if (read === 0) {
+      break;
+    }
+    chunks.push(chunk.subarray(0, read));
+    total += read;
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/** The `maxBytes` as people say it: `1 MiB`, `2 MiB`, or bytes. */
+export function sizeInWords(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
+}
+
+/** Where a file named in the project lies, for {@link readProjectFile}. */
+export interface ProjectFileOptions {
+  /**
+   * The folder the file must stay in.
+   * @default - anywhere (the user allowed files outside the project, or named the file on the command line)
+   */
+  readonly confineTo?: string;
+  /**
+   * Largest size read.
+   * @default MAX_CONTENT_BYTES
+   */
+  readonly maxBytes?: number;
+  /** For tests of the race between check and open: see {@link ConfinedReadOptions.afterCheck}. */
+  readonly afterCheck?: () => void;
+}
+
+/**
+ * Reads a file the compose project names, through {@link readConfined}; anything but a regular file of bounded size
+ * inside the allowed folder becomes a `ComposeError` naming the file as written and the key path, never a raw `fs`
+ * error. `what` says what the file is, e.g. `env file`.
+ */
+export function readProjectFile(
+  what: string, written: string, absolute: string, at: ComposeLocation, options: ProjectFileOptions = {},
+): Buffer {
+  const maxBytes = options.maxBytes ?? MAX_CONTENT_BYTES;
+  let found: ConfinedRead;
+  try {
+    found = readConfined(absolute, { confineTo: options.confineTo, maxBytes, afterCheck: options.afterCheck });
   } catch (err) {
     throw new ComposeError(`cannot read ${what} "${written}": ${describeFsError(err)}`, {
       at,
       hint: 'make the file readable by the user running the conversion, or fix the path',
     });
+  }
+  switch (found.kind) {
+    case 'file':
+      return found.bytes;
+    case 'missing':
+      throw new ComposeError(`${what} "${written}" not found`, { at, hint: `create ${written}, or fix the path` });
+    case 'directory':
+      throw new ComposeError(`${what} "${written}" is a directory`, { at, hint: 'point it at a file' });
+    case 'special':
+      throw new ComposeError(`${what} "${written}" is not a regular file (a FIFO, socket or device) and was not read`, {
+        at,
+        hint: 'point it at a regular file',
+      });
+    case 'loop':
+      throw new ComposeError(`${what} "${written}" is a loop of symbolic links`, {
+        at,
+        hint: 'make the link point at a file',
+      });
+    case 'outside':
+      throw new ComposeError(`${what} "${written}" is outside the project folder (through a symbolic link) and was not read`, {
+        at,
+        allowed: 'a file inside the folder of the compose file',
+        hint: 'move the file into the project folder, or allow it with allowOutsideProject: true (CLI: --allow-outside-project)',
+      });
+    case 'too-large':
+      throw new ComposeError(`${what} "${written}" is larger than ${sizeInWords(maxBytes)}`, {
+        at,
+        hint: 'make the file smaller; the limit keeps a hostile file from filling the memory',
+      });
   }
 }
 
@@ -121,8 +303,10 @@ export function textOf(what: string, written: string, bytes: Buffer, at: Compose
 }
 
 /** Reads a file for the model: UTF-8 text when it decodes cleanly and holds no NUL, base64 otherwise. */
-export function readContent(what: string, written: string, absolute: string, at: ComposeLocation): FileContent {
-  return contentOf(written, readProjectFile(what, written, absolute, at));
+export function readContent(
+  what: string, written: string, absolute: string, at: ComposeLocation, options: ProjectFileOptions = {},
+): FileContent {
+  return contentOf(written, readProjectFile(what, written, absolute, at, options));
 }
 
 /** Wraps bytes as a `FileContent`. */
@@ -146,7 +330,7 @@ export function describeFsError(err: unknown): string {
     case 'ENOTDIR':
       return 'a part of the path is not a folder';
     case 'ELOOP':
-      return 'too many levels of symbolic links';
+      return 'a loop of symbolic links';
     case 'ENAMETOOLONG':
       return 'the path is too long';
     default:

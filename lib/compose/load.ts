@@ -1,9 +1,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseDotenv } from './dotenv';
+import { DEFAULT_SENSITIVE_NAME_PATTERNS, embeddedPasswords, isSensitiveName, Redactor, redactError } from '../app/sensitive';
 import { ComposeError, ComposeWarning } from './errors';
 import { interpolateTree, VariableLookup } from './interpolate';
-import { describeFsError, readProjectFile, textOf } from './files';
+import { describeFsError, MAX_CONTENT_BYTES, readProjectFile, statPath, textOf } from './files';
 import { TOP_LEVEL_KEYS } from './keys';
 import { mergeFiles } from './merge';
 import { ComposeLocation, ComposeModel } from './model';
@@ -117,11 +118,14 @@ export function loadCompose(options: LoadComposeOptions = {}): LoadResult {
   const limits = { ...DEFAULT_LOAD_LIMITS, ...options.limits };
   const shell = options.env ?? process.env;
   const warnings = new WarningList();
-  const files = options.files ?? composeFileFromEnv(shell) ?? discover(workingDir, options.workingDir, warnings);
+  const named = options.files ?? composeFileFromEnv(shell);
+  const files = named ?? discover(workingDir, options.workingDir, warnings);
   if (files.length === 0) {
     throw new ComposeError('no compose file given', { hint: 'pass at least one file' });
   }
-  const sources = files.map((file) => ({ display: file, text: readComposeFile(workingDir, file, limits) }));
+  // Files found by name in the folder (not named by the user) must be inside it, links included.
+  const confineTo = named === undefined && !options.allowOutsideProject ? workingDir : undefined;
+  const sources = files.map((file) => ({ display: file, text: readComposeFile(workingDir, file, limits, undefined, confineTo) }));
   const projectDir = path.dirname(path.resolve(workingDir, files[0]));
   return loadSources(sources, projectDir, workingDir, options, limits, warnings);
 }
@@ -141,7 +145,27 @@ function loadSources(
 ): LoadResult {
   const shell = options.env ?? process.env;
   const dotenv = readInterpolationEnv(projectDir, workingDir, options, shell);
-  const environment: VariableLookup = (name) => shell[name] ?? dotenv.get(name);
+  // Every value classified as secret so far: messages and warnings print none of them.
+  const secrets = new Redactor();
+  dotenv.forEach((value, name) => addIfSecret(secrets, name, value));
+  const environment: VariableLookup = (name) => {
+    const value = shell[name] ?? dotenv.get(name);
+    if (value !== undefined) {
+      addIfSecret(secrets, name, value);
+    }
+    return value;
+  };
+  try {
+    return loadTrees(sources, projectDir, workingDir, options, limits, warnings, environment, secrets);
+  } catch (err) {
+    throw redactError(err, secrets);
+  }
+}
+
+function loadTrees(
+  sources: readonly Source[], projectDir: string, workingDir: string, options: LoadComposeOptions,
+  limits: LoadLimits, warnings: WarningList, environment: VariableLookup, secrets: Redactor,
+): LoadResult {
 
   const unset = new Set<string>();
   const onUnset = (name: string, at: ComposeLocation): void => {
@@ -163,12 +187,16 @@ function loadSources(
   const files = new ComposeFiles({
     projectDir,
     allowOutsideProject: options.allowOutsideProject ?? false,
-    read: (written, at) => parseRoot({ display: written, text: readComposeFile(projectDir, written, limits, at) }, limits),
+    read: (written, at) => parseRoot({
+      display: written,
+      text: readComposeFile(projectDir, written, limits, at, options.allowOutsideProject ? undefined : projectDir),
+    }, limits),
     onUnset,
   });
   // The include chain names files relative to the project folder, as include paths are.
   const trees = sources.map((source, index) => files.expand(roots[index], '.', lookup,
     [path.relative(projectDir, path.resolve(workingDir, source.display)).split(path.sep).join('/')]));
+  trees.forEach((tree) => collectTreeSecrets(tree, secrets));
   const merged = mergeFiles(trees);
   const profiles = options.profiles
     ?? (lookup('COMPOSE_PROFILES') ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
@@ -184,8 +212,65 @@ function loadSources(
     allowOutsideProject: options.allowOutsideProject ?? false,
     warn: (code, message, at) => warnings.add(code, message, at),
   });
-  return { model, warnings: warnings.sorted(sources.map((s) => s.display)) };
+  collectModelSecrets(model, secrets);
+  secrets.keepNames([model.name]);
+  const redacted = warnings.sorted(sources.map((s) => s.display))
+    .map((w) => ({ ...w, message: secrets.redact(w.message) }));
+  return { model: { ...model, secretValues: secrets.list() }, warnings: redacted };
 }
+
+/** Records a variable's value when its name says it is secret, and any password embedded in it. */
+function addIfSecret(secrets: Redactor, name: string, value: string): void {
+  if (isSensitiveName(name, DEFAULT_SENSITIVE_NAME_PATTERNS)) {
+    secrets.add(value);
+  }
+  embeddedPasswords(value).forEach((p) => secrets.add(p));
+}
+
+/**
+ * Sensitive `environment` values of the services, from the tree before it is normalised, so that a message about
+ * any other key of the service already knows them.
+ */
+function collectTreeSecrets(root: YMap, secrets: Redactor): void {
+  const services = root.entries.get('services');
+  if (services?.kind !== 'map') {
+    return;
+  }
+  for (const [name, service] of services.entries) {
+    const image = service.kind === 'map' ? service.entries.get('image') : undefined;
+    secrets.keepNames([name, ...(image?.kind === 'scalar' && image.value !== null ? [String(image.value)] : [])]);
+    const environment = service.kind === 'map' ? service.entries.get('environment') : undefined;
+    if (environment?.kind === 'map') {
+      environment.entries.forEach((node, name) => {
+        if (node.kind === 'scalar' && node.value !== null) {
+          addIfSecret(secrets, name, String(node.value));
+        }
+      });
+    } else if (environment?.kind === 'seq' || environment?.kind === 'scalar') {
+      const items = environment.kind === 'seq' ? environment.items : [environment];
+      for (const item of items) {
+        const text = item.kind === 'scalar' && item.value !== null ? String(item.value) : '';
+        const eq = text.indexOf('=');
+        if (eq > 0) {
+          addIfSecret(secrets, text.slice(0, eq), text.slice(eq + 1));
+        }
+      }
+    }
+  }
+}
+
+/** The values of the model that are secret: sensitive environment values (env files too) and secret file contents. */
+function collectModelSecrets(model: ComposeModel, secrets: Redactor): void {
+  for (const service of model.services) {
+    service.environment.forEach((variable) => addIfSecret(secrets, variable.name, variable.value));
+  }
+  for (const secret of model.secrets) {
+    if ('content' in secret.source && !secret.source.content.binary) {
+      secrets.add(secret.source.content.text);
+    }
+  }
+}
+
 
 /** A compose file's root map, parsed but not interpolated; a v1 file (services at the top level) is refused. */
 function parseRoot(source: Source, limits: LoadLimits): YMap {
@@ -237,7 +322,7 @@ function readInterpolationEnv(
   const files = options.envFiles ?? ['.env'];
   for (const file of files) {
     const absolute = path.resolve(explicit ? workingDir : projectDir, file);
-    if (!isFile(absolute)) {
+    if (statPath(absolute).kind === 'missing') {
       if (!explicit) {
         continue;
       }
@@ -246,7 +331,11 @@ function readInterpolationEnv(
         hint: 'check the path given to the env file option (--env-file)',
       });
     }
-    const text = textOf('env file', file, readProjectFile('env file', file, absolute, { file, path: '' }), { file, path: '' });
+    // The project's own .env must be inside the project, as env_file must; a file named with --env-file is the user's
+    // choice. Both are bounded like env_file.
+    const confineTo = explicit || options.allowOutsideProject ? undefined : projectDir;
+    const text = textOf('env file', file,
+      readProjectFile('env file', file, absolute, { file, path: '' }, { confineTo, maxBytes: MAX_CONTENT_BYTES }), { file, path: '' });
     for (const entry of parseDotenv(text, file, lookup)) {
       if (entry.value !== undefined) {
         values.set(entry.name, entry.value);
@@ -290,7 +379,9 @@ function isFile(file: string): boolean {
   }
 }
 
-function readComposeFile(workingDir: string, file: string, limits: LoadLimits, from?: ComposeLocation): string {
+function readComposeFile(
+  workingDir: string, file: string, limits: LoadLimits, from?: ComposeLocation, confineTo?: string,
+): string {
   const absolute = path.resolve(workingDir, file);
   let size: number;
   try {
@@ -302,6 +393,12 @@ function readComposeFile(workingDir: string, file: string, limits: LoadLimits, f
   } catch (err) {
     if (err instanceof ComposeError) {
       throw err;
+    }
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') {
+      throw new ComposeError(`compose file "${file}" is a loop of symbolic links`, {
+        at: from ?? { file, path: '' },
+        hint: 'make the link point at a file',
+      });
     }
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
       throw new ComposeError(`cannot read compose file "${file}": ${describeFsError(err)}`, {
@@ -315,7 +412,8 @@ function readComposeFile(workingDir: string, file: string, limits: LoadLimits, f
     });
   }
   checkSize(size, file, limits);
-  return textOf('compose file', file, readProjectFile('compose file', file, absolute, from ?? { file, path: '' }), from ?? { file, path: '' });
+  return textOf('compose file', file,
+    readProjectFile('compose file', file, absolute, from ?? { file, path: '' }, { confineTo, maxBytes: limits.maxFileBytes }), from ?? { file, path: '' });
 }
 
 function checkSize(size: number, file: string, limits: LoadLimits): void {

@@ -274,34 +274,63 @@ function fileReferenceTarget(node: YNode, prefix: string): string | undefined {
   return undefined;
 }
 
-/** Loads another compose file named by `extends.file`, interpolated and canonical. */
-export type ExtendsFileLoader = (written: string, at: YNode['at']) => YMap;
+/**
+ * Loads another compose file named by `extends.file`, interpolated and canonical but with its own `extends` not yet
+ * resolved, with a key that is the same for every name of the same file (its absolute path).
+ */
+export type ExtendsFileLoader = (written: string, at: YNode['at']) => { readonly key: string; readonly root: YMap };
+
+/** Longest chain of `extends`: compose sets no limit, but a deeper chain is a hostile file, not a real project. */
+export const MAX_EXTENDS_DEPTH = 64;
+
+/** A chain for a message: its first three and last two links when it is long. */
+export function shortChain(chain: readonly string[]): string {
+  return chain.length <= 6 ? chain.join(' → ') : [...chain.slice(0, 3), `… (${chain.length - 5} more)`, ...chain.slice(-2)].join(' → ');
+}
 
 /**
  * Resolves `extends` in one file's services: the base service (from this file, or from `extends.file`) is merged
- * under the extending one with the same rules as a later file. Relative paths keep resolving from the project
- * folder. Cycles are refused.
+ * under the service, recursively. A service reached again on the way (in any file) closes a cycle, and a chain
+ * longer than {@link MAX_EXTENDS_DEPTH} is refused: both are located errors that name the chain.
+ * `fileKey` is this file's key, as the loader's keys are made (its absolute path).
  */
-export function resolveExtends(root: YMap, loadFile: ExtendsFileLoader): YMap {
+export function resolveExtends(root: YMap, loadFile: ExtendsFileLoader, fileKey = ''): YMap {
   const services = root.entries.get('services');
   if (!services || services.kind !== 'map') {
     return root;
   }
   const resolved = new Map<string, YNode>();
+  // Every service resolved in this call, by file key and name; and the chain being resolved, as keys and as names.
+  const done = new Map<string, YNode>();
   const resolving: string[] = [];
+  const names: string[] = [];
+  const keyOf = (file: string, name: string) => `${file}\0${name}`;
 
-  const resolveIn = (pool: YMap, name: string, key: string): YNode => {
+  const resolveIn = (pool: YMap, poolKey: string, poolName: string | undefined, name: string): YNode => {
+    const key = keyOf(poolKey, name);
+    const cached = done.get(key);
+    if (cached) {
+      return cached;
+    }
     const service = pool.entries.get(name) as YNode;
     if (service.kind !== 'map' || !service.entries.has('extends')) {
       return service;
     }
+    const label = poolName === undefined ? name : `${poolName}:${name}`;
     if (resolving.includes(key)) {
-      throw new ComposeError(`services extend each other in a cycle: ${[...resolving, key].join(' → ')}`, {
+      throw new ComposeError(`services extend each other in a cycle: ${shortChain([...names, label])}`, {
         at: (service.entries.get('extends') as YNode).at,
-        hint: 'remove one of the extends',
+        hint: 'remove one of the extends, so that no service extends itself',
+      });
+    }
+    if (resolving.length >= MAX_EXTENDS_DEPTH) {
+      throw new ComposeError(`the chain of extends is longer than ${MAX_EXTENDS_DEPTH} services: ${shortChain([...names, label])}`, {
+        at: (service.entries.get('extends') as YNode).at,
+        hint: 'extend a shared base service directly instead of through a long chain',
       });
     }
     resolving.push(key);
+    names.push(label);
     try {
       const ext = service.entries.get('extends') as YNode;
       let baseName: string;
@@ -320,14 +349,17 @@ export function resolveExtends(root: YMap, loadFile: ExtendsFileLoader): YMap {
         });
       }
       let basePool = pool;
-      let baseKey = baseName;
+      let baseKey = poolKey;
+      let baseFile = poolName;
       if (file !== undefined) {
-        const other = loadFile(file, ext.at).entries.get('services');
-        if (!other || other.kind !== 'map') {
+        const other = loadFile(file, ext.at);
+        const otherServices = other.root.entries.get('services');
+        if (!otherServices || otherServices.kind !== 'map') {
           throw new ComposeError(`extends: file "${file}" has no services`, { at: ext.at });
         }
-        basePool = other;
-        baseKey = `${file}:${baseName}`;
+        basePool = otherServices;
+        baseKey = other.key;
+        baseFile = file;
       }
       if (!basePool.entries.has(baseName)) {
         throw new ComposeError(`extends: service "${baseName}" not found${file ? ` in ${file}` : ''}`, {
@@ -335,9 +367,7 @@ export function resolveExtends(root: YMap, loadFile: ExtendsFileLoader): YMap {
           hint: 'name a service defined in that file',
         });
       }
-      const base = basePool === services && resolved.has(baseName)
-        ? resolved.get(baseName) as YNode
-        : resolveIn(basePool, baseName, baseKey);
+      const base = resolveIn(basePool, baseKey, baseFile, baseName);
       const own = new Map(service.entries);
       own.delete('extends');
       const ownMap: YMap = { kind: 'map', entries: own, at: service.at, keyAt: service.keyAt };
@@ -345,14 +375,17 @@ export function resolveExtends(root: YMap, loadFile: ExtendsFileLoader): YMap {
         return ownMap;
       }
       const baseMap: YMap = { kind: 'map', entries: new Map([...base.entries].filter(([k]) => k !== 'extends')), at: service.at };
-      return mergeMaps(baseMap, ownMap, service.at.path, mergeServiceValue);
+      const merged = mergeMaps(baseMap, ownMap, service.at.path, mergeServiceValue);
+      done.set(key, merged);
+      return merged;
     } finally {
       resolving.pop();
+      names.pop();
     }
   };
 
   for (const name of services.entries.keys()) {
-    resolved.set(name, resolveIn(services, name, name));
+    resolved.set(name, resolveIn(services, fileKey, undefined, name));
   }
   const entries = new Map(root.entries);
   entries.set('services', { kind: 'map', entries: resolved, at: services.at, keyAt: services.keyAt });

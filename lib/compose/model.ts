@@ -53,6 +53,13 @@ export interface ComposeModel {
   readonly configs: readonly ComposeConfig[];
   /** Top-level `x-` extension fields, by key, after interpolation and merge-key resolution. */
   readonly extensions: Readonly<Record<string, unknown>>;
+  /**
+   * Values the loader classified as secret, sorted: sensitive variables of `.env`, env files and the shell that the
+   * files use, sensitive `environment` values, embedded passwords and secret file contents. Outputs never carry
+   * them outside a Secret, and messages print them as `[redacted]`.
+   * @default - none
+   */
+  readonly secretValues?: readonly string[];
   readonly at: ComposeLocation;
 }
 

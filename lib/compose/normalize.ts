@@ -73,7 +73,8 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
   for (const [name, node] of serviceNodes) {
     const service = asMap(node, { allowed: 'a map of service keys such as image, ports, environment' });
     if (!SERVICE_NAME.test(name)) {
-      throw invalid(service, `invalid service name "${name}"`, { allowed: 'letters, digits, ".", "_" and "-"' });
+      // The name alone: quoting the service would print its environment.
+      throw new ComposeError(`invalid service name "${name}"`, { at: service.at, allowed: 'letters, digits, ".", "_" and "-"' });
     }
     const profilesNode = service.entries.get('profiles');
     const profiles = isNull(profilesNode) ? [] : asStringList(profilesNode as YNode);
@@ -632,6 +633,9 @@ function readEnvFile(entry: YNode, ctx: SharedContext, what: 'env file' | 'label
   if (stat.kind === 'directory') {
     throw new ComposeError(`${what} "${written}" is a directory`, { at: entry.at, hint: `point ${what === 'env file' ? 'env_file' : 'label_file'} at a file` });
   }
+  if (stat.kind === 'loop') {
+    throw new ComposeError(`${what} "${written}" is a loop of symbolic links`, { at: entry.at, hint: 'make the link point at a file' });
+  }
   if (stat.kind === 'special') {
     throw new ComposeError(`${what} "${written}" is not a regular file (a FIFO, socket or device) and was not read`, {
       at: entry.at,
@@ -641,7 +645,8 @@ function readEnvFile(entry: YNode, ctx: SharedContext, what: 'env file' | 'label
   if (stat.size > MAX_CONTENT_BYTES) {
     throw new ComposeError(`${what} "${written}" is larger than 1 MiB`, { at: entry.at });
   }
-  const text = textOf(what, written, readProjectFile(what, written, absolute, entry.at), entry.at);
+  const confineTo = ctx.allowOutsideProject ? undefined : ctx.projectDir;
+  const text = textOf(what, written, readProjectFile(what, written, absolute, entry.at, { confineTo }), entry.at);
   return parseDotenv(text, written, ctx.lookup)
     .filter((e) => e.value !== undefined)
     .map((e) => ({ name: e.name, value: e.value as string, origin: 'env_file' as const, at: entry.at }));
@@ -1345,7 +1350,8 @@ function fileSource(name: string, map: YMap, kind: 'secret' | 'config', ctx: Nor
         });
       }
       if (stat.kind !== 'file') {
-        const what = stat.kind === 'directory' ? 'a directory' : 'not a regular file (a FIFO, socket or device)';
+        const what = stat.kind === 'directory' ? 'a directory' : stat.kind === 'loop' ? 'a loop of symbolic links'
+          : 'not a regular file (a FIFO, socket or device)';
         throw invalid(node, `${kind} file "${written}" is ${what}`, {
           hint: `point ${kind}s.${name}.file at a regular file`,
         });
@@ -1355,7 +1361,8 @@ function fileSource(name: string, map: YMap, kind: 'secret' | 'config', ctx: Nor
           hint: 'Kubernetes Secrets and ConfigMaps hold at most 1 MiB',
         });
       }
-      return { kind: 'file', content: readContent(`${kind} file`, written, absolute, node.at) };
+      const confineTo = ctx.allowOutsideProject ? undefined : ctx.projectDir;
+      return { kind: 'file', content: readContent(`${kind} file`, written, absolute, node.at, { confineTo }) };
     }
   }
 }

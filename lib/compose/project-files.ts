@@ -25,7 +25,7 @@ export interface ComposeFilesSettings {
  * onto the project folder, their own includes and extends resolved.
  */
 export class ComposeFiles {
-  private readonly extended = new Map<string, YMap>();
+  private readonly extended = new Map<string, { readonly key: string; readonly root: YMap }>();
   private readonly projectDir: string;
 
   constructor(private readonly settings: ComposeFilesSettings) {
@@ -37,18 +37,29 @@ export class ComposeFiles {
    * relative to `dir`), its includes merged in and its extends resolved. `chain` holds the files including it.
    */
   expand(root: YMap, dir: string, lookup: VariableLookup, chain: readonly string[]): YMap {
-    const tree = rebasePaths(canonicalize(interpolateTree(root, lookup, this.settings.onUnset) as YMap), dir);
-    const included = includeEntries(tree.entries.get('include')).map((entry) => ({ entry, tree: this.include(entry, lookup, chain) }));
-    return resolveExtends(mergeIncluded(tree, included), (written, at) => this.extendsFile(written, at, lookup, chain));
+    // The file's key for resolveExtends is its absolute path: a service reached again through any file is a cycle.
+    const key = path.resolve(this.projectDir, chain[chain.length - 1]);
+    return resolveExtends(this.prepare(root, dir, lookup, chain), (written, at) => this.extendsFile(written, at, lookup, chain), key);
   }
 
-  private extendsFile(written: string, at: ComposeLocation, lookup: VariableLookup, chain: readonly string[]): YMap {
-    const key = `${chain[0]}\0${written}`;
-    let tree = this.extended.get(key);
+  /** A file's tree interpolated, rebased and with its includes merged in; its extends are still to resolve. */
+  private prepare(root: YMap, dir: string, lookup: VariableLookup, chain: readonly string[]): YMap {
+    const tree = rebasePaths(canonicalize(interpolateTree(root, lookup, this.settings.onUnset) as YMap), dir);
+    const included = includeEntries(tree.entries.get('include')).map((entry) => ({ entry, tree: this.include(entry, lookup, chain) }));
+    return mergeIncluded(tree, included);
+  }
+
+  /**
+   * A file named by `extends.file`, prepared once per including project, with its extends left to resolveExtends,
+   * which follows them service by service and so sees a cycle through files (a file extending itself included).
+   */
+  private extendsFile(written: string, at: ComposeLocation, lookup: VariableLookup, chain: readonly string[]): { key: string; root: YMap } {
+    const cacheKey = `${chain[0]}\0${written}`;
+    let tree = this.extended.get(cacheKey);
     if (!tree) {
       this.checkInside(written, 'extends: file', at);
-      tree = this.expand(this.settings.read(written, at), path.posix.dirname(written), lookup, chain);
-      this.extended.set(key, tree);
+      tree = { key: path.resolve(this.projectDir, written), root: this.prepare(this.settings.read(written, at), path.posix.dirname(written), lookup, chain) };
+      this.extended.set(cacheKey, tree);
     }
     return tree;
   }
@@ -68,7 +79,8 @@ export class ComposeFiles {
         }
         throw new ComposeError(`include: env file "${file}" not found`, { at: entry.at, hint: 'create it, or fix env_file' });
       }
-      const text = textOf('env file', file, readProjectFile('env file', file, absolute, entry.at), entry.at);
+      const confineTo = this.settings.allowOutsideProject ? undefined : this.projectDir;
+      const text = textOf('env file', file, readProjectFile('env file', file, absolute, entry.at, { confineTo }), entry.at);
       for (const variable of parseDotenv(text, file, (name) => outer(name) ?? values.get(name))) {
         if (variable.value !== undefined) {
           values.set(variable.name, variable.value);

@@ -252,6 +252,10 @@ function inspectBind(source: string, ctx: VolumeContext, at: ComposeLocation): N
     ctx.warn('special-bind-file', `the bound path "${source}" is not a regular file (a FIFO, socket or device) and was not read`, at);
     return { kind: 'file' };
   }
+  if (stat.kind === 'loop') {
+    ctx.warn('special-bind-file', `the bound path "${source}" is a loop of symbolic links and was not read`, at);
+    return { kind: 'missing' };
+  }
   if (stat.kind !== 'file') {
     return { kind: stat.kind };
   }
@@ -259,5 +263,6 @@ function inspectBind(source: string, ctx: VolumeContext, at: ComposeLocation): N
     ctx.warn('large-bind-file', `the bound file "${source}" is larger than 1 MiB and was not read`, at);
     return { kind: 'file' };
   }
-  return { kind: 'file', content: readContent('bound file', source, absolute, at) };
+  const confineTo = ctx.allowOutsideProject ? undefined : ctx.projectDir;
+  return { kind: 'file', content: readContent('bound file', source, absolute, at, { confineTo }) };
 }

@@ -239,14 +239,15 @@ class Walker {
     }
     this.nodes += 1;
     if (this.nodes > this.limits.maxNodes) {
-      throw new ComposeError(
-        `the YAML expands to more than ${this.limits.maxNodes} values through anchors and aliases`,
-        {
-          at: this.at(node, path),
-          hint: 'the file looks like an alias bomb; use each anchor a few times only, or raise the loader\'s '
-            + 'limits.maxNodes if the file is genuine',
-        },
-      );
+      // An alias bomb only when aliases did the expanding: a file that is simply large (50,000 services) is told so.
+      throw new ComposeError(this.aliases > 0
+        ? `the YAML expands to more than ${this.limits.maxNodes} values through anchors and aliases`
+        : `the YAML holds more than ${this.limits.maxNodes} values`, {
+        at: this.at(node, path),
+        hint: this.aliases > 0
+          ? 'the file looks like an alias bomb; use each anchor a few times only, or raise the loader\'s limits.maxNodes if the file is genuine'
+          : 'a compose file holds a few thousand values at most; split the project, or raise the loader\'s limits.maxNodes if the file is genuine',
+      });
     }
     if (depth > this.limits.maxDepth) {
       throw new ComposeError(`the YAML is nested more than ${this.limits.maxDepth} levels deep`, {

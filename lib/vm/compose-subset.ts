@@ -4,6 +4,7 @@ import {
   ResourceAmounts, VolumeMount,
 } from '../compose/model';
 import { toYaml11 } from './yaml';
+import { MIN_SCANNED_SECRET_LENGTH, Redactor, embeddedPasswords } from '../app/sensitive';
 
 /** Decides whether an environment variable's value is secret (rule 3). */
 export type SensitiveEnvPredicate = (env: EnvVar, service: ComposeService) => boolean;
@@ -52,6 +53,13 @@ export interface ComposeSubsetOptions {
    * @default - none
    */
   readonly awaited?: Readonly<Record<string, string>>;
+  /**
+   * Every secret string of the project (env values, embedded passwords, `.env` values, secret files). Wherever one
+   * appears in the compose file (a command, a label, a driver option), it becomes a `${VAR}` reference to the app
+   * folder's `.env`, which is written from a Secret: the bundle never holds the value.
+   * @default - none
+   */
+  readonly secretValues?: Redactor;
 }
 
 /** The compose project of a VM: the subset's compose file, the files beside it, and what the operator supplies. */
@@ -191,7 +199,7 @@ class SubsetWriter {
       `# ${this.model.files.join(', ')}; services ${this.services.map((s) => s.name).join(', ')}).`,
       '# Secret values are not here: they are read from .env and secrets/ in this folder, which the operator supplies.',
     ];
-    const composeFile = `${header.join('\n')}\n${toYaml11(escapeDollars(doc))}`;
+    const composeFile = `${header.join('\n')}\n${toYaml11(this.escapeDollars(doc, ''))}`;
     return {
       composeFile,
       files: [...this.files.values()].sort((a, b) => compare(a.path, b.path)),
@@ -533,6 +541,75 @@ class SubsetWriter {
     this.files.set(file.path, file);
   }
 
+  /**
+   * Escapes `$` as `$$` in every string, so compose does not interpolate values the model already resolved; a secret
+   * inside a string (`--requirepass s3cret`, `password=…` in driver options, a label) becomes a `${VAR}` reference
+   * instead, read from `.env` like the secret env values.
+   */
+  private escapeDollars(value: unknown, where: string): unknown {
+    if (value instanceof EnvReference) {
+      return value.toString();
+    }
+    if (typeof value === 'string') {
+      return this.referenceSecrets(value, where);
+    }
+    if (Array.isArray(value)) {
+      return value.map((item, i) => this.escapeDollars(item, `${where}[${i}]`));
+    }
+    if (value && typeof value === 'object') {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.escapeDollars(v, where === '' ? k : `${where}.${k}`)]));
+    }
+    return value;
+  }
+
+  private referenceSecrets(text: string, where: string): string {
+    const embedded = embeddedPasswords(text);
+    if (embedded.length === 0 && !(this.options.secretValues?.hides(text) ?? false)) {
+      return text.replace(/\$/g, '$$$$');
+    }
+    const secrets = [...(this.options.secretValues?.hiddenValues() ?? []), ...embedded]
+      .filter((v) => v.length >= MIN_SCANNED_SECRET_LENGTH && text.includes(v))
+      .sort((a, b) => b.length - a.length || compare(a, b));
+    if (secrets.length === 0) {
+      return text.replace(/\$/g, '$$$$');
+    }
+    // Split at the first occurrence of any secret, longest first, and work through the rest.
+    let out = '';
+    let rest = text;
+    for (;;) {
+      let at = -1;
+      let found = '';
+      for (const secret of secrets) {
+        const index = rest.indexOf(secret);
+        if (index >= 0 && (at < 0 || index < at)) {
+          at = index;
+          found = secret;
+        }
+      }
+      if (at < 0) {
+        return out + rest.replace(/\$/g, '$$$$');
+      }
+      out += rest.slice(0, at).replace(/\$/g, '$$$$') + new EnvReference(this.secretVariable(found, where), this.appDirectory).toString();
+      rest = rest.slice(at + found.length);
+    }
+  }
+
+  /** The `.env` variable of a secret value: the one that already holds it, else a new `SECRET_<n>`. */
+  private secretVariable(value: string, where: string): string {
+    const existing = Object.keys(this.secretEnv).sort(compare).find((name) => this.secretEnv[name] === value);
+    if (existing) {
+      return existing;
+    }
+    let n = 1;
+    while (this.secretEnv[`SECRET_${n}`] !== undefined) {
+      n += 1;
+    }
+    const variable = `SECRET_${n}`;
+    this.secretEnv[variable] = value;
+    this.addInput('env', variable, where);
+    return variable;
+  }
+
   private addInput(kind: 'env' | 'file', name: string, usedBy: string): void {
     const key = `${kind}:${name}`;
     const input = this.inputs.get(key) ?? { kind, name, usedBy: new Set<string>() };
@@ -661,23 +738,6 @@ function isPlainNetwork(n: ComposeModel['networks'][number]): boolean {
 
 function isPlainAttachment(n: ComposeService['networks'][number]): boolean {
   return n.aliases.length === 0 && !n.ipv4Address && !n.ipv6Address;
-}
-
-/** Escapes `$` as `$$` in every string, so compose does not interpolate values the model already resolved. */
-function escapeDollars(value: unknown): unknown {
-  if (value instanceof EnvReference) {
-    return value.toString();
-  }
-  if (typeof value === 'string') {
-    return value.replace(/\$/g, '$$$$');
-  }
-  if (Array.isArray(value)) {
-    return value.map(escapeDollars);
-  }
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, escapeDollars(v)]));
-  }
-  return value;
 }
 
 function compact(record: Record<string, unknown>): Record<string, unknown> {

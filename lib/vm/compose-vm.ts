@@ -23,6 +23,17 @@ const CDI_COMPONENT_LABEL = 'cdi.kubevirt.io';
 export type ComposeVmBundleOptions = Omit<GoldenImageBundleProps, 'model' | 'services' | 'name'>;
 
 /** Props of {@link ComposeVm}. */
+/**
+ * The VM's login for maintenance: cloud-init creates it with no password and no key, so nobody can log in until the
+ * operator hands it an SSH public key from a Secret (KubeVirt's `accessCredentials`, propagated by the qemu guest agent
+ * the golden image runs). Its groups read the journal and drive the app's compose project.
+ */
+export const MAINTENANCE_USER: CloudInitUser = {
+  name: 'ops',
+  sudo: 'ALL=(ALL) NOPASSWD:ALL',
+  groups: ['docker', 'systemd-journal'],
+};
+
 export interface ComposeVmProps {
   /** The loaded compose project, with env values already rewritten to Kubernetes Service names where needed. */
   readonly model: ComposeModel;
@@ -60,7 +71,9 @@ export interface ComposeVmProps {
   readonly serviceType?: kplus.ServiceType;
   /**
    * Guest users (SSH keys, passwords from the operator) for maintenance logins.
-   * @default - none: the VM runs the app without a login
+   * @default - `MAINTENANCE_USER`: `ops`, in the `docker` and `systemd-journal` groups with passwordless sudo, its password
+   * locked and no key; the operator gives it an SSH key from a Secret at run time (`accessCredentials` through the
+   * guest agent), as the runbook shows. Pass `[]` for no user at all.
    */
   readonly users?: CloudInitUser[];
   /**
@@ -128,6 +141,8 @@ export class ComposeVm extends Construct {
   public readonly services: Readonly<Record<string, kplus.Service>>;
   /** The cloud-init user data, when there is any. */
   public readonly userData?: CloudConfig;
+  /** The guest users cloud-init creates (`MAINTENANCE_USER` by default). */
+  public readonly users: readonly CloudInitUser[];
 
   private readonly warningList: ComposeWarning[] = [];
   private readonly imageUrl: string;
@@ -168,7 +183,8 @@ export class ComposeVm extends Construct {
         });
       }
     }
-    const users = props.users ?? [];
+    const users = props.users ?? [MAINTENANCE_USER];
+    this.users = users;
     this.userData = files.length > 0 || users.length > 0 ? new CloudConfig({ users, writeFiles: files }) : undefined;
 
     const gpus = this.gpusFor(chosen, props.gpuDeviceName);

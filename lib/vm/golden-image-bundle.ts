@@ -3,7 +3,7 @@ import * as path from 'path';
 import { App, Size } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
 import {
-  DEFAULT_SENSITIVE_NAME_PATTERNS, SecretValues, embeddedPasswords, hasEmbeddedPassword, isSensitiveName,
+  DEFAULT_SENSITIVE_NAME_PATTERNS, Redactor, embeddedPasswords, hasEmbeddedPassword, isSensitiveName,
 } from '../app/sensitive';
 import { ComposeError, ComposeWarning, formatWarning } from '../compose/errors';
 import { LoadComposeOptions, loadCompose } from '../compose/load';
@@ -244,6 +244,7 @@ export class GoldenImageBundle extends Construct implements IGoldenImage {
       services: this.services,
       isSensitive: props.isSensitive ?? defaultIsSensitive,
       containsSecret: (text) => secrets.foundIn(text),
+      secretValues: secrets,
       awaited: Object.fromEntries(Object.entries(waitFor).map(([service, wait]) => [service, `${wait.host}:${wait.port}`])),
     });
     this.build = {
@@ -369,8 +370,11 @@ const defaultIsSensitive: SensitiveEnvPredicate = (env: EnvVar) =>
   isSensitiveName(env.name, DEFAULT_SENSITIVE_NAME_PATTERNS) || hasEmbeddedPassword(env.value);
 
 /** Every secret string of the chosen services, so that files and values that contain one stay out of the bundle. */
-function collectSecretValues(model: ComposeModel, services: readonly string[], isSensitive: SensitiveEnvPredicate): SecretValues {
-  const values = new SecretValues();
+function collectSecretValues(model: ComposeModel, services: readonly string[], isSensitive: SensitiveEnvPredicate): Redactor {
+  const values = new Redactor();
+  // The loader's: .env and shell values the files use (`--requirepass ${REDIS_PASSWORD}`), secret files.
+  (model.secretValues ?? []).forEach((value) => values.add(value));
+  values.keepNames([model.name, ...model.services.flatMap((s) => [s.name, s.image])]);
   const chosen = new Set(services);
   for (const service of model.services.filter((s: ComposeService) => chosen.has(s.name))) {
     for (const env of service.environment) {

@@ -13,9 +13,9 @@ export enum KubeVirtFeatureGate {
   GPU = 'GPU',
   /** Host device passthrough (`domain.devices.hostDevices`). */
   HOST_DEVICES = 'HostDevices',
-  /** `virtctl snapshot` (VirtualMachineSnapshot). */
+  /** VirtualMachineSnapshot objects (the runbook's snapshot, applied with kubectl). */
   SNAPSHOT = 'Snapshot',
-  /** `virtctl export` (VirtualMachineExport). */
+  /** VirtualMachineExport (`virtctl vmexport`). */
   VM_EXPORT = 'VMExport',
   /** Hot-plugging volumes into running VMs. */
   HOTPLUG_VOLUMES = 'HotplugVolumes',
@@ -52,7 +52,7 @@ export interface KubeVirtPlatformProps {
   readonly cdiVersion?: string;
   /**
    * Feature gates to turn on, besides those the app's VMs need.
-   * @default - Snapshot and VMExport (the runbook's `virtctl snapshot` and `virtctl export`); GPU is added when a VM
+   * @default - Snapshot and VMExport (the runbook's VirtualMachineSnapshot and `virtctl vmexport`); GPU is added when a VM
    * in the app has gpus
    */
   readonly featureGates?: KubeVirtFeatureGate[];

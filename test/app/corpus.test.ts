@@ -25,13 +25,13 @@ const ENV = { PATH: '/usr/bin:/bin' };
  */
 const EXPECTED: Readonly<Record<string, string>> = {
   'airflow':
-    '58 objects (ConfigMap×6, CronJob×1, Deployment×7, Ingress×1, Job×1, Namespace×1, NetworkPolicy×11, PersistentVolumeClaim×3, ResourceQuota×1, Role×5, RoleBinding×5, Secret×8, Service×3, ServiceAccount×5); weak secrets: 1; findings: directory-bind×24, weak-secret×2',
+    '58 objects (ConfigMap×6, CronJob×1, Deployment×7, Ingress×1, Job×1, Namespace×1, NetworkPolicy×11, PersistentVolumeClaim×3, ResourceQuota×1, Role×5, RoleBinding×5, Secret×8, Service×3, ServiceAccount×5); weak secrets: 1; findings: directory-bind×24, placeholder-host×1, weak-secret×2',
   'aspnet-mssql':
-    '12 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Secret×1, Service×1); weak secrets: 0; findings: none',
+    '12 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Secret×1, Service×1); weak secrets: 0; findings: placeholder-host×1',
   'casaos-unifi-network-application':
-    '20 objects (ConfigMap×2, CronJob×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×2, ResourceQuota×1, Secret×2, Service×3); weak secrets: 0; findings: database-port-internal×1, directory-bind×1, file-holds-secret×1, host-path×1',
+    '20 objects (ConfigMap×2, CronJob×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×2, ResourceQuota×1, Secret×2, Service×3); weak secrets: 0; findings: database-port-internal×1, directory-bind×1, file-holds-secret×1, host-path×1, placeholder-host×1',
   'compose-bridge-e2e':
-    '14 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Secret×1, Service×3); weak secrets: 0; findings: none',
+    '14 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Secret×1, Service×3); weak secrets: 0; findings: placeholder-host×1',
   'elasticsearch-logstash-kibana':
     '18 objects (ConfigMap×2, Deployment×3, Namespace×1, NetworkPolicy×5, ResourceQuota×1, Service×6); weak secrets: 0; findings: directory-bind×2',
   'fastapi':
@@ -45,29 +45,29 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'kompose-healthcheck':
     '20 objects (Deployment×4, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×3, ResourceQuota×1, Service×5); weak secrets: 0; findings: database-port-internal×3, unsupported-label×2',
   'kompose-host-port-protocol':
-    '8 objects (Deployment×1, Ingress×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×1); weak secrets: 0; findings: unsupported-label×1',
+    '8 objects (Deployment×1, Ingress×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×1); weak secrets: 0; findings: placeholder-host×1, unsupported-label×1',
   'kompose-hpa':
     '7 objects (Deployment×1, HorizontalPodAutoscaler×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1); weak secrets: 0; findings: none',
   'kompose-secrets-long':
     '9 objects (Deployment×1, Namespace×1, NetworkPolicy×3, PersistentVolumeClaim×1, ResourceQuota×1, Secret×1, Service×1); weak secrets: 0; findings: unsupported-key×1',
   'kompose-v2':
-    '15 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, PersistentVolumeClaim×1, ResourceQuota×1, Service×4); weak secrets: 0; findings: local-only-port×12, unsupported-key×1',
+    '15 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, PersistentVolumeClaim×1, ResourceQuota×1, Service×4); weak secrets: 0; findings: local-only-port×12, placeholder-host×1, unsupported-key×1',
   'mailcow':
-    '123 objects (ConfigMap×18, CronJob×2, Deployment×18, Ingress×1, Namespace×1, NetworkPolicy×22, PersistentVolumeClaim×14, ResourceQuota×1, Role×11, RoleBinding×11, Secret×5, Service×8, ServiceAccount×11); weak secrets: 0; findings: directory-bind×69, host-path×3, local-only-port×3, shared-volume×5, unsupported-key×14',
+    '123 objects (ConfigMap×18, CronJob×2, Deployment×18, Ingress×1, Namespace×1, NetworkPolicy×22, PersistentVolumeClaim×14, ResourceQuota×1, Role×11, RoleBinding×11, Secret×5, Service×8, ServiceAccount×11); weak secrets: 0; findings: directory-bind×69, empty-secret×3, host-path×3, local-only-port×3, placeholder-host×1, shared-volume×5, unsupported-key×14',
   'minecraft':
     '9 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×2); weak secrets: 0; findings: host-path×1',
   'nextcloud-redis-mariadb':
-    '24 objects (ConfigMap×1, CronJob×1, Deployment×3, Ingress×1, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×4, ResourceQuota×1, Secret×3, Service×3); weak secrets: 1; findings: weak-secret×3',
+    '24 objects (ConfigMap×1, CronJob×1, Deployment×3, Ingress×1, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×4, ResourceQuota×1, Secret×3, Service×3); weak secrets: 1; findings: placeholder-host×1, weak-secret×3',
   'nginx-golang-mysql':
-    '24 objects (ConfigMap×2, CronJob×1, Deployment×3, Ingress×1, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×2, ResourceQuota×1, Role×1, RoleBinding×1, Secret×2, Service×2, ServiceAccount×1); weak secrets: 0; findings: none',
+    '24 objects (ConfigMap×2, CronJob×1, Deployment×3, Ingress×1, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×2, ResourceQuota×1, Role×1, RoleBinding×1, Secret×2, Service×2, ServiceAccount×1); weak secrets: 0; findings: placeholder-host×1',
   'nginx-nodejs-redis':
-    '20 objects (Deployment×4, Ingress×1, Namespace×1, NetworkPolicy×6, ResourceQuota×1, Service×7); weak secrets: 0; findings: unsupported-key×2',
+    '20 objects (Deployment×4, Ingress×1, Namespace×1, NetworkPolicy×6, ResourceQuota×1, Service×7); weak secrets: 0; findings: placeholder-host×1, unsupported-key×2',
   'open-webui-gpu':
-    '12 objects (Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Service×3); weak secrets: 0; findings: external-volume×2, gpu-count×1, unsupported-key×1',
+    '12 objects (Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Service×3); weak secrets: 0; findings: external-volume×2, gpu-count×1, placeholder-host×1, unsupported-key×1',
   'paperless-ngx-postgres-tika':
     '32 objects (ConfigMap×1, CronJob×1, Deployment×5, Namespace×1, NetworkPolicy×8, PersistentVolumeClaim×6, ResourceQuota×1, Role×1, RoleBinding×1, Secret×3, Service×3, ServiceAccount×1); weak secrets: 1; findings: directory-bind×2, weak-secret×1',
   'pihole-cloudflared-DoH':
-    '16 objects (ConfigMap×2, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Secret×1, Service×4); weak secrets: 0; findings: host-path×2, unsupported-key×1',
+    '16 objects (ConfigMap×2, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Secret×1, Service×4); weak secrets: 0; findings: host-path×2, placeholder-host×1, unsupported-key×1',
   'plausible-ce':
     '26 objects (ConfigMap×1, CronJob×1, Deployment×4, Namespace×1, NetworkPolicy×7, PersistentVolumeClaim×3, ResourceQuota×1, Role×1, RoleBinding×1, Secret×3, Service×2, ServiceAccount×1); weak secrets: 1; findings: local-only-port×1, unsupported-key×1, weak-secret×1',
   'plex':
@@ -153,7 +153,7 @@ describe.each(DIRS)('%s', (dir) => {
 /** The files whose services assessment sends to the VM, migrated with `target: ServiceTarget.AUTO`. */
 const EXPECTED_HYBRID: Readonly<Record<string, string>> = {
   mailcow:
-    '107 objects (ConfigMap×14, CronJob×1, DataVolume×1, Deployment×14, Ingress×1, Namespace×1, NetworkPolicy×19, PersistentVolumeClaim×12, ResourceQuota×1, Role×10, RoleBinding×10, Secret×5, Service×7, ServiceAccount×10, VirtualMachine×1); weak secrets: 0; findings: directory-bind×68, local-only-port×3, shared-volume×5, unsupported-key×10, vm-dependency×1, vm-dependency-outside×2, vm-target×4; in the VM: dockerapi-mailcow, netfilter-mailcow, ofelia-mailcow, redis-mailcow',
+    '107 objects (ConfigMap×14, CronJob×1, DataVolume×1, Deployment×14, Ingress×1, Namespace×1, NetworkPolicy×19, PersistentVolumeClaim×12, ResourceQuota×1, Role×10, RoleBinding×10, Secret×5, Service×7, ServiceAccount×10, VirtualMachine×1); weak secrets: 0; findings: directory-bind×68, empty-secret×3, local-only-port×3, placeholder-host×1, shared-volume×5, unsupported-key×10, vm-dependency×1, vm-dependency-outside×2, vm-target×4; in the VM: dockerapi-mailcow, netfilter-mailcow, ofelia-mailcow, redis-mailcow',
   plex:
     '8 objects (DataVolume×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, VirtualMachine×1); weak secrets: 0; findings: vm-target×1; in the VM: plex',
   portainer:

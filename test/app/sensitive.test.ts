@@ -1,6 +1,8 @@
 import {
-  DEFAULT_SENSITIVE_NAME_PATTERNS, SecretValues, embeddedPasswords, hasEmbeddedPassword, isSensitiveName,
+  DEFAULT_SENSITIVE_NAME_PATTERNS, REDACTED, Redactor, SecretValues, embeddedPasswords, hasEmbeddedPassword, isSensitiveName, redactError,
 } from '../../lib/app/sensitive';
+import * as fc from 'fast-check';
+import { ComposeError } from '../../lib/compose/errors';
 
 describe('isSensitiveName', () => {
   test.each([
@@ -11,7 +13,7 @@ describe('isSensitiveName', () => {
     expect(isSensitiveName(name, DEFAULT_SENSITIVE_NAME_PATTERNS)).toBe(true);
   });
 
-  test.each(['LOG_LEVEL', 'DATABASE_HOST', 'PORT', 'POSTGRES_USER', 'POSTGRES_PASSWORD_FILE', 'PWD', 'PASS', 'COMPASS_URL', 'BYPASS_CACHE', 'MONGO_PASS_FILE'])('%s is not', (name) => {
+  test.each(['LOG_LEVEL', 'DATABASE_HOST', 'PORT', 'POSTGRES_USER', 'POSTGRES_PASSWORD_FILE', 'PWD', 'PASS', 'COMPASS_URL', 'BYPASS_CACHE', 'MONGO_PASS_FILE', 'MAILCOW_PASS_SCHEME', 'PWD_POLICY'])('%s is not', (name) => {
     expect(isSensitiveName(name, DEFAULT_SENSITIVE_NAME_PATTERNS)).toBe(false);
   });
 
@@ -47,5 +49,71 @@ describe('SecretValues', () => {
     expect(values.foundIn('url=x://u:s3cret-value@h')).toBe(true);
     expect(values.foundIn('no value here')).toBe(false);
     expect(values.list()).toEqual(['s3cret-value', 's3cret-value\n']);
+  });
+});
+
+describe('Redactor', () => {
+  test('writes every recorded secret as [redacted], longest first', () => {
+    const redactor = new Redactor();
+    redactor.add('hunter22');
+    redactor.add('hunter22-and-more');
+    expect(redactor.redact('a hunter22-and-more b hunter22 c')).toBe(`a ${REDACTED} b ${REDACTED} c`);
+  });
+
+  test('finds every secret, overlapping or nested, like a plain search for each would', () => {
+    const redactor = new Redactor();
+    ['abcd', 'bcdefg', 'xyzw', 'zzzzab', 'héllo-wörld'].forEach((v) => redactor.add(v));
+    expect(redactor.redact('..abcdefg..xyzw..zzzzzabcd..héllo-wörld')).toBe('..[redacted]..[redacted]..z[redacted]..[redacted]');
+    expect(redactor.redact('nothing here')).toBe('nothing here');
+    expect(redactor.hides('aaxyzwbb')).toBe(true);
+    expect(redactor.hides('xyz')).toBe(false);
+  });
+
+  test('redacts exactly what a search for each secret finds (overlaps merged), on random small alphabets', () => {
+    const word = (min: number, max: number) => fc.array(fc.constantFrom('a', 'b', 'é'), { minLength: min, maxLength: max }).map((a) => a.join(''));
+    fc.assert(fc.property(fc.array(word(4, 7), { minLength: 1, maxLength: 5 }), word(0, 60), (secrets, text) => {
+      const redactor = new Redactor();
+      secrets.forEach((v) => redactor.add(v));
+      const covered = new Array<boolean>(text.length).fill(false);
+      for (const secret of secrets) {
+        for (let i = text.indexOf(secret); i >= 0; i = text.indexOf(secret, i + 1)) {
+          covered.fill(true, i, i + secret.length);
+        }
+      }
+      let expected = '';
+      for (let i = 0; i < text.length; i++) {
+        expected += covered[i] ? (i === 0 || !covered[i - 1] ? REDACTED : '') : text[i];
+      }
+      expect(redactor.redact(text)).toBe(expected);
+    }), { numRuns: 300, seed: 6 });
+  });
+
+  test('a long secret (a secret file) is found as the short ones are, overlaps merged', () => {
+    const redactor = new Redactor();
+    const file = `-----BEGIN KEY-----\n${'k'.repeat(2000)}\n-----END KEY-----\n`;
+    redactor.add(file);
+    redactor.add('END KEY-----\nafter');
+    expect(redactor.redact(`key: ${file}after and ${file.trim()}`)).toBe(`key: ${REDACTED} and ${REDACTED}`);
+    expect(redactor.foundIn(`x${file.trim()}y`)).toBe(true);
+  });
+
+  test('a weak secret, part of a public name, is left: it is public anyway', () => {
+    const redactor = new Redactor().keepNames(['postgres:16.4', 'shop']);
+    redactor.add('postgres');
+    redactor.add('s3cret-value');
+    expect(redactor.redact('image postgres:16.4 with s3cret-value')).toBe(`image postgres:16.4 with ${REDACTED}`);
+    expect(redactor.hiddenValues()).toEqual(['s3cret-value']);
+  });
+
+  test('redactError rebuilds a ComposeError with the secret out of the problem, the value, allowed and hint', () => {
+    const redactor = new Redactor();
+    redactor.add('s3cret-value');
+    const err = new ComposeError('bad port "s3cret-value:80"', {
+      at: { file: 'compose.yaml', path: 'services.web.ports[0]', line: 3, column: 7 },
+      value: { environment: { DB_PASSWORD: 's3cret-value' } },
+      hint: 'not s3cret-value',
+    });
+    expect((redactError(err, redactor) as Error).message).toBe('compose.yaml:3:7: services.web.ports[0]: bad port "[redacted]:80" '
+      + '(got {"environment":{"DB_PASSWORD":"[redacted]"}}). Fix: not [redacted].');
   });
 });

@@ -52,7 +52,8 @@ describe('generateApp', () => {
     const dir = written(10);
     const { model } = loadCompose({ workingDir: dir, env: {} });
     const chart = new Chart(Testing.app(), 'bench');
-    const app = new ComposeApp(chart, 'App', { model });
+    // A real domain for the Ingress hosts: the default <service>.example.com is reported as a placeholder.
+    const app = new ComposeApp(chart, 'App', { model, ingressDomain: 'bench.internal' });
     const docs = Testing.synth(chart);
     expect(app.warnings).toEqual([]);
     expect(model.services.filter((s) => app.service(s.name).statefulDependency).map((s) => s.name)).toEqual(['postgres-01', 'redis-02']);

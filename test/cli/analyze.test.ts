@@ -17,6 +17,7 @@ beforeAll(async () => {
     ['autoWithUrl', reference(), ['analyze', '--json', '--target', 'auto', '--image-base-url', 'https://images.example.com/shop']],
     ['profiles', copyFolder(path.join(CORPUS, 'airflow'), tempDir('analyze')), ['analyze']],
     ['profilesJson', copyFolder(path.join(CORPUS, 'airflow'), tempDir('analyze')), ['analyze', '--json', '--profile', 'debug']],
+    ['mailcow', copyFolder(path.join(CORPUS, 'mailcow'), tempDir('analyze')), ['analyze', '--json']],
   ];
   await inParallel(tasks, 2, async ([name, cwd, args]) => {
     runs[name] = await runCli(args, { cwd });
@@ -32,24 +33,27 @@ test('JSON: target, workload, state and engine, exposure, volumes, secrets by na
   expect(analysis.buildAll).toBeNull();
   expect(analysis.services.map((s: any) => s.service)).toEqual(['api', 'migrate', 'redis', 'reporting', 'shop_db', 'web', 'worker']);
   const byName = Object.fromEntries(analysis.services.map((s: any) => [s.service, s]));
-  expect(Object.keys(byName.api)).toEqual(['service', 'name', 'target', 'reasons', 'workload', 'replicas', 'stateful', 'engine',
+  expect(Object.keys(byName.api)).toEqual(['service', 'name', 'target', 'reasons', 'runsIn', 'workload', 'replicas', 'stateful', 'engine',
     'exposure', 'volumes', 'secrets', 'dependsOn', 'build', 'warnings']);
   expect(byName.api.build).toBeNull();
   expect(byName.shop_db).toMatchObject({
-    name: 'shop-db', target: 'container', reasons: [], workload: 'Deployment', replicas: 1, stateful: true, engine: 'postgres',
-    exposure: { internal: 'shop-db', external: [] },
+    name: 'shop-db', target: 'container', reasons: [], runsIn: 'container', workload: 'Deployment', replicas: 1, stateful: true, engine: 'postgres',
+    exposure: { internal: 'shop-db', external: [], portForward: [] },
     volumes: [
       { type: 'volume', source: 'db-data', target: '/var/lib/postgresql/data', becomes: 'PersistentVolumeClaim db-data' },
       { type: 'secret', source: 'db_password', target: '/run/secrets/db_password', becomes: 'Secret db-password key db_password' },
     ],
-    secrets: [{ kind: 'secret', name: 'db_password', secret: 'db-password' }],
+    secrets: [{ kind: 'secret', name: 'db_password', secret: 'db-password', empty: false }],
     dependsOn: [],
   });
   expect(byName.api.exposure).toEqual({
     internal: 'api',
     external: [
       { via: 'LoadBalancer', port: 9090, targetPort: 9090, protocol: 'tcp', host: null, path: null },
-      { via: 'internal', port: 9102, targetPort: 9102, protocol: 'tcp', host: null, path: null },
+    ],
+    // Bound to 127.0.0.1 in compose: not a way in, but a port-forward.
+    portForward: [
+      { port: 9102, targetPort: 9102, protocol: 'tcp', hostIp: '127.0.0.1', command: 'kubectl port-forward service/api 9102 -n shop' },
     ],
   });
   expect(byName.web.exposure.external).toEqual([
@@ -63,15 +67,18 @@ test('JSON: target, workload, state and engine, exposure, volumes, secrets by na
     { service: 'redis', condition: 'service_started', required: true },
     { service: 'shop_db', condition: 'service_healthy', required: true },
   ]);
-  expect(byName.migrate).toMatchObject({ workload: 'Job', stateful: false, engine: null, exposure: { internal: null, external: [] } });
+  expect(byName.migrate).toMatchObject({ workload: 'Job', stateful: false, engine: null, exposure: { internal: null, external: [], portForward: [] } });
+  // The assessment wants the VM; without --target auto it is only a recommendation.
+  expect(byName.reporting).toMatchObject({ target: 'vm', runsIn: 'container', workload: 'Deployment' });
   // Line and column of the reference file are left out: the example grows.
   const where = (text: string) => text.replace(/^compose\.yaml:\d+:\d+: /, 'compose.yaml: ');
-  expect(byName.worker.warnings.map(where)).toEqual([
+  expect(byName.worker.warnings.map((w: any) => w.code)).toEqual(['host-rewrite', 'host-rewrite']);
+  expect(byName.worker.warnings.map((w: any) => where(w.message))).toEqual([
     'compose.yaml: services.worker.environment.DATABASE_URL: host "shop_db" in DATABASE_URL rewritten to the Service name "shop-db"',
     'compose.yaml: services.worker.environment.REDIS_HOST: host "cache" in REDIS_HOST rewritten to the Service name "redis"',
   ]);
-  expect(analysis.warnings.map(where)).toEqual([
-    'compose.yaml: configs.api_config: config "api_config" refers to "cache", which is the Service "redis" in Kubernetes; edit the file',
+  expect(analysis.warnings.map((w: any) => `${w.code}: ${where(w.message)}`)).toEqual([
+    'file-host-reference: compose.yaml: configs.api_config: config "api_config" refers to "cache", which is the Service "redis" in Kubernetes; edit the file',
   ]);
   // Names only: no value of a secret or of a sensitive variable.
   for (const value of ['demo-db-password-not-real', 'shop:demo']) {
@@ -85,7 +92,10 @@ test('text: the same assessment, one block per service', () => {
   const text = runs.text.stdout;
   expect(text.split('\n')[0]).toBe('Project shop (compose.yaml): 7 services → namespace shop');
   // Without --target, the reporting daemon is converted to a container, and the assessment says it belongs on a VM.
-  expect(text).toContain('reporting\n  target:     VM, because:\n      - services.reporting.volumes: mounts the Docker socket');
+  expect(text).toContain('reporting\n  target:     VM recommended (it runs in a container: convert with --target auto to move it), because:\n'
+    + '      - services.reporting.volumes: mounts the Docker socket');
+  expect(text).toContain('  runs as:    Deployment, 1 replica\n');
+  expect(text).toContain('; 9102/tcp bound to 127.0.0.1 in compose, not outside the cluster (kubectl port-forward service/api 9102 -n shop)\n');
   expect(text).toContain([
     'shop_db (shop-db)',
     '  target:     container',
@@ -134,4 +144,25 @@ test('lists the services the active profiles leave out', () => {
   const json = JSON.parse(runs.profilesJson.stdout);
   expect(json.leftOutByProfiles).toEqual([{ service: 'flower', profiles: ['flower'] }]);
   expect(json.services.map((s: { service: string }) => s.service)).toContain('airflow-cli');
+});
+
+test('mailcow: a setting named like a password is no secret, a copy of a secret is not counted, empty passwords are flagged', () => {
+  expect(runs.mailcow.code).toBe(0);
+  const byName = Object.fromEntries(JSON.parse(runs.mailcow.stdout).services.map((s: any) => [s.service, s]));
+  const secrets = (service: string) => byName[service].secrets.map((x: any) => `${x.kind} ${x.name}${x.empty ? ' (empty)' : ''}`);
+  expect(secrets('php-fpm-mailcow')).toEqual(['copy API_ALLOW_FROM', 'env API_KEY', 'env API_KEY_READ_ONLY']);
+  expect(secrets('sogo-mailcow')).toEqual(['env SOGO_URL_ENCRYPTION_KEY']);
+  // DBPASS and DBROOT are not set: MariaDB would refuse to start.
+  expect(secrets('mysql-mailcow')).toEqual(['env MYSQL_PASSWORD (empty)', 'env MYSQL_ROOT_PASSWORD (empty)']);
+  expect(byName['mysql-mailcow'].warnings.filter((w: any) => w.code === 'empty-secret').map((w: any) => w.message.replace(/^compose\.yaml:\d+:\d+: /, '')))
+    .toEqual([
+      'services.mysql-mailcow.environment[4]: MYSQL_PASSWORD is empty, so its Secret key holds 0 bytes; the mariadb image '
+        + 'refuses to start with it empty; set a value (an unset variable gives an empty string)',
+      'services.mysql-mailcow.environment[1]: MYSQL_ROOT_PASSWORD is empty, so its Secret key holds 0 bytes; the '
+        + 'mariadb image refuses to start with it empty; set a value (an unset variable gives an empty string)',
+    ]);
+  expect(byName['dovecot-mailcow'].exposure.portForward).toEqual([{
+    port: 19991, targetPort: 12345, protocol: 'tcp', hostIp: '127.0.0.1', command: 'kubectl port-forward service/dovecot-mailcow 19991:12345 -n mailcow',
+  }]);
+  expect(byName['dovecot-mailcow'].exposure.external.map((e: any) => e.via)).toEqual(['LoadBalancer', 'LoadBalancer', 'LoadBalancer', 'LoadBalancer', 'LoadBalancer']);
 });

@@ -264,7 +264,9 @@ describe('RUNBOOK.md', () => {
   });
 
   test('deploys wave by wave, waiting for the stateful dependencies, then verifies', () => {
-    expect(commands().slice(6, 20)).toEqual([
+    const deploy = commands().indexOf('kubectl apply -f 0-namespace/shop-namespace.yaml');
+    expect(deploy).toBeGreaterThan(6);
+    expect(commands().slice(deploy, deploy + 14)).toEqual([
       'kubectl apply -f 0-namespace/shop-namespace.yaml',
       'kubectl apply -f 0-namespace/',
       'kubectl apply -f 1-stateful/',
@@ -310,22 +312,27 @@ describe('RUNBOOK.md', () => {
         expect(all).toContain(`kubectl describe ${kind.toLowerCase()} ${name} -n shop`);
       }
     }
-    expect(runbook()).toMatch(/## 7\. Tear down\n\nDeleting the namespace deletes everything in it, waiting until it is gone:\n\n```sh\nkubectl delete namespace shop\n/);
+    expect(runbook()).toMatch(/## 10\. Tear down\n\n\*\*Copy the backups off first\*\* \(\[Backups\]\(#backups\)\)[^\n]*\n\nDeleting the namespace deletes everything in it, waiting until it is gone\. Delete only `shop`, never a namespace the cluster uses [^\n]*\n\n```sh\nkubectl delete namespace shop\n/);
   });
 
-  test('draws the topology: services, networks, dependencies and the ways in', () => {
+  test('draws who talks to whom by wave: ports, the conditions no traffic shows, the networks in the boxes, the ways in', () => {
     const mermaid = runbook().split('```mermaid\n')[1].split('\n```')[0].split('\n');
     expect(mermaid[0]).toBe('flowchart LR');
     expect(mermaid).toEqual(expect.arrayContaining([
-      '  svc_shop_db[("shop-db<br/>postgres")]',
-      '  svc_migrate[["migrate<br/>Job"]]',
-      '  svc_api["api<br/>Deployment ×2"]',
-      '  net_backend{{"network backend (internal)"}}',
-      '  svc_web -.- net_frontend',
-      '  svc_web -->|service_healthy| svc_api',
-      '  internet((Internet)) -->|"Ingress shop.example.com/"| svc_web',
-      '  internet((Internet)) -->|"LoadBalancer 9090/tcp"| svc_api',
+      '  subgraph wave_1_stateful ["1-stateful"]',
+      '    svc_shop_db[("shop-db<br/>postgres<br/><i>backend</i>")]',
+      '    svc_migrate[["migrate<br/>Job<br/><i>backend</i>"]]',
+      '    svc_api["api<br/>Deployment ×2<br/><i>backend, frontend</i>"]',
+      '  subgraph wave_3_vm ["3-vm: VM shop-vm"]',
+      '  svc_api -->|"6379"| svc_redis',
+      '  svc_api -->|"5432, once healthy"| svc_shop_db',
+      '  svc_web -->|"8000, once healthy"| svc_api',
+      '  svc_api -.->|"waits: completed"| svc_migrate',
+      '  internet -->|"shop.example.com"| svc_web',
+      '  internet -->|"9090"| svc_api',
     ]));
+    // No network nodes, no depends_on arrow without a condition.
+    expect(mermaid.filter((l) => /net_|service_started/.test(l))).toEqual([]);
   });
 });
 

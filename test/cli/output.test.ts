@@ -175,7 +175,7 @@ describe('writeOutput: files that cannot carry the header are vouched for by a l
     const stage = createStage(root);
     try {
       return writeOutput({
-        root, stage, force, ledgerFolder: 'golden-image',
+        root, force, ledgerFolder: 'golden-image',
         files: Object.entries(files).map(([p, content]) => ({ path: p, content })),
       });
     } finally {

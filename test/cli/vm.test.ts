@@ -117,7 +117,9 @@ describe('--target auto', () => {
   test('the runbook deploys the VM last and holds the VM\'s operations', () => {
     const runbook = fs.readFileSync(path.join(out('auto'), 'RUNBOOK.md'), 'utf-8');
     const commands = runbook.split('\n').filter((l) => /^\s*(kubectl|virtctl|packer|qemu-img|curl) /.test(l)).map((l) => l.trim());
-    const deploy = commands.filter((c) => c.startsWith('kubectl apply -f ') && !c.includes('https://') && !c.includes('shop-vm.yaml'));
+    const deployStart = commands.indexOf('kubectl apply -f 0-namespace/shop-namespace.yaml');
+    const deploy = commands.slice(deployStart, commands.indexOf('kubectl get pods -n shop'))
+      .filter((c) => c.startsWith('kubectl apply -f '));
     expect(deploy).toEqual(['kubectl apply -f 0-namespace/shop-namespace.yaml', 'kubectl apply -f 0-namespace/',
       'kubectl apply -f 1-stateful/', 'kubectl apply -f 2-app/', 'kubectl apply -f 3-vm/']);
     // The agent's secret reaches the VM through cloud-init, by name only here.
@@ -135,14 +137,24 @@ describe('--target auto', () => {
       'virtctl restart shop-vm -n shop',
       'virtctl console shop-vm -n shop',
       'virtctl vnc shop-vm -n shop',
-      'virtctl snapshot create shop-vm --name shop-vm-<SNAPSHOT_NAME> -n shop',
-      'virtctl export vm shop-vm --output shop-vm.yaml -n shop',
-      'kubectl apply -f shop-vm.yaml -n shop',
+      // KubeVirt v0.59.0's shapes of the spec's snapshot, export and metrics.
+      "kubectl apply -n shop -f - <<'EOF'",
+      'kubectl get vmsnapshot -n shop',
+      'kubectl get vm shop-vm -n shop -o yaml > shop-vm.yaml',
+      'virtctl vmexport download shop-vm-export --vm=shop-vm --output=shop-vm-disk.img.gz -n shop',
+      'kubectl apply -f 3-vm/shop-vm-virtualmachine.yaml',
       'kubectl delete vm shop-vm -n shop',
-      'kubectl get --raw /apis/metrics.kubevirt.io/v1alpha1/namespaces/shop/virtualmachines/shop-vm',
+      'kubectl top pod -l vm.kubevirt.io/name=shop-vm -n shop',
+      'virtctl ssh ops@vm/shop-vm -n shop --identity-file=<PRIVATE_KEY_FILE>',
     ]));
+    expect(runbook).toContain('kind: VirtualMachineSnapshot\nmetadata:\n  name: shop-vm-<SNAPSHOT_NAME>\n  namespace: shop\n');
+    expect(runbook).toMatch(/--command='journalctl -u shop-vm\.service --no-pager -n 200'/);
+    expect(commands.filter((c) => /virtctl (snapshot|export) /.test(c) || c.includes('metrics.kubevirt.io'))).toEqual([]);
+    // KubeVirt, CDI and the image come before the deploy.
+    expect(commands.indexOf('kubectl -n kubevirt wait kv kubevirt --for condition=Available --timeout=300s')).toBeLessThan(deployStart);
+    expect(commands.indexOf(`curl -fsSI ${IMAGES}/shop-vm.qcow2`)).toBeLessThan(deployStart);
     expect(commands.indexOf('kubectl apply -f 3-vm/')).toBeLessThan(commands.indexOf('kubectl wait --for=condition=Ready vm/shop-vm -n shop --timeout=300s'));
-    expect(runbook).toContain('  subgraph vm_shop_vm ["VM shop-vm"]\n    svc_agent[/"agent<br/>compose in the VM"/]\n  end\n');
+    expect(runbook).toContain('  subgraph wave_3_vm ["3-vm: VM shop-vm"]\n    svc_agent[/"agent<br/>compose in the VM"/]\n  end\n');
     const docs = manifestFiles(out('auto')).flatMap((f) => f.docs);
     expect(checkSafety(docs, { texts: [{ name: 'RUNBOOK.md', content: runbook }] }).problems).toEqual([]);
   });

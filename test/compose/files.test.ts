@@ -58,14 +58,13 @@ describe('readProjectFile', () => {
 
   test('a read error is a ComposeError naming the file as written and the key path, never the machine path', () => {
     const err = errorOf(() => readProjectFile('env file', 'conf', path.join(project.dir, 'conf'), at));
-    expect(err.message).toBe('compose.yaml:4:15: services.web.env_file: cannot read env file "conf": it is a directory. '
-      + 'Fix: make the file readable by the user running the conversion, or fix the path.');
+    expect(err.message).toBe('compose.yaml:4:15: services.web.env_file: env file "conf" is a directory. Fix: point it at a file.');
     expect(err.message).not.toContain(project.dir);
   });
 
   test.each([
     ['EACCES', 'permission denied'], ['EPERM', 'permission denied'], ['ENOENT', 'it does not exist'],
-    ['ELOOP', 'too many levels of symbolic links'], ['EIO', 'read error EIO'],
+    ['ELOOP', 'a loop of symbolic links'], ['EIO', 'read error EIO'],
   ])('%s reads "%s"', (code, words) => {
     expect(describeFsError(Object.assign(new Error('x'), { code }))).toBe(words);
   });

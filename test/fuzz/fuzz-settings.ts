@@ -39,6 +39,8 @@ export const FUZZ_PROPERTIES = {
   // At random, after every project reordered once (fast-check examples, not counted here).
   'reordered compose files write identical bytes': { kind: 'library', factor: 0.25 },
   'mutated corpus files through convert': { kind: 'cli', factor: 1 },
+  'crafted ledgers touch nothing outside the output folder': { kind: 'library', factor: 1 },
+  'a write failing at any step leaves the output as it was': { kind: 'library', factor: 1 },
 } as const;
 
 export type FuzzProperty = keyof typeof FUZZ_PROPERTIES;

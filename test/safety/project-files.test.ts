@@ -152,13 +152,14 @@ describe('a file that cannot be read is a ComposeError naming the file and key p
 
   /** Runs `fn` with reads of `file` failing as for a file the user may not read (root reads everything). */
   function denied(file: string, fn: () => unknown): ComposeError {
-    const read = nodeFs.readFileSync;
-    const spy = jest.spyOn(nodeFs, 'readFileSync').mockImplementation(((p: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
+    // Files are read by descriptor (lib/compose/files.ts readConfined): the open is what fails.
+    const open = nodeFs.openSync;
+    const spy = jest.spyOn(nodeFs, 'openSync').mockImplementation(((p: fs.PathLike, ...rest: unknown[]) => {
       if (p === file) {
         throw Object.assign(new Error(`EACCES: permission denied, open '${file}'`), { code: 'EACCES', path: file });
       }
-      return (read as any)(p, ...rest);
-    }) as typeof fs.readFileSync);
+      return (open as any)(p, ...rest);
+    }) as typeof fs.openSync);
     try {
       return composeErrorOf(fn);
     } finally {
@@ -221,6 +222,6 @@ describe('a file that cannot be read is a ComposeError naming the file and key p
     expect(composeErrorOf(() => loadCompose({ workingDir: project, files: ['folder'], env: {} })).message)
       .toBe('folder: compose file "folder" is not a file.');
     expect(composeErrorOf(() => loadCompose({ workingDir: project, files: ['conf/app.conf'], envFiles: ['folder'], env: {} })).message)
-      .toBe('folder: env file "folder" not found. Fix: check the path given to the env file option (--env-file).');
+      .toBe('folder: env file "folder" is a directory. Fix: point it at a file.');
   });
 });

@@ -4,7 +4,7 @@ import { ComposeNetworkPolicies } from '../../lib/app/network-policy';
 import { loadCompose, loadComposeFromString } from '../../lib/compose/load';
 import { ComposeModel } from '../../lib/compose/model';
 import { CloudInitPassword } from '../../lib/vm/cloud-init';
-import { ComposeVm, ComposeVmProps } from '../../lib/vm/compose-vm';
+import { ComposeVm, ComposeVmProps, MAINTENANCE_USER } from '../../lib/vm/compose-vm';
 import { expectManifestsPass } from '../support/checks';
 import { expectValidManifests } from '../support/validate';
 import { cloudInitSchema, tempDir } from './tools';
@@ -88,8 +88,8 @@ describe('ComposeVm', () => {
     expect(JSON.stringify(policy.spec.ingress)).toContain('"port":8080');
   });
 
-  test('without secret delivery the operator supplies them, and there is no user data', () => {
-    const plain = make({ deliverSecrets: false });
+  test('without secret delivery the operator supplies them; without users there is no user data', () => {
+    const plain = make({ deliverSecrets: false, users: [] });
     const rendered = Testing.synth(plain.chart);
     expectValidManifests(rendered);
     expect(rendered.some((m) => m.kind === 'Secret')).toBe(false);
@@ -97,6 +97,15 @@ describe('ComposeVm', () => {
     expect(plain.vm.bundle.operatorInputs.map((i) => `${i.kind}:${i.name}`)).toEqual([
       'env:API_TOKEN', 'env:DATABASE_URL', 'file:secrets/db_password',
     ]);
+  });
+
+  test('by default cloud-init creates the maintenance user ops, locked until an SSH key reaches it', () => {
+    const plain = make({ deliverSecrets: false });
+    expect(plain.vm.users).toEqual([MAINTENANCE_USER]);
+    const userData = Testing.synth(plain.chart).find((m) => m.kind === 'VirtualMachine').spec.template.spec.volumes
+      .find((v: any) => v.cloudInitNoCloud).cloudInitNoCloud.userData;
+    expect(userData).toBe('#cloud-config\nusers:\n  - name: ops\n    sudo: ALL=(ALL) NOPASSWD:ALL\n    shell: /bin/bash\n'
+      + '    groups:\n      - docker\n      - systemd-journal\n');
   });
 
   test('maintenance users with a password from a Secret, and Kubernetes Service names from the caller', () => {

@@ -1,0 +1,378 @@
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { parse } from 'yaml';
+import { admits } from '../../lib/cli/policy-admission';
+import {
+  KUBECTL_USAGE_ERROR, RunbookCommand, ToolRun, runTool, runbookCommands, startDiscoveryServer, writeKubeconfig,
+} from '../support/runbook-commands';
+import { main } from '../../lib/cli/main';
+import { CORPUS, ROOT, copyFolder, inParallel, manifestFiles, removeTempDirs, tempDir } from './run-cli';
+
+/**
+ * The runbooks the corpus produces, checked with the real tools. Every diagram renders with mermaid-cli (Debian's
+ * chromium, offline; all of them in one run, so that the browser starts once). Every command line (and the reference app's, with its VM), checked against the
+ * real tools. kubectl: the commands that work offline run with `--dry-run=client -o yaml` against a local server that
+ * answers API discovery only (`kubectl run` with its overrides, `create secret|configmap`, `apply -f` of the written
+ * files and of the heredocs), and must succeed; the `config` commands run against a scratch kubeconfig; every other
+ * command runs against that server too and must get as far as asking it (kubectl's own parser accepted its flags,
+ * arguments and resource types). virtctl: each command must match KubeVirt v0.59.0's command table
+ * (test/fixtures/virtctl/v0.59.0.json, with its source).
+ */
+
+const kubectl = (() => {
+  try {
+    return execFileSync('which', ['kubectl'], { encoding: 'utf-8' }).trim();
+  } catch {
+    return undefined;
+  }
+})();
+if (!kubectl) {
+  console.log('runbook-tools: kubectl commands not run, kubectl is not installed');
+}
+
+const which = (tool: string) => {
+  try {
+    return execFileSync('which', [tool], { encoding: 'utf-8' }).trim();
+  } catch {
+    return undefined;
+  }
+};
+const mmdc = which('mmdc') && which('chromium') ? which('mmdc') : undefined;
+if (!mmdc) {
+  console.log('runbook-tools: diagrams not rendered, mermaid-cli or chromium is missing (scripts/install-tools.sh installs them)');
+}
+const PUPPETEER_CONFIG = path.join(ROOT, 'scripts/puppeteer-config.json');
+
+const VIRTCTL = JSON.parse(fs.readFileSync(path.join(ROOT, 'test/fixtures/virtctl/v0.59.0.json'), 'utf-8'));
+const IMAGES: Readonly<Record<string, readonly string[]>> = {
+  'aspnet-mssql': ['web'], 'fastapi': ['api'], 'nginx-golang-mysql': ['backend'], 'nginx-nodejs-redis': ['nginx', 'web1', 'web2'],
+  'react-express-mongodb': ['backend', 'frontend'], 'react-java-mysql': ['backend', 'frontend'],
+};
+
+/** A converted project: where its output is and the runbook's commands. */
+interface Output {
+  readonly name: string;
+  readonly dir: string;
+  readonly commands: readonly RunbookCommand[];
+  readonly policies: readonly any[];
+  readonly runbook: string;
+  /** The warning counts by code, from convert's summary line. */
+  readonly warnings: Readonly<Record<string, number>>;
+}
+
+const work = tempDir('runbook-tools');
+const outputs: Output[] = [];
+
+/** The argv with every `<PLACEHOLDER>` replaced by a value kubectl accepts (a file of that name exists in the output folder). */
+function filled(argv: readonly string[]): string[] {
+  return argv.map((a) => a.replace(/<[A-Z0-9_]+>/g, 'placeholder'));
+}
+
+/** The virtctl problems of one command against the v0.59.0 table, or none. */
+function virtctlProblems(argv: readonly string[]): string[] {
+  const [, name, ...rest] = argv;
+  const command = VIRTCTL.commands[name];
+  if (!command) {
+    return [`virtctl has no command "${name}" in v0.59.0`];
+  }
+  const problems: string[] = [];
+  const positional: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const word = rest[i];
+    if (word.startsWith('--')) {
+      const flag = word.slice(2).split('=')[0];
+      if (!command.flags.includes(flag) && !VIRTCTL.globalFlags.long.includes(flag)) {
+        problems.push(`virtctl ${name} has no flag --${flag}`);
+      }
+    } else if (/^-[a-z]$/.test(word)) {
+      const flag = word.slice(1);
+      if (!(command.short ?? {})[flag] && !VIRTCTL.globalFlags.short[flag]) {
+        problems.push(`virtctl ${name} has no flag -${flag}`);
+      }
+      i++;
+    } else {
+      positional.push(word);
+    }
+  }
+  if (typeof command.args === 'number' && positional.length !== command.args) {
+    problems.push(`virtctl ${name} takes ${command.args} argument(s), got ${positional.length}`);
+  }
+  if (command.subcommands && !command.subcommands.includes(positional[0])) {
+    problems.push(`virtctl ${name} has no subcommand "${positional[0]}" (${command.subcommands.join(', ')})`);
+  }
+  return problems;
+}
+
+/** How a kubectl command is checked. */
+function offline(argv: readonly string[]): 'dry-run' | 'config' | 'flags' {
+  const [, verb, second, third] = argv;
+  if (verb === 'config') {
+    return 'config';
+  }
+  if (verb === 'run' || (verb === 'create' && (second === 'configmap' || (second === 'secret' && third === 'generic')))) {
+    return 'dry-run';
+  }
+  const file = argv[argv.indexOf('-f') + 1];
+  if (verb === 'apply' && argv.includes('-f') && !/^https?:/.test(file)) {
+    return 'dry-run';
+  }
+  return 'flags';
+}
+
+describe('runbooks', () => {
+  let server: Awaited<ReturnType<typeof startDiscoveryServer>>;
+  const env = () => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work, KUBECONFIG: path.join(work, 'kubeconfig') });
+
+  beforeAll(async () => {
+    server = await startDiscoveryServer(path.join(ROOT, 'schemas'));
+    writeKubeconfig(path.join(work, 'kubeconfig'), server.url);
+    const dirs = fs.readdirSync(CORPUS).filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory()).sort();
+    const jobs: Array<{ name: string; from: string; args: string[] }> = dirs.map((dir) => ({
+      name: dir,
+      from: path.join(CORPUS, dir),
+      args: ['convert', '-o', 'k8s', ...(IMAGES[dir] ?? []).flatMap((s) => ['--image', `${s}=registry.example.com/${dir}/${s}:1.0`])],
+    }));
+    const reference = ['--namespace', 'shop', '--ingress-host', 'web=shop.example.com', '--target', 'auto',
+      '--image-base-url', 'https://images.example.com/shop'];
+    jobs.push({ name: 'reference-vm', from: path.join(ROOT, 'examples/reference'), args: ['convert', '-o', 'k8s', ...reference] });
+    jobs.push({ name: 'reference-one-file', from: path.join(ROOT, 'examples/reference'), args: ['convert', '-o', 'k8s/all.yaml', ...reference] });
+    jobs.push({ name: 'reference-default', from: path.join(ROOT, 'examples/reference'), args: ['convert', '-o', 'k8s', '--namespace', 'default', '--allow-system-namespace'] });
+    // In this process (the CLI's own main()): the CLI suites already run the built command on every folder.
+    for (const job of jobs) {
+      const project = copyFolder(job.from, work, job.name);
+      const stderr: string[] = [];
+      const code = main(job.args, { cwd: project, env: { PATH: process.env.PATH }, stdout: () => undefined, stderr: (t) => stderr.push(t) });
+      const run = { code, stderr: stderr.join('') };
+      if (run.code !== 0) {
+        throw new Error(`${job.name}: convert failed: ${run.stderr}`);
+      }
+      const dir = path.join(project, 'k8s');
+      fs.writeFileSync(path.join(dir, 'placeholder'), 'placeholder\n');
+      const docs = fs.existsSync(path.join(dir, 'all.yaml'))
+        ? [] : manifestFiles(dir).flatMap((f) => f.docs);
+      const runbook = fs.readFileSync(path.join(dir, 'RUNBOOK.md'), 'utf-8');
+      const summary = run.stderr.split('\n').find((l) => /^\d+ warnings? \(/.test(l)) ?? '';
+      const warnings = Object.fromEntries([...summary.matchAll(/([a-z-]+) ×(\d+)/g)].map((m) => [m[1], Number(m[2])]));
+      outputs.push({ name: job.name, dir, commands: runbookCommands(runbook), policies: docs.filter((d) => d.kind === 'NetworkPolicy'), runbook, warnings });
+    }
+    outputs.sort((a, b) => (a.name < b.name ? -1 : 1));
+  }, 180_000);
+
+  afterAll(async () => {
+    await server?.close();
+    removeTempDirs();
+  });
+
+  (mmdc ? test : test.skip)('every diagram renders with mermaid-cli', async () => {
+    const diagrams = outputs.map((o) => ({ o, text: fs.readFileSync(path.join(o.dir, 'RUNBOOK.md'), 'utf-8').split('```mermaid\n')[1]?.split('\n```')[0] }))
+      .filter((d) => d.text !== undefined);
+    expect(diagrams).toHaveLength(outputs.length);
+    const input = path.join(work, 'diagrams.md');
+    fs.writeFileSync(input, diagrams.map((d) => `## ${d.o.name}\n\n\`\`\`mermaid\n${d.text}\n\`\`\`\n`).join('\n'));
+    const run = await runTool([mmdc!, '-p', PUPPETEER_CONFIG, '-q', '-i', input, '-o', path.join(work, 'diagrams-out.md')],
+      { cwd: work, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work }, timeoutMs: 120_000 });
+    expect({ code: run.code, error: run.stderr.split('\n').filter((l) => /error/i.test(l)).slice(0, 3) }).toEqual({ code: 0, error: [] });
+    const svgs = fs.readdirSync(work).filter((f) => /^diagrams-out-\d+\.svg$/.test(f));
+    expect(svgs).toHaveLength(diagrams.length);
+    // The check fails on a syntax error.
+    fs.writeFileSync(input, '```mermaid\nflowchart LR\n  a -->|"x| b[[\n```\n');
+    const bad = await runTool([mmdc!, '-p', PUPPETEER_CONFIG, '-q', '-i', input, '-o', path.join(work, 'bad-out.md')],
+      { cwd: work, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work }, timeoutMs: 120_000 });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/Parse error/);
+  }, 240_000);
+
+  test('every virtctl command is one of KubeVirt v0.59.0', () => {
+    const virtctl = outputs.flatMap((o) => o.commands.filter((c) => c.argv[0] === 'virtctl').map((c) => ({ o, c })));
+    expect(virtctl.length).toBeGreaterThan(5);
+    const problems = virtctl.flatMap(({ o, c }) => virtctlProblems(c.argv).map((p) => `${o.name}:${c.lineNumber}: ${p}: ${c.line}`));
+    expect(problems).toEqual([]);
+    // The table is the test's own: commands that do not exist in v0.59.0 are refused.
+    expect(virtctlProblems(['virtctl', 'snapshot', 'create', 'vm'])).toEqual(['virtctl has no command "snapshot" in v0.59.0']);
+    expect(virtctlProblems(['virtctl', 'vmexport', 'download', 'x', '--vm=x', '--output=y'])).toEqual([]);
+    expect(virtctlProblems(['virtctl', 'start', 'x', '--bogus'])).toEqual(['virtctl start has no flag --bogus']);
+  });
+
+  test('"Before you deploy" lists every unresolved item of the conversion, one line each, under its fix', () => {
+    const listed = ['empty-secret', 'unset-variable', 'missing-env-file', 'directory-bind', 'host-path', 'large-bind-file', 'special-bind-file',
+      'vm-bind-outside', 'vm-bind-unread', 'vm-bind-directory', 'vm-config-outside', 'placeholder-host', 'shared-volume',
+      'external-secret', 'external-config', 'external-volume', 'external-service-account', 'vm-external-secret', 'vm-external-config',
+      'invalid-image'];
+    let items = 0;
+    for (const o of outputs) {
+      const section = o.runbook.split('## 1. Before you deploy\n')[1].split('\n## ')[0];
+      const lines = section.split('\n').filter((l) => l.startsWith('- '));
+      const expected = listed.reduce((n, code) => n + (o.warnings[code] ?? 0), 0);
+      const extra = lines.filter((l) => !/^- [^:]+:\d+:\d+: /.test(l)).length;
+      expect({ name: o.name, lines: lines.length - extra }).toEqual({ name: o.name, lines: expected });
+      items += expected;
+    }
+    expect(items).toBeGreaterThan(100);
+    const mailcow = outputs.find((o) => o.name === 'mailcow')!.runbook;
+    expect(mailcow).toContain('**Empty secrets** (3). Fix: set the variable');
+    expect(mailcow).toMatch(/- compose\.yaml:\d+:\d+: services\.mysql-mailcow\.environment\[1\]: MYSQL_ROOT_PASSWORD is empty, so its Secret key holds 0 bytes; the mariadb image refuses to start with it empty/);
+    expect(mailcow).toContain('has the placeholder host "nginx-mailcow.example.com"');
+    expect(mailcow).toContain('**Volumes shared by several pods** (5).');
+    expect(mailcow.indexOf('## 1. Before you deploy')).toBeLessThan(mailcow.indexOf('## 2. Topology'));
+  });
+
+  test('day 2: re-apply deletes the Jobs first, rollback, re-run, backups with a restore per engine, secrets, port-forwards', () => {
+    const reference = outputs.find((o) => o.name === 'reference-vm')!;
+    const lines = reference.commands.map((c) => c.line);
+    const deleteJob = lines.indexOf('kubectl delete job migrate -n shop --ignore-not-found');
+    expect(deleteJob).toBeGreaterThan(0);
+    expect(lines.indexOf('kubectl apply -f 2-app/', deleteJob)).toBeGreaterThan(deleteJob);
+    expect(lines).toEqual(expect.arrayContaining([
+      'kubectl rollout undo deployment/api -n shop',
+      'kubectl delete job migrate -n shop',
+      'kubectl wait --for=condition=complete job/migrate -n shop --timeout=300s',
+      'kubectl exec shop-db-backup-shell -n shop -- ls -l /backup',
+      'kubectl cp shop/shop-db-backup-shell:/backup/<BACKUP_FILE> ./<BACKUP_FILE>',
+      "kubectl get secret api-env -n shop -o jsonpath='{.data.DATABASE_URL}' | base64 -d",
+      'kubectl port-forward service/api 9102 -n shop',
+      // The database's credential sits in several keys: each is patched, with the new value read, never typed in the line.
+      'read -rs NEW_VALUE',
+      'kubectl patch secret shop-db-credentials -n shop --type=merge -p "{\\"stringData\\":{\\"password\\":\\"$NEW_VALUE\\"}}"',
+      'kubectl patch secret worker-env -n shop --type=merge -p "{\\"stringData\\":{\\"DATABASE_URL\\":\\"$NEW_DATABASE_URL\\"}}"',
+      'kubectl rollout restart deployment/worker -n shop',
+    ]));
+    expect(reference.runbook).toMatch(/pg_restore --host="\$DB_HOST" .* --clean --if-exists \/backup\/<BACKUP_FILE>/);
+    // Every engine the converter backs up has its restore.
+    const all = outputs.map((o) => o.runbook).join('\n');
+    expect(all).toMatch(/MYSQL_PWD="\$\{DB_PASSWORD:-\}" "\$client" --host="\$DB_HOST"/);
+    expect(all).toMatch(/mongorestore --uri="\$DB_URI" --archive=\/backup\/<BACKUP_FILE> --gzip --drop/);
+    expect(all).toMatch(/cp \/backup\/<BACKUP_FILE> \/data\/dump\.rdb/);
+    expect(all).toMatch(/MYSQL_PWD="\$\{DB_PASSWORD:-\}" mysql --host/);
+  });
+
+  test('the tear-down says to copy the backups off first, and deletes no namespace the cluster uses', () => {
+    for (const o of outputs) {
+      const teardown = o.runbook.split(/## \d+\. Tear down\n/)[1]?.trimStart();
+      expect(teardown).toBeDefined();
+      if (/Backups\n/.test(o.runbook)) {
+        expect({ name: o.name, copyFirst: teardown.startsWith('**Copy the backups off first**') }).toEqual({ name: o.name, copyFirst: true });
+      }
+      expect(o.commands.filter((c) => /^kubectl delete (namespace|ns) (default|kube-system|kube-public|kube-node-lease|kubevirt|cdi)\b/.test(c.line))).toEqual([]);
+    }
+    const shared = outputs.find((o) => o.name === 'reference-default')!;
+    expect(shared.commands.map((c) => c.line)).toEqual(expect.arrayContaining(['kubectl delete -f 2-app/', 'kubectl delete -f 1-stateful/']));
+  });
+
+  (kubectl ? test : test.skip)('every kubectl command parses, and those that can run offline do, with --dry-run=client', async () => {
+    const kubectlCommands = outputs.flatMap((o) => o.commands.filter((c) => c.argv[0] === 'kubectl').map((c) => ({ o, c })));
+    // One check per shape (verb, flags, the overrides' structure, argument count): the names change nothing for the
+    // parser. Every `apply -f` of a written path runs, so each output's files go through kubectl.
+    const seen = new Set<string>();
+    const checks = kubectlCommands.filter(({ c }) => {
+      if (c.argv[1] === 'apply' && !c.argv.includes('-')) {
+        return true;
+      }
+      const shape = c.argv.map((a) => (a.startsWith('--overrides=') ? skeleton(JSON.parse(a.slice('--overrides='.length)))
+        : a.startsWith('-') ? a.split('=')[0] : '_')).join(' ');
+      return !seen.has(shape) && seen.add(shape) !== undefined;
+    });
+    const problems: string[] = [];
+    let dryRuns = 0;
+    let runPods = 0;
+    // The context commands build on each other: in order, on a scratch kubeconfig (they are the same in every runbook).
+    for (const o of outputs.filter((x) => x.name === 'reference-vm')) {
+      const scratch = path.join(work, `kubeconfig-${o.name}`);
+      fs.copyFileSync(path.join(work, 'kubeconfig'), scratch);
+      for (const c of o.commands.filter((x) => x.argv[0] === 'kubectl' && offline(x.argv) === 'config')) {
+        const run = await runTool(filled(c.argv), { cwd: o.dir, env: { ...env(), KUBECONFIG: scratch } });
+        if (run.code !== 0) {
+          problems.push(`${o.name}:${c.lineNumber}: ${c.line}: exit ${run.code}: ${run.stderr.trim()}`);
+        }
+      }
+    }
+    await inParallel(checks.filter(({ c }) => offline(c.argv) !== 'config'), 4, async ({ o, c }) => {
+      const mode = offline(c.argv);
+      const where = `${o.name}:${c.lineNumber}: ${c.line}`;
+      let argv = filled(c.argv);
+      let run: ToolRun;
+      if (mode === 'dry-run') {
+        argv = argv.filter((a) => a !== '--rm' && a !== '-it');
+        const dash = argv.indexOf('--');
+        const extra = ['--dry-run=client', '-o', 'yaml', ...(argv[1] === 'apply' ? ['--validate=false'] : [])];
+        argv = dash < 0 ? [...argv, ...extra] : [...argv.slice(0, dash), ...extra, ...argv.slice(dash)];
+        run = await runTool(argv, { cwd: o.dir, env: env(), stdin: c.stdin });
+        dryRuns++;
+        if (run.code === 0 && argv[1] === 'run') {
+          runPods++;
+          const pod = parse(run.stdout);
+          const container = pod.spec.containers[0];
+          // The strategic merge keeps the image; the quota needs requests and limits.
+          if (!container.image || !container.resources?.limits?.cpu || !container.resources?.requests?.memory) {
+            problems.push(`${where}: the pod lost its image or lacks requests and limits: ${JSON.stringify(container)}`);
+          }
+        }
+      } else {
+        argv = argv.map((a) => (/^--timeout=\d+s$/.test(a) ? '--timeout=1s' : a))
+          .map((a, i) => (argv[i - 1] === '-f' && /^https?:/.test(a) ? 'not-downloaded.yaml' : a));
+        run = await runTool([...argv, '--request-timeout=5s'], { cwd: o.dir, env: env(), timeoutMs: 30_000 });
+        if (KUBECTL_USAGE_ERROR.test(run.stderr)) {
+          problems.push(`${where}: ${run.stderr.trim().split('\n')[0]}`);
+        }
+        return;
+      }
+      if (run.code !== 0) {
+        problems.push(`${where}: exit ${run.code}: ${run.stderr.trim().split('\n').slice(0, 2).join(' ')}`);
+      }
+    });
+    expect(problems).toEqual([]);
+    expect(dryRuns).toBeGreaterThan(60);
+    expect(runPods).toBeGreaterThan(3);
+  }, 300_000);
+
+  test('every connectivity test pod carries labels the generated policies let reach its Service', () => {
+    let checked = 0;
+    const problems: string[] = [];
+    for (const o of outputs.filter((x) => x.policies.length > 0)) {
+      const docs = manifestFiles(o.dir).flatMap((f) => f.docs);
+      for (const c of o.commands.filter((x) => x.argv[1] === 'run')) {
+        if (!c.argv.includes('--override-type=strategic')) {
+          problems.push(`${o.name}:${c.lineNumber}: no --override-type=strategic: ${c.line}`);
+        }
+        const target = c.line.match(/ -- nc -z -w 3 (\S+) (\d+)$/);
+        if (!target) {
+          continue;
+        }
+        const labelArg = c.argv.find((a) => a.startsWith('--labels='));
+        const labels = Object.fromEntries((labelArg?.slice('--labels='.length).split(',') ?? []).map((kv) => kv.split('=')));
+        const service = docs.find((d) => d.kind === 'Service' && d.metadata.name === target[1])!;
+        const port = service.spec.ports.find((p: any) => p.port === Number(target[2]));
+        const pods = docs.map((d) => d.spec?.template?.metadata?.labels)
+          .find((l) => l && Object.entries(service.spec.selector).every(([k, v]) => l[k] === v));
+        checked++;
+        if (pods && !admits(o.policies, labels, pods, { port: Number(port.targetPort ?? port.port), protocol: 'TCP' })) {
+          problems.push(`${o.name}:${c.lineNumber}: the policies do not let the test pod reach ${target[1]}:${target[2]}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThan(50);
+  });
+
+  (kubectl ? test : test.skip)('the offline check catches a broken command', async () => {
+    const o = outputs[0];
+    const bad = await runTool(['kubectl', 'run', 'x', '--image=busybox', '--overide-type=strategic', '--dry-run=client', '-o', 'yaml'],
+      { cwd: o.dir, env: env() });
+    expect(bad.stderr).toMatch(KUBECTL_USAGE_ERROR);
+    const merge = await runTool(['kubectl', 'run', 'x', '--image=busybox', '--restart=Never', '--dry-run=client', '-o', 'yaml',
+      '--overrides={"spec":{"containers":[{"name":"x","resources":{"limits":{"cpu":"1"}}}]}}'], { cwd: o.dir, env: env() });
+    // The default (JSON merge) override replaces the container list: the image is gone, as the issue found.
+    expect(parse(merge.stdout).spec.containers[0].image).toBeUndefined();
+  });
+});
+
+/** The keys of a JSON value, without its values: the structure of an `--overrides`. */
+function skeleton(value: unknown): string {
+  if (Array.isArray(value)) {
+    return `[${value.map(skeleton).join(',')}]`;
+  }
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((k) => `${k}:${skeleton((value as any)[k])}`).join(',')}}`;
+  }
+  return '_';
+}
