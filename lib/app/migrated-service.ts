@@ -336,6 +336,22 @@ export class MigratedService extends Construct {
     }
     const resources = toContainerResources(settings.resources);
     const securityContext = this.securityContext();
+    // The service's container, in its own pod or in the pod of the service whose network it shares.
+    const containerProps = (ports: readonly WorkloadPort[]): kplus.ContainerProps => ({
+      name: this.name,
+      image: settings.image,
+      imagePullPolicy: settings.imagePullPolicy ?? pullPolicyFor(settings.image),
+      command,
+      args,
+      workingDir: service.workingDir,
+      ports: ports.map((p) => ({ number: p.port, protocol: explicitProtocol(p.protocol), name: p.name })),
+      envVariables: env.values,
+      resources,
+      securityContext,
+      readiness: probes.readiness,
+      liveness: probes.liveness,
+      startup: probes.startup,
+    });
 
     if (plan.kind === WorkloadKind.STATEFUL) {
       const engine = plan.engine!;
@@ -392,22 +408,8 @@ export class MigratedService extends Construct {
       this.statefulSet = host.statefulSet;
       this.daemonSet = host.daemonSet;
       this.service = host.service;
-      this.container = host.workload.addContainer({
-        name: this.name,
-        image: settings.image,
-        imagePullPolicy: settings.imagePullPolicy ?? pullPolicyFor(settings.image),
-        command,
-        args,
-        workingDir: service.workingDir,
-        // Its ports on the pod: those the host's plan gives it (a port the host declares is the host container's).
-        ports: host.ports.filter((p) => p.via === service.name).map((p) => ({ number: p.port, protocol: explicitProtocol(p.protocol), name: p.name })),
-        envVariables: env.values,
-        resources,
-        securityContext,
-        readiness: probes.readiness,
-        liveness: probes.liveness,
-        startup: probes.startup,
-      });
+      // Its ports on the pod: those the host's plan gives it (a port the host declares is the host container's).
+      this.container = host.workload.addContainer(containerProps(host.ports.filter((p) => p.via === service.name)));
     } else {
       const podProps = {
         metadata: this.metadata(this.name),
@@ -417,21 +419,7 @@ export class MigratedService extends Construct {
         hostAliases: this.hostAliases(),
         terminationGracePeriod: gracePeriod(service),
         dockerRegistryAuth: settings.imagePullSecret ? kplus.Secret.fromSecretName(this, 'ImagePullSecret', settings.imagePullSecret) : undefined,
-        containers: [{
-          name: this.name,
-          image: settings.image,
-          imagePullPolicy: settings.imagePullPolicy ?? pullPolicyFor(settings.image),
-          command,
-          args,
-          workingDir: service.workingDir,
-          ports: plan.ports.filter((p) => p.via === undefined).map((p) => ({ number: p.port, protocol: explicitProtocol(p.protocol), name: p.name })),
-          envVariables: env.values,
-          resources,
-          securityContext,
-          readiness: probes.readiness,
-          liveness: probes.liveness,
-          startup: probes.startup,
-        }],
+        containers: [containerProps(plan.ports.filter((p) => p.via === undefined))],
       };
       if (plan.kind === WorkloadKind.JOB) {
         this.job = new kplus.Job(this, 'Job', {
