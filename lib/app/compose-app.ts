@@ -13,6 +13,7 @@ import { DatabaseEngine } from '../stateful/engine';
 import { WorkloadController } from '../stateful/stateful-dependency';
 import { assessService } from '../vm/assess';
 import { ComposeVm, ComposeVmProps } from '../vm/compose-vm';
+import { PlannedAlias, createAliasServices, planAliases } from './alias-services';
 import { ServiceAutoscaler } from './autoscaler';
 import { WaitKind, WaitSettings } from './dependency-wait';
 import { HostRewriter } from './host-rewrite';
@@ -30,6 +31,10 @@ import {
 import { cpuFromMillicores, cpuToMillicores, sizeToBytes } from './quantities';
 import { checkPlainFields } from './plain-fields';
 import { NamespaceQuota, NamespaceQuotaProps } from './quota';
+import { reportUnreachable, withInferredPorts } from './inferred-ports';
+import { Reachability } from './reachability';
+import { planSidecars } from './sidecars';
+import { VerifyReport, verifyManifests } from './verify';
 import { DEFAULT_SENSITIVE_NAME_PATTERNS, Redactor, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from './sensitive';
 import {
   Exposure, HttpOptions, KomposeLabel, ResourceDefaults, ServiceExtension, ServiceOverrides, ServiceTarget, VolumeOverrides,
@@ -284,6 +289,10 @@ export class ComposeApp extends Construct {
   public readonly configs: Readonly<Record<string, kplus.ConfigMap | KubeSecret>>;
   /** The golden-image VM (bundle, VirtualMachine, Services) of the services routed to it, when any is. */
   public readonly vm?: ComposeVm;
+  /** Who reaches whom by which name and port, as compose allows it (`reachability.edges()` for the graph). */
+  public readonly reachability: Reachability;
+  /** The Services of extra names (aliases, container names) that files and commands use, by Service name. */
+  public readonly aliasServices: Readonly<Record<string, kplus.Service>>;
 
   private readonly props: ComposeAppProps;
   private readonly migrated = new Map<string, MigratedService>();
@@ -302,7 +311,8 @@ export class ComposeApp extends Construct {
   private readonly secretObjects: Record<string, KubeSecret> = {};
   private readonly configObjects: Record<string, kplus.ConfigMap | KubeSecret> = {};
   private readonly warned = new Set<string>();
-  private readonly hosts: HostRewriter;
+  /** Rule 2's rewriter: compose names, aliases, hostnames and container names → Service names. */
+  public readonly hosts: HostRewriter;
   private readonly vmMigrated = new Map<string, VmMigratedService>();
   /** Why each service routed to the VM goes there. */
   private readonly vmReasons = new Map<string, string[]>();
@@ -358,20 +368,28 @@ export class ComposeApp extends Construct {
       }
     }
 
+    this.reachability = Reachability.of(this.model);
     this.planServices();
-    this.hosts = this.hostRewriter((plan) => plan.hasService);
+    const aliases = planAliases(this.reachability, this.plans, this.names);
+    this.hosts = this.hostRewriter((plan) => plan.hasService, aliases);
     this.collectSecretValues();
 
     const context = this.context(this.hosts);
     this.createSharedObjects();
-    for (const plan of this.plans.values()) {
-      if (plan.kind === WorkloadKind.VM) {
-        continue;
-      }
-      const service = this.migrateService(plan, this.settingsFor(plan), context);
-      this.migrated.set(plan.service.name, service);
+    // A sidecar joins its host's pod, so hosts come first; the map is then put back in name order.
+    const order = [...this.plans.values()].filter((p) => p.kind !== WorkloadKind.VM)
+      .sort((a, b) => Number(a.kind === WorkloadKind.SIDECAR) - Number(b.kind === WorkloadKind.SIDECAR));
+    for (const plan of order) {
+      this.migrated.set(plan.service.name, this.migrateService(plan, this.settingsFor(plan), context));
     }
+    const migrated = [...this.migrated.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    this.migrated.clear();
+    migrated.forEach(([name, service]) => this.migrated.set(name, service));
     this.vm = this.migrateToVm(context);
+    this.aliasServices = createAliasServices({
+      aliases, services: this.migrated, namespace: this.namespace, warn: (code, message, at) => this.warn(code, message, at),
+    });
+    reportUnreachable(this.reachability, this.plans, (key, code, message, at) => this.warnOnce(key, code, message, at));
     this.reportPlaceholderHosts();
     this.reportVolumeLabels();
     this.reportSharedClaims();
@@ -414,6 +432,15 @@ export class ComposeApp extends Construct {
       });
     }
     return found;
+  }
+
+  /**
+   * Checks what compose promises each service against this app's manifests (`verifyManifests`): every name and port
+   * a service reaches another by, every pair on a shared network, the environment, the mounted files and volumes, the
+   * waits for depends_on. Synthesizes the app's chart (`chart.toJson()`) to read them.
+   */
+  public verify(): VerifyReport {
+    return verifyManifests(this, Chart.of(this).toJson());
   }
 
   /** Every service migrated to a container workload, sorted by compose name. */
@@ -579,10 +606,22 @@ export class ComposeApp extends Construct {
         // A scheduled service that uses a database image (a pg_dump job) is a CronJob, not a database.
         kind = WorkloadKind.CRON_JOB;
         engine = undefined;
+      } else if (engine && engineChoice === undefined && (overrides.replicas ?? service.deploy.replicas ?? 1) > 1) {
+        // The image suggests a database, but compose asks for several replicas: compose wins.
+        this.warn('engine-default', `image "${service.image}" looks like ${engine.name}, but the service asks for `
+          + `${overrides.replicas ?? service.deploy.replicas} replicas, so it runs as a Deployment with them (a stateful `
+          + 'dependency has one pod); set x-cdk8s-compose.engine to run it as one', service.at);
+        engine = undefined;
       } else if (engine) {
         kind = WorkloadKind.STATEFUL;
+        if (engineChoice === undefined) {
+          const backup = (overrides.backup ?? this.props.backup) === false ? '' : ' and a backup CronJob';
+          this.warn('engine-default', `image "${service.image}" runs as a ${engine.name} stateful dependency: one pod, its `
+            + `data on a claim, a credentials Secret, the engine's readiness check${backup}; the service's own command, `
+            + 'ports, environment and volumes are kept (x-cdk8s-compose.engine: none runs it as a plain Deployment)', service.at);
+        }
       }
-      const ports = workloadPorts(service);
+      const ports = withInferredPorts(this.reachability, service, workloadPorts(service), kind, engine, (code, message, at) => this.warn(code, message, at));
       if (kind === WorkloadKind.DEPLOYMENT && labels.controller === KomposeControllerType.STATEFUL_SET && ports.length > 0) {
         kind = WorkloadKind.STATEFUL_SET;
       } else if (kind === WorkloadKind.DEPLOYMENT && (labels.controller === KomposeControllerType.DAEMON_SET
@@ -610,6 +649,7 @@ export class ComposeApp extends Construct {
           : `service "${service.name}" runs as a CronJob (on its ${KomposeLabel.CRON_SCHEDULE}), so its ports get no Service`, service.at);
       }
     }
+    planSidecars(this.plans);
     const routed = [...this.vmReasons.keys()];
     if (routed.length > 0 && !this.props.vm) {
       throw new ComposeError(`${this.node.path}: ${routed.map((n) => `"${n}"`).join(', ')} run${routed.length === 1 ? 's' : ''} in a VM, `
@@ -660,7 +700,8 @@ export class ComposeApp extends Construct {
    * Rule 2: compose names, aliases, hostnames and container names → Service names, for the services `include`
    * selects (the VM's compose project reaches its own services by their compose names).
    */
-  private hostRewriter(include: (plan: ServicePlan) => boolean): HostRewriter {
+  private hostRewriter(include: (plan: ServicePlan) => boolean, aliases: readonly PlannedAlias[] = []): HostRewriter {
+
     const targets = new Map<string, Set<string>>();
     const add = (from: string | undefined, to: string) => {
       if (from) {
@@ -690,7 +731,7 @@ export class ComposeApp extends Construct {
           + `(${[...to].sort().join(', ')}), so it is not rewritten`, this.model.at);
       }
     }
-    return new HostRewriter(hosts);
+    return new HostRewriter(hosts, new Set(aliases.map((a) => a.name)));
   }
 
   /** Every secret string of the app, so that no other value or file may carry one outside a Secret. */
@@ -919,6 +960,7 @@ export class ComposeApp extends Construct {
       },
       configSource: (name, user, at) => this.configSource(name, user, at),
       warn: (code, message, at) => this.warn(code, message, at),
+      migrated: (composeName) => this.migrated.get(composeName),
     };
   }
 
@@ -1232,13 +1274,17 @@ export class ComposeApp extends Construct {
   private renderNetworkPolicies(options: Omit<ComposeNetworkPoliciesProps, 'namespace' | 'networks' | 'workloads'>): ComposeNetworkPolicies {
     const declared = new Set(this.model.networks.map((n) => n.name));
     const workloads: PolicyWorkload[] = [];
+    const sidecars = [...this.migrated.values()].filter((s) => s.kind === WorkloadKind.SIDECAR);
     for (const service of this.migrated.values()) {
+      if (service.kind === WorkloadKind.SIDECAR) {
+        continue;
+      }
       const networks = service.networks.filter((n) => declared.has(n));
       const labels = ComposeNetworkPolicies.networkLabels(networks);
       for (const [key, value] of Object.entries(labels)) {
         service.workload.podMetadata.addLabel(key, value);
       }
-      const exposed = service.publishedPorts
+      const exposed = [service, ...sidecars.filter((s) => s.workload === service.workload)].flatMap((s) => s.publishedPorts)
         .filter((p) => p.access === PortAccess.INGRESS || p.access === PortAccess.LOAD_BALANCER || p.access === PortAccess.NODE_PORT)
         .map((p) => ({
           port: p.mapping.target,

@@ -31,8 +31,15 @@ const DSN_HOST_KEY = /(?:^|[\s;?&])(?:host|hostname|server|addr|address)\s*=\s*$
 export class HostRewriter {
   private readonly hosts: ReadonlyMap<string, string>;
 
-  /** @param hosts compose-side name → Service name. */
-  constructor(hosts: ReadonlyMap<string, string>) {
+  private readonly resolvable: ReadonlySet<string>;
+
+  /**
+   * @param hosts compose-side name → Service name.
+   * @param resolvable names that have a Service of their own (alias Services): env values still name the service's
+   * Service, but a file that uses one needs no edit.
+   */
+  constructor(hosts: ReadonlyMap<string, string>, resolvable: ReadonlySet<string> = new Set()) {
+    this.resolvable = new Set([...resolvable].map((n) => n.toLowerCase()));
     const lower = new Map<string, string>();
     for (const [from, to] of hosts) {
       lower.set(from.toLowerCase(), to);
@@ -60,29 +67,7 @@ export class HostRewriter {
    * the caller reports each one so the user can edit the file.
    */
   public references(text: string): HostRewrite[] {
-    return [...this.replace(text, () => true).rewrites];
-  }
-
-  /**
-   * The Service names an env value reaches, where `rewrite` would look for hosts (names that already resolve too),
-   * each with the port written after it (`db:5432`), if any: who talks to whom, for the runbook's picture. For the
-   * text of a file (`inFile`), only URL authorities and `host:port` count, as the words of a file are often names.
-   */
-  public hostsIn(value: string, inFile = false): Array<{ readonly service: string; readonly port?: number }> {
-    const bare = !inFile && LIST_OF_HOSTS.test(value.trim());
-    const found = new Map<string, number | undefined>();
-    value.replace(TOKEN, (token: string, offset: number) => {
-      const target = this.hosts.get(token.toLowerCase());
-      const before = value.slice(0, offset);
-      const after = value.slice(offset + token.length);
-      if (target !== undefined && (bare || before.endsWith('://') || before.endsWith('@') || /^:\d/.test(after)
-        || (!inFile && DSN_HOST_KEY.test(before)))) {
-        const port = /^:(\d+)/.exec(after)?.[1];
-        found.set(target, found.get(target) ?? (port !== undefined ? Number(port) : undefined));
-      }
-      return token;
-    });
-    return [...found.entries()].map(([service, port]) => ({ service, port }));
+    return this.replace(text, () => true).rewrites.filter((r) => !this.resolvable.has(r.from.toLowerCase()));
   }
 
   private replace(value: string, isHost: (before: string, after: string) => boolean): RewrittenValue {

@@ -4,7 +4,7 @@ import { Construct } from 'constructs';
 import { KubeSecret, Quantity } from '../../imports/k8s';
 import { ComposeError } from '../compose/errors';
 import { isUnpinnedImage } from '../compose/image';
-import { ComposeLocation, ComposeService, EnvVar, FileContent, PortMapping, VolumeMount } from '../compose/model';
+import { ComposeLocation, ComposeService, EnvVar, FileContent, Healthcheck, PortMapping, VolumeMount } from '../compose/model';
 import { DatabaseCredentials, DatabaseEngine } from '../stateful/engine';
 import { StatefulDependency, WorkloadController } from '../stateful/stateful-dependency';
 import { DatabaseBackupOptions } from '../stateful/database-backup';
@@ -24,6 +24,7 @@ import { coresToMillicores, cpuFromMillicores, cpuToMillicores, sizeFromBytes, s
 import { keepExactSizes } from './exact-sizes';
 import { addLifecycleHooks } from './lifecycle-hooks';
 import { SecretValues, hasEmbeddedPassword, isSensitiveName } from './sensitive';
+import { SecretVariable, argvWithSecretVariables, healthcheckWithSecretVariables, holdsSecret } from './secret-references';
 import { claimSize } from './storage-size';
 import {
   KomposeControllerType, KomposeCronJob, KomposeInitContainer, KomposeProbeCheck, KomposeProbeLabels, KomposeServiceLabels, checkIngressLabels,
@@ -47,6 +48,8 @@ export enum WorkloadKind {
   DAEMON_SET = 'DaemonSet',
   /** A service routed to the app's golden-image VM (`VmMigratedService`). */
   VM = 'VirtualMachine',
+  /** A service under `network_mode: service:X`: a second container in X's pod, its ports on X's Service. */
+  SIDECAR = 'Sidecar',
 }
 
 /** One port of a workload: container port = Service port = targetPort. */
@@ -55,6 +58,13 @@ export interface WorkloadPort {
   readonly protocol: kplus.Protocol;
   /** `tcp-5432`, `udp-53`. */
   readonly name: string;
+  /**
+   * True for a port compose does not declare but the service listens on (`Reachability.inferredPorts`): it gets a
+   * Service port, and no readiness probe.
+   */
+  readonly inferred?: boolean;
+  /** On a pod that holds sidecars: the compose name of the sidecar whose container listens on it. */
+  readonly via?: string;
 }
 
 export { PortAccess } from './exposure';
@@ -82,6 +92,8 @@ export interface ServicePlan {
   readonly vm?: string;
   /** The service's kompose labels, checked. */
   readonly labels: KomposeServiceLabels;
+  /** For a `WorkloadKind.SIDECAR`: the compose name of the service whose pod it joins. */
+  readonly sidecarOf?: string;
 }
 
 /** One Ingress rule of a service: host and path prefix. */
@@ -167,6 +179,8 @@ export interface MigrationContext {
   configSource(name: string, user: ServicePlan, at: ComposeLocation): MountedFileSource | undefined;
   /** Records a warning. */
   warn(code: string, message: string, at: ComposeLocation): void;
+  /** A service already migrated, by compose name (a sidecar's host is migrated before it). */
+  migrated(composeName: string): MigratedService | undefined;
 }
 
 export interface MigratedServiceProps {
@@ -257,11 +271,15 @@ export class MigratedService extends Construct {
   public readonly replicas: number;
   /** The compose networks the service is on (for network policies). */
   public readonly networks: readonly string[];
+  /** Under `network_mode: service:X`: X, whose pod (workload, Service) this service's container runs in. */
+  public readonly sidecarOf?: string;
 
   private readonly plan: ServicePlan;
   private readonly settings: ServiceSettings;
   private readonly context: MigrationContext;
   private readonly labels: Record<string, string>;
+  /** The compose healthcheck, unless disabled, with its secrets read from their variables. */
+  private readonly healthcheck?: Healthcheck;
 
   constructor(scope: Construct, id: string, props: MigratedServiceProps) {
     super(scope, id);
@@ -276,14 +294,26 @@ export class MigratedService extends Construct {
     this.kind = plan.kind;
     this.ports = plan.ports;
     this.networks = service.networks.map((n) => n.name);
-    this.labels = { app: this.name };
-    this.replicas = plan.kind === WorkloadKind.JOB || plan.kind === WorkloadKind.CRON_JOB || plan.kind === WorkloadKind.DAEMON_SET
+    this.sidecarOf = plan.sidecarOf;
+    const host = plan.sidecarOf !== undefined ? context.migrated(plan.sidecarOf) : undefined;
+    if (plan.sidecarOf !== undefined && !host) {
+      throw new ComposeError(`service "${service.name}" joins the pod of "${plan.sidecarOf}", which is not migrated yet`, { at: service.at });
+    }
+    // A sidecar's objects belong to its host's pod: they carry the host's app label, and its Services select it.
+    this.labels = { app: host?.name ?? this.name };
+    this.replicas = host ? host.replicas : plan.kind === WorkloadKind.JOB || plan.kind === WorkloadKind.CRON_JOB || plan.kind === WorkloadKind.DAEMON_SET
       ? 1 : settings.replicas;
 
     checkPublishedPorts(service);
     this.warnUnmappedKeys();
 
-    const env = this.buildEnvironment();
+    // Secret values in the command, entrypoint or healthcheck are read from the env Secret (rule 3).
+    const healthcheckWords = service.healthcheck?.test?.command ?? [];
+    const inCommands = this.context.secretValues.valuesIn([...service.entrypoint ?? [], ...service.command ?? [], ...healthcheckWords].join('\n'));
+    const env = this.buildEnvironment(inCommands);
+    const used = new Set<string>();
+    this.healthcheck = service.healthcheck && !service.healthcheck.disabled
+      ? healthcheckWithSecretVariables(service.healthcheck, env.secretVariables, used) ?? service.healthcheck : undefined;
     this.envConfigMap = env.configMap;
     this.envSecret = env.secret;
 
@@ -294,10 +324,35 @@ export class MigratedService extends Construct {
 
     this.waits = this.planWaits();
     const probes = this.probes();
-    const command = service.entrypoint ? escapeExpansion(service.entrypoint) : undefined;
-    const args = service.command ? escapeExpansion(service.command) : undefined;
+    const command = service.entrypoint ? argvWithSecretVariables(escapeExpansion(service.entrypoint), env.secretVariables, used) : undefined;
+    const args = service.command ? argvWithSecretVariables(escapeExpansion(service.command), env.secretVariables, used) : undefined;
+    if (used.size > 0) {
+      const where = [
+        holdsSecret((service.entrypoint ?? []).join(' '), env.secretVariables) && 'entrypoint',
+        holdsSecret((service.command ?? []).join(' '), env.secretVariables) && 'command',
+        this.healthcheck !== service.healthcheck && 'healthcheck',
+      ].filter((w) => w);
+      this.warn('secret-reference', `a secret value in the ${where.join(' and ')} is read from the Secret "${env.secret?.metadata.name}" through ${[...used].sort().map((v) => `$(${v})`).join(', ')}`
+        + `${this.healthcheck !== service.healthcheck ? ' (the probe runs through sh -c to read it)' : ''}`, service.at);
+    }
     const resources = toContainerResources(settings.resources);
     const securityContext = this.securityContext();
+    // The service's container, in its own pod or in the pod of the service whose network it shares.
+    const containerProps = (ports: readonly WorkloadPort[]): kplus.ContainerProps => ({
+      name: this.name,
+      image: settings.image,
+      imagePullPolicy: settings.imagePullPolicy ?? pullPolicyFor(settings.image),
+      command,
+      args,
+      workingDir: service.workingDir,
+      ports: ports.map((p) => ({ number: p.port, protocol: explicitProtocol(p.protocol), name: p.name })),
+      envVariables: env.values,
+      resources,
+      securityContext,
+      readiness: probes.readiness,
+      liveness: probes.liveness,
+      startup: probes.startup,
+    });
 
     if (plan.kind === WorkloadKind.STATEFUL) {
       const engine = plan.engine!;
@@ -343,10 +398,21 @@ export class MigratedService extends Construct {
       this.service = dependency.service;
       for (const port of plan.ports) {
         if (port.port !== dependency.port || port.protocol !== kplus.Protocol.TCP) {
-          this.container.addPort({ number: port.port, protocol: explicitProtocol(port.protocol), name: port.name });
+          if (port.via === undefined) {
+            this.container.addPort({ number: port.port, protocol: explicitProtocol(port.protocol), name: port.name });
+          }
           this.service.bind(port.port, { targetPort: port.port, protocol: explicitProtocol(port.protocol), name: port.name });
         }
       }
+    } else if (host) {
+      // network_mode: service:X: the container joins X's pod, so they share its network namespace (localhost).
+      this.workload = host.workload;
+      this.deployment = host.deployment;
+      this.statefulSet = host.statefulSet;
+      this.daemonSet = host.daemonSet;
+      this.service = host.service;
+      // Its ports on the pod: those the host's plan gives it (a port the host declares is the host container's).
+      this.container = host.workload.addContainer(containerProps(host.ports.filter((p) => p.via === service.name)));
     } else {
       const podProps = {
         metadata: this.metadata(this.name),
@@ -356,21 +422,7 @@ export class MigratedService extends Construct {
         hostAliases: this.hostAliases(),
         terminationGracePeriod: gracePeriod(service),
         dockerRegistryAuth: settings.imagePullSecret ? kplus.Secret.fromSecretName(this, 'ImagePullSecret', settings.imagePullSecret) : undefined,
-        containers: [{
-          name: this.name,
-          image: settings.image,
-          imagePullPolicy: settings.imagePullPolicy ?? pullPolicyFor(settings.image),
-          command,
-          args,
-          workingDir: service.workingDir,
-          ports: plan.ports.map((p) => ({ number: p.port, protocol: explicitProtocol(p.protocol), name: p.name })),
-          envVariables: env.values,
-          resources,
-          securityContext,
-          readiness: probes.readiness,
-          liveness: probes.liveness,
-          startup: probes.startup,
-        }],
+        containers: [containerProps(plan.ports.filter((p) => p.via === undefined))],
       };
       if (plan.kind === WorkloadKind.JOB) {
         this.job = new kplus.Job(this, 'Job', {
@@ -426,7 +478,9 @@ export class MigratedService extends Construct {
       }
     }
 
-    if (settings.autoscaling) {
+    if (settings.autoscaling && host) {
+      this.warn('unsupported-key', `ignored the autoscaling of a service in the pod of "${host.composeName}": it scales with that pod`, service.at);
+    } else if (settings.autoscaling) {
       if (this.workload instanceof kplus.Job || this.workload instanceof kplus.CronJob || this.workload instanceof kplus.DaemonSet) {
         this.warn('unsupported-key', `ignored the autoscaling of a service that runs as a ${plan.kind}: it is not scaled`, service.at);
       } else {
@@ -553,7 +607,10 @@ export class MigratedService extends Construct {
       this.warn('unsupported-key', `ignored devices ${s.devices.map((d) => `"${d}"`).join(', ')}: a pod cannot map host devices; `
         + 'run this service on a VM (GoldenImageVm) or use a device plugin', this.atKey('devices'));
     }
-    if (s.networkMode !== undefined) {
+    if (this.plan.sidecarOf !== undefined) {
+      this.warn('shared-pod', `runs as a second container in the pod of "${this.plan.sidecarOf}" (network_mode "${s.networkMode}"): `
+        + `they reach each other on localhost, and its ports are on the Service "${this.labels.app}"`, this.atKey('network_mode'));
+    } else if (s.networkMode !== undefined) {
       this.warn('unsupported-key', `ignored network_mode "${s.networkMode}": the pod gets its own network namespace and is `
         + 'reached through its Service', this.atKey('network_mode'));
     }
@@ -635,10 +692,12 @@ export class MigratedService extends Construct {
   }
 
   /** Env → ConfigMap + Secret (rule 3), with the hosts rewritten to Service names (rule 2). */
-  private buildEnvironment(): { values: Record<string, kplus.EnvValue>; configMap?: kplus.ConfigMap; secret?: KubeSecret } {
+  private buildEnvironment(secretsInCommands: readonly string[]): {
+    values: Record<string, kplus.EnvValue>; configMap?: kplus.ConfigMap; secret?: KubeSecret; secretVariables: SecretVariable[];
+  } {
     const { service } = this.plan;
     const patterns = this.settings.sensitiveNamePatterns;
-    const plain: Array<[EnvVar, string, string]> = [];
+    let plain: Array<[EnvVar, string, string]> = [];
     const sensitive: Array<[EnvVar, string, string]> = [];
     const keys = new KeyNames();
     for (const variable of service.environment) {
@@ -652,9 +711,20 @@ export class MigratedService extends Construct {
         || this.context.secretValues.foundIn(variable.value);
       (isSensitive ? sensitive : plain).push([variable, rewritten.value, keys.key(variable.name)]);
     }
+    // A secret of the app in a command that no variable of the service holds as it is gets a variable of its own.
+    secretsInCommands.filter((value) => !sensitive.some(([, v]) => v === value)).forEach((value, i) => {
+      const name = `CDK8S_COMPOSE_SECRET_${i + 1}`;
+      sensitive.push([{ name, value, origin: 'environment', at: service.at }, value, keys.key(name)]);
+    });
     const values: Record<string, kplus.EnvValue> = {};
     let configMap: kplus.ConfigMap | undefined;
     let secret: KubeSecret | undefined;
+    // An empty value cannot be a ConfigMap key (kplus drops it, and the pod would then fail on the missing key):
+    // it is a plain empty value.
+    for (const [variable, value] of plain.filter(([, v]) => v === '')) {
+      values[variable.name] = kplus.EnvValue.fromValue(value);
+    }
+    plain = plain.filter(([, value]) => value !== '');
     if (plain.length > 0) {
       const name = this.context.names.claim('ConfigMap', joinDnsLabel(this.name, 'env'), { owner: `the environment of service "${service.name}"`, at: service.at });
       configMap = new kplus.ConfigMap(this, 'EnvConfigMap', {
@@ -677,7 +747,9 @@ export class MigratedService extends Construct {
         values[variable.name] = kplus.EnvValue.fromSecretValue({ secret: ref, key });
       }
     }
-    return { values: sortRecord(values), configMap, secret };
+    const secretVariables = sensitive.map(([variable, value]) => ({ value, variable: variable.name }))
+      .filter((s) => secretsInCommands.includes(s.value));
+    return { values: sortRecord(values), configMap, secret, secretVariables };
   }
 
   /** What the credentials Secret of a stateful dependency holds, read from the compose environment and secrets. */
@@ -701,7 +773,7 @@ export class MigratedService extends Construct {
     const { service } = this.plan;
     const engine = this.plan.kind === WorkloadKind.STATEFUL ? this.plan.engine : undefined;
     const plan: MountPlan = { mounts: [], claims: {} };
-    const volumeNames = new KeyNames(true);
+    const volumeNames = new KeyNames(true, this.plan.sidecarOf !== undefined ? this.name : undefined);
     const files: Array<{ mount: VolumeMount; content: FileContent; key: string }> = [];
     const fileKeys = new KeyNames();
 
@@ -768,8 +840,9 @@ export class MigratedService extends Construct {
         this.context.names.claim('ConfigMap', name, owner);
         plan.filesConfigMap = new kplus.ConfigMap(this, 'FilesConfigMap', {
           metadata: this.metadata(name),
-          data: Object.fromEntries(plainFiles.filter((f) => !f.content.binary).map((f) => [f.key, f.content.text])),
-          binaryData: Object.fromEntries(plainFiles.filter((f) => f.content.binary).map((f) => [f.key, f.content.text])),
+          data: Object.fromEntries(plainFiles.filter((f) => !asBinary(f.content)).map((f) => [f.key, f.content.text])),
+          binaryData: Object.fromEntries(plainFiles.filter((f) => asBinary(f.content))
+            .map((f) => [f.key, f.content.binary ? f.content.text : base64(f.content.text)])),
         });
         const volume = kplus.Volume.fromConfigMap(this, 'FilesVolume', plan.filesConfigMap, { name: volumeNames.key('files') });
         for (const file of plainFiles) {
@@ -821,6 +894,22 @@ export class MigratedService extends Construct {
       files.push({ mount, content: mount.bind.content, key: fileKeys.key(basename(source)) });
     } else if (kind === 'file') {
       this.warn('large-bind-file', `the bound file "${source}" was not read, so it is not mounted at ${mount.target}`, mount.at);
+    } else if (kind === 'directory' && mount.bind?.files && mount.bind.files.length > 0) {
+      if (!mount.readOnly) {
+        this.warn('bind-read-only', `the bound directory "${source}" is mounted read-only from a ConfigMap (its files, `
+          + `${mount.bind.files.length} of them); writes to it fail`, mount.at);
+      }
+      const target = mount.target.replace(/\/+$/, '');
+      for (const file of mount.bind.files) {
+        files.push({ mount: { ...mount, source: `${source.replace(/\/+$/, '')}/${file.path}`, target: `${target}/${file.path}` }, content: file, key: fileKeys.key(file.path) });
+      }
+    } else if (kind === 'directory' && mount.bind?.files) {
+      const volume = kplus.Volume.fromEmptyDir(this, `Empty${mount.target}`, volumeNames.key(`bind-${mount.target}`));
+      plan.mounts.push({ path: mount.target, volume, readOnly: mount.readOnly });
+    } else if (kind === 'directory' && mount.bind?.sizeBytes !== undefined) {
+      this.warn('large-bind-directory', `directory bind mount "${source}" → ${mount.target} holds more than a ConfigMap `
+        + `can (1 MiB, 256 files), so it is not migrated: the container sees the image's own files there. Put the data in `
+        + `a named volume and copy it in after deploying (kubectl cp ${source} <pod>:${mount.target} -n ${this.context.namespace})`, mount.at);
     } else if (kind === 'directory') {
       this.warn('directory-bind', `directory bind mount "${source}" → ${mount.target} is not migrated: host data does not `
         + 'travel, and the container sees the image\'s own files there. Use a named volume (and copy the data in) or '
@@ -857,10 +946,11 @@ export class MigratedService extends Construct {
     const waits: DependencyWait[] = [];
     for (const dependency of this.plan.service.dependsOn) {
       const target = this.context.plans.get(dependency.service);
-      if (!target) {
+      if (!target || dependency.service === this.plan.sidecarOf) {
         continue;
       }
-      const tcp = target.ports.find((p) => p.protocol === kplus.Protocol.TCP);
+      const tcp = target.ports.find((p) => p.protocol === kplus.Protocol.TCP && !p.inferred)
+        ?? target.ports.find((p) => p.protocol === kplus.Protocol.TCP);
       const sharesNetwork = this.plan.service.networks.some((mine) => target.service.networks.some((theirs) => theirs.name === mine.name));
       const vmReady: DependencyWait = { kind: WaitKind.WORKLOAD_READY, service: dependency.service, target: target.vm ?? target.name, workload: 'VirtualMachine' };
       if (target.kind === WorkloadKind.VM && dependency.condition === 'service_completed_successfully') {
@@ -893,6 +983,19 @@ export class MigratedService extends Construct {
 
   private addWaits(): { account: kplus.IServiceAccount; role: kplus.Role } | undefined {
     if (this.waits.length === 0) {
+      return undefined;
+    }
+    if (this.plan.sidecarOf !== undefined) {
+      // In its host's pod: the host's own waits run already; the pod has one service account, the host's.
+      const present = new Set(this.workload.initContainers.map((c) => c.name));
+      for (const wait of this.waits.filter((w) => !present.has(waitContainerName(w)))) {
+        if (needsApi(wait)) {
+          this.warn('sidecar-wait', `does not wait for "${wait.service}" through the API: the service runs in the pod of `
+            + `"${this.plan.sidecarOf}", whose service account it cannot change; give "${wait.service}" a port to wait on`, this.plan.service.at);
+        } else {
+          this.workload.addInitContainer(waitContainer(wait, this.context.wait));
+        }
+      }
       return undefined;
     }
     const apiWaits = this.waits.filter(needsApi);
@@ -929,7 +1032,6 @@ export class MigratedService extends Construct {
    * probe; then the `kompose.service.healthcheck.*` labels replace (or turn off) the probe they name.
    */
   private probes(): ContainerProbes & { readonly readinessOff: boolean } {
-    const { service } = this.plan;
     const readinessLabels = this.settings.readinessLabels;
     const livenessLabels = this.settings.livenessLabels;
     if (this.plan.kind === WorkloadKind.JOB || this.plan.kind === WorkloadKind.CRON_JOB) {
@@ -939,7 +1041,7 @@ export class MigratedService extends Construct {
       }
       return { readinessOff: false };
     }
-    const healthcheck = service.healthcheck && !service.healthcheck.disabled ? service.healthcheck : undefined;
+    const healthcheck = this.healthcheck;
     let base: ContainerProbes;
     if (this.settings.http) {
       if (healthcheck?.test) {
@@ -953,7 +1055,7 @@ export class MigratedService extends Construct {
         this.warn('healthcheck-inherited', 'the healthcheck sets only timings, so it uses the image\'s HEALTHCHECK, which '
           + 'Kubernetes does not run; a tcpSocket readiness probe is used where there is a port', healthcheck.at);
       }
-      const tcp = this.plan.ports.find((p) => p.protocol === kplus.Protocol.TCP);
+      const tcp = this.plan.ports.find((p) => p.protocol === kplus.Protocol.TCP && !p.inferred);
       base = this.plan.kind === WorkloadKind.STATEFUL || !tcp ? {} : tcpReadiness(tcp.port);
     }
     const fromLabels = (labels: KomposeProbeLabels | undefined, probe: kplus.Probe | undefined, which: string) =>
@@ -971,7 +1073,7 @@ export class MigratedService extends Construct {
    * each timing from the labels, else from the compose healthcheck, else Kubernetes' default.
    */
   private labelProbe(labels: KomposeProbeLabels, which: string): kplus.Probe {
-    const healthcheck = this.plan.service.healthcheck && !this.plan.service.healthcheck.disabled ? this.plan.service.healthcheck : undefined;
+    const healthcheck = this.healthcheck;
     const check: KomposeProbeCheck | undefined = labels.check
       ?? (healthcheck?.test ? { kind: 'exec', command: healthcheckCommand(healthcheck.test) } : undefined);
     if (!check) {
@@ -1073,7 +1175,8 @@ export class MigratedService extends Construct {
       // kplus's ContainerResources has no extended resources, so the limit is patched in. The generated class maps
       // the patched tree through its TypeScript types afterwards, so the value must be a Quantity, not a number.
       ApiObject.of(this.workload).addJsonPatch(
-        JsonPatch.add(`${this.podTemplatePath}/spec/containers/0/resources/limits/nvidia.com~1gpu`, Quantity.fromNumber(gpus)));
+        JsonPatch.add(`${this.podTemplatePath}/spec/containers/${this.workload.containers.indexOf(this.container)}/resources/limits/nvidia.com~1gpu`,
+          Quantity.fromNumber(gpus)));
     }
   }
 
@@ -1135,7 +1238,7 @@ export class MigratedService extends Construct {
           };
         }),
       });
-      externalService.selectLabel('app', this.name);
+      externalService.selectLabel('app', this.labels.app);
     }
     return { published, ingress, external: externalService, rules };
   }
@@ -1177,11 +1280,12 @@ interface MountPlan {
 class KeyNames {
   private readonly used = new Set<string>();
 
-  constructor(private readonly dnsLabel = false) {}
+  /** @param prefix put before every key: a sidecar's volumes must not take its host's volume names. */
+  constructor(private readonly dnsLabel = false, private readonly prefix?: string) {}
 
   public key(text: string): string {
     const base = this.dnsLabel
-      ? toDnsLabel(text) || 'volume'
+      ? toDnsLabel(this.prefix !== undefined ? `${this.prefix}-${text}` : text) || 'volume'
       : (CONFIG_KEY.test(text) ? text : text.replace(/[^-._a-zA-Z0-9]/g, '_'));
     let candidate = base;
     for (let i = 2; this.used.has(candidate); i++) {
@@ -1281,6 +1385,14 @@ export function toProtocol(protocol: string): kplus.Protocol {
 function basename(path: string): string {
   const parts = path.split('/').filter((p) => p !== '' && p !== '.');
   return parts[parts.length - 1] ?? 'file';
+}
+
+/**
+ * A file kept as `binaryData`: binary, or text with a line that ends in blanks, which no YAML block scalar keeps
+ * byte for byte and linters reject (the bytes stay the file's).
+ */
+function asBinary(content: FileContent): boolean {
+  return content.binary || /[ \t]\r?$/m.test(content.text);
 }
 
 function base64(text: string): string {

@@ -109,4 +109,9 @@ export class NameRegistry {
     this.claims.set(key, claim);
     return name;
   }
+
+  /** True when some owner has claimed `name` for `kind`. */
+  public has(kind: string, name: string): boolean {
+    return this.claims.has(`${kind}/${name}`);
+  }
 }

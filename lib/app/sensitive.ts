@@ -160,6 +160,11 @@ export class SecretValues {
     return false;
   }
 
+  /** The recorded secrets that `text` contains, sorted. */
+  public valuesIn(text: string): string[] {
+    return [...this.values].filter((value) => text.includes(value)).sort();
+  }
+
   /** The recorded secrets, sorted (for tests that scan the output). */
   public list(): string[] {
     return [...this.values].sort();
@@ -204,6 +209,14 @@ export class Redactor extends SecretValues {
     }
     this.hidden = undefined;
     return this;
+  }
+
+  /**
+   * The secrets that `text` contains, sorted, less those that are part of a public name: such a secret (`airflow`)
+   * shows outside the Secret whatever is done, is reported as `weak-secret`, and is not chased in commands.
+   */
+  public valuesIn(text: string): string[] {
+    return this.hiddenValues().filter((value) => text.includes(value)).sort();
   }
 
   /** The secrets that are not part of a public name, longest first. */

@@ -3,7 +3,15 @@ import { ComposeWarning } from '../compose/errors';
 import { CliIo, ExitCode, display, printWarnings } from './io';
 import { ConvertOptions, OutputLayout, PROGRAM } from './options';
 import { createStage, createTempStage, removeStage, writeOutput } from './output';
+import { verifySummary } from '../app/verify';
+import { verifyRendered } from './verify';
 import { BUNDLE_FOLDER, RUNBOOK_FILE, WAVE_FOLDER, outputFiles, outputTarget, renderProject, singleFileContent } from './render';
+
+/** `verify`'s summary line, and where to see the broken expectations when there are any. */
+function verifyLine(rendered: Parameters<typeof verifyRendered>[0]): string {
+  const report = verifyRendered(rendered);
+  return `${verifySummary(report)}${report.broken > 0 ? ` (${PROGRAM} verify with the same options lists them)` : ''}\n`;
+}
 
 /** `cdk8s-compose convert`: the manifests and RUNBOOK.md into the output folder, or the manifests to stdout. */
 export function convert(options: ConvertOptions, io: CliIo): number {
@@ -18,6 +26,7 @@ export function convert(options: ConvertOptions, io: CliIo): number {
         at: rendered.project.model.at,
       }];
       printWarnings([...rendered.project.warnings, ...skipped], io, options.quiet);
+      io.stderr(verifyLine(rendered));
       io.stdout(singleFileContent(rendered));
     } finally {
       removeStage(stage);
@@ -46,6 +55,7 @@ export function convert(options: ConvertOptions, io: CliIo): number {
       at: { file: display(io.cwd, target.root), path: '' },
     }));
     printWarnings([...rendered.project.warnings, ...notes], io, options.quiet);
+    io.stderr(verifyLine(rendered));
     const where = display(io.cwd, target.root);
     const bundles = [...new Set(rendered.bundleFiles.map((f) => f.path.split('/').slice(0, 2).join('/')))]
       .map((folder) => `${folder}/ (${rendered.bundleFiles.filter((f) => f.path.startsWith(`${folder}/`)).length})`);

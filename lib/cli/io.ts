@@ -11,6 +11,8 @@ export enum ExitCode {
   BAD_USAGE = 2,
   /** deploy: a kubectl command failed or a wait timed out. */
   DEPLOY_FAILED = 3,
+  /** verify: an expectation of the compose app does not hold in the manifests (the same code as bad input). */
+  EXPECTATION_BROKEN = 1,
 }
 
 /** Where the CLI runs: its folder and environment (a test passes its own). */

@@ -17,6 +17,8 @@ export function main(argv: readonly string[], io: CliIo = processIo()): number {
         return (require('./convert') as typeof import('./convert')).convert(parsed.options, io);
       case 'analyze':
         return (require('./analyze') as typeof import('./analyze')).analyze(parsed.options, io);
+      case 'verify':
+        return (require('./verify') as typeof import('./verify')).verify(parsed.options, io);
       case 'deploy':
         return (require('./deploy') as typeof import('./deploy')).deploy(parsed.options, io);
     }

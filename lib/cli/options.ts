@@ -99,6 +99,10 @@ export interface AnalyzeOptions extends ConversionOptions {
   readonly json: boolean;
 }
 
+export interface VerifyOptions extends ConversionOptions {
+  readonly json: boolean;
+}
+
 export interface DeployOptions extends ConversionOptions {
   readonly out?: string;
   readonly force: boolean;
@@ -113,6 +117,7 @@ export type ParsedCommand =
   | { readonly command: 'help'; readonly topic?: string; readonly debug: boolean }
   | { readonly command: 'convert'; readonly options: ConvertOptions; readonly debug: boolean }
   | { readonly command: 'analyze'; readonly options: AnalyzeOptions; readonly debug: boolean }
+  | { readonly command: 'verify'; readonly options: VerifyOptions; readonly debug: boolean }
   | { readonly command: 'deploy'; readonly options: DeployOptions; readonly debug: boolean };
 
 interface OptionSpec {
@@ -155,7 +160,7 @@ const COMMON_SPECS: readonly OptionSpec[] = [
   { name: 'help', short: 'h', kind: 'boolean', help: 'show this help' },
 ];
 
-const COMMAND_SPECS: Readonly<Record<'convert' | 'analyze' | 'deploy', readonly OptionSpec[]>> = {
+const COMMAND_SPECS: Readonly<Record<'convert' | 'analyze' | 'verify' | 'deploy', readonly OptionSpec[]>> = {
   convert: [
     ...CONVERSION_SPECS,
     { name: 'out', short: 'o', aliases: ['output'], kind: 'string', value: 'DIR|FILE', help: 'output folder (default: the current folder), or a .yaml/.yml file for one file' },
@@ -168,6 +173,11 @@ const COMMAND_SPECS: Readonly<Record<'convert' | 'analyze' | 'deploy', readonly 
   analyze: [
     ...CONVERSION_SPECS,
     { name: 'json', kind: 'boolean', help: 'print the assessment as JSON' },
+    ...COMMON_SPECS,
+  ],
+  verify: [
+    ...CONVERSION_SPECS,
+    { name: 'json', kind: 'boolean', help: 'print every expectation as JSON' },
     ...COMMON_SPECS,
   ],
   deploy: [
@@ -203,17 +213,18 @@ const USAGE: Readonly<Record<string, string>> = {
   convert: `${PROGRAM} convert [-f FILE]... [-o DIR|FILE] [--namespace NAME] [--controller deployment|statefulset] [--labels K=V,...] [--annotations K=V,...] [options]\n`
     + `       ${PROGRAM} convert FILE --output DIR [options]`,
   analyze: `${PROGRAM} analyze [-f FILE]... [--json] [options]`,
+  verify: `${PROGRAM} verify [-f FILE]... [--json] [options]`,
   deploy: `${PROGRAM} deploy [-f FILE]... [--context NAME] [--timeout 300s] [--dry-run] [options]`,
 };
 
 /** The one-line usage of a command, or of the program. */
 export function usageLine(command?: string): string {
-  return command && USAGE[command] ? `Usage: ${USAGE[command]}` : `Usage: ${PROGRAM} convert|analyze|deploy [options]   (${PROGRAM} --help)`;
+  return command && USAGE[command] ? `Usage: ${USAGE[command]}` : `Usage: ${PROGRAM} convert|analyze|verify|deploy [options]   (${PROGRAM} --help)`;
 }
 
 /** The help text of a command, or of the program. */
 export function helpText(command?: string): string {
-  if (command === 'convert' || command === 'analyze' || command === 'deploy') {
+  if (command === 'convert' || command === 'analyze' || command === 'verify' || command === 'deploy') {
     const rows = COMMAND_SPECS[command].map((spec) => {
       const names = [spec.short ? `-${spec.short}, ` : '    ', `--${spec.name}`, ...(spec.aliases ?? []).map((a) => `, --${a}`)].join('');
       return [`${names}${spec.value ? ` ${spec.value}` : ''}`, spec.help];
@@ -227,7 +238,7 @@ export function helpText(command?: string): string {
       'Options:',
       ...rows.map(([left, right]) => `  ${left.padEnd(width)}${right}`),
       '',
-      'Exit codes: 0 success, 1 bad input, 2 bad usage, 3 a kubectl command failed or a wait timed out (deploy).',
+      'Exit codes: 0 success, 1 bad input (verify: an expectation is broken), 2 bad usage, 3 a kubectl command failed or a wait timed out (deploy).',
     ].join('\n') + '\n';
   }
   return [
@@ -236,6 +247,7 @@ export function helpText(command?: string): string {
     'Commands:',
     `  convert   ${COMMAND_SUMMARY.convert}`,
     `  analyze   ${COMMAND_SUMMARY.analyze}`,
+    `  verify    ${COMMAND_SUMMARY.verify}`,
     `  deploy    ${COMMAND_SUMMARY.deploy}`,
     '',
     `Run "${PROGRAM} <command> --help" for the options of a command.`,
@@ -245,6 +257,7 @@ export function helpText(command?: string): string {
 const COMMAND_SUMMARY: Readonly<Record<string, string>> = {
   convert: 'Convert a compose project into Kubernetes manifests, one folder per deploy wave, and RUNBOOK.md.',
   analyze: 'Print a migration assessment of every service: target, state, exposure, volumes, secrets, dependencies, warnings.',
+  verify: 'Check that the converted app behaves like the compose app: names and ports reached, networks, environment, files, waits.',
   deploy: 'Convert, then apply the waves with kubectl, waiting for the stateful dependencies between them.',
 };
 
@@ -259,10 +272,10 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     // `cdk8s-compose --debug convert …` is `cdk8s-compose convert … --debug`.
     return rest.length > 0 ? parseCommandLine([...rest, '--debug']) : { command: 'help', debug };
   }
-  if (first !== 'convert' && first !== 'analyze' && first !== 'deploy') {
+  if (first !== 'convert' && first !== 'analyze' && first !== 'verify' && first !== 'deploy') {
     throw new UsageError(first.startsWith('-')
-      ? `expected a command before ${first}: convert, analyze or deploy`
-      : `unknown command "${first}". Allowed: convert, analyze, deploy`);
+      ? `expected a command before ${first}: convert, analyze, verify or deploy`
+      : `unknown command "${first}". Allowed: convert, analyze, verify, deploy`);
   }
   const { values, positionals } = scan(first, rest, COMMAND_SPECS[first]);
   if (values.help === true) {
@@ -293,8 +306,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       },
     };
   }
-  if (first === 'analyze') {
-    return { command: 'analyze', debug, options: { ...conversion, json: values.json === true } };
+  if (first === 'analyze' || first === 'verify') {
+    return { command: first, debug, options: { ...conversion, json: values.json === true } };
   }
   const out = optionalString(values.out);
   if (out !== undefined && /\.ya?ml$/i.test(out)) {

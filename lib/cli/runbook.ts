@@ -158,7 +158,8 @@ export function renderRunbook(rendered: Rendered, layout: RunbookLayout): string
     ...(vm ? [`kubectl get vmi -n ${ns}`] : []),
   ]);
   md.line('Expect:', '');
-  const running = app.services.filter((s) => s.job === undefined && s.replicas > 0);
+  // A sidecar's container runs in its host's pods.
+  const running = app.services.filter((s) => s.job === undefined && s.replicas > 0 && s.sidecarOf === undefined);
   if (running.length > 0) {
     md.line(`- pods: ${running.map((s) => `${s.name} (${s.replicas} Running, ready)`).join(', ')}`);
   }

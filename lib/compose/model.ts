@@ -133,6 +133,13 @@ export interface VolumeMount {
     readonly kind: 'file' | 'directory' | 'missing' | 'outside';
     /** For `file` binds inside the project (at most 1 MiB): the file's content. */
     readonly content?: FileContent;
+    /**
+     * For `directory` binds inside the project whose files add up to at most 1 MiB (and 256 files): each regular
+     * file, `path` relative to the directory (`sub/file.pem`), sorted by path. Undefined when the tree is larger.
+     */
+    readonly files?: readonly FileContent[];
+    /** For `directory` binds inside the project: the bytes of its files, as far as they were counted. */
+    readonly sizeBytes?: number;
   };
   readonly at: ComposeLocation;
 }

@@ -1,6 +1,7 @@
+import * as fs from 'fs';
 import * as path from 'path';
 import { ComposeError } from './errors';
-import { MAX_CONTENT_BYTES, readContent, resolveInProject, statPath } from './files';
+import { MAX_CONTENT_BYTES, contentOf, readContent, readProjectFile, resolveInProject, statPath } from './files';
 import { SERVICE_VOLUME_KEYS, SERVICE_VOLUME_TMPFS_KEYS, SERVICE_VOLUME_VOLUME_KEYS } from './keys';
 import { ComposeLocation, VolumeMount } from './model';
 import { asBool, asString, checkKeys, invalid, isNull, optionalMap, optionalString, Warn, wrongType } from './read';
@@ -256,6 +257,9 @@ function inspectBind(source: string, ctx: VolumeContext, at: ComposeLocation): N
     ctx.warn('special-bind-file', `the bound path "${source}" is a loop of symbolic links and was not read`, at);
     return { kind: 'missing' };
   }
+  if (stat.kind === 'directory') {
+    return readBindDirectory(source, absolute, ctx, at);
+  }
   if (stat.kind !== 'file') {
     return { kind: stat.kind };
   }
@@ -265,4 +269,56 @@ function inspectBind(source: string, ctx: VolumeContext, at: ComposeLocation): N
   }
   const confineTo = ctx.allowOutsideProject ? undefined : ctx.projectDir;
   return { kind: 'file', content: readContent('bound file', source, absolute, at, { confineTo }) };
+}
+
+/** Most files read from one bound directory; a larger tree is reported, not read. */
+export const MAX_BIND_DIRECTORY_FILES = 256;
+
+/**
+ * The files of a bound directory inside the project, for a ConfigMap, when they add up to at most 1 MiB (what a
+ * ConfigMap holds): regular files only, sorted by their path below the directory, links that leave the project
+ * and special files left out. A larger tree keeps only its size, so the app can say so.
+ */
+function readBindDirectory(source: string, absolute: string, ctx: VolumeContext, at: ComposeLocation): NonNullable<VolumeMount['bind']> {
+  const files: Array<{ relative: string; absolute: string }> = [];
+  let bytes = 0;
+  let tooLarge = false;
+  const walk = (dir: string, prefix: string, depth: number): void => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      tooLarge = true;
+      return;
+    }
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      if (tooLarge) {
+        return;
+      }
+      const child = path.join(dir, entry.name);
+      const relative = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+      if (resolveInProject(ctx.projectDir, child).kind !== 'inside' && !ctx.allowOutsideProject) {
+        continue;
+      }
+      const stat = statPath(child);
+      if (stat.kind === 'directory') {
+        if (depth >= 8) {
+          tooLarge = true;
+          return;
+        }
+        walk(child, relative, depth + 1);
+      } else if (stat.kind === 'file') {
+        bytes += stat.size;
+        files.push({ relative, absolute: child });
+        tooLarge = bytes > MAX_CONTENT_BYTES || files.length > MAX_BIND_DIRECTORY_FILES;
+      }
+    }
+  };
+  walk(absolute, '', 0);
+  if (tooLarge) {
+    return { kind: 'directory', sizeBytes: bytes };
+  }
+  const confineTo = ctx.allowOutsideProject ? undefined : ctx.projectDir;
+  const contents = files.map((f) => contentOf(f.relative, readProjectFile('bound file', `${source}/${f.relative}`, f.absolute, at, { confineTo })));
+  return { kind: 'directory', sizeBytes: bytes, files: contents };
 }

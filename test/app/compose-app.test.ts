@@ -403,6 +403,134 @@ services:
   });
 });
 
+describe('pods that start', () => {
+  test('FOO: "" and an unset ${X} are plain empty values, never a reference to a ConfigMap key that is not there', () => {
+    const { docs } = synthApp('services: { app: { image: a:1, environment: { FOO: "", BAR: "${UNSET_X}", LEVEL: info } } }');
+    const app = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'app')!;
+    expect(app.spec.template.spec.containers[0].env).toEqual([
+      { name: 'BAR', value: '' },
+      { name: 'FOO', value: '' },
+      { name: 'LEVEL', valueFrom: { configMapKeyRef: { key: 'LEVEL', name: 'app-env' } } },
+    ]);
+    expect(docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === 'app-env')!.data).toEqual({ LEVEL: 'info' });
+  });
+
+  test('redis with replicas: 6 and a custom command runs as a Deployment with 6 replicas and that command, reported', () => {
+    const { app, docs } = synthApp(`
+services:
+  cache:
+    image: redis:7.4
+    command: ["redis-server", "--port", "6380", "--cluster-enabled", "yes"]
+    expose: ["6380"]
+    deploy: { replicas: 6 }
+`);
+    const cache = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'cache')!;
+    expect(cache.spec.replicas).toBe(6);
+    expect(cache.spec.template.spec.containers[0].args).toEqual(['redis-server', '--port', '6380', '--cluster-enabled', 'yes']);
+    expect(app.service('cache').kind).toBe('Deployment');
+    expect(app.warnings.filter((w) => w.code === 'engine-default').map((w) => w.message)).toEqual([
+      'image "redis:7.4" looks like redis, but the service asks for 6 replicas, so it runs as a Deployment with them (a '
+      + 'stateful dependency has one pod); set x-cdk8s-compose.engine to run it as one',
+    ]);
+  });
+
+  test('network_mode: service:vpn puts the service into vpn\'s pod as a second container, its ports on vpn\'s Service', () => {
+    const { app, docs } = synthApp(`
+services:
+  vpn:
+    image: registry.example.com/vpn:1.0
+    expose: ["1194"]
+  torrent:
+    image: registry.example.com/torrent:1.0
+    network_mode: "service:vpn"
+    ports: ["9091:9091"]
+    environment: { LEVEL: debug }
+`);
+    expect(findDocs(docs, 'Deployment').map((d) => d.metadata.name)).toEqual(['vpn']);
+    const pod = podSpec(findDoc(docs, 'Deployment', 'vpn'));
+    expect(pod.containers.map((c: any) => [c.name, (c.ports ?? []).map((p: any) => p.containerPort)])).toEqual([['vpn', [1194]], ['torrent', [9091]]]);
+    expect(findDoc(docs, 'Service', 'vpn').spec.ports.map((p: any) => p.port)).toEqual([1194, 9091]);
+    expect(findDoc(docs, 'Service', 'torrent-external').spec.selector).toEqual({ app: 'vpn' });
+    expect(app.service('torrent').kind).toBe(WorkloadKind.SIDECAR);
+    expect(app.service('torrent').sidecarOf).toBe('vpn');
+    expect(app.warnings.filter((w) => w.code === 'shared-pod').map((w) => w.message)).toEqual([
+      'runs as a second container in the pod of "vpn" (network_mode "service:vpn"): they reach each other on localhost, and its ports are on the Service "vpn"',
+    ]);
+    expect(app.verify().broken).toBe(0);
+  });
+});
+
+test('a sidecar of a database: the references that reach the pod on the sidecar\'s port leave the engine its own port', () => {
+  const { app, docs } = synthApp(`
+services:
+  db:
+    image: postgres:16
+    volumes: [data:/var/lib/postgresql/data]
+  exporter:
+    image: registry.example.com/pg-exporter:1.0
+    network_mode: "service:db"
+    expose: ["9187"]
+  app:
+    image: registry.example.com/app:1.0
+    environment: { METRICS: "http://db:9187/metrics" }
+volumes: { data: {} }
+`);
+  expect(podSpec(findDoc(docs, 'Deployment', 'db')).containers.map((c: any) => [c.name, c.ports])).toEqual([
+    ['db', [{ containerPort: 5432, name: 'tcp-5432' }]],
+    ['exporter', [{ containerPort: 9187, name: 'tcp-9187' }]],
+  ]);
+  expect(findDoc(docs, 'Service', 'db').spec.ports.map((p: any) => p.port)).toEqual([5432, 9187]);
+  expect(app.verify().broken).toBe(0);
+});
+
+describe('secrets everywhere: a value classified secret anywhere appears nowhere outside a Secret', () => {
+  const { app, docs } = synthApp(`
+services:
+  app:
+    image: registry.example.com/app:1.0
+    environment:
+      REDIS_URL: redis://:s3cret-pass@cache:6379/0
+  cache:
+    image: registry.example.com/redis:7.4
+    command: redis-server --requirepass s3cret-pass --appendonly yes
+    expose: ["6379"]
+    healthcheck:
+      test: ["CMD", "redis-cli", "-a", "s3cret-pass", "ping"]
+  worker:
+    image: registry.example.com/worker:1.0
+    environment:
+      DB_PASSWORD: "hunter2-long"
+    healthcheck:
+      test: ["CMD-SHELL", "check --password 'hunter2-long' && echo ok"]
+`);
+
+  test('the command reads the password through $(VAR) from the env Secret', () => {
+    const cache = findDoc(docs, 'Deployment', 'cache');
+    expect(mainContainer(cache).args).toEqual(['redis-server', '--requirepass', '$(CDK8S_COMPOSE_SECRET_1)', '--appendonly', 'yes']);
+    expect(mainContainer(cache).env).toContainEqual({ name: 'CDK8S_COMPOSE_SECRET_1', valueFrom: { secretKeyRef: { key: 'CDK8S_COMPOSE_SECRET_1', name: 'cache-env' } } });
+    expect(secretData(findDoc(docs, 'Secret', 'cache-env'))).toEqual({ CDK8S_COMPOSE_SECRET_1: 's3cret-pass' });
+  });
+
+  test('exec and shell healthchecks read the env variable through sh -c', () => {
+    expect(mainContainer(findDoc(docs, 'Deployment', 'cache')).readinessProbe.exec.command)
+      .toEqual(['sh', '-c', '\'redis-cli\' \'-a\' "${CDK8S_COMPOSE_SECRET_1}" \'ping\'']);
+    expect(mainContainer(findDoc(docs, 'Deployment', 'worker')).livenessProbe.exec.command)
+      .toEqual(['sh', '-c', 'check --password \'\'"${DB_PASSWORD}"\'\' && echo ok']);
+  });
+
+  test('the value is in no other object, and each rewrite is reported without it', () => {
+    for (const doc of docs.filter((d) => d.kind !== 'Secret')) {
+      expect(JSON.stringify(doc)).not.toContain('s3cret-pass');
+      expect(JSON.stringify(doc)).not.toContain('hunter2-long');
+    }
+    expect(app.warnings.filter((w) => w.code === 'secret-reference').map((w) => w.message)).toEqual([
+      'a secret value in the command and healthcheck is read from the Secret "cache-env" through $(CDK8S_COMPOSE_SECRET_1) (the probe runs through sh -c to read it)',
+      'a secret value in the healthcheck is read from the Secret "worker-env" through $(DB_PASSWORD) (the probe runs through sh -c to read it)',
+    ]);
+    expect(app.verify().broken).toBe(0);
+  });
+});
+
 describe('images built from source', () => {
   test('registry: the build-only services of composeFile run HOST[/PATH]/<project>-<service>', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-'));

@@ -3,10 +3,12 @@ import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import { ComposeApp, ComposeAppProps } from '../../lib/app/compose-app';
 import { ServiceTarget } from '../../lib/app/settings';
+import { VerifyStatus } from '../../lib/app/verify';
 import { isComposeError } from '../../lib/compose/errors';
 import { loadCompose } from '../../lib/compose/load';
 import { checkManifests } from '../support/checks';
 import { Manifest } from '../support/problems';
+import { readmeCount } from '../support/readme';
 import { CORPUS_DIR as CORPUS } from '../support/shared';
 
 /**
@@ -25,11 +27,11 @@ const ENV = { PATH: '/usr/bin:/bin' };
  */
 const EXPECTED: Readonly<Record<string, string>> = {
   'airflow':
-    '58 objects (ConfigMap×6, CronJob×1, Deployment×7, Ingress×1, Job×1, Namespace×1, NetworkPolicy×11, PersistentVolumeClaim×3, ResourceQuota×1, Role×5, RoleBinding×5, Secret×8, Service×3, ServiceAccount×5); weak secrets: 1; findings: directory-bind×24, placeholder-host×1, weak-secret×2',
+    '59 objects (ConfigMap×6, CronJob×1, Deployment×7, Ingress×1, Job×1, Namespace×1, NetworkPolicy×11, PersistentVolumeClaim×3, ResourceQuota×1, Role×5, RoleBinding×5, Secret×8, Service×4, ServiceAccount×5); weak secrets: 1; findings: directory-bind×24, engine-default×2, inferred-port×1, placeholder-host×1, weak-secret×2',
   'aspnet-mssql':
-    '12 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Secret×1, Service×1); weak secrets: 0; findings: placeholder-host×1',
+    '13 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Secret×1, Service×2); weak secrets: 0; findings: inferred-port×1, placeholder-host×1, secret-reference×1',
   'casaos-unifi-network-application':
-    '20 objects (ConfigMap×2, CronJob×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×2, ResourceQuota×1, Secret×2, Service×3); weak secrets: 0; findings: database-port-internal×1, directory-bind×1, file-holds-secret×1, host-path×1, placeholder-host×1',
+    '19 objects (ConfigMap×1, CronJob×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×2, ResourceQuota×1, Secret×2, Service×3); weak secrets: 0; findings: database-port-internal×1, directory-bind×1, engine-default×1, file-holds-secret×1, host-path×1, placeholder-host×1',
   'compose-bridge-e2e':
     '14 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Secret×1, Service×3); weak secrets: 0; findings: placeholder-host×1',
   'elasticsearch-logstash-kibana':
@@ -37,51 +39,51 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'fastapi':
     '9 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×2); weak secrets: 0; findings: unsupported-key×1',
   'gitea-postgres':
-    '20 objects (ConfigMap×1, CronJob×1, Deployment×2, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×3, ResourceQuota×1, Secret×3, Service×3); weak secrets: 1; findings: weak-secret×2',
+    '20 objects (ConfigMap×1, CronJob×1, Deployment×2, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×3, ResourceQuota×1, Secret×3, Service×3); weak secrets: 1; findings: engine-default×1, weak-secret×2',
   'kompose-cronjob':
     '6 objects (CronJob×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1); weak secrets: 0; findings: none',
   'kompose-envfile-interpolation':
     '9 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×2); weak secrets: 0; findings: unsupported-key×1',
   'kompose-healthcheck':
-    '20 objects (Deployment×4, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×3, ResourceQuota×1, Service×5); weak secrets: 0; findings: database-port-internal×3, unsupported-label×2',
+    '20 objects (Deployment×4, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×3, ResourceQuota×1, Service×5); weak secrets: 0; findings: database-port-internal×3, engine-default×3, unsupported-label×2',
   'kompose-host-port-protocol':
     '8 objects (Deployment×1, Ingress×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×1); weak secrets: 0; findings: placeholder-host×1, unsupported-label×1',
   'kompose-hpa':
-    '7 objects (Deployment×1, HorizontalPodAutoscaler×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1); weak secrets: 0; findings: none',
+    '8 objects (Deployment×1, HorizontalPodAutoscaler×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×1); weak secrets: 0; findings: inferred-port×1',
   'kompose-secrets-long':
-    '9 objects (Deployment×1, Namespace×1, NetworkPolicy×3, PersistentVolumeClaim×1, ResourceQuota×1, Secret×1, Service×1); weak secrets: 0; findings: unsupported-key×1',
+    '9 objects (Deployment×1, Namespace×1, NetworkPolicy×3, PersistentVolumeClaim×1, ResourceQuota×1, Secret×1, Service×1); weak secrets: 0; findings: engine-default×1, unsupported-key×1',
   'kompose-v2':
-    '15 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, PersistentVolumeClaim×1, ResourceQuota×1, Service×4); weak secrets: 0; findings: local-only-port×12, placeholder-host×1, unsupported-key×1',
+    '15 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, PersistentVolumeClaim×1, ResourceQuota×1, Service×4); weak secrets: 0; findings: engine-default×1, local-only-port×12, placeholder-host×1, unsupported-key×1',
   'mailcow':
-    '123 objects (ConfigMap×18, CronJob×2, Deployment×18, Ingress×1, Namespace×1, NetworkPolicy×22, PersistentVolumeClaim×14, ResourceQuota×1, Role×11, RoleBinding×11, Secret×5, Service×8, ServiceAccount×11); weak secrets: 0; findings: directory-bind×69, empty-secret×3, host-path×3, local-only-port×3, placeholder-host×1, shared-volume×5, unsupported-key×14',
+    '121 objects (ConfigMap×15, CronJob×2, Deployment×18, Ingress×1, Namespace×1, NetworkPolicy×22, PersistentVolumeClaim×14, ResourceQuota×1, Role×11, RoleBinding×11, Secret×5, Service×9, ServiceAccount×11); weak secrets: 0; findings: directory-bind×69, empty-secret×3, engine-default×2, host-path×3, inferred-port×1, local-only-port×3, placeholder-host×1, shared-volume×5, unsupported-key×14',
   'minecraft':
     '9 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×2); weak secrets: 0; findings: host-path×1',
   'nextcloud-redis-mariadb':
-    '24 objects (ConfigMap×1, CronJob×1, Deployment×3, Ingress×1, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×4, ResourceQuota×1, Secret×3, Service×3); weak secrets: 1; findings: placeholder-host×1, weak-secret×3',
+    '24 objects (ConfigMap×1, CronJob×1, Deployment×3, Ingress×1, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×4, ResourceQuota×1, Secret×3, Service×3); weak secrets: 1; findings: engine-default×2, placeholder-host×1, weak-secret×3',
   'nginx-golang-mysql':
-    '24 objects (ConfigMap×2, CronJob×1, Deployment×3, Ingress×1, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×2, ResourceQuota×1, Role×1, RoleBinding×1, Secret×2, Service×2, ServiceAccount×1); weak secrets: 0; findings: placeholder-host×1',
+    '22 objects (ConfigMap×2, CronJob×1, Deployment×3, Ingress×1, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×2, ResourceQuota×1, Secret×2, Service×3); weak secrets: 0; findings: engine-default×1, inferred-port×1, placeholder-host×1',
   'nginx-nodejs-redis':
     '20 objects (Deployment×4, Ingress×1, Namespace×1, NetworkPolicy×6, ResourceQuota×1, Service×7); weak secrets: 0; findings: placeholder-host×1, unsupported-key×2',
   'open-webui-gpu':
     '12 objects (Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Service×3); weak secrets: 0; findings: external-volume×2, gpu-count×1, placeholder-host×1, unsupported-key×1',
   'paperless-ngx-postgres-tika':
-    '32 objects (ConfigMap×1, CronJob×1, Deployment×5, Namespace×1, NetworkPolicy×8, PersistentVolumeClaim×6, ResourceQuota×1, Role×1, RoleBinding×1, Secret×3, Service×3, ServiceAccount×1); weak secrets: 1; findings: directory-bind×2, weak-secret×1',
+    '32 objects (ConfigMap×1, CronJob×1, Deployment×5, Namespace×1, NetworkPolicy×8, PersistentVolumeClaim×6, ResourceQuota×1, Secret×3, Service×6); weak secrets: 1; findings: directory-bind×2, engine-default×1, inferred-port×3, weak-secret×1',
   'pihole-cloudflared-DoH':
     '16 objects (ConfigMap×2, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Secret×1, Service×4); weak secrets: 0; findings: host-path×2, placeholder-host×1, unsupported-key×1',
   'plausible-ce':
-    '26 objects (ConfigMap×1, CronJob×1, Deployment×4, Namespace×1, NetworkPolicy×7, PersistentVolumeClaim×3, ResourceQuota×1, Role×1, RoleBinding×1, Secret×3, Service×2, ServiceAccount×1); weak secrets: 1; findings: local-only-port×1, unsupported-key×1, weak-secret×1',
+    '27 objects (ConfigMap×1, CronJob×1, Deployment×4, Namespace×1, NetworkPolicy×7, PersistentVolumeClaim×3, ResourceQuota×1, Role×1, RoleBinding×1, Secret×3, Service×3, ServiceAccount×1); weak secrets: 1; findings: engine-default×1, inferred-port×1, local-only-port×1, unsupported-key×1, weak-secret×1',
   'plex':
     '7 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1); weak secrets: 0; findings: host-path×1, unsupported-key×1',
   'portainer':
     '9 objects (Deployment×1, Namespace×1, NetworkPolicy×3, PersistentVolumeClaim×1, ResourceQuota×1, Service×2); weak secrets: 0; findings: host-path×1',
   'prometheus-grafana':
-    '15 objects (ConfigMap×1, Deployment×2, Namespace×1, NetworkPolicy×4, PersistentVolumeClaim×1, ResourceQuota×1, Secret×1, Service×4); weak secrets: 1; findings: directory-bind×2, weak-secret×1',
+    '17 objects (ConfigMap×3, Deployment×2, Namespace×1, NetworkPolicy×4, PersistentVolumeClaim×1, ResourceQuota×1, Secret×1, Service×4); weak secrets: 1; findings: bind-read-only×2, weak-secret×1',
   'react-express-mongodb':
-    '18 objects (CronJob×1, Deployment×3, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×2, ResourceQuota×1, Service×4); weak secrets: 0; findings: anonymous-volume×2, directory-bind×2, unsupported-key×1',
+    '18 objects (CronJob×1, Deployment×3, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×2, ResourceQuota×1, Service×4); weak secrets: 0; findings: anonymous-volume×2, directory-bind×2, engine-default×1, unsupported-key×1',
   'react-java-mysql':
-    '24 objects (ConfigMap×2, CronJob×1, Deployment×3, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×2, ResourceQuota×1, Role×1, RoleBinding×1, Secret×2, Service×3, ServiceAccount×1); weak secrets: 0; findings: anonymous-volume×1, directory-bind×1',
+    '24 objects (ConfigMap×2, CronJob×1, Deployment×3, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×2, ResourceQuota×1, Role×1, RoleBinding×1, Secret×2, Service×3, ServiceAccount×1); weak secrets: 0; findings: anonymous-volume×1, directory-bind×1, engine-default×1',
   'wasmedge-kafka-mysql':
-    '18 objects (ConfigMap×1, Deployment×3, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×1, ResourceQuota×1, Secret×3, Service×3); weak secrets: 0; findings: directory-bind×1, unsupported-key×1',
+    '18 objects (ConfigMap×1, Deployment×3, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×1, ResourceQuota×1, Secret×3, Service×3); weak secrets: 0; findings: directory-bind×1, engine-default×1, unsupported-key×1',
   'wireguard':
     '9 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×2); weak secrets: 0; findings: host-path×3, unsafe-sysctl×1',
 };
@@ -89,6 +91,9 @@ const EXPECTED: Readonly<Record<string, string>> = {
 interface Outcome {
   readonly summary: string;
   readonly problems: string[];
+  /** `verify`'s expectations that do not hold, nor were reported; and how many it checked (0 when no output). */
+  readonly broken: string[];
+  readonly expectations: number;
 }
 
 function decodedSecrets(docs: readonly Manifest[]): string[] {
@@ -122,13 +127,16 @@ function migrate(dir: string, props: Omit<ComposeAppProps, 'model' | 'composeFil
     }
     const list = (m: Map<string, number>) => [...m].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, n]) => `${k}×${n}`).join(', ') || 'none';
     const vm = app.vmServices.length > 0 ? `; in the VM: ${app.vmServices.map((v) => v.composeName).join(', ')}` : '';
+    const report = app.verify();
     return {
       summary: `${docs.length} objects (${list(kinds)}); weak secrets: ${weak.length}; findings: ${list(counts)}${vm}`,
       problems: problems.map((p) => `${p.kind}/${p.name} ${p.path}: ${p.message}`),
+      broken: report.expectations.filter((e) => e.status === VerifyStatus.BROKEN).map((e) => `${e.service} ${e.check} ${e.subject}: ${e.detail}`),
+      expectations: report.expectations.length,
     };
   } catch (err) {
     if (isComposeError(err)) {
-      return { summary: `error: ${err.message}`, problems: [] };
+      return { summary: `error: ${err.message}`, problems: [], broken: [], expectations: 0 };
     }
     throw err;
   }
@@ -138,8 +146,11 @@ test('the table lists every corpus folder', () => {
   expect(Object.keys(EXPECTED).sort()).toEqual(DIRS);
 });
 
+const outcomes = new Map<string, Outcome>();
+
 describe.each(DIRS)('%s', (dir) => {
   const outcome = migrate(dir);
+  outcomes.set(dir, outcome);
 
   test('synthesizes output that passes every check, or fails with a clear message', () => {
     expect(outcome.problems).toEqual([]);
@@ -148,12 +159,22 @@ describe.each(DIRS)('%s', (dir) => {
   test('matches the recorded outcome', () => {
     expect(outcome.summary).toBe(EXPECTED[dir]);
   });
+
+  test('verify finds no broken expectation', () => {
+    expect(outcome.broken).toEqual([]);
+  });
+});
+
+test('verify checks something in most corpus files; the README states how many expectations', () => {
+  const checked = DIRS.filter((dir) => outcomes.get(dir)!.expectations > 0);
+  expect(checked.length).toBeGreaterThanOrEqual(25);
+  expect(readmeCount('expectations in the corpus files')).toBe(DIRS.reduce((n, dir) => n + outcomes.get(dir)!.expectations, 0));
 });
 
 /** The files whose services assessment sends to the VM, migrated with `target: ServiceTarget.AUTO`. */
 const EXPECTED_HYBRID: Readonly<Record<string, string>> = {
   mailcow:
-    '107 objects (ConfigMap×14, CronJob×1, DataVolume×1, Deployment×14, Ingress×1, Namespace×1, NetworkPolicy×19, PersistentVolumeClaim×12, ResourceQuota×1, Role×10, RoleBinding×10, Secret×5, Service×7, ServiceAccount×10, VirtualMachine×1); weak secrets: 0; findings: directory-bind×68, empty-secret×3, local-only-port×3, placeholder-host×1, shared-volume×5, unsupported-key×10, vm-dependency×1, vm-dependency-outside×2, vm-target×4; in the VM: dockerapi-mailcow, netfilter-mailcow, ofelia-mailcow, redis-mailcow',
+    '107 objects (ConfigMap×13, CronJob×1, DataVolume×1, Deployment×14, Ingress×1, Namespace×1, NetworkPolicy×19, PersistentVolumeClaim×12, ResourceQuota×1, Role×10, RoleBinding×10, Secret×5, Service×8, ServiceAccount×10, VirtualMachine×1); weak secrets: 0; findings: directory-bind×68, empty-secret×3, engine-default×1, inferred-port×1, local-only-port×3, placeholder-host×1, shared-volume×5, unsupported-key×10, vm-dependency×1, vm-dependency-outside×2, vm-target×4; in the VM: dockerapi-mailcow, netfilter-mailcow, ofelia-mailcow, redis-mailcow',
   plex:
     '8 objects (DataVolume×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, VirtualMachine×1); weak secrets: 0; findings: vm-target×1; in the VM: plex',
   portainer:
@@ -168,5 +189,9 @@ describe.each(Object.keys(EXPECTED_HYBRID))('%s with target: auto', (dir) => {
   test('routes the flagged services to the VM; the output passes every check', () => {
     expect(outcome.problems).toEqual([]);
     expect(outcome.summary).toBe(EXPECTED_HYBRID[dir]);
+  });
+
+  test('verify finds no broken expectation across the VM\'s edge', () => {
+    expect(outcome.broken).toEqual([]);
   });
 });

@@ -57,6 +57,7 @@ test('pre_start becomes init containers with the service\'s volumes and environm
     preStop: { exec: { command: ['sh', '-c', 'nginx -s quit && sleep 5'] } },
   });
   expect(app.warnings.filter((w) => w.code !== 'shared-volume').map((w) => [w.code, w.at.path])).toEqual([
+    ['inferred-port', 'services.web'],
     ['pre-start-per-pod', 'services.web.pre_start[0]'],
     ['secret-hook-environment', 'services.web.pre_start[0].environment.DB_PASSWORD'],
     ['lifecycle-hooks-joined', 'services.web.pre_stop[0]'],

@@ -473,10 +473,11 @@ configs:
     expect(checkSecretLeaks(docs, { secretValues: ['file-secret-7'] })).toEqual([]);
   });
 
-  test('directory and host-path binds are reported and not mounted', () => {
-    expect(mount('/var/lib/data')).toBeUndefined();
+  test('an empty directory bind is an emptyDir (as docker shows it); a host path is reported and not mounted', () => {
+    expect(mount('/var/lib/data')).toEqual({ mountPath: '/var/lib/data', name: 'bind-var-lib-data', readOnly: false });
+    expect(volume('bind-var-lib-data')).toEqual({ name: 'bind-var-lib-data', emptyDir: {} });
     expect(mount('/var/run/docker.sock')).toBeUndefined();
-    expect(codes(app)).toEqual(expect.arrayContaining(['directory-bind', 'host-path', 'bind-read-only']));
+    expect(codes(app)).toEqual(expect.arrayContaining(['host-path', 'bind-read-only']));
   });
 
   test('names in a file that need rewriting are reported', () => {
@@ -489,6 +490,48 @@ configs:
   test('the output names no absolute path of this machine', () => {
     expect(JSON.stringify(docs)).not.toContain(dir);
     expectManifestsPass(docs);
+  });
+});
+
+describe('a directory bind of certificates', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'compose-certs-'));
+  fs.mkdirSync(path.join(dir, 'certs', 'ca'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'certs', 'server.crt'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+  fs.writeFileSync(path.join(dir, 'certs', 'ca', 'root.der'), Buffer.from([0x30, 0x82, 0x00, 0xff]));
+  fs.mkdirSync(path.join(dir, 'big'));
+  fs.writeFileSync(path.join(dir, 'big', 'blob.bin'), Buffer.alloc(1024 * 1024 + 1, 7));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const text = `
+services:
+  web:
+    image: nginx:1.27
+    volumes:
+      - ./certs:/etc/certs:ro
+      - ./big:/srv/big
+`;
+  const chart = new Chart(Testing.app(), 'test');
+  const app = new ComposeApp(chart, 'app', { model: loadComposeFromString(text, { env: {}, projectDir: dir }).model, namespace: 'test' });
+  const docs = Testing.synth(chart);
+  const container = mainContainer(findDoc(docs, 'Deployment', 'web'));
+
+  test('its files become ConfigMap keys (binaryData for binary ones), each mounted at its path', () => {
+    const files = findDoc(docs, 'ConfigMap', 'web-files');
+    expect(files.data).toEqual({ 'server.crt': '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' });
+    expect(files.binaryData).toEqual({ 'ca_root.der': Buffer.from([0x30, 0x82, 0x00, 0xff]).toString('base64') });
+    expect(container.volumeMounts).toEqual(expect.arrayContaining([
+      { mountPath: '/etc/certs/ca/root.der', name: 'files', subPath: 'ca_root.der', readOnly: true },
+      { mountPath: '/etc/certs/server.crt', name: 'files', subPath: 'server.crt', readOnly: true },
+    ]));
+  });
+
+  test('a directory over 1 MiB is not mounted, with a warning that says how to copy it in', () => {
+    expect(container.volumeMounts.some((m: any) => m.mountPath.startsWith('/srv/big'))).toBe(false);
+    expect(app.warnings).toContainEqual(expect.objectContaining({
+      code: 'large-bind-directory',
+      message: 'directory bind mount "./big" → /srv/big holds more than a ConfigMap can (1 MiB, 256 files), so it is not '
+        + 'migrated: the container sees the image\'s own files there. Put the data in a named volume and copy it in after '
+        + 'deploying (kubectl cp ./big <pod>:/srv/big -n test)',
+    }));
   });
 });
 

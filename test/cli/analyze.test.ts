@@ -78,7 +78,7 @@ test('JSON: target, workload, state and engine, exposure, volumes, secrets by na
     'compose.yaml: services.worker.environment.REDIS_HOST: host "cache" in REDIS_HOST rewritten to the Service name "redis"',
   ]);
   expect(analysis.warnings.map((w: any) => `${w.code}: ${where(w.message)}`)).toEqual([
-    'file-host-reference: compose.yaml: configs.api_config: config "api_config" refers to "cache", which is the Service "redis" in Kubernetes; edit the file',
+    'alias-service: compose.yaml: configs.api_config: config "api_config" reaches service "redis" as "cache", so the Service "cache" selects its pods too',
   ]);
   // Names only: no value of a secret or of a sensitive variable.
   for (const value of ['demo-db-password-not-real', 'shop:demo']) {
@@ -107,7 +107,10 @@ test('text: the same assessment, one block per service', () => {
     '      - secret db_password at /run/secrets/db_password → Secret db-password key db_password',
     '  secrets:    secret db_password',
     '  depends_on: none',
-    '  warnings:   none',
+    '  warnings:',
+    '      - compose.yaml:156:5: services.shop_db: image "postgres:16.4" runs as a postgres stateful dependency: one pod, its '
+    + 'data on a claim, a credentials Secret, the engine\'s readiness check and a backup CronJob; the service\'s own command, '
+    + 'ports, environment and volumes are kept (x-cdk8s-compose.engine: none runs it as a plain Deployment)',
     '',
   ].join('\n'));
   expect(text).toContain('  exposure:   internal (Service web); Ingress web.example.com/ → 80\n');

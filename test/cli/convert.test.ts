@@ -228,10 +228,11 @@ describe('the kompose shape: convert -f FILE -o DIR', () => {
     expect(findings).toBeGreaterThan(warnings.length);
     expect(lines[warnings.length]).toMatch(new RegExp(`^${findings} warnings \\(.*host-rewrite ×\\d+.*, vm-target ×1\\)$`));
     const count = (folder: string) => listFiles(out('kompose')).filter((f) => f.startsWith(`${folder}/`)).length;
-    expect(lines[warnings.length + 1]).toBe(`wrote ${listFiles(out('kompose')).length} files into out: 0-namespace/ (${count('0-namespace')}), `
+    expect(lines[warnings.length + 1]).toMatch(/^verify: \d+ expectations: \d+ hold, 0 reported, 0 broken$/);
+    expect(lines[warnings.length + 2]).toBe(`wrote ${listFiles(out('kompose')).length} files into out: 0-namespace/ (${count('0-namespace')}), `
       + `1-stateful/ (${count('1-stateful')}), 2-app/ (${count('2-app')}), 3-vm/ (${count('3-vm')}), `
       + `golden-image/shop-vm/ (${count('golden-image/shop-vm')}), RUNBOOK.md`);
-    expect(lines).toHaveLength(warnings.length + 2);
+    expect(lines).toHaveLength(warnings.length + 3);
     expect(runs.kompose.stdout).toBe('');
   });
 
@@ -411,12 +412,13 @@ test('--labels and --annotations reach every object and every pod template; --co
   expect(findDocs(docs, 'Deployment').map((d) => d.metadata.name).sort()).toEqual(['api', 'reporting', 'web', 'worker']);
 });
 
-test('--quiet prints only the summary: the count of warnings by code and what it wrote', () => {
+test('--quiet prints only the summary: the count of warnings by code, the verify line and what it wrote', () => {
   expectOk(runs.quiet);
   const lines = runs.quiet.stderr.trimEnd().split('\n');
-  expect(lines).toHaveLength(2);
+  expect(lines).toHaveLength(3);
   expect(lines[0]).toBe(runs.kompose.stderr.trimEnd().split('\n').find((l) => /^\d+ warnings/.test(l)));
-  expect(lines[1]).toMatch(/^wrote \d+ files into out: 0-namespace\/ /);
+  expect(lines[1]).toMatch(/^verify: \d+ expectations: /);
+  expect(lines[2]).toMatch(/^wrote \d+ files into out: 0-namespace\/ /);
 });
 
 describe('the options for the opinionated parts', () => {

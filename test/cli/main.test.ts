@@ -45,8 +45,8 @@ test('bad usage: the message, the usage line, exit 2', () => {
     code: 2,
     timedOut: false,
     stdout: '',
-    stderr: 'error: unknown command "frobnicate". Allowed: convert, analyze, deploy\n'
-      + 'Usage: cdk8s-compose convert|analyze|deploy [options]   (cdk8s-compose --help)\n',
+    stderr: 'error: unknown command "frobnicate". Allowed: convert, analyze, verify, deploy\n'
+      + 'Usage: cdk8s-compose convert|analyze|verify|deploy [options]   (cdk8s-compose --help)\n',
   });
   expect(runs.unknownOption.code).toBe(2);
   expect(runs.unknownOption.stderr.split('\n')[0]).toBe('error: unknown option --namspace (did you mean --namespace?)');

@@ -71,8 +71,8 @@ describe('convert', () => {
 
 describe('bad usage', () => {
   test.each([
-    [['frobnicate'], 'unknown command "frobnicate". Allowed: convert, analyze, deploy'],
-    [['-f', 'x.yaml'], 'expected a command before -f: convert, analyze or deploy'],
+    [['frobnicate'], 'unknown command "frobnicate". Allowed: convert, analyze, verify, deploy'],
+    [['-f', 'x.yaml'], 'expected a command before -f: convert, analyze, verify or deploy'],
     [['convert', '--bogus'], 'unknown option --bogus'],
     [['convert', '--namspace', 'x'], 'unknown option --namspace (did you mean --namespace?)'],
     [['convert', '-namespace', 'x'], 'unknown option -namespace: write long options with two dashes, short ones as one letter'],

@@ -1,5 +1,7 @@
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
+import { loadComposeFromString } from '../../lib/compose/load';
 import { VolumeMount } from '../../lib/compose/model';
 import { errorOf, load, makeProject, web } from './helpers';
 
@@ -39,7 +41,7 @@ describe('service volumes', () => {
         bind: { kind: 'file', content: { path: './config/nginx.conf', text: 'server { listen 80; }\n', binary: false } },
         at: undefined,
       },
-      { type: 'bind', source: './data', target: '/srv/data', readOnly: false, bind: { kind: 'directory' }, at: undefined },
+      { type: 'bind', source: './data', target: '/srv/data', readOnly: false, bind: { kind: 'directory', files: [{ path: '.keep', text: '', binary: false }], sizeBytes: 0 }, at: undefined },
       { type: 'bind', source: './missing', target: '/srv/missing', readOnly: false, bind: { kind: 'missing' }, at: undefined },
       { type: 'volume', source: 'data', target: '/var/lib/data', readOnly: false, at: undefined },
       {
@@ -175,6 +177,33 @@ describe('top-level volumes', () => {
       { name: 'plain', external: false, driverOpts: {}, labels: {}, at: undefined },
       { name: 'renamed', external: true, externalName: 'real-name', driverOpts: {}, labels: {}, at: undefined },
     ]);
+  });
+});
+
+describe('directory binds inside the project', () => {
+  test('files up to 1 MiB are read, sorted by their path below the directory; a larger tree keeps only its size', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bind-dir-'));
+    try {
+      fs.mkdirSync(path.join(dir, 'certs', 'ca'), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'certs', 'tls.crt'), 'cert\n');
+      fs.writeFileSync(path.join(dir, 'certs', 'ca', 'root.der'), Buffer.from([0, 1, 2]));
+      fs.mkdirSync(path.join(dir, 'big'));
+      fs.writeFileSync(path.join(dir, 'big', 'a.bin'), Buffer.alloc(700 * 1024));
+      fs.writeFileSync(path.join(dir, 'big', 'b.bin'), Buffer.alloc(700 * 1024));
+      const { model } = loadComposeFromString('services: { a: { image: a:1, volumes: ["./certs:/etc/certs", "./big:/big"] } }', { env: {}, projectDir: dir });
+      const [big, certs] = model.services[0].volumes;
+      expect(certs.bind).toEqual({
+        kind: 'directory',
+        sizeBytes: 8,
+        files: [
+          { path: 'ca/root.der', text: Buffer.from([0, 1, 2]).toString('base64'), binary: true },
+          { path: 'tls.crt', text: 'cert\n', binary: false },
+        ],
+      });
+      expect(big.bind).toEqual({ kind: 'directory', sizeBytes: 1400 * 1024 });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

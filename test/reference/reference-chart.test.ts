@@ -195,8 +195,9 @@ test('a pod that mounts a ReadWriteOnce claim is on Recreate', () => {
 
 test('the findings of the migration are collected, not printed', () => {
   expect(app.warnings.map((w) => `${w.code} ${w.at.path}`)).toEqual([
+    'engine-default services.redis',
     'vm-target services.reporting',
-    'file-host-reference configs.api_config',
+    'engine-default services.shop_db',
     'host-rewrite services.api.environment.DATABASE_URL',
     'host-rewrite services.api.environment.REDIS_URL',
     'local-only-port services.api.ports[1]',
@@ -205,5 +206,6 @@ test('the findings of the migration are collected, not printed', () => {
     'host-rewrite services.worker.environment.REDIS_HOST',
     'host-rewrite services.reporting.environment.DATABASE_URL',
     'vm-dependency-outside services.reporting.depends_on.shop_db',
+    'alias-service configs.api_config',
   ]);
 });
