@@ -1,5 +1,6 @@
 export * from './compose/model';
 export * from './compose/errors';
+export * from './compose/warning-groups';
 export * from './app/quantities';
 export * from './app/network-policy';
 export * from './app/autoscaler';

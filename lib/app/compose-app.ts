@@ -1,9 +1,10 @@
 import { ApiObject, Chart, Duration, JsonPatch, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { KubeSecret } from '../../imports/k8s';
 import { ComposeError, ComposeWarning } from '../compose/errors';
 import { LoadComposeOptions, loadCompose } from '../compose/load';
+import { formatWarningGroup, groupWarnings } from '../compose/warning-groups';
 import {
   ComposeConfig, ComposeLocation, ComposeModel, ComposeSecret, ComposeService, ComposeVolume, EnvVar, FileSource, Protocol,
 } from '../compose/model';
@@ -24,7 +25,7 @@ import {
   IngressRuleSettings, MigratedService, MigrationContext, MountedFileSource, PortAccess, ResolvedResources, ServicePlan,
   ServiceSettings, WorkloadKind, WorkloadPort, resolveResources, toProtocol,
 } from './migrated-service';
-import { NameRegistry, isDnsLabel, isServiceName, joinDnsLabel, portName, toDnsLabel, toServiceName } from './naming';
+import { NameRegistry, isDnsLabel, isLabelKey, isLabelValue, isServiceName, joinDnsLabel, portName, toDnsLabel, toServiceName } from './naming';
 import {
   ComposeNetworkPolicies, ComposeNetworkPoliciesProps, PortExposure, PolicyWorkload,
 } from './network-policy';
@@ -43,6 +44,9 @@ import {
 import { STORAGE_QUANTITY_FORMAT, claimSize, storageBytes } from './storage-size';
 import { VmMigratedService } from './vm-migrated-service';
 
+/** The `node.metadata` type of a ComposeApp's warnings (one entry per line, see `ComposeApp.warningsOf`). */
+export const WARNING_METADATA = 'cdk8s-compose:warning';
+
 /** The documented defaults of `ComposeAppProps`, in one place. */
 export const COMPOSE_APP_DEFAULTS = {
   /** Requests and limits of containers whose compose service sets none. */
@@ -58,6 +62,8 @@ export const COMPOSE_APP_DEFAULTS = {
   ingressDomain: 'example.com',
   /** The ingress controller's class. */
   ingressClassName: 'nginx',
+  /** The ingress controller's namespace, which the NetworkPolicies let in to the Ingress ports. */
+  ingressControllerNamespace: 'ingress-nginx',
   /** The controller's rewrite-target annotation. With the default path `/` it rewrites nothing. */
   ingressAnnotations: { 'nginx.ingress.kubernetes.io/rewrite-target': '/' } as Readonly<Record<string, string>>,
   /** Container ports that are HTTP when nothing declares it. */
@@ -155,6 +161,16 @@ export interface ComposeAppProps {
    */
   readonly ingressClassName?: string;
   /**
+   * The namespace the ingress controller runs in: the NetworkPolicies let traffic to the Ingress ports in from it.
+   * @default 'ingress-nginx'
+   */
+  readonly ingressControllerNamespace?: string;
+  /**
+   * Labels of the ingress controller's pods, to narrow that allow rule to them within its namespace.
+   * @default - every pod in the ingress controller's namespace
+   */
+  readonly ingressControllerPodLabels?: Readonly<Record<string, string>>;
+  /**
    * Annotations of the Ingresses.
    * @default { 'nginx.ingress.kubernetes.io/rewrite-target': '/' }
    */
@@ -195,20 +211,22 @@ export interface ComposeAppProps {
    */
   readonly controller?: WorkloadController;
   /**
-   * Backups of the stateful dependencies, or `false`.
-   * @default - daily at 03:00, keeping 7
+   * Backups of the stateful dependencies: `true` (or the backup's options) for every one, `false` for none.
+   * @default - a daily backup at 03:00 keeping 7, for the stateful dependencies whose data compose keeps in a named
+   * volume or a bind mount at the engine's data path (or a folder above it); none for the others (a cache without a
+   * volume)
    */
-  readonly backup?: DatabaseBackupOptions | false;
+  readonly backup?: DatabaseBackupOptions | boolean;
   /**
-   * NetworkPolicies from the compose networks, with options, or `false` for none.
-   * @default - default deny, DNS, per-network allows, ingress from the `ingress-nginx` namespace
+   * NetworkPolicies from the compose networks (`true`, or their options), or `false` for none.
+   * @default true: default deny, DNS, per-network allows, and ingress from `ingressControllerNamespace`
    */
-  readonly networkPolicies?: Omit<ComposeNetworkPoliciesProps, 'namespace' | 'networks' | 'workloads'> | false;
+  readonly networkPolicies?: Omit<ComposeNetworkPoliciesProps, 'namespace' | 'networks' | 'workloads'> | boolean;
   /**
-   * The ResourceQuota, with options, or `false` for none.
-   * @default - computed from the app at its peak plus 20% headroom
+   * The ResourceQuota (`true`, or its options such as `hard` amounts), or `false` for none.
+   * @default true: computed from the app at its peak plus 20% headroom
    */
-  readonly quota?: Omit<NamespaceQuotaProps, 'namespace'> | false;
+  readonly quota?: Omit<NamespaceQuotaProps, 'namespace'> | boolean;
   /**
    * Where services run unless their overrides or `x-cdk8s-compose.target` say otherwise: `ServiceTarget.AUTO` sends
    * the services `assessService` flags to the VM (each reported as `vm-target` with the reasons), `ServiceTarget.VM`
@@ -254,8 +272,8 @@ export interface ComposeAppVmOptions extends Omit<ComposeVmProps, 'model' | 'ser
  * cannot run as containers (`target`, `vm`) run in one golden-image VM (`ComposeVm`) whose Services they are reached
  * by, with rule 2 applied both ways.
  *
- * Findings that do not stop the migration (ignored keys, rewrites, relaxed defaults) are in `warnings`; nothing is
- * printed. Extend the app through the handles: `app.service('web').deployment`, `.service`, `.ingress`, …, and
+ * Findings that do not stop the migration (ignored keys, rewrites, relaxed defaults) are in `warnings`, and as lines
+ * in the construct metadata that `ComposeApp.warningsOf(app)` collects; nothing is printed. Extend the app through the handles: `app.service('web').deployment`, `.service`, `.ingress`, …, and
  * `app.vm`, `app.vmService('legacy')` for the VM.
  */
 export class ComposeApp extends Construct {
@@ -388,10 +406,10 @@ export class ComposeApp extends Construct {
     this.configs = this.configObjects;
 
     if (props.networkPolicies !== false) {
-      this.networkPolicies = this.renderNetworkPolicies(props.networkPolicies ?? {});
+      this.networkPolicies = this.renderNetworkPolicies(props.networkPolicies === true ? {} : props.networkPolicies ?? {});
     }
     if (props.quota !== false) {
-      this.quota = new NamespaceQuota(this, 'Quota', { ...(props.quota ?? {}), namespace: this.namespace });
+      this.quota = new NamespaceQuota(this, 'Quota', { ...(props.quota === true ? {} : props.quota ?? {}), namespace: this.namespace });
     }
     if (props.syncWaves ?? true) {
       // An object's wave depends on the finished tree (objects added after the constructor join one too), and cdk8s
@@ -405,6 +423,18 @@ export class ComposeApp extends Construct {
       });
     }
     this.node.addValidation({ validate: () => this.ingressCollisions() });
+    // Annotations-style, as the AWS CDK's Annotations.addWarning records them: tools and tests read node.metadata.
+    for (const group of groupWarnings(this.warnings)) {
+      this.node.addMetadata(WARNING_METADATA, formatWarningGroup(group));
+    }
+  }
+
+  /**
+   * The warnings of every ComposeApp under `scope` (an App, a Chart), one line each as the CLI prints them:
+   * identical findings of several services as one line naming them all. Print them after `app.synth()`.
+   */
+  public static warningsOf(scope: IConstruct): string[] {
+    return scope.node.findAll().flatMap((c) => c.node.metadata.filter((m) => m.type === WARNING_METADATA).map((m) => String(m.data)));
   }
 
   /** The compose service migrated to a container workload, by compose name. */
@@ -507,6 +537,21 @@ export class ComposeApp extends Construct {
     }
     if (this.props.storageSize !== undefined) {
       checkSize(this.props.storageSize, `${this.node.path}: storageSize`);
+    }
+    const ingressNamespace = this.props.ingressControllerNamespace;
+    if (ingressNamespace !== undefined && !isDnsLabel(ingressNamespace)) {
+      throw new ComposeError(`${this.node.path}: ingressControllerNamespace is not a namespace name`, {
+        value: ingressNamespace,
+        allowed: 'a DNS-1123 label: lower case letters, digits and "-", 1-63 characters',
+      });
+    }
+    for (const [key, value] of Object.entries(this.props.ingressControllerPodLabels ?? {})) {
+      if (!isLabelKey(key) || !isLabelValue(value)) {
+        throw new ComposeError(`${this.node.path}: ingressControllerPodLabels has a label Kubernetes does not accept`, {
+          value: `${key}=${value}`,
+          allowed: 'a label key (an optional DNS prefix and "/", then 1-63 letters, digits, "-", "_" or ".") and a value of at most 63 of them',
+        });
+      }
     }
     for (const [name, override] of Object.entries(this.props.services ?? {})) {
       if (override.replicas !== undefined && !(Number.isInteger(override.replicas) && override.replicas >= 0)) {
@@ -997,7 +1042,7 @@ export class ComposeApp extends Construct {
       controller: plan.controller ?? WorkloadController.DEPLOYMENT,
       storageClassName: props.storageClassName,
       stateStorageBytes: storageBytes(overrides.storageSize ?? props.storageSize ?? COMPOSE_APP_DEFAULTS.storageSize),
-      backup: overrides.backup ?? props.backup ?? {},
+      backup: overrides.backup ?? props.backup,
       autoscaling,
       readinessLabels: labels.readiness,
       livenessLabels: labels.liveness,
@@ -1288,6 +1333,10 @@ export class ComposeApp extends Construct {
     }
     return new ComposeNetworkPolicies(this, 'NetworkPolicies', {
       ...options,
+      ingressControllerNamespaceLabels: options.ingressControllerNamespaceLabels ?? {
+        'kubernetes.io/metadata.name': this.props.ingressControllerNamespace ?? COMPOSE_APP_DEFAULTS.ingressControllerNamespace,
+      },
+      ingressControllerPodLabels: options.ingressControllerPodLabels ?? this.props.ingressControllerPodLabels,
       namespace: this.namespace,
       networks: this.model.networks.map((n) => ({ name: n.name, internal: n.internal, at: n.at })),
       workloads,

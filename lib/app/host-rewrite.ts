@@ -70,28 +70,6 @@ export class HostRewriter {
     return this.replace(text, () => true).rewrites.filter((r) => !this.resolvable.has(r.from.toLowerCase()));
   }
 
-  /**
-   * The Service names an env value reaches, where `rewrite` would look for hosts (names that already resolve too),
-   * each with the port written after it (`db:5432`), if any: who talks to whom, for the runbook's picture. For the
-   * text of a file (`inFile`), only URL authorities and `host:port` count, as the words of a file are often names.
-   */
-  public hostsIn(value: string, inFile = false): Array<{ readonly service: string; readonly port?: number }> {
-    const bare = !inFile && LIST_OF_HOSTS.test(value.trim());
-    const found = new Map<string, number | undefined>();
-    value.replace(TOKEN, (token: string, offset: number) => {
-      const target = this.hosts.get(token.toLowerCase());
-      const before = value.slice(0, offset);
-      const after = value.slice(offset + token.length);
-      if (target !== undefined && (bare || before.endsWith('://') || before.endsWith('@') || /^:\d/.test(after)
-        || (!inFile && DSN_HOST_KEY.test(before)))) {
-        const port = /^:(\d+)/.exec(after)?.[1];
-        found.set(target, found.get(target) ?? (port !== undefined ? Number(port) : undefined));
-      }
-      return token;
-    });
-    return [...found.entries()].map(([service, port]) => ({ service, port }));
-  }
-
   private replace(value: string, isHost: (before: string, after: string) => boolean): RewrittenValue {
     const rewrites = new Map<string, HostRewrite>();
     const result = value.replace(TOKEN, (token: string, offset: number) => {

@@ -131,7 +131,8 @@ export interface ServiceSettings {
   readonly controller: WorkloadController;
   readonly storageClassName?: string;
   readonly stateStorageBytes: number;
-  readonly backup: DatabaseBackupOptions | false;
+  /** `true` or options: a backup; `false`: none; undefined: a backup when compose keeps the engine's data. */
+  readonly backup?: DatabaseBackupOptions | boolean;
   readonly autoscaling?: AutoscalingSettings;
   /** The `kompose.service.healthcheck.*` labels. */
   readonly readinessLabels?: KomposeProbeLabels;
@@ -336,6 +337,22 @@ export class MigratedService extends Construct {
     }
     const resources = toContainerResources(settings.resources);
     const securityContext = this.securityContext();
+    // The service's container, in its own pod or in the pod of the service whose network it shares.
+    const containerProps = (ports: readonly WorkloadPort[]): kplus.ContainerProps => ({
+      name: this.name,
+      image: settings.image,
+      imagePullPolicy: settings.imagePullPolicy ?? pullPolicyFor(settings.image),
+      command,
+      args,
+      workingDir: service.workingDir,
+      ports: ports.map((p) => ({ number: p.port, protocol: explicitProtocol(p.protocol), name: p.name })),
+      envVariables: env.values,
+      resources,
+      securityContext,
+      readiness: probes.readiness,
+      liveness: probes.liveness,
+      startup: probes.startup,
+    });
 
     if (plan.kind === WorkloadKind.STATEFUL) {
       const engine = plan.engine!;
@@ -364,7 +381,9 @@ export class MigratedService extends Construct {
         dataClaim,
         storageSize: dataClaim ? undefined : claimSize(settings.stateStorageBytes).size,
         storageClassName: settings.storageClassName,
-        backup: settings.backup,
+        // A cache whose data compose does not keep (no volume at its data path) has nothing worth a backup.
+        backup: settings.backup === undefined ? (mounts.engineDataKept ? {} : false)
+          : settings.backup === true ? {} : settings.backup,
         terminationGracePeriod: gracePeriod(service),
       });
       this.warnStatefulPodKeys();
@@ -392,22 +411,8 @@ export class MigratedService extends Construct {
       this.statefulSet = host.statefulSet;
       this.daemonSet = host.daemonSet;
       this.service = host.service;
-      this.container = host.workload.addContainer({
-        name: this.name,
-        image: settings.image,
-        imagePullPolicy: settings.imagePullPolicy ?? pullPolicyFor(settings.image),
-        command,
-        args,
-        workingDir: service.workingDir,
-        // Its ports on the pod: those the host's plan gives it (a port the host declares is the host container's).
-        ports: host.ports.filter((p) => p.via === service.name).map((p) => ({ number: p.port, protocol: explicitProtocol(p.protocol), name: p.name })),
-        envVariables: env.values,
-        resources,
-        securityContext,
-        readiness: probes.readiness,
-        liveness: probes.liveness,
-        startup: probes.startup,
-      });
+      // Its ports on the pod: those the host's plan gives it (a port the host declares is the host container's).
+      this.container = host.workload.addContainer(containerProps(host.ports.filter((p) => p.via === service.name)));
     } else {
       const podProps = {
         metadata: this.metadata(this.name),
@@ -417,21 +422,7 @@ export class MigratedService extends Construct {
         hostAliases: this.hostAliases(),
         terminationGracePeriod: gracePeriod(service),
         dockerRegistryAuth: settings.imagePullSecret ? kplus.Secret.fromSecretName(this, 'ImagePullSecret', settings.imagePullSecret) : undefined,
-        containers: [{
-          name: this.name,
-          image: settings.image,
-          imagePullPolicy: settings.imagePullPolicy ?? pullPolicyFor(settings.image),
-          command,
-          args,
-          workingDir: service.workingDir,
-          ports: plan.ports.filter((p) => p.via === undefined).map((p) => ({ number: p.port, protocol: explicitProtocol(p.protocol), name: p.name })),
-          envVariables: env.values,
-          resources,
-          securityContext,
-          readiness: probes.readiness,
-          liveness: probes.liveness,
-          startup: probes.startup,
-        }],
+        containers: [containerProps(plan.ports.filter((p) => p.via === undefined))],
       };
       if (plan.kind === WorkloadKind.JOB) {
         this.job = new kplus.Job(this, 'Job', {
@@ -788,6 +779,11 @@ export class MigratedService extends Construct {
 
     for (const mount of service.volumes) {
       const onEngineData = engine !== undefined && mount.target.replace(/\/+$/, '') === engine.dataPath;
+      const target = mount.target.replace(/\/+$/, '');
+      const keepsEngineData = engine !== undefined && (target === engine.dataPath || engine.dataPath.startsWith(`${target}/`));
+      if (keepsEngineData && (mount.type === 'bind' || (mount.type === 'volume' && mount.source !== undefined))) {
+        plan.engineDataKept = true;
+      }
       if (mount.type === 'tmpfs') {
         const volume = kplus.Volume.fromEmptyDir(this, `Tmpfs${mount.target}`, volumeNames.key(`tmpfs-${mount.target}`), {
           medium: kplus.EmptyDirMedium.MEMORY,
@@ -1274,6 +1270,8 @@ interface MountPlan {
   mounts: PodMount[];
   claims: Record<string, kplus.IPersistentVolumeClaim>;
   engineDataClaim?: kplus.IPersistentVolumeClaim;
+  /** Compose keeps the engine's data: a named volume or a bind mount at its data path or a folder above it. */
+  engineDataKept?: boolean;
   filesConfigMap?: kplus.ConfigMap;
   filesSecret?: KubeSecret;
 }

@@ -11,6 +11,22 @@ export function isDnsLabel(name: string): boolean {
   return DNS_LABEL.test(name);
 }
 
+const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
+
+/** True when `key` is a label key Kubernetes accepts: an optional DNS-subdomain prefix and `/`, then a name. */
+export function isLabelKey(key: string): boolean {
+  const slash = key.lastIndexOf('/');
+  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+  return LABEL_NAME.test(key.slice(slash + 1)) && (prefix === undefined || (prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix)));
+}
+
+/** True when `value` is a label value Kubernetes accepts (at most 63 characters, possibly empty). */
+export function isLabelValue(value: string): boolean {
+  return LABEL_VALUE.test(value);
+}
+
 /**
  * The DNS-1123 label for a compose name: lower case, every run of other characters (`_`, `.`, spaces) becomes one
  * `-`, leading and trailing `-` removed, cut to 63 characters. `plausible_db` → `plausible-db`, `openWebUI` →

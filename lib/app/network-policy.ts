@@ -247,6 +247,10 @@ export class ComposeNetworkPolicies extends Construct {
   public readonly defaultDeny: KubeNetworkPolicy;
   /** Allows every pod in the namespace to query the cluster DNS. */
   public readonly dnsEgress: KubeNetworkPolicy;
+  /** The labels of the namespace whose pods may reach the ports exposed through an Ingress (the ingress controller's). */
+  public readonly ingressControllerNamespaceLabels: Readonly<Record<string, string>>;
+  /** The labels of the ingress controller's pods within that namespace, when the rule is narrowed to them. */
+  public readonly ingressControllerPodLabels?: Readonly<Record<string, string>>;
   private readonly policies = new Map<string, KubeNetworkPolicy>();
 
   constructor(scope: Construct, id: string, props: ComposeNetworkPoliciesProps = {}) {
@@ -281,6 +285,8 @@ export class ComposeNetworkPolicies extends Construct {
       networkPorts.set(network, sortPorts(workloads.filter((w) => w.networks.includes(network)).flatMap((w) => w.ports)));
     }
     const ingressNamespaceLabels = props.ingressControllerNamespaceLabels ?? { 'kubernetes.io/metadata.name': 'ingress-nginx' };
+    this.ingressControllerNamespaceLabels = ingressNamespaceLabels;
+    this.ingressControllerPodLabels = props.ingressControllerPodLabels;
 
     for (const workload of workloads) {
       const ingress: NetworkPolicyIngressRule[] = [];

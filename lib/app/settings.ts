@@ -118,10 +118,10 @@ export interface ServiceOverrides {
    */
   readonly storageSize?: Size;
   /**
-   * Backup of a stateful dependency, or `false`.
+   * Backup of a stateful dependency: `true` (or the backup's options) for one, `false` for none.
    * @default - `ComposeAppProps.backup`
    */
-  readonly backup?: DatabaseBackupOptions | false;
+  readonly backup?: DatabaseBackupOptions | boolean;
   /**
    * allowPrivilegeEscalation of the main container.
    * @default - false, true when compose sets `privileged` or adds SYS_ADMIN (Kubernetes requires it then)

@@ -22,6 +22,13 @@ export interface ProjectAnalysis {
   readonly buildAll: string | null;
   /** Warnings that belong to no single service. */
   readonly warnings: readonly AnalysisWarning[];
+  /** The services the active profiles leave out (`--profile NAME` brings them in), with their profiles. */
+  readonly leftOutByProfiles: readonly { readonly service: string; readonly profiles: readonly string[] }[];
+  /**
+   * The VM whose golden image convert and deploy need a URL for (`--image-base-url`), when services run in a VM
+   * and none was given; null otherwise.
+   */
+  readonly imageBaseUrlNeededBy: string | null;
 }
 
 /** A finding of the conversion: its stable code (`directory-bind`, `empty-secret`, …) and its line. */
@@ -134,12 +141,15 @@ export interface DependencyAnalysis {
   readonly required: boolean;
 }
 
+/** Stands in for `--image-base-url` in an assessment, which publishes nothing (`.invalid` is never a real host). */
+const ASSESSMENT_IMAGE_BASE_URL = 'https://image-base-url.invalid';
+
 /** `cdk8s-compose analyze`: the assessment as text, or as JSON with `--json`. */
 export function analyze(options: AnalyzeOptions, io: CliIo): number {
   const stage = createTempStage();
   try {
-    const rendered = renderProject(options, io, stage);
-    const analysis = analyzeRendered(rendered);
+    const rendered = renderProject(options, io, stage, { placeholderImageBaseUrl: ASSESSMENT_IMAGE_BASE_URL });
+    const analysis = { ...analyzeRendered(rendered), imageBaseUrlNeededBy: options.imageBaseUrl === undefined ? rendered.project.composeApp.vm?.vm.name ?? null : null };
     // The report quotes values (ports, hosts, commands): it passes through the redactor as every message does.
     io.stdout(rendered.project.composeApp.redactor.redact(options.json ? `${JSON.stringify(analysis, undefined, 2)}\n` : analysisText(analysis)));
   } finally {
@@ -199,6 +209,8 @@ export function analyzeRendered(rendered: Rendered): ProjectAnalysis {
     services,
     buildAll: builds.length > 0 ? bakeCommand(model) : null,
     warnings: warnings.filter((w) => !claimed.has(w)).map(analysisWarning),
+    leftOutByProfiles: (model.profileDisabled ?? []).map((s) => ({ service: s.name, profiles: s.profiles })),
+    imageBaseUrlNeededBy: null,
   };
 }
 
@@ -389,6 +401,14 @@ export function analysisText(analysis: ProjectAnalysis): string {
     row('warnings', s.warnings.length === 0 ? 'none' : '');
     s.warnings.forEach((w) => lines.push(`      - ${w.message.replace(/\s*\n\s*/g, ' ')}`));
     lines.push('');
+  }
+  if (analysis.leftOutByProfiles.length > 0) {
+    lines.push('Left out by profiles (--profile NAME brings a service in):',
+      ...analysis.leftOutByProfiles.map((s) => `  - ${s.service} (profile${s.profiles.length === 1 ? '' : 's'} ${s.profiles.join(', ')})`), '');
+  }
+  if (analysis.imageBaseUrlNeededBy !== null) {
+    lines.push(`The VM ${analysis.imageBaseUrlNeededBy} boots from a golden image that you publish: convert and deploy need `
+      + '--image-base-url URL, the folder URL it will be published at (RUNBOOK.md shows how to build and publish it).', '');
   }
   if (analysis.buildAll) {
     lines.push('Build and push every image built from source at once (from the folder of the compose file):', `  $ ${analysis.buildAll}`, '');

@@ -29,7 +29,7 @@ export function convert(options: ConvertOptions, io: CliIo): number {
           + 'convert -o DIR writes it',
         at: rendered.project.model.at,
       }];
-      printWarnings([...rendered.project.warnings, ...skipped], io);
+      printWarnings([...rendered.project.warnings, ...skipped], io, options.quiet);
       io.stderr(verifyLine(rendered));
       io.stdout(singleFileContent(rendered));
     } finally {
@@ -67,7 +67,7 @@ export function convert(options: ConvertOptions, io: CliIo): number {
       message: `${file} exists: it is yours, and is not written again (move it away to start it afresh)`,
       at,
     }));
-    printWarnings([...rendered.project.warnings, ...gitops.warnings, ...notes, ...kept], io);
+    printWarnings([...rendered.project.warnings, ...gitops.warnings, ...notes, ...kept], io, options.quiet);
     io.stderr(verifyLine(rendered));
     const where = display(io.cwd, target.root);
     const bundles = [...new Set(rendered.bundleFiles.map((f) => f.path.split('/').slice(0, 2).join('/')))]

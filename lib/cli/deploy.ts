@@ -55,7 +55,7 @@ export function deploy(options: DeployOptions, io: CliIo): number {
       ledgerFolder: BUNDLE_FOLDER,
       force: options.force,
     });
-    printWarnings(rendered.project.warnings, io);
+    printWarnings(rendered.project.warnings, io, options.quiet);
     const steps = deploySteps(rendered, root ? display(io.cwd, root) : dir, options);
     if (options.dryRun) {
       if (!root) {
@@ -76,14 +76,18 @@ function runSteps(steps: readonly DeployStep[], rendered: Rendered, options: Dep
     const deadline = Date.now() + options.timeoutSeconds * 1000;
     let args = step.args;
     for (;;) {
-      io.stderr(`$ ${['kubectl', ...args].map(shellQuote).join(' ')}\n`);
+      if (!options.quiet) {
+        io.stderr(`$ ${['kubectl', ...args].map(shellQuote).join(' ')}\n`);
+      }
       const result = spawnSync('kubectl', args, { cwd: io.cwd, env: io.env as NodeJS.ProcessEnv, encoding: 'utf-8' });
       if (result.error) {
         io.stderr(`error: cannot run kubectl: ${result.error.message}. Fix: install kubectl and put it on PATH.\n`);
         return ExitCode.DEPLOY_FAILED;
       }
-      io.stdout(result.stdout);
-      io.stderr(result.stderr);
+      if (!options.quiet) {
+        io.stdout(result.stdout);
+        io.stderr(result.stderr);
+      }
       if (result.status === 0) {
         break;
       }
@@ -93,6 +97,9 @@ function runSteps(steps: readonly DeployStep[], rendered: Rendered, options: Dep
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, RETRY_MILLIS);
         args = step.args.map((a) => (a.startsWith('--timeout=') ? `--timeout=${left - 1}s` : a));
         continue;
+      }
+      if (options.quiet) {
+        io.stderr(result.stderr);
       }
       const skipped = step.remaining.length > 0 ? `; not applied: ${step.remaining.map((f) => `${f}/`).join(', ')}` : '';
       if (step.wait) {

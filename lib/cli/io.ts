@@ -1,5 +1,6 @@
 import * as path from 'path';
-import { ComposeWarning, formatWarning } from '../compose/errors';
+import { ComposeWarning } from '../compose/errors';
+import { formatWarningGroup, groupWarnings } from '../compose/warning-groups';
 
 /** Exit codes of the CLI. */
 export enum ExitCode {
@@ -36,10 +37,15 @@ export function processIo(): CliIo {
   };
 }
 
-/** One line per warning on stderr, then the count by code. */
-export function printWarnings(warnings: readonly ComposeWarning[], io: CliIo): void {
-  for (const warning of warnings) {
-    io.stderr(`warning: ${oneLine(formatWarning(warning))}\n`);
+/**
+ * One line per warning on stderr (identical findings of several services as one line naming them all; none with
+ * `quiet`), then the count by code.
+ */
+export function printWarnings(warnings: readonly ComposeWarning[], io: CliIo, quiet = false): void {
+  if (!quiet) {
+    for (const group of groupWarnings(warnings)) {
+      io.stderr(`warning: ${oneLine(formatWarningGroup(group))}\n`);
+    }
   }
   const counts = new Map<string, number>();
   warnings.forEach((w) => counts.set(w.code, (counts.get(w.code) ?? 0) + 1));

@@ -71,7 +71,25 @@ export interface ConversionOptions {
    * @default true
    */
   readonly syncWaves?: boolean;
+  /** `--network-policies on|off` (ComposeApp's `networkPolicies`). */
+  readonly networkPolicies: boolean;
+  /** `--ingress-controller-namespace` (ComposeApp's `ingressControllerNamespace`). */
+  readonly ingressControllerNamespace?: string;
+  /** `--ingress-controller-pod-labels`, in the order given (ComposeApp's `ingressControllerPodLabels`). */
+  readonly ingressControllerPodLabels: Readonly<Record<string, string>>;
+  /** `--ingress-class-name` (ComposeApp's `ingressClassName`). */
+  readonly ingressClassName?: string;
+  /** `--storage-class-name` (ComposeApp's `storageClassName`). */
+  readonly storageClassName?: string;
+  /** `--backup on|off`; undefined: ComposeApp's default (the stateful dependencies whose data compose keeps). */
+  readonly backup?: boolean;
+  /** `--quota on|off|KEY=AMOUNT,…`: on (computed), off, or the amounts given by Kubernetes key (the rest computed). */
+  readonly quota: boolean | Readonly<Partial<Record<QuotaKeyName, string>>>;
 }
+
+/** The `spec.hard` keys `--quota` may give. */
+export const QUOTA_KEYS = ['requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory', 'persistentvolumeclaims'] as const;
+export type QuotaKeyName = typeof QUOTA_KEYS[number];
 
 export interface ConvertOptions extends ConversionOptions {
   /** `-o`: a folder, or a file for one YAML file. */
@@ -81,6 +99,8 @@ export interface ConvertOptions extends ConversionOptions {
   readonly force: boolean;
   /** `--gitops`, `--gitops-repo`, `--gitops-path`, `--gitops-branch`, `--overlay`. */
   readonly gitops: GitOpsOptions;
+  /** `--quiet`: errors and the summary only. */
+  readonly quiet: boolean;
 }
 
 export interface AnalyzeOptions extends ConversionOptions {
@@ -97,6 +117,8 @@ export interface DeployOptions extends ConversionOptions {
   readonly context?: string;
   readonly timeoutSeconds: number;
   readonly dryRun: boolean;
+  /** `--quiet`: errors and the summary only. */
+  readonly quiet: boolean;
 }
 
 export type ParsedCommand =
@@ -132,6 +154,13 @@ const CONVERSION_SPECS: readonly OptionSpec[] = [
   { name: 'ingress-host', kind: 'list', value: 'SERVICE=HOST', help: 'host of a service\'s Ingress rule (default: kompose.service.expose, else SERVICE.example.com); repeatable' },
   { name: 'target', kind: 'string', value: 'container|vm|auto', help: 'where services run (default container)' },
   { name: 'image-base-url', kind: 'string', value: 'URL', help: 'folder URL where the golden VM images are published (with --target vm|auto)' },
+  { name: 'network-policies', kind: 'string', value: 'on|off', help: 'NetworkPolicies from the compose networks: default deny, DNS, per-network allows (default on)' },
+  { name: 'ingress-controller-namespace', kind: 'string', value: 'NAME', help: 'namespace of the ingress controller, which the NetworkPolicies let in to the Ingress ports (default ingress-nginx)' },
+  { name: 'ingress-controller-pod-labels', kind: 'list', value: 'K=V,K=V', help: 'labels of the ingress controller\'s pods, to let in only them (default: every pod of its namespace); repeatable' },
+  { name: 'ingress-class-name', kind: 'string', value: 'NAME', help: 'ingressClassName of the Ingresses (default nginx; a kompose.service.expose.ingress-class-name label wins)' },
+  { name: 'storage-class-name', kind: 'string', value: 'NAME', help: 'storageClassName of the claims (default: the cluster\'s default class; kompose.volume.storage-class-name wins)' },
+  { name: 'backup', kind: 'string', value: 'on|off', help: 'backup CronJobs of the stateful dependencies: on for all, off for none (default: those whose data compose keeps in a volume)' },
+  { name: 'quota', kind: 'string', value: 'on|off|KEY=AMOUNT,...', help: 'the ResourceQuota: on (computed from the app, the default), off, or amounts such as limits.memory=16Gi,requests.cpu=4 (the rest computed)' },
 ];
 
 const COMMON_SPECS: readonly OptionSpec[] = [
@@ -147,6 +176,7 @@ const COMMAND_SPECS: Readonly<Record<'convert' | 'analyze' | 'verify' | 'deploy'
     { name: 'stdout', kind: 'boolean', help: 'print the manifests to stdout and write nothing' },
     { name: 'force', kind: 'boolean', help: 'overwrite files that cdk8s-compose did not generate' },
     ...GITOPS_SPECS,
+    { name: 'quiet', short: 'q', kind: 'boolean', help: 'print only errors and the summary (the warning count and what was written)' },
     ...COMMON_SPECS,
   ],
   analyze: [
@@ -166,6 +196,7 @@ const COMMAND_SPECS: Readonly<Record<'convert' | 'analyze' | 'verify' | 'deploy'
     { name: 'dry-run', kind: 'boolean', help: 'print the kubectl commands instead of running them' },
     { name: 'out', short: 'o', aliases: ['output'], kind: 'string', value: 'DIR', help: 'also keep the manifests and the runbook in this folder (default: a temporary folder)' },
     { name: 'force', kind: 'boolean', help: 'with -o: overwrite files that cdk8s-compose did not generate' },
+    { name: 'quiet', short: 'q', kind: 'boolean', help: 'print only errors and the summary (no warning lines, kubectl commands or their output)' },
     ...COMMON_SPECS,
   ],
 };
@@ -182,7 +213,7 @@ const KOMPOSE_ONLY: Readonly<Record<string, string>> = {
   'build': 'kompose\'s --build is not supported: build and push the images with the commands RUNBOOK.md and analyze give (--registry HOST[/PATH] names where)',
   'push-image': 'kompose\'s --push-image is not supported: build and push the images with the commands RUNBOOK.md and analyze give (--registry HOST[/PATH] names where)',
   'pvc-request-size': 'kompose\'s --pvc-request-size is not supported: use the kompose.volume.size label',
-  'generate-network-policies': 'kompose\'s --generate-network-policies is not needed: NetworkPolicies are always generated',
+  'generate-network-policies': 'kompose\'s --generate-network-policies is not needed: NetworkPolicies are generated unless --network-policies off',
   'with-kompose-annotation': 'kompose\'s --with-kompose-annotation is not supported',
   'indent': 'kompose\'s --indent is not supported',
 };
@@ -285,6 +316,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         stdout: values.stdout === true,
         force: values.force === true,
         gitops,
+        quiet: values.quiet === true,
       },
     };
   }
@@ -305,6 +337,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       context: optionalString(values.context),
       timeoutSeconds: parseDuration(optionalString(values.timeout) ?? '300s', '--timeout', first),
       dryRun: values['dry-run'] === true,
+      quiet: values.quiet === true,
     },
   };
 }
@@ -401,6 +434,16 @@ function conversionOptions(command: string, values: Values, positionals: readonl
   if (imageBaseUrl !== undefined && !/^https?:\/\/[^\s/]+/.test(imageBaseUrl)) {
     throw new UsageError(`--image-base-url "${imageBaseUrl}" is not an http(s) URL`, command);
   }
+  const ingressControllerNamespace = optionalString(values['ingress-controller-namespace']);
+  if (ingressControllerNamespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(ingressControllerNamespace)) {
+    throw new UsageError(`--ingress-controller-namespace "${ingressControllerNamespace}" is not a namespace name. Allowed: a DNS-1123 label (lower case letters, digits and "-", 1-63 characters)`, command);
+  }
+  for (const flag of ['ingress-class-name', 'storage-class-name']) {
+    const name = optionalString(values[flag]);
+    if (name !== undefined && (!DNS_SUBDOMAIN.test(name) || name.length > 253)) {
+      throw new UsageError(`--${flag} "${name}" is not a class name. Allowed: a DNS subdomain (lower case letters, digits, "-" and ".")`, command);
+    }
+  }
   return {
     files,
     profiles: list(values.profile),
@@ -417,7 +460,59 @@ function conversionOptions(command: string, values: Values, positionals: readonl
     ingressHosts: pairs(list(values['ingress-host']), '--ingress-host', 'SERVICE=HOST', command),
     target: targetText as TargetMode,
     imageBaseUrl,
+    networkPolicies: onOff(values['network-policies'], '--network-policies', command) ?? true,
+    ingressControllerNamespace,
+    ingressControllerPodLabels: metadataPairs(list(values['ingress-controller-pod-labels']), '--ingress-controller-pod-labels', command),
+    ingressClassName: optionalString(values['ingress-class-name']),
+    storageClassName: optionalString(values['storage-class-name']),
+    backup: onOff(values.backup, '--backup', command),
+    quota: quotaChoice(optionalString(values.quota), command),
   };
+}
+
+/** `on`/`off` (also `true`/`false`) of a switch, or undefined when it is not given. */
+function onOff(value: Values[string], flag: string, command: string): boolean | undefined {
+  const text = optionalString(value);
+  if (text === undefined) {
+    return undefined;
+  }
+  const lower = text.toLowerCase();
+  if (lower === 'on' || lower === 'true') {
+    return true;
+  }
+  if (lower === 'off' || lower === 'false') {
+    return false;
+  }
+  throw new UsageError(`${flag} "${text}" is not allowed. Allowed: on, off`, command);
+}
+
+/** `--quota`: on, off, or `KEY=AMOUNT,…` by the ResourceQuota's `spec.hard` keys. */
+function quotaChoice(text: string | undefined, command: string): ConversionOptions['quota'] {
+  if (text === undefined || !text.includes('=')) {
+    if (text !== undefined && !/^(on|off|true|false)$/i.test(text)) {
+      throw new UsageError(`--quota "${text}" is not allowed. Allowed: on, off, or KEY=AMOUNT,… with the keys ${QUOTA_KEYS.join(', ')}`, command);
+    }
+    return onOff(text, '--quota', command) ?? true;
+  }
+  const amounts: Partial<Record<QuotaKeyName, string>> = {};
+  for (const part of text.split(',')) {
+    const eq = part.indexOf('=');
+    const key = part.slice(0, eq).trim() as QuotaKeyName;
+    const amount = part.slice(eq + 1).trim();
+    if (eq <= 0 || !QUOTA_KEYS.includes(key)) {
+      throw new UsageError(`--quota "${part}": unknown key. Allowed: ${QUOTA_KEYS.join(', ')} (as KEY=AMOUNT, comma-separated), or on, off`, command);
+    }
+    const shape = key === 'persistentvolumeclaims' ? /^[1-9]\d*$/ : key.endsWith('cpu') ? /^\d+(\.\d+)?m?$/ : /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
+    if (!shape.test(amount) || /^0+(\.0+)?[a-zA-Z]*$/.test(amount)) {
+      throw new UsageError(`--quota ${key}="${amount}" is not an amount. Allowed: ${key === 'persistentvolumeclaims' ? 'a whole number above 0'
+        : key.endsWith('cpu') ? 'cores or millicores above 0, e.g. 4, 1.5 or 500m' : 'a memory size above 0, e.g. 16Gi or 512Mi'}`, command);
+    }
+    if (amounts[key] !== undefined && amounts[key] !== amount) {
+      throw new UsageError(`--quota gives ${key} twice`, command);
+    }
+    amounts[key] = amount;
+  }
+  return amounts;
 }
 
 /** `--registry`, checked as the loader checks it, so that a bad value is a usage error. */
@@ -466,7 +561,7 @@ const RESERVED_LABELS = ['app', 'name'];
 const RESERVED_PREFIXES = ['network.cdk8s-compose.io/', 'kubevirt.io/'];
 
 /** `k=v,k=v` items of `--labels` / `--annotations`, checked against Kubernetes' key and value rules. */
-function metadataPairs(items: readonly string[], flag: '--labels' | '--annotations', command: string): Record<string, string> {
+function metadataPairs(items: readonly string[], flag: '--labels' | '--annotations' | '--ingress-controller-pod-labels', command: string): Record<string, string> {
   const result: Record<string, string> = {};
   for (const item of items) {
     for (const part of item.split(',')) {
@@ -482,8 +577,8 @@ function metadataPairs(items: readonly string[], flag: '--labels' | '--annotatio
       if (!QUALIFIED_NAME.test(name) || (prefix !== undefined && (!DNS_SUBDOMAIN.test(prefix) || prefix.length > 253))) {
         throw new UsageError(`${flag}: "${key}" is not a Kubernetes key. Allowed: an optional DNS prefix and "/", then 1-63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit`, command);
       }
-      if (flag === '--labels' && !LABEL_VALUE.test(value)) {
-        throw new UsageError(`--labels: the value of "${key}" ("${value}") is not a label value. Allowed: at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit`, command);
+      if (flag !== '--annotations' && !LABEL_VALUE.test(value)) {
+        throw new UsageError(`${flag}: the value of "${key}" ("${value}") is not a label value. Allowed: at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit`, command);
       }
       if (flag === '--labels' && (RESERVED_LABELS.includes(key) || RESERVED_PREFIXES.some((p) => key.startsWith(p)))) {
         throw new UsageError(`--labels: "${key}" is set by cdk8s-compose (Service selectors and network policies use it). Fix: use another key`, command);

@@ -1,6 +1,8 @@
 import { ApiObject, App, Chart, JsonPatch, YamlOutputType } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { ComposeApp } from '../app/compose-app';
+import { cpuFromMillicores, parseCpuMillicores, parseMemoryBytes, sizeFromBytes } from '../app/quantities';
+import { QuotaAmounts } from '../app/quota';
 import { Redactor, redactError } from '../app/sensitive';
 import { ComposeWarning } from '../compose/errors';
 import { loadCompose } from '../compose/load';
@@ -9,7 +11,7 @@ import { ComposeModel, ComposeService } from '../compose/model';
 import { assessService } from '../vm/assess';
 import { WorkloadController } from '../stateful/stateful-dependency';
 import { CliEnvironment } from './io';
-import { ControllerChoice, ConversionOptions, TargetMode, UsageError } from './options';
+import { ControllerChoice, ConversionOptions, QuotaKeyName, TargetMode, UsageError } from './options';
 import { Wave, planWaves } from '../app/deploy-waves';
 
 /** The id of the chart the CLI builds; it names no object (every object is named by the app). */
@@ -32,6 +34,12 @@ export interface Project {
 export interface BuildSettings {
   /** The folder `app.synth()` writes to. */
   readonly outdir: string;
+  /**
+   * The image base URL of a VM when `--image-base-url` is not given; analyze passes one, since an assessment publishes
+   * nothing.
+   * @default - none: a service in the VM without `--image-base-url` is a usage error
+   */
+  readonly placeholderImageBaseUrl?: string;
 }
 
 /**
@@ -62,7 +70,8 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
 
   const target = TARGETS[options.target];
   const routed = model.services.map((s) => ({ name: s.name, reasons: vmReasons(s, target, options.target) })).filter((s) => s.reasons.length > 0);
-  if (routed.length > 0 && options.imageBaseUrl === undefined) {
+  const imageBaseUrl = options.imageBaseUrl ?? (routed.length > 0 ? settings.placeholderImageBaseUrl : undefined);
+  if (routed.length > 0 && imageBaseUrl === undefined) {
     const first = routed[0];
     throw new UsageError(`${routed.map((s) => s.name).join(', ')} ${routed.length === 1 ? 'runs' : 'run'} in a VM (${first.name}: `
       + `${first.reasons[0]}), whose golden image needs a home: pass --image-base-url URL, the folder URL where you will `
@@ -78,9 +87,16 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
       : options.controller === ControllerChoice.STATEFUL_SET ? WorkloadController.STATEFUL_SET : WorkloadController.DEPLOYMENT,
     services: Object.fromEntries(Object.entries(options.ingressHosts).map(([service, host]) => [service, { ingressHost: host }])),
     target,
-    vm: options.imageBaseUrl !== undefined ? { imageBaseUrl: options.imageBaseUrl } : undefined,
+    vm: imageBaseUrl !== undefined ? { imageBaseUrl } : undefined,
     allowSystemNamespace: options.allowSystemNamespace,
     syncWaves: options.syncWaves,
+    networkPolicies: options.networkPolicies,
+    ingressControllerNamespace: options.ingressControllerNamespace,
+    ingressControllerPodLabels: Object.keys(options.ingressControllerPodLabels).length > 0 ? options.ingressControllerPodLabels : undefined,
+    ingressClassName: options.ingressClassName,
+    storageClassName: options.storageClassName,
+    backup: options.backup,
+    quota: typeof options.quota === 'boolean' ? options.quota : { hard: quotaAmounts(options.quota) },
   }));
   addMetadata(chart, options.labels, options.annotations);
   return {
@@ -92,6 +108,20 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     labels: options.labels,
     // The loader's warnings are redacted already; the app's pass through its redactor, which knows every secret.
     warnings: [...loaded.warnings, ...composeApp.warnings.map((w) => ({ ...w, message: composeApp.redactor.redact(w.message) }))],
+  };
+}
+
+/** `--quota KEY=AMOUNT,…` as the quota's amounts (the flag's values are checked in shape when it is parsed). */
+function quotaAmounts(given: Readonly<Partial<Record<QuotaKeyName, string>>>): QuotaAmounts {
+  const cpu = (text?: string) => (text === undefined ? undefined : cpuFromMillicores(parseCpuMillicores(text)));
+  const memory = (text?: string) => (text === undefined ? undefined : sizeFromBytes(parseMemoryBytes(text)));
+  const claims = given.persistentvolumeclaims;
+  return {
+    requestsCpu: cpu(given['requests.cpu']),
+    requestsMemory: memory(given['requests.memory']),
+    limitsCpu: cpu(given['limits.cpu']),
+    limitsMemory: memory(given['limits.memory']),
+    persistentVolumeClaims: claims === undefined ? undefined : Number(claims),
   };
 }
 

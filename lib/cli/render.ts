@@ -8,7 +8,7 @@ import { MARKDOWN_HEADER, OutputFile, YAML_HEADER } from './output';
 import { kustomizationFiles } from './gitops';
 import { manifestYaml } from './manifest-yaml';
 import { CliEnvironment } from './io';
-import { Project, buildProject, withRedaction } from './project';
+import { BuildSettings, Project, buildProject, withRedaction } from './project';
 import { RunbookLayout, renderRunbook } from './runbook';
 import { Wave } from '../app/deploy-waves';
 
@@ -53,9 +53,9 @@ export interface Rendered {
  * `Yaml.stringify` (the call `app.synth()` makes for the file of one resource) writes, byte for byte, printed by
  * `manifestYaml`. The objects are the constructs' own: nothing here builds a manifest. The golden image bundles are written by `GoldenImageBundle.synthesizeAll` into `<stage>/synth` and read back.
  */
-export function renderProject(options: ConversionOptions, where: CliEnvironment, stage: string): Rendered {
+export function renderProject(options: ConversionOptions, where: CliEnvironment, stage: string, settings: Omit<BuildSettings, 'outdir'> = {}): Rendered {
   const outdir = path.join(stage, 'synth');
-  const project = buildProject(options, where, { outdir });
+  const project = buildProject(options, where, { ...settings, outdir });
   const manifests = new Map<string, any>();
   for (const manifest of withRedaction(project.composeApp.redactor, () => project.chart.toJson())) {
     manifests.set(manifestKey(manifest.kind, manifest.metadata?.namespace, manifest.metadata?.name), manifest);

@@ -69,8 +69,10 @@ export function renderRunbook(rendered: Rendered, layout: RunbookLayout): string
   }
   md.line('| Wave | Folder | What it holds |', '| --- | --- | --- |');
   for (const { wave, objects: members } of rendered.waves) {
+    const policyCount = members.filter((o) => o.kind === 'NetworkPolicy').length;
     const what = wave.kind === WaveKind.NAMESPACE
-      ? `the Namespace, its ResourceQuota and ${members.filter((o) => o.kind === 'NetworkPolicy').length} NetworkPolicies`
+      ? ['the Namespace', ...(members.some((o) => o.kind === 'ResourceQuota') ? ['its ResourceQuota'] : []),
+        ...(policyCount > 0 ? [`${policyCount} NetworkPolicies`] : [])].join(', ').replace(/, ([^,]*)$/, ' and $1')
       : `${wave.kind === WaveKind.STATEFUL ? 'stateful dependencies and what they need: ' : ''}${wave.services.join(', ')} `
         + `(${members.length} objects)`;
     md.line(`| ${wave.folder.split('-')[0]} | ${layout.file ? '-' : `\`${wave.folder}/\``} | ${what} |`);
@@ -167,8 +169,14 @@ export function renderRunbook(rendered: Rendered, layout: RunbookLayout): string
   }
   md.line(`- Services: ${list(ofKind('Service').map((o) => `${o.name} (${o.manifest.spec?.type ?? 'ClusterIP'})`))}`);
   const ingresses = ofKind('Ingress');
+  const policies = app.networkPolicies;
+  const labels = (l: Readonly<Record<string, string>>) => Object.entries(l).map(([k, v]) => `${k}=${v}`).join(',');
   md.line(`- Ingresses: ${list(ingresses.map((o) => `${o.name} (${(o.manifest.spec?.rules ?? []).map((r: any) => r.host).join(', ')})`))}`
-    + (ingresses.length > 0 ? '; the ADDRESS column fills in once the ingress controller has taken them' : ''));
+    + (ingresses.length > 0 ? '; the ADDRESS column fills in once the ingress controller has taken them' : '')
+    + (ingresses.length > 0 && policies ? `; the NetworkPolicies let traffic in to them only from the ingress controller's pods in the `
+      + `namespace labelled \`${labels(policies.ingressControllerNamespaceLabels)}\``
+      + `${policies.ingressControllerPodLabels ? ` (pods labelled \`${labels(policies.ingressControllerPodLabels)}\`)` : ''}: `
+      + 'if the controller runs elsewhere, convert again with --ingress-controller-namespace' : ''));
   md.line(`- claims, all \`Bound\`: ${list(ofKind('PersistentVolumeClaim').map((o) => o.name))}`);
   md.line('- pod metrics: a JSON `PodMetricsList` with cpu and memory per container (it needs the metrics server)');
   if (vm) {

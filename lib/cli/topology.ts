@@ -1,8 +1,6 @@
 import { ComposeApp } from '../app/compose-app';
 import { PortAccess } from '../app/exposure';
-import { HostRewriter } from '../app/host-rewrite';
 import { PublishedPort, WorkloadKind } from '../app/migrated-service';
-import { FileSource } from '../compose/model';
 
 /** One service reaching another: the picture's solid arrows. */
 export interface TrafficEdge {
@@ -22,54 +20,23 @@ export interface TopologyWave {
 }
 
 /**
- * Who talks to whom: every host in a service's environment, and every URL or `host:port` in its bound and config files,
- * that names another service (its compose name, Service
- * name, `hostname`, `container_name` or a network alias, in the positions the host rewriting reads: URLs, `host:port`, `host=`, bare
- * hosts), with the port written beside it, else the server's port when it has only one. A server without a Service
- * is included (its clients cannot reach it: the picture says so). This is the one source of
- * the picture's traffic arrows; a fuller reachability model can replace it.
+ * Who talks to whom: the app's reachability (`ComposeApp.reachability`, what `verify` checks), one edge per client,
+ * server and port among the services that were migrated, and an edge without a port for a reference to a server that
+ * has no port to find (the picture marks a server without a Service: its clients cannot reach it). A service's own
+ * references to itself are left out.
  */
 export function trafficEdges(app: ComposeApp): TrafficEdge[] {
-  const migrated = [...app.services, ...app.vmServices];
-  const names = new Map<string, string>();
-  const byServiceName = new Map<string, string>();
-  for (const service of app.model.services) {
-    const target = migrated.find((m) => m.composeName === service.name);
-    if (!target) {
-      continue;
-    }
-    // A service without a Service (no ports) is still drawn: that its clients cannot reach it is worth seeing.
-    const resolved = target.service?.name ?? target.name;
-    byServiceName.set(resolved, service.name);
-    for (const name of [service.name, resolved, service.hostname, service.containerName, ...service.networks.flatMap((n) => n.aliases)]) {
-      if (name) {
-        names.set(name, resolved);
-      }
-    }
-  }
-  const hosts = new HostRewriter(names);
+  const migrated = new Set([...app.services, ...app.vmServices].map((m) => m.composeName));
   const edges = new Map<string, TrafficEdge>();
-  const text = (source: FileSource) => ('content' in source && !source.content.binary ? source.content.text : '');
-  for (const service of app.model.services.filter((s) => migrated.some((m) => m.composeName === s.name))) {
-    const files = [
-      ...service.volumes.map((v) => (v.bind?.content && !v.bind.content.binary ? v.bind.content.text : '')),
-      ...service.configs.map((c) => text(app.model.configs.find((d) => d.name === c.source)?.source ?? { kind: 'external', externalName: '' })),
-    ].filter((t) => t !== '');
-    const reached = [
-      ...service.environment.flatMap((variable) => hosts.hostsIn(variable.value)),
-      ...files.flatMap((file) => hosts.hostsIn(file, true)),
-    ];
-    for (const host of reached) {
-      const to = byServiceName.get(host.service)!;
-      if (to === service.name) {
-        continue;
-      }
-      const server = migrated.find((m) => m.composeName === to)!;
-      const ports = [...new Set(server.ports.map((p) => ('port' in p ? p.port : p.target)))];
-      const port = host.port ?? (ports.length === 1 ? ports[0] : undefined);
-      edges.set(`${service.name}\0${to}\0${port ?? ''}`, { from: service.name, to, port });
+  const add = (from: string, to: string, port?: number) => {
+    if (from !== to && migrated.has(from) && migrated.has(to)) {
+      edges.set(`${from}\0${to}\0${port ?? ''}`, { from, to, port });
     }
-  }
+  };
+  app.reachability.edges().forEach((edge) => add(edge.client, edge.server, edge.port));
+  const withPort = new Set([...edges.values()].map((e) => `${e.from}\0${e.to}`));
+  app.reachability.references.filter((ref) => !withPort.has(`${ref.client}\0${ref.server}`))
+    .forEach((ref) => add(ref.client, ref.server));
   return [...edges.values()].sort((a, b) => compare(a.from, b.from) || compare(a.to, b.to) || (a.port ?? 0) - (b.port ?? 0));
 }
 

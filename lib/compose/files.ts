@@ -266,6 +266,42 @@ export function readProjectFile(
   }
 }
 
+/**
+ * The text of a file that must be text (a compose file, an env file): UTF-8 without NUL and without the control
+ * characters YAML and env files cannot hold (tab, line feed and carriage return are fine). Otherwise a `ComposeError`
+ * says it is not a text file, where the first offending byte is, and what the file should be.
+ */
+export function textOf(what: string, written: string, bytes: Buffer, at: ComposeLocation): string {
+  const text = bytes.toString('utf8');
+  let offset = -1;
+  let why = '';
+  if (!Buffer.from(text, 'utf8').equals(bytes)) {
+    const bad = text.indexOf('\ufffd');
+    offset = bad < 0 ? 0 : Buffer.byteLength(text.slice(0, bad), 'utf8');
+    why = `byte 0x${bytes[offset].toString(16).padStart(2, '0')} is not UTF-8`;
+  } else {
+    const control = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.exec(text);
+    if (control) {
+      offset = Buffer.byteLength(text.slice(0, control.index), 'utf8');
+      why = `it holds the control character 0x${control[0].charCodeAt(0).toString(16).padStart(2, '0')}`;
+    }
+  }
+  if (offset < 0) {
+    return text;
+  }
+  const before = bytes.subarray(0, offset).toString('utf8');
+  const line = before.split('\n').length;
+  const column = before.length - before.lastIndexOf('\n');
+  // The place is in the file itself when the location is that file; otherwise (an env_file named in compose.yaml) the
+  // location stays the key that names it, and the message gives the place.
+  const inFile = at.file === written;
+  throw new ComposeError(`${what} "${written}" is not a text file: ${why}${inFile ? '' : ` (line ${line}, column ${column})`}`, {
+    at: inFile ? { ...at, line, column } : at,
+    allowed: 'UTF-8 text',
+    hint: `check that "${written}" is the ${what} (not an image, archive or other binary file), or save it as UTF-8`,
+  });
+}
+
 /** Reads a file for the model: UTF-8 text when it decodes cleanly and holds no NUL, base64 otherwise. */
 export function readContent(
   what: string, written: string, absolute: string, at: ComposeLocation, options: ProjectFileOptions = {},

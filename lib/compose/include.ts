@@ -84,8 +84,8 @@ export function mergeIncluded(root: YMap, included: readonly { readonly tree: YM
       }
     }
     if (merged.size > 0 || own !== undefined) {
-      entries.set(kind, { kind: 'map', entries: merged, at: own?.at ?? root.at });
+      entries.set(kind, { kind: 'map', entries: merged, at: own?.at ?? root.at, keyAt: own?.keyAt ?? root.keyAt });
     }
   }
-  return { kind: 'map', entries, at: root.at };
+  return { kind: 'map', entries, at: root.at, keyAt: root.keyAt };
 }

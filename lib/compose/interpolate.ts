@@ -182,11 +182,11 @@ function interpolateNode(node: YNode, lookup: VariableLookup, onUnset?: UnsetVar
       if (value === node.value) {
         return node;
       }
-      const out: YScalar = { kind: 'scalar', value, at: node.at, written: node.value };
+      const out: YScalar = { kind: 'scalar', value, at: node.at, keyAt: node.keyAt, written: node.value };
       return out;
     }
     case 'seq': {
-      const out: YSeq = { kind: 'seq', items: node.items.map((item) => interpolateTree(item, lookup, onUnset)), at: node.at };
+      const out: YSeq = { kind: 'seq', items: node.items.map((item) => interpolateTree(item, lookup, onUnset)), at: node.at, keyAt: node.keyAt };
       return out;
     }
     case 'map': {
@@ -194,7 +194,7 @@ function interpolateNode(node: YNode, lookup: VariableLookup, onUnset?: UnsetVar
       for (const [key, value] of node.entries) {
         entries.set(key, interpolateTree(value, lookup, onUnset));
       }
-      const out: YMap = { kind: 'map', entries, at: node.at };
+      const out: YMap = { kind: 'map', entries, at: node.at, keyAt: node.keyAt };
       return out;
     }
   }

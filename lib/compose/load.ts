@@ -4,7 +4,7 @@ import { parseDotenv } from './dotenv';
 import { DEFAULT_SENSITIVE_NAME_PATTERNS, embeddedPasswords, isSensitiveName, Redactor, redactError } from '../app/sensitive';
 import { ComposeError, ComposeWarning } from './errors';
 import { interpolateTree, VariableLookup } from './interpolate';
-import { describeFsError, MAX_CONTENT_BYTES, readProjectFile, statPath } from './files';
+import { describeFsError, MAX_CONTENT_BYTES, readProjectFile, statPath, textOf } from './files';
 import { TOP_LEVEL_KEYS } from './keys';
 import { mergeFiles } from './merge';
 import { ComposeLocation, ComposeModel } from './model';
@@ -334,8 +334,8 @@ function readInterpolationEnv(
     // The project's own .env must be inside the project, as env_file must; a file named with --env-file is the user's
     // choice. Both are bounded like env_file.
     const confineTo = explicit || options.allowOutsideProject ? undefined : projectDir;
-    const text = readProjectFile('env file', file, absolute, { file, path: '' }, { confineTo, maxBytes: MAX_CONTENT_BYTES })
-      .toString('utf8');
+    const text = textOf('env file', file,
+      readProjectFile('env file', file, absolute, { file, path: '' }, { confineTo, maxBytes: MAX_CONTENT_BYTES }), { file, path: '' });
     for (const entry of parseDotenv(text, file, lookup)) {
       if (entry.value !== undefined) {
         values.set(entry.name, entry.value);
@@ -412,8 +412,8 @@ function readComposeFile(
     });
   }
   checkSize(size, file, limits);
-  return readProjectFile('compose file', file, absolute, from ?? { file, path: '' }, { confineTo, maxBytes: limits.maxFileBytes })
-    .toString('utf8');
+  return textOf('compose file', file,
+    readProjectFile('compose file', file, absolute, from ?? { file, path: '' }, { confineTo, maxBytes: limits.maxFileBytes }), from ?? { file, path: '' });
 }
 
 function checkSize(size: number, file: string, limits: LoadLimits): void {

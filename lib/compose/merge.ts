@@ -44,8 +44,8 @@ export function canonicalize(root: YMap): YMap {
     out.set(name, service.kind === 'map' ? canonicalizeService(service) : service);
   }
   const entries = new Map(root.entries);
-  entries.set('services', keepMergeTag(services, { kind: 'map', entries: out, at: services.at }));
-  return keepMergeTag(root, { kind: 'map', entries, at: root.at });
+  entries.set('services', keepMergeTag(services, { kind: 'map', entries: out, at: services.at, keyAt: services.keyAt }));
+  return keepMergeTag(root, { kind: 'map', entries, at: root.at, keyAt: root.keyAt });
 }
 
 function canonicalizeService(service: YMap): YMap {
@@ -59,7 +59,7 @@ function canonicalizeService(service: YMap): YMap {
     } else if (key === 'depends_on' || key === 'networks') {
       next = namesToMap(value, key === 'depends_on');
     } else if (STRING_OR_LIST_KEYS.has(key) && value.kind === 'scalar' && typeof value.value === 'string') {
-      next = { kind: 'seq', items: [value], at: value.at };
+      next = { kind: 'seq', items: [value], at: value.at, keyAt: value.keyAt };
     } else if (key === 'build' && value.kind === 'map') {
       next = withEntry(value, 'args', listToMap);
     } else if (key === 'deploy' && value.kind === 'map') {
@@ -67,7 +67,7 @@ function canonicalizeService(service: YMap): YMap {
     }
     entries.set(key, keepMergeTag(value, next));
   }
-  return keepMergeTag(service, { kind: 'map', entries, at: service.at });
+  return keepMergeTag(service, { kind: 'map', entries, at: service.at, keyAt: service.keyAt });
 }
 
 function withEntry(map: YMap, key: string, rewrite: (node: YNode, separator: '=') => YNode): YMap {
@@ -77,7 +77,7 @@ function withEntry(map: YMap, key: string, rewrite: (node: YNode, separator: '='
   }
   const entries = new Map(map.entries);
   entries.set(key, keepMergeTag(value, rewrite(value, '=')));
-  return keepMergeTag(map, { kind: 'map', entries, at: map.at });
+  return keepMergeTag(map, { kind: 'map', entries, at: map.at, keyAt: map.keyAt });
 }
 
 /** `["A=1", "B"]` → `{A: "1", B: null}`; for `extra_hosts`, `host:ip` or `host=ip`. Maps pass through. */
@@ -99,7 +99,7 @@ function listToMap(node: YNode, separator: '=' | 'host'): YNode {
       : { kind: 'scalar', value: text.slice(index + 1), at: item.at, ...(written !== undefined ? { written } : {}) };
     entries.set(key, value);
   }
-  return { kind: 'map', entries, at: node.at };
+  return { kind: 'map', entries, at: node.at, keyAt: node.keyAt };
 }
 
 /** `[db, cache]` → `{db: {condition: service_started}, cache: …}` (depends_on) or `{db: null, …}` (networks). */
@@ -122,7 +122,7 @@ function namesToMap(node: YNode, dependsOn: boolean): YNode {
       entries.set(name, { kind: 'scalar', value: null, at: item.at });
     }
   }
-  return { kind: 'map', entries, at: node.at };
+  return { kind: 'map', entries, at: node.at, keyAt: node.keyAt };
 }
 
 /** Merges the canonical trees of several files, later files overriding earlier ones. */
@@ -147,10 +147,10 @@ export function withoutResets(node: YNode): YNode {
           entries.set(key, withoutResets(value));
         }
       }
-      return { kind: 'map', entries, at: node.at };
+      return { kind: 'map', entries, at: node.at, keyAt: node.keyAt };
     }
     case 'seq':
-      return { kind: 'seq', items: node.items.filter((item) => item.mergeTag !== 'reset').map(withoutResets), at: node.at };
+      return { kind: 'seq', items: node.items.filter((item) => item.mergeTag !== 'reset').map(withoutResets), at: node.at, keyAt: node.keyAt };
     default:
       return node.mergeTag === undefined ? node : { ...node, mergeTag: undefined };
   }
@@ -170,7 +170,7 @@ function mergeMaps(base: YMap, override: YMap, path: string, mergeValue: ValueMe
         ? mergeValue(existing, value, key, childPath(path, key)) : value);
     }
   }
-  return keepMergeTag(override, { kind: 'map', entries, at: base.at });
+  return keepMergeTag(override, { kind: 'map', entries, at: base.at, keyAt: base.keyAt });
 }
 
 function mergeTopLevelValue(base: YNode, override: YNode, key: string, path: string): YNode {
@@ -217,7 +217,7 @@ function mergeGeneric(base: YNode, override: YNode, _key: string, path: string):
 }
 
 function append(base: YSeq, override: YSeq): YSeq {
-  return { kind: 'seq', items: [...base.items, ...override.items], at: base.at };
+  return { kind: 'seq', items: [...base.items, ...override.items], at: base.at, keyAt: base.keyAt };
 }
 
 /** Appends override entries; an entry with the same key as an earlier one replaces it in place. */
@@ -232,7 +232,7 @@ function mergeUnique(base: YSeq, override: YSeq, keyOf: (node: YNode) => string 
       items.push(item);
     }
   }
-  return { kind: 'seq', items, at: base.at };
+  return { kind: 'seq', items, at: base.at, keyAt: base.keyAt };
 }
 
 function scalarKey(node: YNode): string | undefined {
@@ -370,7 +370,7 @@ export function resolveExtends(root: YMap, loadFile: ExtendsFileLoader, fileKey 
       const base = resolveIn(basePool, baseKey, baseFile, baseName);
       const own = new Map(service.entries);
       own.delete('extends');
-      const ownMap: YMap = { kind: 'map', entries: own, at: service.at };
+      const ownMap: YMap = { kind: 'map', entries: own, at: service.at, keyAt: service.keyAt };
       if (base.kind !== 'map') {
         return ownMap;
       }
@@ -388,6 +388,6 @@ export function resolveExtends(root: YMap, loadFile: ExtendsFileLoader, fileKey 
     resolved.set(name, resolveIn(services, fileKey, undefined, name));
   }
   const entries = new Map(root.entries);
-  entries.set('services', { kind: 'map', entries: resolved, at: services.at });
-  return { kind: 'map', entries, at: root.at };
+  entries.set('services', { kind: 'map', entries: resolved, at: services.at, keyAt: services.keyAt });
+  return { kind: 'map', entries, at: root.at, keyAt: root.keyAt };
 }

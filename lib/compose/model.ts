@@ -22,6 +22,14 @@ export interface ComposeLocation {
   readonly column?: number;
 }
 
+/** A service left out of the model because none of its profiles is active. */
+export interface ProfileDisabledService {
+  readonly name: string;
+  /** Its profiles, sorted; activating one of them brings it in. */
+  readonly profiles: readonly string[];
+  readonly at: ComposeLocation;
+}
+
 /** A whole compose project after loading, merging, interpolation and normalisation. */
 export interface ComposeModel {
   /** Project name: the top-level `name`, the `projectName` option, or the project folder's name, normalised. */
@@ -30,6 +38,11 @@ export interface ComposeModel {
   readonly files: readonly string[];
   /** Services, sorted by name. Services excluded by `profiles` are not here. */
   readonly services: readonly ComposeService[];
+  /**
+   * The services left out because none of their `profiles` is active, sorted by name.
+   * @default - none (a model built by hand)
+   */
+  readonly profileDisabled?: readonly ProfileDisabledService[];
   /** Top-level named volumes, sorted by name. */
   readonly volumes: readonly ComposeVolume[];
   /** Top-level networks, sorted by name; includes the implicit `default` network when a service uses it. */

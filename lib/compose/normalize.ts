@@ -2,7 +2,7 @@ import * as path from 'path';
 import { isIP } from 'net';
 import { ENV_NAME, parseDotenv } from './dotenv';
 import { ComposeError, quoteValue } from './errors';
-import { contentOf, MAX_CONTENT_BYTES, readContent, readProjectFile, resolveInProject, statPath } from './files';
+import { contentOf, MAX_CONTENT_BYTES, readContent, readProjectFile, resolveInProject, statPath, textOf } from './files';
 import { VariableLookup } from './interpolate';
 import {
   BUILD_KEYS, CONFIG_KEYS, DEPENDS_ON_KEYS, DEPLOY_KEYS, DEVICE_REQUEST_KEYS, ENV_FILE_KEYS, EXTERNAL_KEYS,
@@ -68,6 +68,7 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
   const active = new Set(ctx.profiles);
   const enabled = new Map<string, YMap>();
   const disabled = new Map<string, string[]>();
+  const disabledAt = new Map<string, ComposeLocation>();
   const providers = new Set<string>();
   for (const [name, node] of serviceNodes) {
     const service = asMap(node, { allowed: 'a map of service keys such as image, ports, environment' });
@@ -98,6 +99,7 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
     } else {
       checkKeys(service, SERVICE_KEYS, 'a service', undefined);
       disabled.set(name, profiles);
+      disabledAt.set(name, service.at);
     }
   }
 
@@ -139,6 +141,9 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
     secrets: byName(secrets),
     configs: byName(configs),
     extensions: extensionsOf(root),
+    profileDisabled: [...disabled].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, profiles]) => ({
+      name, profiles: [...profiles].sort(), at: disabledAt.get(name)!,
+    })),
     at: { file: ctx.files[0], path: '' },
   };
 }
@@ -641,7 +646,7 @@ function readEnvFile(entry: YNode, ctx: SharedContext, what: 'env file' | 'label
     throw new ComposeError(`${what} "${written}" is larger than 1 MiB`, { at: entry.at });
   }
   const confineTo = ctx.allowOutsideProject ? undefined : ctx.projectDir;
-  const text = readProjectFile(what, written, absolute, entry.at, { confineTo }).toString('utf8');
+  const text = textOf(what, written, readProjectFile(what, written, absolute, entry.at, { confineTo }), entry.at);
   return parseDotenv(text, written, ctx.lookup)
     .filter((e) => e.value !== undefined)
     .map((e) => ({ name: e.name, value: e.value as string, origin: 'env_file' as const, at: entry.at }));

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { parseDotenv } from './dotenv';
 import { ComposeError } from './errors';
-import { readProjectFile, resolveInProject } from './files';
+import { readProjectFile, resolveInProject, textOf } from './files';
 import { includeEntries, IncludeEntry, mergeIncluded } from './include';
 import { interpolateTree, UnsetVariableHandler, VariableLookup } from './interpolate';
 import { canonicalize, mergeFiles, resolveExtends } from './merge';
@@ -80,7 +80,7 @@ export class ComposeFiles {
         throw new ComposeError(`include: env file "${file}" not found`, { at: entry.at, hint: 'create it, or fix env_file' });
       }
       const confineTo = this.settings.allowOutsideProject ? undefined : this.projectDir;
-      const text = readProjectFile('env file', file, absolute, entry.at, { confineTo }).toString('utf8');
+      const text = textOf('env file', file, readProjectFile('env file', file, absolute, entry.at, { confineTo }), entry.at);
       for (const variable of parseDotenv(text, file, (name) => outer(name) ?? values.get(name))) {
         if (variable.value !== undefined) {
           values.set(variable.name, variable.value);

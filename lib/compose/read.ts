@@ -177,7 +177,7 @@ export function checkKeys(map: YMap, table: KeyTable, what: string, warn: Warn |
     if (use === undefined) {
       const close = closestKey(key, table);
       throw new ComposeError(`unknown key "${key}" in ${what}`, {
-        at: { ...value.at, path: childPath(map.at.path, key) },
+        at: { ...(value.keyAt ?? value.at), path: childPath(map.at.path, key) },
         allowed: `the keys of ${what} in the compose specification, or x- extensions`,
         hint: close
           ? `did you mean "${close}"?`
@@ -185,7 +185,7 @@ export function checkKeys(map: YMap, table: KeyTable, what: string, warn: Warn |
       });
     }
     if (use !== MODELLED && warn) {
-      warn('unsupported-key', `ignored key "${key}": ${use}`, { ...value.at, path: childPath(map.at.path, key) });
+      warn('unsupported-key', `ignored key "${key}": ${use}`, { ...(value.keyAt ?? value.at), path: childPath(map.at.path, key) });
     }
   }
 }

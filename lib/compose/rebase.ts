@@ -78,7 +78,7 @@ function mapEntries(node: YNode, rewrites: Readonly<Record<string, Rewrite>>): Y
     const rewrite = rewrites[key];
     entries.set(key, rewrite ? keepMergeTag(value, rewrite(value)) : value);
   }
-  return keepMergeTag(node, { kind: 'map', entries, at: node.at } as YMap) as YMap;
+  return keepMergeTag(node, { kind: 'map', entries, at: node.at, keyAt: node.keyAt } as YMap) as YMap;
 }
 
 function withDefault(map: YMap, key: string, value: string): YMap {
@@ -87,7 +87,7 @@ function withDefault(map: YMap, key: string, value: string): YMap {
   }
   const entries = new Map(map.entries);
   entries.set(key, { kind: 'scalar', value, at: map.at });
-  return keepMergeTag(map, { kind: 'map', entries, at: map.at });
+  return keepMergeTag(map, { kind: 'map', entries, at: map.at, keyAt: map.keyAt });
 }
 
 function eachValue(node: YNode, rewrite: Rewrite): YNode {
@@ -98,7 +98,7 @@ function eachValue(node: YNode, rewrite: Rewrite): YNode {
 }
 
 function seq(node: YSeq, rewrite: Rewrite): YSeq {
-  return keepMergeTag(node, { kind: 'seq', items: node.items.map((item) => keepMergeTag(item, rewrite(item))), at: node.at });
+  return keepMergeTag(node, { kind: 'seq', items: node.items.map((item) => keepMergeTag(item, rewrite(item))), at: node.at, keyAt: node.keyAt });
 }
 
 function stringOrList(node: YNode, rewrite: Rewrite): YNode {

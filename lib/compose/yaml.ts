@@ -11,6 +11,8 @@ export type MergeTag = 'reset' | 'override';
 /** A scalar of the located tree: the YAML value plus where it was written. */
 export interface YScalar {
   readonly kind: 'scalar';
+  /** Where the key that holds this node is written (a value's own location is `at`), for messages about the key. */
+  readonly keyAt?: ComposeLocation;
   readonly value: string | number | boolean | null;
   readonly at: ComposeLocation;
   readonly mergeTag?: MergeTag;
@@ -25,6 +27,8 @@ export interface YScalar {
 
 export interface YMap {
   readonly kind: 'map';
+  /** Where the key that holds this node is written (a value's own location is `at`), for messages about the key. */
+  readonly keyAt?: ComposeLocation;
   readonly mergeTag?: MergeTag;
   /** Entries in the order written; keys are strings (YAML numbers and booleans as keys are stringified). */
   readonly entries: ReadonlyMap<string, YNode>;
@@ -33,6 +37,8 @@ export interface YMap {
 
 export interface YSeq {
   readonly kind: 'seq';
+  /** Where the key that holds this node is written (a value's own location is `at`), for messages about the key. */
+  readonly keyAt?: ComposeLocation;
   readonly mergeTag?: MergeTag;
   readonly items: readonly YNode[];
   readonly at: ComposeLocation;
@@ -317,7 +323,7 @@ class Walker {
         });
       }
       const value = this.walk(pair.value as YamlNode | null, childPath(path, key), depth + 1, keyAt);
-      entries.set(key, value ?? { kind: 'scalar', value: null, at: keyAt });
+      entries.set(key, value ? { ...value, keyAt } : { kind: 'scalar', value: null, at: keyAt, keyAt });
     }
     // Keys written in the map win over merged ones; among merged maps the first one wins (YAML merge key spec).
     for (const [key, value] of merged) {

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { Chart, Size, Testing } from 'cdk8s';
+import { Chart, Cron, Size, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { ComposeApp } from '../../lib/app/compose-app';
 import { WorkloadKind } from '../../lib/app/migrated-service';
@@ -215,14 +215,36 @@ volumes: { pgdata: {}, idx: {} }
     expect(container.readinessProbe.exec.command).toEqual(['sh', '-c', 'pg_isready -h 127.0.0.1 -p 5432 -U "${POSTGRES_USER:-postgres}"']);
   });
 
-  test('a database without a compose volume gets its own claim, and a backup CronJob', () => {
+  test('a database whose data compose keeps in a volume gets a daily backup CronJob and its claim', () => {
+    expect(findDoc(docs, 'CronJob', 'db-backup').spec.schedule).toBe('0 3 * * *');
+    expect(findDoc(docs, 'PersistentVolumeClaim', 'db-backup').spec.resources.requests.storage).toBe('10Gi');
+  });
+
+  test('a cache without a compose volume gets its own claim and, by default, no backup (nor its claim)', () => {
     expect(findDoc(docs, 'PersistentVolumeClaim', 'cache-data').spec.resources.requests.storage).toBe('1Gi');
-    expect(findDoc(docs, 'CronJob', 'cache-backup').spec.schedule).toBe('0 3 * * *');
-    expect(findDoc(docs, 'CronJob', 'db-backup')).toBeDefined();
+    expect(app.service('cache').statefulDependency?.backup).toBeUndefined();
+    expect(findDocs(docs, 'PersistentVolumeClaim').map((d) => d.metadata.name)).not.toContain('cache-backup');
   });
 
   test('a generic engine without a dump command gets no backup', () => {
-    expect(findDocs(docs, 'CronJob').map((d) => d.metadata.name)).toEqual(['cache-backup', 'db-backup']);
+    expect(findDocs(docs, 'CronJob').map((d) => d.metadata.name)).toEqual(['db-backup']);
+  });
+
+  test('backup: true backs up every stateful dependency, false none; a service\'s own setting wins', () => {
+    const compose = `
+services:
+  db: { image: postgres:16.4, environment: { POSTGRES_PASSWORD: backup-pass-1 }, volumes: [pgdata:/var/lib/postgresql/data] }
+  cache: { image: redis:7.4 }
+  legacy: { image: mysql:8.4, environment: { MYSQL_ROOT_PASSWORD: backup-pass-2 }, volumes: [./mysql:/var/lib/mysql] }
+volumes: { pgdata: {} }
+`;
+    const cronJobs = (props: Parameters<typeof synthApp>[1]) => findDocs(synthApp(compose, props).docs, 'CronJob').map((d) => d.metadata.name);
+    // A bind mount at the data path keeps data too (the claim replaces it, and a backup is how the data comes back).
+    expect(cronJobs({})).toEqual(['db-backup', 'legacy-backup']);
+    expect(cronJobs({ backup: true })).toEqual(['cache-backup', 'db-backup', 'legacy-backup']);
+    expect(cronJobs({ backup: { schedule: Cron.schedule({ minute: '0', hour: '1' }) } })).toEqual(['cache-backup', 'db-backup', 'legacy-backup']);
+    expect(cronJobs({ backup: false })).toEqual([]);
+    expect(cronJobs({ backup: false, services: { cache: { backup: true } } })).toEqual(['cache-backup']);
   });
 
   test('the credentials Secret holds the password and the connection string only', () => {
@@ -256,8 +278,10 @@ services:
   db:
     image: postgres:16
     environment: { POSTGRES_PASSWORD: quota-pass-5 }
+    volumes: [db-data:/var/lib/postgresql/data]
     networks: [back]
 networks: { front: {}, back: { internal: true } }
+volumes: { db-data: {} }
 `);
 
   test('kompose.hpa labels give an autoscaling/v2 HPA', () => {
@@ -291,6 +315,91 @@ networks: { front: {}, back: { internal: true } }
     });
     expect(() => Testing.synth(chart)).toThrow('[test/app/Quota] the app does not fit the quota: limits.cpu needs 4 at its peak '
       + '(Deployment/web 2 × 2), the quota allows 500m. Fix: raise limits.cpu in the quota, or lower replicas, maxReplicas or the cpu limits.');
+  });
+});
+
+describe('options for the opinionated parts', () => {
+  const compose = `
+services:
+  web: { image: nginx:1.27, ports: ["8080:80"], volumes: [static:/usr/share/nginx/html] }
+  db: { image: postgres:16.4, environment: { POSTGRES_PASSWORD: options-pass-1 }, volumes: [pgdata:/var/lib/postgresql/data] }
+volumes: { static: {}, pgdata: {} }
+`;
+  const ingressFrom = (docs: any[]) => findDoc(docs, 'NetworkPolicy', 'allow-web').spec.ingress
+    .find((rule: any) => rule.from?.some((peer: any) => peer.namespaceSelector))?.from;
+
+  test('by default: NetworkPolicies, Ingress traffic from the ingress-nginx namespace, class nginx, the cluster\'s storage class, a quota', () => {
+    const { app, docs } = synthApp(compose);
+    expect(ingressFrom(docs)).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }]);
+    expect(findDoc(docs, 'Ingress', 'web').spec.ingressClassName).toBe('nginx');
+    expect(findDocs(docs, 'PersistentVolumeClaim').map((d) => d.spec.storageClassName)).toEqual([undefined, undefined, undefined]);
+    expect(app.networkPolicies).toBeDefined();
+    expect(app.quota).toBeDefined();
+    expect(findDocs(docs, 'ResourceQuota')).toHaveLength(1);
+  });
+
+  test('ingressControllerNamespace and ingressControllerPodLabels set who may reach the Ingress ports', () => {
+    const { docs } = synthApp(compose, {
+      ingressControllerNamespace: 'traefik', ingressControllerPodLabels: { 'app.kubernetes.io/name': 'traefik' },
+    });
+    expect(ingressFrom(docs)).toEqual([{
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'traefik' } },
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'traefik' } },
+    }]);
+  });
+
+  test('ingressClassName and storageClassName reach every Ingress and claim', () => {
+    const { docs } = synthApp(compose, { ingressClassName: 'traefik', storageClassName: 'fast-ssd' });
+    expect(findDoc(docs, 'Ingress', 'web').spec.ingressClassName).toBe('traefik');
+    expect(findDocs(docs, 'PersistentVolumeClaim').map((d) => `${d.metadata.name}: ${d.spec.storageClassName}`))
+      .toEqual(['pgdata: fast-ssd', 'static: fast-ssd', 'db-backup: fast-ssd']);
+  });
+
+  test('networkPolicies: false and quota: false leave them out; true is the default', () => {
+    const { app, docs } = synthApp(compose, { networkPolicies: false, quota: false });
+    expect(findDocs(docs, 'NetworkPolicy')).toEqual([]);
+    expect(findDocs(docs, 'ResourceQuota')).toEqual([]);
+    expect(app.networkPolicies).toBeUndefined();
+    expect(app.quota).toBeUndefined();
+    const defaults = synthApp(compose).docs;
+    expect(synthApp(compose, { networkPolicies: true, quota: true }).docs).toEqual(defaults);
+  });
+
+  test('a quota given with hard amounts', () => {
+    const { docs } = synthApp(compose, { quota: { hard: { limitsMemory: Size.gibibytes(16), persistentVolumeClaims: 10 } } });
+    expect(findDoc(docs, 'ResourceQuota', 'namespace-quota').spec.hard).toMatchObject({ 'limits.memory': '16Gi', 'persistentvolumeclaims': '10' });
+  });
+
+  test('throws for an ingress controller namespace or pod label Kubernetes would refuse', () => {
+    expect(() => synthApp(compose, { ingressControllerNamespace: 'Ingress_Nginx' }))
+      .toThrow('ingressControllerNamespace is not a namespace name');
+    expect(() => synthApp(compose, { ingressControllerPodLabels: { 'app': 'has space' } }))
+      .toThrow('ingressControllerPodLabels has a label Kubernetes does not accept');
+  });
+});
+
+describe('warnings for library users', () => {
+  test('ComposeApp.warningsOf(app) gives the grouped lines the CLI prints, from the construct metadata', () => {
+    const app = Testing.app();
+    const composeApp = new ComposeApp(new Chart(app, 'test'), 'app', {
+      model: modelOf(`
+x-common: &common
+  image: example/worker:1
+  volumes: [/srv/shared:/shared]
+services:
+  api: *common
+  worker: *common
+  web: { image: nginx:1.27, volumes: [/srv/site:/usr/share/nginx/html] }
+`),
+    });
+    const lines = ComposeApp.warningsOf(app);
+    expect(composeApp.warnings.filter((w) => w.code === 'host-path')).toHaveLength(3);
+    expect(lines.filter((l) => l.includes('/srv/shared'))).toEqual([
+      'compose.yaml:4:13: services.*.volumes[0] (api, worker): bind mount of the host path "/srv/shared" is not migrated: a pod does not '
+        + 'see its node\'s files. Run this service on a VM (GoldenImageVm) if it needs the host',
+    ]);
+    expect(lines.filter((l) => l.includes('/srv/site'))).toEqual([expect.stringMatching(/^compose\.yaml:\d+:\d+: services\.web\.volumes\[0\]: /)]);
+    expect(composeApp.node.metadata.filter((m) => m.type === 'cdk8s-compose:warning').map((m) => m.data)).toEqual(lines);
   });
 });
 

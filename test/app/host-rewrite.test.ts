@@ -41,25 +41,3 @@ test('references finds whole tokens anywhere in a file', () => {
     { from: 'cache', to: 'redis' },
   ]);
 });
-
-describe('hostsIn', () => {
-  const hosts = new HostRewriter(new Map([['shop_db', 'shop-db'], ['shop-db', 'shop-db'], ['cache', 'redis'], ['redis', 'redis']]));
-
-  test('finds the Services a value reaches where hosts are read, already resolving or not, with the port beside them', () => {
-    expect(hosts.hostsIn('postgresql://app:secret@shop_db:5432/shop')).toEqual([{ service: 'shop-db', port: 5432 }]);
-    expect(hosts.hostsIn('redis://redis/0')).toEqual([{ service: 'redis', port: undefined }]);
-    expect(hosts.hostsIn('cache')).toEqual([{ service: 'redis', port: undefined }]);
-    expect(hosts.hostsIn('host=shop-db port=5432')).toEqual([{ service: 'shop-db', port: undefined }]);
-  });
-
-  test('ignores the names in other positions', () => {
-    expect(hosts.hostsIn('use the cache wisely')).toEqual([]);
-    expect(hosts.hostsIn('https://redis.example.com/')).toEqual([]);
-  });
-});
-
-test('hostsIn a file counts URLs and host:port only', () => {
-  const files = new HostRewriter(new Map([['api', 'api'], ['redis', 'redis']]));
-  expect(files.hostsIn('upstream app { server api:8000; }\n# redis is used elsewhere\n', true)).toEqual([{ service: 'api', port: 8000 }]);
-  expect(files.hostsIn('redis', true)).toEqual([]);
-});

@@ -355,7 +355,7 @@ describe('quota', () => {
     new ComposeApp(chart, 'app', {
       model: modelOf(SHOP), target: ServiceTarget.AUTO, vm: { imageBaseUrl: IMAGES }, quota: { hard: { limitsMemory: Size.gibibytes(4) } },
     });
-    expect(() => Testing.synth(chart)).toThrow('[test/app/Quota] the app does not fit the quota: limits.memory needs 5971Mi at its peak '
+    expect(() => Testing.synth(chart)).toThrow('[test/app/Quota] the app does not fit the quota: limits.memory needs 5459Mi at its peak '
       + '(VirtualMachine/shop-vm 1 × 3350Mi, Deployment/web 2 × 512Mi, DataVolume/shop-vm-rootdisk 1 × 573Mi), the quota allows 4Gi.');
   });
 });

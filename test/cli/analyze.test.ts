@@ -12,19 +12,24 @@ beforeAll(async () => {
     ['text', reference(), ['analyze']],
     ['json', reference(), ['analyze', '--json', '--ingress-host', 'web=shop.example.com']],
     ['portainer', copyFolder(path.join(CORPUS, 'portainer'), tempDir('analyze')), ['analyze', '--json']],
+    ['autoText', reference(), ['analyze', '--target', 'auto']],
+    ['autoJson', reference(), ['analyze', '--json', '--target', 'auto']],
+    ['autoWithUrl', reference(), ['analyze', '--json', '--target', 'auto', '--image-base-url', 'https://images.example.com/shop']],
+    ['profiles', copyFolder(path.join(CORPUS, 'airflow'), tempDir('analyze')), ['analyze']],
+    ['profilesJson', copyFolder(path.join(CORPUS, 'airflow'), tempDir('analyze')), ['analyze', '--json', '--profile', 'debug']],
     ['mailcow', copyFolder(path.join(CORPUS, 'mailcow'), tempDir('analyze')), ['analyze', '--json']],
   ];
   await inParallel(tasks, 2, async ([name, cwd, args]) => {
     runs[name] = await runCli(args, { cwd });
   });
-}, 60_000);
+}, 120_000);
 
 afterAll(removeTempDirs);
 
 test('JSON: target, workload, state and engine, exposure, volumes, secrets by name, dependencies, warnings', () => {
   expect(runs.json.code).toBe(0);
   const analysis = JSON.parse(runs.json.stdout);
-  expect(Object.keys(analysis)).toEqual(['project', 'files', 'namespace', 'services', 'buildAll', 'warnings']);
+  expect(Object.keys(analysis)).toEqual(['project', 'files', 'namespace', 'services', 'buildAll', 'warnings', 'leftOutByProfiles', 'imageBaseUrlNeededBy']);
   expect(analysis.buildAll).toBeNull();
   expect(analysis.services.map((s: any) => s.service)).toEqual(['api', 'migrate', 'redis', 'reporting', 'shop_db', 'web', 'worker']);
   const byName = Object.fromEntries(analysis.services.map((s: any) => [s.service, s]));
@@ -120,6 +125,28 @@ test('a service that needs a VM is assessed so, with the reasons', () => {
     target: 'vm',
     reasons: ['services.portainer.volumes: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have'],
   });
+});
+
+test('--target auto needs no --image-base-url: analyze says which VM will need it, for convert and deploy', () => {
+  expect(runs.autoText.code).toBe(0);
+  expect(runs.autoText.stdout).toContain('\nThe VM shop-vm boots from a golden image that you publish: convert and deploy need --image-base-url URL, '
+    + 'the folder URL it will be published at (RUNBOOK.md shows how to build and publish it).\n');
+  expect(runs.autoText.stdout).toMatch(/^reporting\n  target:     VM, because:$/m);
+  expect(`${runs.autoText.stdout}${runs.autoText.stderr}`).not.toContain('.invalid');
+  expect(runs.autoJson.code).toBe(0);
+  expect(JSON.parse(runs.autoJson.stdout)).toMatchObject({ imageBaseUrlNeededBy: 'shop-vm' });
+  // With the URL, the same assessment and no note.
+  const withUrl = JSON.parse(runs.autoWithUrl.stdout);
+  expect(withUrl.imageBaseUrlNeededBy).toBeNull();
+  expect(withUrl.services).toEqual(JSON.parse(runs.autoJson.stdout).services);
+});
+
+test('lists the services the active profiles leave out', () => {
+  expect(runs.profiles.code).toBe(0);
+  expect(runs.profiles.stdout).toContain('\nLeft out by profiles (--profile NAME brings a service in):\n  - airflow-cli (profile debug)\n  - flower (profile flower)\n');
+  const json = JSON.parse(runs.profilesJson.stdout);
+  expect(json.leftOutByProfiles).toEqual([{ service: 'flower', profiles: ['flower'] }]);
+  expect(json.services.map((s: { service: string }) => s.service)).toContain('airflow-cli');
 });
 
 test('mailcow: a setting named like a password is no secret, a copy of a secret is not counted, empty passwords are flagged', () => {

@@ -120,6 +120,17 @@ const KOMPOSE_LABELS = {
   ].join('\n'),
 };
 
+/** A database whose data compose keeps in a volume, and a cache without one. */
+const CACHE_PROJECT = {
+  'compose.yaml': [
+    'services:',
+    '  db: { image: "postgres:16.4", environment: { POSTGRES_PASSWORD: cache-db-pass-1 }, volumes: ["pgdata:/var/lib/postgresql/data"] }',
+    '  cache: { image: "redis:7.4" }',
+    'volumes: { pgdata: {} }',
+    '',
+  ].join('\n'),
+};
+
 interface Scenario {
   readonly cwd: string;
   readonly args: readonly string[];
@@ -156,6 +167,19 @@ beforeAll(async () => {
       args: ['convert', '--image', 'api=registry.example.com/api:2.0', '--allow-outside-project', '-o', 'out'],
     },
     labels: { cwd: project(KOMPOSE_LABELS, 'labels'), args: ['convert', '-o', 'out'] },
+    quiet: { cwd: reference(), args: ['convert', ...AS_REFERENCE, '--quiet', '-o', 'out'] },
+    cacheDefault: { cwd: project(CACHE_PROJECT, 'cache'), args: ['convert', '-o', 'out'] },
+    cacheBackupOn: { cwd: project(CACHE_PROJECT, 'cache'), args: ['convert', '--backup', 'on', '-o', 'out'] },
+    options: {
+      cwd: reference(),
+      args: ['convert', '--network-policies', 'off', '--ingress-class-name', 'traefik', '--storage-class-name', 'fast-ssd',
+        '--backup', 'off', '--quota', 'limits.memory=32Gi,persistentvolumeclaims=20', '-o', 'out'],
+    },
+    ingressController: {
+      cwd: reference(),
+      args: ['convert', '--ingress-controller-namespace', 'traefik', '--ingress-controller-pod-labels', 'app.kubernetes.io/name=traefik',
+        '--quota', 'off', '--backup', 'on', '-o', 'out'],
+    },
   });
   await inParallel(Object.keys(scenarios), 2, async (name) => {
     runs[name] = await runCli(scenarios[name].args, { cwd: scenarios[name].cwd });
@@ -194,13 +218,16 @@ describe('the kompose shape: convert -f FILE -o DIR', () => {
     }
   });
 
-  test('prints one line per warning with the file as given, a count, and what it wrote', () => {
+  test('prints one line per warning (identical ones of several services as one) with the file as given, a count, and what it wrote', () => {
     const warnings = stderrLines(runs.kompose, 'warning: ');
-    expect(warnings.map((w) => w.replace(/^warning: shop\/compose\.yaml:\d+:\d+: /, 'warning: shop/compose.yaml: '))).toContain(
-      'warning: shop/compose.yaml: services.api.environment.DATABASE_URL: host "shop_db" in DATABASE_URL rewritten to the Service name "shop-db"');
+    expect(warnings).toContain('warning: shop/compose.yaml: services.*.environment.DATABASE_URL (api, migrate, worker): host "shop_db" in '
+      + 'DATABASE_URL rewritten to the Service name "shop-db"');
+    expect(warnings).toContainEqual(expect.stringMatching(/^warning: shop\/compose\.yaml:\d+:\d+: services\.api\.environment\.REDIS_URL: host "cache"/));
     const lines = runs.kompose.stderr.trimEnd().split('\n');
     expect(lines.slice(0, warnings.length)).toEqual(warnings);
-    expect(lines[warnings.length]).toMatch(new RegExp(`^${warnings.length} warnings \\(.*host-rewrite ×\\d+.*, vm-target ×1\\)$`));
+    const findings = warnings.reduce((n, w) => n + (/^warning: [^ ]+ services\.\*[^ ]* \(([^)]*)\):/.exec(w)?.[1].split(', ').length ?? 1), 0);
+    expect(findings).toBeGreaterThan(warnings.length);
+    expect(lines[warnings.length]).toMatch(new RegExp(`^${findings} warnings \\(.*host-rewrite ×\\d+.*, vm-target ×1\\)$`));
     const count = (folder: string) => listFiles(out('kompose')).filter((f) => f.startsWith(`${folder}/`) && !f.endsWith('/Kustomization')).length;
     expect(lines[warnings.length + 1]).toMatch(/^verify: \d+ expectations: \d+ hold, 0 reported, 0 broken$/);
     expect(lines[warnings.length + 2]).toBe(`wrote ${listFiles(out('kompose')).length} files into out: 0-namespace/ (${count('0-namespace')}), `
@@ -384,6 +411,57 @@ test('--labels and --annotations reach every object and every pod template; --co
   expect(findDocs(docs, 'StatefulSet').map((d) => d.metadata.name).sort()).toEqual(['redis', 'shop-db']);
   // Without --target, the reporting daemon runs as a container too.
   expect(findDocs(docs, 'Deployment').map((d) => d.metadata.name).sort()).toEqual(['api', 'reporting', 'web', 'worker']);
+});
+
+test('--quiet prints only the summary: the count of warnings by code, the verify line and what it wrote', () => {
+  expectOk(runs.quiet);
+  const lines = runs.quiet.stderr.trimEnd().split('\n');
+  expect(lines).toHaveLength(3);
+  expect(lines[0]).toBe(runs.kompose.stderr.trimEnd().split('\n').find((l) => /^\d+ warnings/.test(l)));
+  expect(lines[1]).toMatch(/^verify: \d+ expectations: /);
+  expect(lines[2]).toMatch(/^wrote \d+ files into out: 0-namespace\/ /);
+});
+
+describe('the options for the opinionated parts', () => {
+  test('--network-policies off, --ingress-class-name, --storage-class-name, --backup off and --quota with amounts', () => {
+    expectOk(runs.options);
+    const docs = manifestDocs(out('options'));
+    expect(findDocs(docs, 'NetworkPolicy')).toEqual([]);
+    expect(findDocs(docs, 'CronJob')).toEqual([]);
+    expect(findDocs(docs, 'Ingress').map((d) => d.spec.ingressClassName)).toEqual(['traefik', 'traefik']);
+    const claims = findDocs(docs, 'PersistentVolumeClaim');
+    expect(claims.length).toBeGreaterThan(0);
+    expect(claims.filter((d) => d.spec.storageClassName !== 'fast-ssd')).toEqual([]);
+    expect(findDoc(docs, 'ResourceQuota', 'namespace-quota').spec.hard).toMatchObject({ 'limits.memory': '32Gi', 'persistentvolumeclaims': '20' });
+    const runbook = fs.readFileSync(path.join(out('options'), 'RUNBOOK.md'), 'utf-8');
+    expect(runbook).toContain('| 0 | `0-namespace/` | the Namespace and its ResourceQuota |');
+    expect(runbook).not.toContain('the NetworkPolicies let traffic in');
+  });
+
+  test('--backup: by default only the database whose data compose keeps; on: the cache too', () => {
+    expectOk(runs.cacheDefault);
+    expectOk(runs.cacheBackupOn);
+    const backups = (name: string) => findDocs(manifestDocs(out(name)), 'CronJob').map((d) => d.metadata.name).sort();
+    expect(backups('cacheDefault')).toEqual(['db-backup']);
+    expect(backups('cacheBackupOn')).toEqual(['cache-backup', 'db-backup']);
+  });
+
+  test('--ingress-controller-namespace and its pod labels in the allow rule; --quota off; --backup on', () => {
+    expectOk(runs.ingressController);
+    const docs = manifestDocs(out('ingressController'));
+    const web = findDoc(docs, 'NetworkPolicy', 'allow-web').spec.ingress.find((rule: any) => rule.from?.some((p: any) => p.namespaceSelector));
+    expect(web.from).toEqual([{
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'traefik' } },
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'traefik' } },
+    }]);
+    expect(findDocs(docs, 'ResourceQuota')).toEqual([]);
+    expect(findDocs(docs, 'CronJob').map((d) => d.metadata.name).sort()).toEqual(['redis-backup', 'shop-db-backup']);
+    const runbook = fs.readFileSync(path.join(out('ingressController'), 'RUNBOOK.md'), 'utf-8');
+    expect(runbook).toMatch(/^\| 0 \| `0-namespace\/` \| the Namespace and \d+ NetworkPolicies \|$/m);
+    expect(runbook).toContain('the NetworkPolicies let traffic in to them only from the ingress controller\'s pods in the namespace labelled '
+      + '`kubernetes.io/metadata.name=traefik` (pods labelled `app.kubernetes.io/name=traefik`): if the controller runs elsewhere, '
+      + 'convert again with --ingress-controller-namespace');
+  });
 });
 
 describe('loader options', () => {

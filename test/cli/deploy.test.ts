@@ -62,6 +62,8 @@ beforeAll(async () => {
     () => deploy('timeout', ['--timeout', '30s'], { FAKE_NOT_READY: 'shop-db' }),
     () => deploy('dryRun', ['--dry-run', '--context', 'prod', '--timeout', '2m', '-o', 'k8s']),
     () => deploy('noKubectl', [], {}, false),
+    () => deploy('quiet', ['--quiet', '--timeout', '30s'], { FAKE_LATE: 'redis' }),
+    () => deploy('quietTimeout', ['-q', '--timeout', '30s'], { FAKE_NOT_READY: 'shop-db' }),
   ], 2, (task) => task());
 }, 120_000);
 
@@ -123,5 +125,22 @@ test('without kubectl on PATH it says so', () => {
   expect(run.code).toBe(3);
   expect(run.stderr.trimEnd().split('\n').slice(-1)).toEqual([
     'error: cannot run kubectl: spawnSync kubectl ENOENT. Fix: install kubectl and put it on PATH.',
+  ]);
+});
+
+test('--quiet prints only the summary, or the error with kubectl\'s own message', () => {
+  const { run } = deploys.quiet;
+  expect(run.code).toBe(0);
+  expect(run.stdout).toBe('');
+  expect(run.stderr.trimEnd().split('\n')).toEqual([
+    expect.stringMatching(/^\d+ warnings \(/),
+    'deployed 3 waves into namespace shop',
+  ]);
+  const failed = deploys.quietTimeout.run;
+  expect(failed.code).toBe(3);
+  expect(failed.stderr.trimEnd().split('\n').slice(1)).toEqual([
+    'error: timed out waiting for the condition on pods/shop-db-6c9d7f-x2x4q',
+    'error: shop-db (postgres, compose service shop_db) was not ready within 30s; not applied: 2-app/. '
+      + 'Look at: kubectl describe pod -l app=shop-db -n shop',
   ]);
 });

@@ -132,3 +132,64 @@ test('help: the program, each command, and --help anywhere', () => {
   }
   expect(helpText()).toContain('convert   Convert a compose project');
 });
+
+describe('the options for the opinionated parts, named as ComposeApp\'s props', () => {
+  /** Each flag and the ComposeApp prop it sets: the flag is the prop's name in kebab case. */
+  const FLAGS: Readonly<Record<string, string>> = {
+    'network-policies': 'networkPolicies',
+    'ingress-controller-namespace': 'ingressControllerNamespace',
+    'ingress-controller-pod-labels': 'ingressControllerPodLabels',
+    'ingress-class-name': 'ingressClassName',
+    'storage-class-name': 'storageClassName',
+    'backup': 'backup',
+    'quota': 'quota',
+  };
+
+  test('each flag is its prop\'s name in kebab case, and is in every command\'s help', () => {
+    for (const [flag, prop] of Object.entries(FLAGS)) {
+      expect(prop.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)).toBe(flag);
+      for (const command of ['convert', 'analyze', 'deploy']) {
+        expect(helpText(command)).toContain(`--${flag} `);
+      }
+    }
+  });
+
+  test('the defaults: policies and quota on, backup and the rest left to ComposeApp', () => {
+    expect(parseCommandLine(['convert'])).toMatchObject({
+      options: {
+        networkPolicies: true, ingressControllerNamespace: undefined, ingressControllerPodLabels: {}, ingressClassName: undefined,
+        storageClassName: undefined, backup: undefined, quota: true,
+      },
+    });
+  });
+
+  test('every flag given', () => {
+    const parsed = parseCommandLine(['analyze', '--network-policies', 'off', '--ingress-controller-namespace', 'traefik',
+      '--ingress-controller-pod-labels', 'app.kubernetes.io/name=traefik', '--ingress-class-name', 'traefik',
+      '--storage-class-name', 'fast-ssd', '--backup', 'on', '--quota', 'limits.memory=16Gi,requests.cpu=500m,persistentvolumeclaims=8']);
+    expect(parsed).toMatchObject({
+      options: {
+        networkPolicies: false, ingressControllerNamespace: 'traefik', ingressControllerPodLabels: { 'app.kubernetes.io/name': 'traefik' },
+        ingressClassName: 'traefik', storageClassName: 'fast-ssd', backup: true,
+        quota: { 'limits.memory': '16Gi', 'requests.cpu': '500m', 'persistentvolumeclaims': '8' },
+      },
+    });
+    expect(parseCommandLine(['convert', '--quota', 'off', '--backup', 'off', '--network-policies=on']))
+      .toMatchObject({ options: { quota: false, backup: false, networkPolicies: true } });
+  });
+
+  test('bad values are usage errors that say what is allowed', () => {
+    expect(usageError(['convert', '--network-policies', 'maybe'])).toBe('--network-policies "maybe" is not allowed. Allowed: on, off');
+    expect(usageError(['convert', '--backup', 'daily'])).toBe('--backup "daily" is not allowed. Allowed: on, off');
+    expect(usageError(['convert', '--quota', '16Gi'])).toBe('--quota "16Gi" is not allowed. Allowed: on, off, or KEY=AMOUNT,… with the keys '
+      + 'requests.cpu, requests.memory, limits.cpu, limits.memory, persistentvolumeclaims');
+    expect(usageError(['convert', '--quota', 'memory=16Gi'])).toBe('--quota "memory=16Gi": unknown key. Allowed: requests.cpu, requests.memory, '
+      + 'limits.cpu, limits.memory, persistentvolumeclaims (as KEY=AMOUNT, comma-separated), or on, off');
+    expect(usageError(['convert', '--quota', 'limits.memory=lots'])).toBe('--quota limits.memory="lots" is not an amount. Allowed: a memory size above 0, e.g. 16Gi or 512Mi');
+    expect(usageError(['convert', '--quota', 'limits.memory=16g'])).toBe('--quota limits.memory="16g" is not an amount. Allowed: a memory size above 0, e.g. 16Gi or 512Mi');
+    expect(usageError(['convert', '--quota', 'limits.cpu=0'])).toBe('--quota limits.cpu="0" is not an amount. Allowed: cores or millicores above 0, e.g. 4, 1.5 or 500m');
+    expect(usageError(['convert', '--ingress-controller-namespace', 'Ingress_Nginx'])).toMatch(/^--ingress-controller-namespace "Ingress_Nginx" is not a namespace name/);
+    expect(usageError(['convert', '--ingress-controller-pod-labels', 'app=a b'])).toMatch(/^--ingress-controller-pod-labels: the value of "app" \("a b"\) is not a label value/);
+    expect(usageError(['convert', '--storage-class-name', 'Fast SSD'])).toMatch(/^--storage-class-name "Fast SSD" is not a class name/);
+  });
+});

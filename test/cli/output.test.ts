@@ -151,7 +151,7 @@ test.concurrent('bad input writes nothing: exit 1, the message, no output folder
   fs.writeFileSync(path.join(cwd, 'compose.yaml'), COMPOSE.replace('\nservices:\n', '\nservices:\n  extra:\n    image: busybox:1.36\n    portz: ["80"]\n'));
   const run = await runCli(['convert', '-o', 'k8s'], { cwd });
   expect(run.code).toBe(1);
-  expect(run.stderr).toMatch(/^error: compose\.yaml:5:12: services\.extra\.portz: unknown key "portz" in a service\. /);
+  expect(run.stderr).toMatch(/^error: compose\.yaml:5:5: services\.extra\.portz: unknown key "portz" in a service\. /);
   expect(run.stderr).toContain('Fix: did you mean "ports"?');
   expect(run.stderr).not.toMatch(/\n\s+at /);
   expect(fs.existsSync(path.join(cwd, 'k8s'))).toBe(false);

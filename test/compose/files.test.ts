@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { execFileSync } from 'child_process';
-import { contentOf, describeFsError, readProjectFile, resolveInProject, statPath } from '../../lib/compose/files';
+import { contentOf, describeFsError, readProjectFile, resolveInProject, statPath, textOf } from '../../lib/compose/files';
 import { errorOf } from './helpers';
 import { makeProject } from './helpers';
 
@@ -67,5 +67,28 @@ describe('readProjectFile', () => {
     ['ELOOP', 'a loop of symbolic links'], ['EIO', 'read error EIO'],
   ])('%s reads "%s"', (code, words) => {
     expect(describeFsError(Object.assign(new Error('x'), { code }))).toBe(words);
+  });
+});
+
+describe('textOf', () => {
+  const at = { file: 'compose.yaml', path: '' };
+
+  test('UTF-8 text, with tabs, CR LF and letters beyond ASCII, is returned as it is', () => {
+    expect(textOf('compose file', 'compose.yaml', Buffer.from('a:\tb\r\nc: "grüß"\n'), at)).toBe('a:\tb\r\nc: "grüß"\n');
+  });
+
+  test('the first byte that is not UTF-8, or a control character, is named with its line and column', () => {
+    const error = errorOf(() => textOf('compose file', 'compose.yaml', Buffer.concat([Buffer.from('a: 1\nbé: '), Buffer.from([0xc3, 0x28])]), at));
+    expect(error.problem).toBe('compose file "compose.yaml" is not a text file: byte 0xc3 is not UTF-8');
+    expect([error.line, error.column]).toEqual([2, 5]);
+    expect(errorOf(() => textOf('compose file', 'compose.yaml', Buffer.from('a: 1\u007f\n'), at)).problem)
+      .toBe('compose file "compose.yaml" is not a text file: it holds the control character 0x7f');
+  });
+
+  test('for a file named by another (an env_file), the place goes into the message and the location stays the key', () => {
+    const key = { file: 'compose.yaml', path: 'services.web.env_file', line: 4, column: 15 };
+    const error = errorOf(() => textOf('env file', 'app.env', Buffer.from('A=1\nB=\u0000\n'), key));
+    expect(error.problem).toBe('env file "app.env" is not a text file: it holds the control character 0x00 (line 2, column 3)');
+    expect([error.file, error.path, error.line, error.column]).toEqual(['compose.yaml', 'services.web.env_file', 4, 15]);
   });
 });

@@ -85,7 +85,7 @@ describe('include', () => {
       'compose.yaml:12:5: services.db: services.db conflicts with the one included from db/compose.yaml. '
       + 'Fix: rename one of them; the file defines services.db too.');
     expect(message({ 'compose.yaml': 'include:\n  - path: db/compose.yaml\n    env: x\nservices: {}\n' })).toBe(
-      'compose.yaml:3:10: include[0].env: unknown key "env" in an include entry. Allowed: the keys of an include entry in the '
+      'compose.yaml:3:5: include[0].env: unknown key "env" in an include entry. Allowed: the keys of an include entry in the '
       + 'compose specification, or x- extensions. Fix: remove it, or rename it with an x- prefix to keep it as an extension.');
     expect(message({ 'compose.yaml': 'include: [../elsewhere/compose.yaml]\nservices: {}\n' })).toBe(
       'compose.yaml:1:11: include[0]: include "../elsewhere/compose.yaml" is outside the project folder and was not read. '

@@ -96,6 +96,72 @@ describe('loadCompose', () => {
   });
 });
 
+describe('files that are not text', () => {
+  const fix = 'Allowed: UTF-8 text. Fix: check that "compose.yaml" is the compose file (not an image, archive or other binary file), or save it as UTF-8.';
+  const loadBytes = (bytes: Buffer): string => {
+    const project = makeProject({ 'compose.yaml': 'services: {}\n' });
+    try {
+      fs.writeFileSync(path.join(project.dir, 'compose.yaml'), bytes);
+      return errorOf(() => loadCompose({ workingDir: project.dir, env: {} })).message;
+    } finally {
+      project.cleanup();
+    }
+  };
+
+  test('random bytes, a NUL byte and invalid UTF-8 are each "not a text file", at the first bad byte', () => {
+    expect(loadBytes(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBe(
+      `compose.yaml:1:1: compose file "compose.yaml" is not a text file: byte 0x89 is not UTF-8. ${fix}`);
+    expect(loadBytes(Buffer.from('services:\n  web:\n    image: nginx\u0000\n'))).toBe(
+      `compose.yaml:3:17: compose file "compose.yaml" is not a text file: it holds the control character 0x00. ${fix}`);
+    expect(loadBytes(Buffer.concat([Buffer.from('services:\n  wéb:\n    image: '), Buffer.from([0xff, 0xfe]), Buffer.from('\n')]))).toBe(
+      `compose.yaml:3:12: compose file "compose.yaml" is not a text file: byte 0xff is not UTF-8. ${fix}`);
+  });
+
+  test('UTF-8 text with tabs, CRLF line ends and non-ASCII letters is text', () => {
+    const project = makeProject({ 'compose.yaml': 'services:\r\n  web:\r\n    image: nginx:1.27\r\n    environment: { GREETING: "grüß dich\t!" }\r\n' });
+    try {
+      expect(loadCompose({ workingDir: project.dir, env: {} }).model.services[0].environment[0].value).toBe('grüß dich\t!');
+    } finally {
+      project.cleanup();
+    }
+  });
+
+  test('an env_file that is not text is named, with the key that names it and the place in it', () => {
+    const project = makeProject({ 'compose.yaml': 'services:\n  web:\n    image: nginx:1.27\n    env_file: app.env\n', 'app.env': 'A=1\nB=\u0001\n' });
+    try {
+      expect(errorOf(() => loadCompose({ workingDir: project.dir, env: {} })).message).toBe('compose.yaml:4:15: services.web.env_file: '
+        + 'env file "app.env" is not a text file: it holds the control character 0x01 (line 2, column 3). Allowed: UTF-8 text. '
+        + 'Fix: check that "app.env" is the env file (not an image, archive or other binary file), or save it as UTF-8.');
+    } finally {
+      project.cleanup();
+    }
+  });
+});
+
+describe('an unknown key is located at the key, not at its value', () => {
+  test('in a service, in a flow map, and through an anchor', () => {
+    expect(errorOf(() => load('services:\n  web:\n    image: nginx:1.27\n    imagee:    nginx\n')).message)
+      .toMatch(/^compose\.yaml:4:5: services\.web\.imagee: unknown key "imagee"/);
+    expect(errorOf(() => load('services:\n  web: { image: nginx:1.27, portz: ["80"] }\n')).message)
+      .toMatch(/^compose\.yaml:2:29: services\.web\.portz: unknown key "portz"/);
+    expect(errorOf(() => load('x-base: &base\n  image: nginx:1.27\n  restrat: always\nservices:\n  web: *base\n')).message)
+      .toMatch(/^compose\.yaml:3:3: services\.web\.restrat: unknown key "restrat"/);
+  });
+
+  test('and so is an ignored key\'s warning, also after a second file is merged over the first', () => {
+    const project = makeProject({
+      'compose.yaml': 'services:\n  web:\n    image: nginx:1.27\n    dns: 8.8.8.8\n',
+      'override.yaml': 'services:\n  web:\n    environment: [A=1]\n',
+    });
+    try {
+      const { warnings } = loadCompose({ workingDir: project.dir, files: ['compose.yaml', 'override.yaml'], env: {} });
+      expect(warnings.find((w) => w.at.path === 'services.web.dns')?.at).toMatchObject({ file: 'compose.yaml', line: 4, column: 5 });
+    } finally {
+      project.cleanup();
+    }
+  });
+});
+
 describe('loadComposeFromString', () => {
   test('uses the display name and reads .env from the project folder', () => {
     const project = makeProject({ '.env': 'IMAGE=from-dotenv\n' });

@@ -503,30 +503,30 @@ describe('keys', () => {
       {
         code: 'unsupported-key',
         message: 'ignored key "version": the version key is obsolete; the file is read by the current compose specification',
-        at: { file: 'compose.yaml', path: 'version', line: 1, column: 10 },
+        at: { file: 'compose.yaml', path: 'version', line: 1, column: 1 },
       },
       {
         code: 'unsupported-key',
         message: 'ignored key "logging": the logging driver is not converted; container logs go to the cluster\'s log pipeline',
-        at: { file: 'compose.yaml', path: 'services.web.logging', line: 5, column: 14 },
+        at: { file: 'compose.yaml', path: 'services.web.logging', line: 5, column: 5 },
       },
       {
         code: 'unsupported-key',
         message: 'ignored key "dns": custom DNS servers are not converted; the cluster DNS is used',
-        at: { file: 'compose.yaml', path: 'services.web.dns', line: 6, column: 10 },
+        at: { file: 'compose.yaml', path: 'services.web.dns', line: 6, column: 5 },
       },
       {
         code: 'unsupported-key',
         message: 'ignored key "update_config": the rolling update configuration is not converted; the Deployment\'s '
           + 'default strategy is used',
-        at: { file: 'compose.yaml', path: 'services.web.deploy.update_config', line: 7, column: 29 },
+        at: { file: 'compose.yaml', path: 'services.web.deploy.update_config', line: 7, column: 14 },
       },
     ]);
   });
 
   test('an unknown key is an error with a "did you mean"', () => {
     expect(errorOf(() => load(web('enviroment: {A: 1}'))).message).toBe(
-      'compose.yaml:4:17: services.web.enviroment: unknown key "enviroment" in a service. '
+      'compose.yaml:4:5: services.web.enviroment: unknown key "enviroment" in a service. '
       + 'Allowed: the keys of a service in the compose specification, or x- extensions. '
       + 'Fix: did you mean "environment"?',
     );

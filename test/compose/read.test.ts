@@ -54,7 +54,7 @@ describe('checkKeys', () => {
     expect(extensionsOf(map)).toEqual({ 'x-mine': 1 });
     const bad = parseYaml('imgae: x\n', 'c.yaml') as YMap;
     expect(errorOf(() => checkKeys(bad, SERVICE_KEYS, 'a service', undefined)).message).toBe(
-      'c.yaml:1:8: imgae: unknown key "imgae" in a service. Allowed: the keys of a service in the compose '
+      'c.yaml:1:1: imgae: unknown key "imgae" in a service. Allowed: the keys of a service in the compose '
       + 'specification, or x- extensions. Fix: did you mean "image"?',
     );
   });
