@@ -1,7 +1,7 @@
 import * as kplus from 'cdk8s-plus-27';
 import { ComposeLocation } from '../compose/model';
 import { MigratedService, ServicePlan, WorkloadKind } from './migrated-service';
-import { NameRegistry, isServiceName } from './naming';
+import { NameRegistry, isServiceName } from '../base/naming';
 import { Reachability } from './reachability';
 
 /** One extra name that gets its own Service. */

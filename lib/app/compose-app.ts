@@ -25,10 +25,10 @@ import {
   IngressRuleSettings, MigratedService, MigrationContext, MountedFileSource, PortAccess, ResolvedResources, ServicePlan,
   ServiceSettings, WorkloadKind, WorkloadPort, resolveResources, toProtocol,
 } from './migrated-service';
-import { NameRegistry, isDnsLabel, isLabelKey, isLabelValue, isServiceName, joinDnsLabel, portName, toDnsLabel, toServiceName } from './naming';
+import { NameRegistry, isDnsLabel, isLabelKey, isLabelValue, isServiceName, joinDnsLabel, portName, toDnsLabel, toServiceName } from '../base/naming';
 import {
   ComposeNetworkPolicies, ComposeNetworkPoliciesProps, PortExposure, PolicyWorkload,
-} from './network-policy';
+} from '../base/network-policy';
 import { cpuFromMillicores, cpuToMillicores, sizeToBytes } from './quantities';
 import { checkPlainFields } from './plain-fields';
 import { NamespaceQuota, NamespaceQuotaProps } from './quota';
@@ -36,7 +36,7 @@ import { reportUnreachable, withInferredPorts } from './inferred-ports';
 import { Reachability } from './reachability';
 import { planSidecars } from './sidecars';
 import { VerifyReport, verifyManifests } from './verify';
-import { DEFAULT_SENSITIVE_NAME_PATTERNS, Redactor, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from './sensitive';
+import { DEFAULT_SENSITIVE_NAME_PATTERNS, Redactor, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from '../compose/sensitive';
 import {
   Exposure, HttpOptions, KomposeLabel, ResourceDefaults, ServiceExtension, ServiceOverrides, ServiceTarget, VolumeOverrides,
   readServiceExtension, sizeLabel,

@@ -1,6 +1,6 @@
 import * as kplus from 'cdk8s-plus-27';
-import { joinDnsLabel } from './naming';
-import { HELPER_RESOURCES, HELPER_SECURITY_CONTEXT, pullPolicyFor } from './pod-defaults';
+import { joinDnsLabel } from '../base/naming';
+import { HELPER_RESOURCES, HELPER_SECURITY_CONTEXT, pullPolicyFor } from '../base/pod-defaults';
 
 /**
  * Rule 1: a dependent starts only after its dependency is ready. Init containers run in order before the app's

@@ -2,7 +2,7 @@ import * as kplus from 'cdk8s-plus-27';
 import { ComposeLocation, ComposeService } from '../compose/model';
 import { DatabaseEngine } from '../stateful/engine';
 import { ServicePlan, WorkloadKind, WorkloadPort } from './migrated-service';
-import { portName } from './naming';
+import { portName } from '../base/naming';
 import { Reachability } from './reachability';
 
 type Warn = (code: string, message: string, at: ComposeLocation) => void;

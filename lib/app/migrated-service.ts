@@ -13,17 +13,17 @@ import {
   DependencyWait, WAIT_VERBS, WaitKind, WaitSettings, needsApi, waitContainer, waitContainerName, waitResource,
 } from './dependency-wait';
 import { HostRewriter } from './host-rewrite';
-import { NameRegistry, joinDnsLabel, toDnsLabel } from './naming';
+import { NameRegistry, joinDnsLabel, toDnsLabel } from '../base/naming';
 import {
   POD_SECURITY_CONTEXT, capability, pullPolicyFor, removeAddressLabel, removeAddressSelector,
-} from './pod-defaults';
+} from '../base/pod-defaults';
 import {
   ContainerProbes, HttpProbeSettings, healthcheckCommand, httpProbes, probeSeconds, probesFromHealthcheck, tcpReadiness,
 } from './probes';
 import { coresToMillicores, cpuFromMillicores, cpuToMillicores, sizeFromBytes, sizeToBytes } from './quantities';
 import { keepExactSizes } from './exact-sizes';
 import { addLifecycleHooks } from './lifecycle-hooks';
-import { SecretValues, hasEmbeddedPassword, isSensitiveName } from './sensitive';
+import { SecretValues, hasEmbeddedPassword, isSensitiveName } from '../compose/sensitive';
 import { SecretVariable, argvWithSecretVariables, healthcheckWithSecretVariables, holdsSecret } from './secret-references';
 import { claimSize } from './storage-size';
 import {

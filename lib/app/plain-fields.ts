@@ -1,6 +1,6 @@
 import { ComposeError } from '../compose/errors';
 import { ComposeService } from '../compose/model';
-import { Redactor } from './sensitive';
+import { Redactor } from '../compose/sensitive';
 
 /**
  * The compose fields that end up as plain text in the manifests and the runbook and that cannot read from a Secret:

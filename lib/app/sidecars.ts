@@ -1,6 +1,6 @@
 import * as kplus from 'cdk8s-plus-27';
 import { ServicePlan, WorkloadKind } from './migrated-service';
-import { portName } from './naming';
+import { portName } from '../base/naming';
 
 const HOST_KINDS: readonly WorkloadKind[] = [WorkloadKind.DEPLOYMENT, WorkloadKind.STATEFUL, WorkloadKind.STATEFUL_SET, WorkloadKind.DAEMON_SET];
 

@@ -1,7 +1,7 @@
 import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { ComposeLocation, PortMapping } from '../compose/model';
-import { ExposedPolicyPort, PortExposure } from './network-policy';
+import { ExposedPolicyPort, PortExposure } from '../base/network-policy';
 import { ComposeVm } from '../vm/compose-vm';
 import { VmPublishedPort } from '../vm/compose-subset';
 import { VM_LABEL } from '../vm/golden-image-vm';
@@ -10,7 +10,7 @@ import { checkIngressLabels, isHonouredKomposeLabel, labelAt } from './kompose-l
 import {
   IngressRule, MigrationContext, PublishedPort, ServicePlan, ServiceSettings, WorkloadKind, toProtocol,
 } from './migrated-service';
-import { joinDnsLabel } from './naming';
+import { joinDnsLabel } from '../base/naming';
 import { KomposeLabel } from './settings';
 
 export interface VmMigratedServiceProps {

@@ -1,5 +1,5 @@
 import { IngressRule, PortAccess, PublishedPort, WorkloadKind } from '../app/migrated-service';
-import { DEFAULT_SENSITIVE_NAME_PATTERNS, hasEmbeddedPassword, isSensitiveName } from '../app/sensitive';
+import { DEFAULT_SENSITIVE_NAME_PATTERNS, hasEmbeddedPassword, isSensitiveName } from '../compose/sensitive';
 import { VmMigratedService } from '../app/vm-migrated-service';
 import { DatabaseEngine } from '../stateful/engine';
 import { ComposeLocation, ComposeService } from '../compose/model';

@@ -5,7 +5,7 @@ import { ComposeWarning } from '../compose/errors';
 import { GitOpsMode, GitOpsOptions } from './gitops-options';
 import { manifestYaml } from './manifest-yaml';
 import { OutputFile, YAML_HEADER } from './output';
-import type { Rendered, RenderedObject, RenderedWave } from './render';
+import type { Rendered, RenderedObject, RenderedWave } from './rendered';
 
 /**
  * The files that make the output fit Kustomize, Argo CD and Flux: a kustomization per wave and one over the waves,

@@ -1,5 +1,5 @@
 import * as path from 'path';
-import { DEFAULT_SENSITIVE_NAME_PATTERNS, SecretValues, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from '../app/sensitive';
+import { DEFAULT_SENSITIVE_NAME_PATTERNS, SecretValues, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from '../compose/sensitive';
 import { ComposeModel, ComposeService } from '../compose/model';
 import { shellQuote } from './deploy';
 

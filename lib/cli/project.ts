@@ -3,7 +3,7 @@ import * as kplus from 'cdk8s-plus-27';
 import { ComposeApp } from '../app/compose-app';
 import { cpuFromMillicores, parseCpuMillicores, parseMemoryBytes, sizeFromBytes } from '../app/quantities';
 import { QuotaAmounts } from '../app/quota';
-import { Redactor, redactError } from '../app/sensitive';
+import { Redactor, redactError } from '../compose/sensitive';
 import { ComposeWarning } from '../compose/errors';
 import { loadCompose } from '../compose/load';
 import { ServiceTarget, readServiceExtension } from '../app/settings';

@@ -8,9 +8,11 @@ import { MARKDOWN_HEADER, OutputFile, YAML_HEADER } from './output';
 import { kustomizationFiles } from './gitops';
 import { manifestYaml } from './manifest-yaml';
 import { CliEnvironment } from './io';
-import { BuildSettings, Project, buildProject, withRedaction } from './project';
+import { BuildSettings, buildProject, withRedaction } from './project';
 import { RunbookLayout, renderRunbook } from './runbook';
-import { Wave } from '../app/deploy-waves';
+import type { Rendered } from './rendered';
+
+export type { Rendered, RenderedObject, RenderedWave } from './rendered';
 
 /** The runbook's file name, beside the manifests. */
 export const RUNBOOK_FILE = 'RUNBOOK.md';
@@ -20,32 +22,6 @@ export const BUNDLE_FOLDER = GOLDEN_IMAGE_DIR;
 
 /** Wave folders the CLI writes, e.g. `1-stateful`: generated files in them that are no longer produced are removed. */
 export const WAVE_FOLDER = /^\d+-(namespace|stateful|app|vm)$/;
-
-/** A synthesized object: where its manifest went and what it holds. */
-export interface RenderedObject {
-  readonly kind: string;
-  readonly name: string;
-  /** The manifest as cdk8s writes it (`Yaml.stringify`, byte for byte: `manifestYaml`), without the header. */
-  readonly yaml: string;
-  /** The manifest as an object: the chart's `toJson()` for this object, which is what cdk8s writes. */
-  readonly manifest: any;
-  /** Its file in a one-file-per-resource output, e.g. `2-app/web-deployment.yaml`. */
-  readonly file: string;
-}
-
-/** The synthesized objects of one wave. */
-export interface RenderedWave {
-  readonly wave: Wave;
-  readonly objects: readonly RenderedObject[];
-}
-
-/** A project synthesized into manifests, split into waves, with the golden image bundles of its VM. */
-export interface Rendered {
-  readonly project: Project;
-  readonly waves: readonly RenderedWave[];
-  /** The bundle files, `golden-image/<name>/…` (`GoldenImageBundle.synthesizeAll`). */
-  readonly bundleFiles: readonly OutputFile[];
-}
 
 /**
  * Builds the project and synthesizes it. `chart.toJson()` is what `app.synth()` does without the files: it resolves

@@ -1,6 +1,6 @@
 import { ComposeWarning, formatWarning } from '../compose/errors';
 import { builtServices } from './image-builds';
-import type { Rendered } from './render';
+import type { Rendered } from './rendered';
 import { Markdown } from './runbook-text';
 
 /** One kind of unresolved item: the warning codes it gathers and the fix, said once for its lines. */

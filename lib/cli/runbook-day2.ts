@@ -1,6 +1,6 @@
 import { WorkloadKind } from '../app/migrated-service';
 import { EngineKind } from '../stateful/engine';
-import type { Rendered, RenderedObject } from './render';
+import type { Rendered, RenderedObject } from './rendered';
 import { DEFAULT_WAIT_SECONDS, Markdown, podSpec, shellQuote, waitCommand } from './runbook-text';
 
 const ROLLOUT_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet'];

@@ -1,7 +1,7 @@
 import { VirtualMachineSnapshot } from '../../imports/kubevirt-snapshot-snapshot.kubevirt.io';
 import { renderStepsMarkdown, vmInstallSteps } from '../vm/install-steps';
 import { manifestYaml } from './manifest-yaml';
-import type { Rendered } from './render';
+import type { Rendered } from './rendered';
 import { Markdown, shellQuote } from './runbook-text';
 import { WaveKind } from '../app/deploy-waves';
 

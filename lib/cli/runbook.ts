@@ -1,8 +1,8 @@
 import { SYSTEM_NAMESPACES } from '../app/compose-app';
-import { ComposeNetworkPolicies } from '../app/network-policy';
+import { ComposeNetworkPolicies } from '../base/network-policy';
 import { imageBuildMarkdown } from './image-builds';
 import { admits } from './policy-admission';
-import type { Rendered, RenderedObject } from './render';
+import type { Rendered, RenderedObject } from './rendered';
 import { renderBeforeDeploy } from './runbook-before';
 import { renderDay2 } from './runbook-day2';
 import { DEFAULT_WAIT_SECONDS, Markdown, podSpec, shellQuote, waitCommand } from './runbook-text';

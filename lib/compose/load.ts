@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseDotenv } from './dotenv';
-import { DEFAULT_SENSITIVE_NAME_PATTERNS, embeddedPasswords, isSensitiveName, Redactor, redactError } from '../app/sensitive';
+import { DEFAULT_SENSITIVE_NAME_PATTERNS, embeddedPasswords, isSensitiveName, Redactor, redactError } from './sensitive';
 import { ComposeError, ComposeWarning } from './errors';
 import { interpolateTree, VariableLookup } from './interpolate';
 import { describeFsError, MAX_CONTENT_BYTES, readProjectFile, statPath, textOf } from './files';

@@ -2,8 +2,8 @@ import { Cron, Duration, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { ComposeError } from '../compose/errors';
-import { joinDnsLabel } from '../app/naming';
-import { capability, pullPolicyFor, removeAddressLabel } from '../app/pod-defaults';
+import { joinDnsLabel } from '../base/naming';
+import { capability, pullPolicyFor, removeAddressLabel } from '../base/pod-defaults';
 import { DatabaseEngine } from './engine';
 
 /** Where backups are written inside the backup container. */

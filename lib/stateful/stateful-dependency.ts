@@ -3,8 +3,8 @@ import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { KubeSecret } from '../../imports/k8s';
 import { ComposeError } from '../compose/errors';
-import { isServiceName, joinDnsLabel, portName, toServiceName } from '../app/naming';
-import { POD_SECURITY_CONTEXT, pullPolicyFor, removeAddressLabel, removeAddressSelector } from '../app/pod-defaults';
+import { isServiceName, joinDnsLabel, portName, toServiceName } from '../base/naming';
+import { POD_SECURITY_CONTEXT, pullPolicyFor, removeAddressLabel, removeAddressSelector } from '../base/pod-defaults';
 import { DatabaseBackup, DatabaseBackupOptions } from './database-backup';
 import { DatabaseCredentials, DatabaseEngine, EngineKind } from './engine';
 

@@ -4,7 +4,7 @@ import {
   ResourceAmounts, VolumeMount,
 } from '../compose/model';
 import { toYaml11 } from './yaml';
-import { MIN_SCANNED_SECRET_LENGTH, Redactor, embeddedPasswords } from '../app/sensitive';
+import { MIN_SCANNED_SECRET_LENGTH, Redactor, embeddedPasswords } from '../compose/sensitive';
 
 /** Decides whether an environment variable's value is secret (rule 3). */
 export type SensitiveEnvPredicate = (env: EnvVar, service: ComposeService) => boolean;

@@ -2,7 +2,7 @@ import * as path from 'path';
 import { Chart, ChartProps } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { ComposeNetworkPolicies, ComposeNetworkPoliciesProps, PortExposure } from '../app/network-policy';
+import { ComposeNetworkPolicies, ComposeNetworkPoliciesProps, PortExposure } from '../base/network-policy';
 import { ComposeError, ComposeWarning } from '../compose/errors';
 import { LoadComposeOptions, loadCompose } from '../compose/load';
 import { ComposeModel } from '../compose/model';

@@ -1,7 +1,7 @@
 import { Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
-import { ComposeNetworkPolicies, ExposedPolicyPort, PolicyWorkload } from '../app/network-policy';
+import { ComposeNetworkPolicies, ExposedPolicyPort, PolicyWorkload } from '../base/network-policy';
 import { ComposeError, ComposeWarning } from '../compose/errors';
 import { ComposeModel, ComposeService } from '../compose/model';
 import { CloudConfig, CloudInitFile, CloudInitUser } from './cloud-init';

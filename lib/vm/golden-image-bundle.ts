@@ -4,7 +4,7 @@ import { App, Size } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
 import {
   DEFAULT_SENSITIVE_NAME_PATTERNS, Redactor, embeddedPasswords, hasEmbeddedPassword, isSensitiveName,
-} from '../app/sensitive';
+} from '../compose/sensitive';
 import { ComposeError, ComposeWarning, formatWarning } from '../compose/errors';
 import { LoadComposeOptions, loadCompose } from '../compose/load';
 import { ComposeModel, ComposeService, EnvVar } from '../compose/model';
@@ -81,7 +81,7 @@ export interface GoldenImageBundleProps {
   readonly appDirectory?: string;
   /**
    * Which env values are secret; they are left out of the bundle and read from the app folder's `.env`.
-   * @default - the rules of `lib/app/sensitive`: a sensitive name (DEFAULT_SENSITIVE_NAME_PATTERNS) or a URL/DSN with a password
+   * @default - the rules of `lib/compose/sensitive`: a sensitive name (DEFAULT_SENSITIVE_NAME_PATTERNS) or a URL/DSN with a password
    */
   readonly isSensitive?: SensitiveEnvPredicate;
   /**

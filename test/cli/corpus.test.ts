@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { toDnsLabel } from '../../lib/app/naming';
+import { toDnsLabel } from '../../lib/base/naming';
 import { loadCompose } from '../../lib/compose/load';
 import { CheckOptions, expectManifestsPass } from '../support/checks';
 import { kustomize, sortedCanonical } from '../support/kustomize';

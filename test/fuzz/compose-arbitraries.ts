@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as fc from 'fast-check';
 import { stringify } from 'yaml';
-import { DEFAULT_SENSITIVE_NAME_PATTERNS, hasEmbeddedPassword, isSensitiveName } from '../../lib/app/sensitive';
+import { DEFAULT_SENSITIVE_NAME_PATTERNS, hasEmbeddedPassword, isSensitiveName } from '../../lib/compose/sensitive';
 
 /**
  * Generators of compose apps for the property tests: random VALID apps (every construct the converter maps: ports,

@@ -3,7 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as fc from 'fast-check';
 import { parse } from 'yaml';
-import { toDnsLabel } from '../../lib/app/naming';
+import { toDnsLabel } from '../../lib/base/naming';
 import { loadCompose } from '../../lib/compose/load';
 import { secretValuesOf } from '../support/app-checks';
 import { checkManifests } from '../support/checks';

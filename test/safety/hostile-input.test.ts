@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { App, Chart, Testing } from 'cdk8s';
 import { ComposeApp } from '../../lib/app/compose-app';
-import { DEFAULT_SENSITIVE_NAME_PATTERNS, Redactor, SENSITIVE_PATTERNS, embeddedPasswords, isSensitiveName } from '../../lib/app/sensitive';
+import { DEFAULT_SENSITIVE_NAME_PATTERNS, Redactor, SENSITIVE_PATTERNS, embeddedPasswords, isSensitiveName } from '../../lib/compose/sensitive';
 import { ComposeError, isComposeError } from '../../lib/compose/errors';
 import { readProjectFile } from '../../lib/compose/files';
 import { loadCompose, LoadComposeOptions } from '../../lib/compose/load';

@@ -1,7 +1,7 @@
 import { Chart, Cron, Size, Testing } from 'cdk8s';
 import { DatabaseBackup } from '../../lib/stateful/database-backup';
 import { DatabaseEngine } from '../../lib/stateful/engine';
-import { ComposeNetworkPolicies } from '../../lib/app/network-policy';
+import { ComposeNetworkPolicies } from '../../lib/base/network-policy';
 import { expectManifestsPass } from '../support/checks';
 import { findDoc } from '../support/yaml-docs';
 

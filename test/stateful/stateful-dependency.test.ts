@@ -2,7 +2,7 @@ import { Chart, Size, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { DatabaseEngine } from '../../lib/stateful/engine';
 import { StatefulDependency, WorkloadController } from '../../lib/stateful/stateful-dependency';
-import { ComposeNetworkPolicies } from '../../lib/app/network-policy';
+import { ComposeNetworkPolicies } from '../../lib/base/network-policy';
 import { expectManifestsPass } from '../support/checks';
 import { findDoc, findDocs } from '../support/yaml-docs';
 

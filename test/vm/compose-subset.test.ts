@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parse } from 'yaml';
-import { DEFAULT_SENSITIVE_NAME_PATTERNS, isSensitiveName } from '../../lib/app/sensitive';
+import { DEFAULT_SENSITIVE_NAME_PATTERNS, isSensitiveName } from '../../lib/compose/sensitive';
 import { loadComposeFromString } from '../../lib/compose/load';
 import { ComposeModel } from '../../lib/compose/model';
 import { ComposeSubset, ComposeSubsetOptions, composeSubset } from '../../lib/vm/compose-subset';

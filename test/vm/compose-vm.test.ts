@@ -1,6 +1,6 @@
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
-import { ComposeNetworkPolicies } from '../../lib/app/network-policy';
+import { ComposeNetworkPolicies } from '../../lib/base/network-policy';
 import { loadCompose, loadComposeFromString } from '../../lib/compose/load';
 import { ComposeModel } from '../../lib/compose/model';
 import { CloudInitPassword } from '../../lib/vm/cloud-init';

@@ -1,6 +1,6 @@
 import {
   DEFAULT_SENSITIVE_NAME_PATTERNS, REDACTED, Redactor, SecretValues, embeddedPasswords, hasEmbeddedPassword, isSensitiveName, redactError,
-} from '../../lib/app/sensitive';
+} from '../../lib/compose/sensitive';
 import * as fc from 'fast-check';
 import { ComposeError } from '../../lib/compose/errors';
 

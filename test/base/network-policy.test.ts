@@ -2,7 +2,7 @@ import { Chart, Testing } from 'cdk8s';
 import { NetworkProtocol } from 'cdk8s-plus-27';
 import {
   ComposeNetworkPolicies, ComposeNetworkPoliciesProps, PolicyWorkload, PortExposure,
-} from '../../lib/app/network-policy';
+} from '../../lib/base/network-policy';
 import { expectValidManifests } from '../support/validate';
 
 const NS = 'shop';

@@ -1,5 +1,5 @@
 import { ComposeError } from '../../lib/compose/errors';
-import { NameRegistry, isDnsLabel, isServiceName, joinDnsLabel, portName, toDnsLabel, toServiceName } from '../../lib/app/naming';
+import { NameRegistry, isDnsLabel, isServiceName, joinDnsLabel, portName, toDnsLabel, toServiceName } from '../../lib/base/naming';
 
 describe('toDnsLabel', () => {
   test.each([
