@@ -1,7 +1,24 @@
 import { ApiObject } from 'cdk8s';
 import { IConstruct } from 'constructs';
-import type { ComposeApp } from './compose-app';
+import type { ComposeModel } from '../compose/model';
 import { MigratedService, WorkloadKind } from './migrated-service';
+
+/**
+ * What the waves are planned from: the members of `ComposeApp` they read. Declared here, not imported, so that
+ * compose-app.ts (which annotates its own waves) and this module do not import each other.
+ */
+export interface WaveSource extends IConstruct {
+  readonly model: ComposeModel;
+  readonly namespaceObject?: IConstruct;
+  readonly quota?: IConstruct;
+  readonly networkPolicies?: IConstruct;
+  readonly vm?: IConstruct & { readonly vm: { readonly name: string } };
+  readonly services: readonly MigratedService[];
+  readonly vmServices: readonly (IConstruct & { readonly composeName: string })[];
+  readonly claims: Readonly<Record<string, IConstruct>>;
+  readonly secrets: Readonly<Record<string, IConstruct>>;
+  readonly configs: Readonly<Record<string, IConstruct>>;
+}
 
 /** The deploy waves, in apply order. The values name the wave folders (`0-namespace`, `1-stateful`, `2-app`, `3-vm`). */
 export enum WaveKind {
@@ -59,7 +76,7 @@ export interface Wave {
  * claims, Secrets and ConfigMaps they use; the app wave holds the rest. Empty waves are left out; the folders keep
  * their numbers, so that `kubectl apply -f 2-app/` names the same wave for every app.
  */
-export function planWaves(app: ComposeApp): Wave[] {
+export function planWaves(app: WaveSource): Wave[] {
   const early = statefulClosure(app);
   const byObject = new Map<ApiObject, WaveKind>();
   const assign = (scope: IConstruct | undefined, kind: WaveKind) => {
@@ -124,14 +141,14 @@ export function planWaves(app: ComposeApp): Wave[] {
  * Annotates every object of the app with `argocd.argoproj.io/sync-wave` set to its wave's position, so that Argo CD
  * applies the waves in the order `cdk8s-compose deploy` does and waits for each to be healthy before the next.
  */
-export function annotateSyncWaves(app: ComposeApp): void {
+export function annotateSyncWaves(app: WaveSource): void {
   for (const wave of planWaves(app)) {
     wave.objects.forEach((object) => object.metadata.addAnnotation(SYNC_WAVE_ANNOTATION, String(wave.syncWave)));
   }
 }
 
 /** The stateful dependencies and, transitively, every service they depend on. */
-function statefulClosure(app: ComposeApp): Set<string> {
+function statefulClosure(app: WaveSource): Set<string> {
   const byName = new Map(app.model.services.map((s) => [s.name, s]));
   const found = new Set<string>();
   const visit = (name: string) => {
@@ -146,9 +163,9 @@ function statefulClosure(app: ComposeApp): Set<string> {
 }
 
 /** The app-level claims, Secrets and ConfigMaps with the compose services that use them. */
-function sharedObjectUsers(app: ComposeApp): [IConstruct, string[]][] {
+function sharedObjectUsers(app: WaveSource): [IConstruct, string[]][] {
   const result: [IConstruct, string[]][] = [];
-  const users = (test: (service: ComposeApp['model']['services'][number]) => boolean) =>
+  const users = (test: (service: ComposeModel['services'][number]) => boolean) =>
     app.model.services.filter(test).map((s) => s.name);
   for (const [volume, claim] of Object.entries(app.claims)) {
     result.push([claim, users((s) => s.volumes.some((m) => m.type === 'volume' && m.source === volume))]);

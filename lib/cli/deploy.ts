@@ -6,6 +6,7 @@ import { createStage, createTempStage, removeStage, writeOutput } from './output
 import { BUNDLE_FOLDER, Rendered, WAVE_FOLDER, outputFiles, outputTarget, renderProject } from './render';
 import { namespaceFile, waitCommand } from './runbook';
 import { WaveKind, WaveWait } from '../app/deploy-waves';
+import { shellQuote } from './shell-words';
 
 /** How long to wait before asking again when kubectl finds no pods yet. */
 const RETRY_MILLIS = 1000;
@@ -118,7 +119,3 @@ function runSteps(steps: readonly DeployStep[], rendered: Rendered, options: Dep
   return ExitCode.OK;
 }
 
-/** A word as a POSIX shell reads it back. */
-export function shellQuote(word: string): string {
-  return /^[-A-Za-z0-9_./=:,@%+]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}

@@ -1,4 +1,4 @@
-import type { OptionSpec } from './options';
+import type { OptionSpec } from './option-spec';
 
 /** The `--gitops` values. */
 export enum GitOpsMode {

@@ -1,7 +1,7 @@
 import * as path from 'path';
 import { DEFAULT_SENSITIVE_NAME_PATTERNS, SecretValues, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from '../compose/sensitive';
 import { ComposeModel, ComposeService } from '../compose/model';
-import { shellQuote } from './deploy';
+import { shellQuote } from './shell-words';
 
 /**
  * The commands that build and push the images of the services built from source, for the runbook and `analyze`:

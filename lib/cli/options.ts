@@ -1,5 +1,6 @@
 import { checkRegistry } from '../compose/load';
 import { GITOPS_SPECS, GitOpsMode, GitOpsOptions, parseGitOpsOptions } from './gitops-options';
+import type { OptionSpec } from './option-spec';
 
 /** The program name in messages and usage. */
 export const PROGRAM = 'cdk8s-compose';
@@ -128,15 +129,7 @@ export type ParsedCommand =
   | { readonly command: 'verify'; readonly options: VerifyOptions; readonly debug: boolean }
   | { readonly command: 'deploy'; readonly options: DeployOptions; readonly debug: boolean };
 
-export interface OptionSpec {
-  readonly name: string;
-  readonly short?: string;
-  /** Other long names (`--output` for `--out`). */
-  readonly aliases?: readonly string[];
-  readonly kind: 'boolean' | 'string' | 'list';
-  readonly value?: string;
-  readonly help: string;
-}
+export type { OptionSpec } from './option-spec';
 
 const CONVERSION_SPECS: readonly OptionSpec[] = [
   { name: 'file', short: 'f', kind: 'list', value: 'FILE', help: 'compose file; repeat to merge in compose\'s override order (default: compose.yaml, compose.yml, docker-compose.yaml, docker-compose.yml and its .override file)' },
