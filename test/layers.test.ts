@@ -3,7 +3,7 @@ import * as path from 'path';
 
 // Issue 11 §1: the folders of lib/ are layers that point one way. A module may import its own folder and the layers
 // below it, never a layer above or beside it:
-//   compose/ (loader, model) → base/ (naming, pod defaults, network policy) → stateful/, vm/ → app/ → cli/ → lib/*.ts
+//   util/ (plain helpers, no imports) → compose/ (loader, model) → base/ (naming, pod defaults, network policy) → stateful/, vm/ → app/ → cli/ → lib/*.ts
 // stateful/ and vm/ are siblings: neither imports the other. app/ composes them (ComposeApp builds a
 // StatefulDependency and a ComposeVm), so it sits above both. imports/ (generated) and packages are below everything.
 // And no two modules import each other, directly or through others (a cycle makes the order of loading matter).
@@ -12,7 +12,7 @@ const ROOT = path.resolve(__dirname, '..');
 const LIB = path.join(ROOT, 'lib');
 
 /** The layers, lowest first; folders on one rank are siblings. `.` is lib/ itself (index.ts and the charts). */
-const RANKS: Readonly<Record<string, number>> = { compose: 0, base: 1, stateful: 2, vm: 2, app: 3, cli: 4, '.': 5 };
+const RANKS: Readonly<Record<string, number>> = { util: -1, compose: 0, base: 1, stateful: 2, vm: 2, app: 3, cli: 4, '.': 5 };
 
 /** One import: the module that imports and the module imported, both as paths under lib/ without `.ts`. */
 export interface ImportEdge {

@@ -7,6 +7,7 @@ import {
   formatCpu, formatMemory, parseCpuMillicores, parseMemoryBytes, roundUpCpuMillicores, roundUpMemoryBytes,
   sizeToBytes,
 } from './quantities';
+import { compare } from '../util/sort';
 
 /** The `spec.hard` keys this quota sets, as Kubernetes names them. */
 export enum QuotaKey {
@@ -498,8 +499,4 @@ function explicitAmounts(hard: QuotaAmounts, where: { file: string; path: string
     result[QuotaKey.PERSISTENT_VOLUME_CLAIMS] = hard.persistentVolumeClaims;
   }
   return result;
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

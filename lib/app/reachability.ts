@@ -1,5 +1,6 @@
 import { ComposeLocation, ComposeModel, ComposeService } from '../compose/model';
 import { SCHEME_PORTS, wellKnownPorts } from './well-known-ports';
+import { compare } from '../util/sort';
 
 /**
  * Reachability as compose gives it: every service answers, on every network it shares with a client, to its name,
@@ -313,8 +314,4 @@ export class Reachability {
 /** The (client, server, port) edges of a compose project: who reaches whom on which port, as compose allows it. */
 export function reachabilityEdges(model: ComposeModel): ReachabilityEdge[] {
   return Reachability.of(model).edges();
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

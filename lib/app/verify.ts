@@ -6,6 +6,7 @@ import { HostRewriter } from './host-rewrite';
 import { MigratedService, WorkloadKind } from './migrated-service';
 import { EvaluatedPod, PolicyEvaluator, matches } from './policy-evaluator';
 import { Reachability } from './reachability';
+import { compare } from '../util/sort';
 
 /**
  * `verify`: what compose promises each service, checked against the rendered manifests. The expectations come from
@@ -438,8 +439,4 @@ class Verifier {
 
 function targetPort(port: any): number {
   return typeof port.targetPort === 'number' ? port.targetPort : port.port;
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -7,6 +7,7 @@ import {
 } from '../../imports/k8s';
 import { ComposeError } from '../compose/errors';
 import { ComposeLocation, Protocol } from '../compose/model';
+import { compare, sortedRecord } from '../util/sort';
 
 /** How an exposed port is reached from outside the namespace. */
 export enum PortExposure {
@@ -500,12 +501,4 @@ function namespacePeer(
 
 function kubeIpBlock(block: CidrBlock) {
   return { cidr: block.cidr, except: block.except ? [...block.except] : undefined };
-}
-
-function sortedRecord(record: Readonly<Record<string, string>>): Record<string, string> {
-  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compare(a, b)));
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -2,6 +2,7 @@ import { ComposeWarning, formatWarning } from '../compose/errors';
 import { builtServices } from './image-builds';
 import type { Rendered } from './rendered';
 import { Markdown } from './runbook-text';
+import { compare } from '../util/sort';
 
 /** One kind of unresolved item: the warning codes it gathers and the fix, said once for its lines. */
 interface BeforeDeployGroup {
@@ -115,8 +116,4 @@ export function renderBeforeDeploy(md: Markdown, rendered: Rendered, extra: read
       'change nothing above; `cdk8s-compose analyze` lists them by service.');
   }
   return count;
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

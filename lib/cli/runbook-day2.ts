@@ -2,6 +2,7 @@ import { WorkloadKind } from '../app/migrated-service';
 import { EngineKind } from '../stateful/engine';
 import type { Rendered, RenderedObject } from './rendered';
 import { DEFAULT_WAIT_SECONDS, Markdown, podSpec, shellQuote, waitCommand } from './runbook-text';
+import { compare } from '../util/sort';
 
 const ROLLOUT_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet'];
 
@@ -343,8 +344,4 @@ function shellPod(name: string, namespace: string, image: string, labels: Readon
 /** A Secret key inside a kubectl JSONPath (dots escaped). */
 function jsonPathKey(key: string): string {
   return key.replace(/\./g, '\\.');
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

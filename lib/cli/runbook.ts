@@ -9,6 +9,7 @@ import { DEFAULT_WAIT_SECONDS, Markdown, podSpec, shellQuote, waitCommand } from
 import { renderVmOperations, renderVmPrerequisites } from './runbook-vm';
 import { topologyDiagram } from './topology';
 import { WaveKind } from '../app/deploy-waves';
+import { compare } from '../util/sort';
 
 export { DEFAULT_WAIT_SECONDS, podSpec, waitCommand };
 
@@ -435,8 +436,4 @@ function plural(count: number, kind: string): string {
 
 function list(items: readonly string[]): string {
   return items.length > 0 ? items.join(', ') : 'none';
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

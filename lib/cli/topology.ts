@@ -1,6 +1,7 @@
 import { ComposeApp } from '../app/compose-app';
 import { PortAccess } from '../app/exposure';
 import { PublishedPort, WorkloadKind } from '../app/migrated-service';
+import { compare } from '../util/sort';
 
 /** One service reaching another: the picture's solid arrows. */
 export interface TrafficEdge {
@@ -142,8 +143,4 @@ function id(name: string): string {
 /** Text inside a quoted Mermaid label. */
 function text(value: string): string {
   return value.replace(/["<>|]/g, '');
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -26,6 +26,7 @@ import { parseCpus, parseDuration, parseSize } from './units';
 import { parseServiceVolume, parseTmpfs, VolumeContext } from './volumes';
 import { childPath, YMap, YNode } from './yaml';
 import { isUnpinnedImage } from './image';
+import { compare } from '../util/sort';
 
 /** What the normaliser needs from the loader. */
 export interface NormalizeContext {
@@ -211,9 +212,6 @@ function byName<T extends { readonly name: string }>(items: T[]): T[] {
   return items.sort((a, b) => compare(a.name, b.name));
 }
 
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 /** The entries of an optional top-level map, sorted by name. */
 function mapOf(node: YNode | undefined, what: string): Array<[string, YNode]> {

@@ -5,6 +5,7 @@ import {
 } from '../compose/model';
 import { toYaml11 } from './yaml';
 import { MIN_SCANNED_SECRET_LENGTH, Redactor, embeddedPasswords } from '../compose/sensitive';
+import { compare, sortedRecord } from '../util/sort';
 
 /** Decides whether an environment variable's value is secret (rule 3). */
 export type SensitiveEnvPredicate = (env: EnvVar, service: ComposeService) => boolean;
@@ -746,12 +747,4 @@ function compact(record: Record<string, unknown>): Record<string, unknown> {
 
 function nonEmpty(record: Readonly<Record<string, string>>): Record<string, string> | undefined {
   return Object.keys(record).length > 0 ? sortedRecord(record) : undefined;
-}
-
-function sortedRecord(record: Readonly<Record<string, string>>): Record<string, string> {
-  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compare(a, b)));
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

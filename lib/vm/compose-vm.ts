@@ -10,6 +10,7 @@ import { DiskSource } from './disk-source';
 import { GoldenImageBundle, GoldenImageBundleProps } from './golden-image-bundle';
 import { GoldenImageVm, VM_LABEL } from './golden-image-vm';
 import { HugepageSize, RunStrategy, VmCpu, VmFeatures, VmGpu, VmResources } from './vm-devices';
+import { compare } from '../util/sort';
 
 const GIB = 1024 ** 3;
 const DEFAULT_VM_MEMORY_GIB = 2;
@@ -335,8 +336,4 @@ function dotenvQuote(key: string, value: string): string {
     });
   }
   return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\$/g, '\\$').replace(/\n/g, '\\n')}"`;
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

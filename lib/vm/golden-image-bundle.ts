@@ -17,6 +17,7 @@ import {
 import { RunbookStep, goldenImageBuildSteps, renderStepsMarkdown } from './install-steps';
 import { InstallerIso } from './installer-iso';
 import { sizeToGibibytesCeil, sizeToMebibytesCeil } from './units';
+import { compare } from '../util/sort';
 
 /** The folder under the synth output that holds every bundle. */
 export const GOLDEN_IMAGE_DIR = 'golden-image';
@@ -390,8 +391,4 @@ function collectSecretValues(model: ComposeModel, services: readonly string[], i
     }
   }
   return values;
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

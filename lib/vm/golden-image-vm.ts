@@ -35,6 +35,7 @@ import {
 } from './vm-devices';
 import { VmNetwork } from './vm-network';
 import { VmVolume } from './vm-volume';
+import { sortedRecord } from '../util/sort';
 
 /** The label that ties a VM's pods to Services and NetworkPolicies (`spec.template.metadata.labels`). */
 export const VM_LABEL = 'kubevirt.io/vm';
@@ -707,9 +708,6 @@ function quoteList(names: readonly string[]): string {
   return names.length === 0 ? 'none' : [...names].sort().map((n) => `"${n}"`).join(', ');
 }
 
-function sortedRecord(record: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
-}
 
 /** Metadata with only the keys given: an explicit `name: undefined` would stop cdk8s from generating the name. */
 function objectMeta(name: string | undefined, namespace: string | undefined): { name?: string; namespace?: string } {
