@@ -5,6 +5,7 @@ import { KubeHorizontalPodAutoscalerV2, MetricSpecV2, Quantity } from '../../imp
 import { ComposeError } from '../compose/errors';
 import { ComposeLocation } from '../compose/model';
 import { formatMemory, parseMemoryBytes, sizeToBytes } from './quantities';
+import { isDnsSubdomain } from '../util/dns';
 
 /** A workload to scale, by reference: what `spec.scaleTargetRef` holds. */
 export interface ScaleTargetReference {
@@ -107,7 +108,6 @@ const DEFAULT_MAX_REPLICAS = 3;
 const DEFAULT_CPU_UTILIZATION = 50;
 const INT32_MAX = 2 ** 31 - 1;
 const KOMPOSE_HPA_PREFIX = 'kompose.hpa.';
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /**
  * A HorizontalPodAutoscaler (autoscaling/v2) for one workload: `scaleTargetRef`, `minReplicas`, `maxReplicas`, and
@@ -197,7 +197,7 @@ export class ServiceAutoscaler extends Construct {
     const cpuUtilization = props.cpuUtilization ?? DEFAULT_CPU_UTILIZATION;
     this.scaleTargetRef = targetReference(props.target, where);
     const name = props.name ?? this.scaleTargetRef.name;
-    if (!DNS_SUBDOMAIN.test(name) || name.length > 253) {
+    if (!isDnsSubdomain(name) || name.length > 253) {
       throw new ComposeError('invalid autoscaler name', {
         at: where,
         value: name,

@@ -43,6 +43,7 @@ import {
 } from './settings';
 import { STORAGE_QUANTITY_FORMAT, claimSize, storageBytes } from './storage-size';
 import { VmMigratedService } from './vm-migrated-service';
+import { isIngressHost } from '../util/dns';
 
 /** The `node.metadata` type of a ComposeApp's warnings (one entry per line, see `ComposeApp.warningsOf`). */
 export const WARNING_METADATA = 'cdk8s-compose:warning';
@@ -997,7 +998,7 @@ export class ComposeApp extends Construct {
       ? [{ host: givenHost ?? defaultHost, path: givenPath ?? '/' }]
       : labels.expose.map((entry) => ({ host: entry.host ?? defaultHost, path: givenPath ?? entry.path ?? '/' }));
     for (const rule of ingressRules) {
-      if (!/^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(rule.host)) {
+      if (!isIngressHost(rule.host)) {
         throw new ComposeError(`service "${service.name}": invalid Ingress host`, {
           at: service.at,
           value: rule.host,

@@ -6,6 +6,7 @@ import { shellSplit } from '../compose/shell-split';
 import { parseDuration } from '../compose/units';
 import { KomposeHpaLabel } from './autoscaler';
 import { KOMPOSE_SERVICE_TYPES, KomposeLabel, KomposeServiceType } from './settings';
+import { isDnsSubdomain, isIngressHost } from '../util/dns';
 
 /**
  * kompose's service labels, read and checked in one place: what `ComposeApp` honours of them, and the list of every
@@ -96,8 +97,6 @@ export interface KomposeServiceLabels {
 const PROBE_KEYS = ['disable', 'http_get_path', 'http_get_port', 'interval', 'retries', 'start_period', 'tcp_port', 'test', 'timeout'];
 const PROBE_PREFIX = 'kompose.service.healthcheck.';
 const PROBE_LABEL = /^kompose\.service\.healthcheck\.(readiness|liveness)\.([a-z_]+)$/;
-const DNS_NAME = /^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const WHOLE_NUMBER = /^\d+$/;
 
 /** Every label `ComposeApp` honours on a service (the healthcheck labels of both probes included), sorted. */
@@ -157,13 +156,13 @@ export function readKomposeLabels(service: ComposeService): KomposeServiceLabels
 
   const expose = readExpose(service);
   const tlsSecret = text(KomposeLabel.TLS_SECRET);
-  if (tlsSecret !== undefined && !DNS_SUBDOMAIN.test(tlsSecret)) {
+  if (tlsSecret !== undefined && !isDnsSubdomain(tlsSecret)) {
     throw new ComposeError('invalid TLS Secret name', {
       at: at(KomposeLabel.TLS_SECRET), value: tlsSecret, allowed: 'a Secret name: lower case letters, digits, "-" and "."',
     });
   }
   const ingressClassName = text(KomposeLabel.INGRESS_CLASS);
-  if (ingressClassName !== undefined && !DNS_SUBDOMAIN.test(ingressClassName)) {
+  if (ingressClassName !== undefined && !isDnsSubdomain(ingressClassName)) {
     throw new ComposeError('invalid IngressClass name', {
       at: at(KomposeLabel.INGRESS_CLASS), value: ingressClassName, allowed: 'an IngressClass name: lower case letters, digits, "-" and "."',
     });
@@ -191,7 +190,7 @@ export function readKomposeLabels(service: ComposeService): KomposeServiceLabels
     }
   }
   const imagePullSecret = text(KomposeLabel.IMAGE_PULL_SECRET);
-  if (imagePullSecret !== undefined && !DNS_SUBDOMAIN.test(imagePullSecret)) {
+  if (imagePullSecret !== undefined && !isDnsSubdomain(imagePullSecret)) {
     throw new ComposeError('invalid image pull Secret name', {
       at: at(KomposeLabel.IMAGE_PULL_SECRET), value: imagePullSecret, allowed: 'a Secret name: lower case letters, digits, "-" and "."',
     });
@@ -218,7 +217,7 @@ export function readKomposeLabels(service: ComposeService): KomposeServiceLabels
   }
 
   const serviceAccountName = text(KomposeLabel.SERVICE_ACCOUNT_NAME);
-  if (serviceAccountName !== undefined && (serviceAccountName.length > 253 || !DNS_SUBDOMAIN.test(serviceAccountName))) {
+  if (serviceAccountName !== undefined && (serviceAccountName.length > 253 || !isDnsSubdomain(serviceAccountName))) {
     throw new ComposeError('invalid service account name', {
       at: at(KomposeLabel.SERVICE_ACCOUNT_NAME), value: serviceAccountName,
       allowed: 'a ServiceAccount name: lower case letters, digits, "-" and "."',
@@ -302,7 +301,7 @@ function readExpose(service: ComposeService): KomposeExposeHost[] | undefined {
     const slash = entry.indexOf('/');
     const host = slash < 0 ? entry : entry.slice(0, slash);
     const path = slash < 0 ? undefined : entry.slice(slash);
-    if (!DNS_NAME.test(host)) {
+    if (!isIngressHost(host)) {
       throw new ComposeError('invalid Ingress host', {
         at: labelAt(service, KomposeLabel.SERVICE_EXPOSE),
         value: entry,

@@ -1,5 +1,6 @@
 import { ComposeError } from '../compose/errors';
 import { ComposeLocation } from '../compose/model';
+import { isDnsSubdomain } from '../util/dns';
 
 /** Kubernetes allows at most 63 characters in a DNS-1123 label (Service names, label values). */
 export const MAX_DNS_LABEL = 63;
@@ -12,14 +13,13 @@ export function isDnsLabel(name: string): boolean {
 }
 
 const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
 
 /** True when `key` is a label key Kubernetes accepts: an optional DNS-subdomain prefix and `/`, then a name. */
 export function isLabelKey(key: string): boolean {
   const slash = key.lastIndexOf('/');
   const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
-  return LABEL_NAME.test(key.slice(slash + 1)) && (prefix === undefined || (prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix)));
+  return LABEL_NAME.test(key.slice(slash + 1)) && (prefix === undefined || (prefix.length <= 253 && isDnsSubdomain(prefix)));
 }
 
 /** True when `value` is a label value Kubernetes accepts (at most 63 characters, possibly empty). */

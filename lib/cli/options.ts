@@ -1,6 +1,7 @@
 import { checkRegistry } from '../compose/load';
 import { GITOPS_SPECS, GitOpsMode, GitOpsOptions, parseGitOpsOptions } from './gitops-options';
 import type { OptionSpec } from './option-spec';
+import { isDnsSubdomain } from '../util/dns';
 
 /** The program name in messages and usage. */
 export const PROGRAM = 'cdk8s-compose';
@@ -433,7 +434,7 @@ function conversionOptions(command: string, values: Values, positionals: readonl
   }
   for (const flag of ['ingress-class-name', 'storage-class-name']) {
     const name = optionalString(values[flag]);
-    if (name !== undefined && (!DNS_SUBDOMAIN.test(name) || name.length > 253)) {
+    if (name !== undefined && (!isDnsSubdomain(name) || name.length > 253)) {
       throw new UsageError(`--${flag} "${name}" is not a class name. Allowed: a DNS subdomain (lower case letters, digits, "-" and ".")`, command);
     }
   }
@@ -547,7 +548,6 @@ function pairs(items: readonly string[], flag: string, shape: string, command: s
 }
 
 const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
 /** Labels that selectors and network policies rely on; overriding them would cut pods off their Services. */
 const RESERVED_LABELS = ['app', 'name'];
@@ -567,7 +567,7 @@ function metadataPairs(items: readonly string[], flag: '--labels' | '--annotatio
       const slash = key.lastIndexOf('/');
       const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
       const name = slash >= 0 ? key.slice(slash + 1) : key;
-      if (!QUALIFIED_NAME.test(name) || (prefix !== undefined && (!DNS_SUBDOMAIN.test(prefix) || prefix.length > 253))) {
+      if (!QUALIFIED_NAME.test(name) || (prefix !== undefined && (!isDnsSubdomain(prefix) || prefix.length > 253))) {
         throw new UsageError(`${flag}: "${key}" is not a Kubernetes key. Allowed: an optional DNS prefix and "/", then 1-63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit`, command);
       }
       if (flag !== '--annotations' && !LABEL_VALUE.test(value)) {
