@@ -1,4 +1,5 @@
 import { checkRegistry } from '../compose/load';
+import { parseDuration as parseComposeDuration } from '../compose/units';
 import { GITOPS_SPECS, GitOpsMode, GitOpsOptions, parseGitOpsOptions } from './gitops-options';
 import type { OptionSpec } from './option-spec';
 import { isDnsSubdomain } from '../util/dns';
@@ -585,11 +586,13 @@ function metadataPairs(items: readonly string[], flag: '--labels' | '--annotatio
   return result;
 }
 
-/** `300`, `300s`, `5m`, `1h`, `1m30s` → seconds. */
+/**
+ * A whole number of seconds (`300`), or a duration as compose writes it (`300s`, `5m`, `1m30s`, `500ms`, `1.5h`:
+ * `parseDuration` of lib/compose/units, the one duration parser) → seconds.
+ */
 export function parseDuration(text: string, flag: string, command?: string): number {
-  const match = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s?)?$/.exec(text);
-  const seconds = match ? Number(match[1] ?? 0) * 3600 + Number(match[2] ?? 0) * 60 + Number(match[3] ?? 0) : 0;
-  if (!match || text === '' || seconds <= 0) {
+  const seconds = /^\d+$/.test(text) ? Number(text) : parseComposeDuration(text);
+  if (seconds === undefined || !(seconds > 0)) {
     throw new UsageError(`${flag} "${text}" is not a duration. Allowed: a positive number of seconds, or e.g. 300s, 5m, 1h`, command);
   }
   return seconds;

@@ -112,6 +112,12 @@ test('durations', () => {
   expect(parseDuration('5m', '--timeout')).toBe(300);
   expect(parseDuration('1h2m3s', '--timeout')).toBe(3723);
   expect(() => parseDuration('0s', '--timeout')).toThrow('--timeout "0s" is not a duration');
+  // The one duration parser: compose's forms are accepted here too.
+  expect(parseDuration('500ms', '--timeout')).toBe(0.5);
+  expect(parseDuration('1.5h', '--timeout')).toBe(5400);
+  for (const bad of ['', '-5s', '5x', 'soon', '0']) {
+    expect(() => parseDuration(bad, '--timeout')).toThrow(`--timeout "${bad}" is not a duration`);
+  }
 });
 
 test('deploy options', () => {
