@@ -4,7 +4,7 @@ import { Construct } from 'constructs';
 import { KubeHorizontalPodAutoscalerV2, MetricSpecV2, Quantity } from '../../imports/k8s';
 import { ComposeError } from '../compose/errors';
 import { ComposeLocation } from '../compose/model';
-import { formatMemory, parseMemoryBytes, sizeToBytes } from './quantities';
+import { formatMemory, parseMemoryBytes, sizeToBytes } from '../base/quantities';
 import { isDnsSubdomain } from '../util/dns';
 
 /** A workload to scale, by reference: what `spec.scaleTargetRef` holds. */

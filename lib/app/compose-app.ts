@@ -29,7 +29,7 @@ import { NameRegistry, isDnsLabel, isLabelKey, isLabelValue, isServiceName, join
 import {
   ComposeNetworkPolicies, ComposeNetworkPoliciesProps, PortExposure, PolicyWorkload,
 } from '../base/network-policy';
-import { cpuFromMillicores, cpuToMillicores, sizeToBytes } from './quantities';
+import { cpuFromMillicores, cpuToMillicores, sizeToBytes } from '../base/quantities';
 import { checkPlainFields } from './plain-fields';
 import { NamespaceQuota, NamespaceQuotaProps } from './quota';
 import { reportUnreachable, withInferredPorts } from './inferred-ports';
@@ -41,7 +41,7 @@ import {
   Exposure, HttpOptions, KomposeLabel, ResourceDefaults, ServiceExtension, ServiceOverrides, ServiceTarget, VolumeOverrides,
   readServiceExtension, sizeLabel,
 } from './settings';
-import { STORAGE_QUANTITY_FORMAT, claimSize, storageBytes } from './storage-size';
+import { STORAGE_QUANTITY_FORMAT, claimSize, storageBytes } from '../base/sizes';
 import { VmMigratedService } from './vm-migrated-service';
 import { isIngressHost } from '../util/dns';
 

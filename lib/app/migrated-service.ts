@@ -20,12 +20,12 @@ import {
 import {
   ContainerProbes, HttpProbeSettings, healthcheckCommand, httpProbes, probeSeconds, probesFromHealthcheck, tcpReadiness,
 } from './probes';
-import { coresToMillicores, cpuFromMillicores, cpuToMillicores, sizeFromBytes, sizeToBytes } from './quantities';
+import { coresToMillicores, cpuFromMillicores, cpuToMillicores, sizeFromBytes, sizeToBytes } from '../base/quantities';
 import { keepExactSizes } from './exact-sizes';
 import { addLifecycleHooks } from './lifecycle-hooks';
 import { SecretValues, hasEmbeddedPassword, isSensitiveName } from '../compose/sensitive';
 import { SecretVariable, argvWithSecretVariables, healthcheckWithSecretVariables, holdsSecret } from './secret-references';
-import { claimSize } from './storage-size';
+import { claimSize } from '../base/sizes';
 import {
   KomposeControllerType, KomposeCronJob, KomposeInitContainer, KomposeProbeCheck, KomposeProbeLabels, KomposeServiceLabels, checkIngressLabels,
   isHonouredKomposeLabel, labelAt,

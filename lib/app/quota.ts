@@ -6,7 +6,7 @@ import { ComposeError } from '../compose/errors';
 import {
   formatCpu, formatMemory, parseCpuMillicores, parseMemoryBytes, roundUpCpuMillicores, roundUpMemoryBytes,
   sizeToBytes,
-} from './quantities';
+} from '../base/quantities';
 import { compare } from '../util/sort';
 
 /** The `spec.hard` keys this quota sets, as Kubernetes names them. */

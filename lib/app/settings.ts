@@ -6,7 +6,7 @@ import { DatabaseBackupOptions } from '../stateful/database-backup';
 import { AutoscalingSettings } from './autoscaler';
 import { DatabaseEngine } from '../stateful/engine';
 import { WorkloadController } from '../stateful/stateful-dependency';
-import { STORAGE_QUANTITY_FORMAT, parseStorageBytes } from './storage-size';
+import { STORAGE_QUANTITY_FORMAT, parseStorageBytes } from '../base/sizes';
 
 /** The service-level extension key this library reads, e.g. `x-cdk8s-compose: { http: true }`. */
 export const EXTENSION_KEY = 'x-cdk8s-compose';

@@ -1,7 +1,7 @@
 import { ApiObject, App, Chart, JsonPatch, YamlOutputType } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { ComposeApp } from '../app/compose-app';
-import { cpuFromMillicores, parseCpuMillicores, parseMemoryBytes, sizeFromBytes } from '../app/quantities';
+import { cpuFromMillicores, parseCpuMillicores, parseMemoryBytes, sizeFromBytes } from '../base/quantities';
 import { QuotaAmounts } from '../app/quota';
 import { Redactor, redactError } from '../compose/sensitive';
 import { ComposeWarning } from '../compose/errors';

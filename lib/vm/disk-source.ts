@@ -1,6 +1,6 @@
 import { Size } from 'cdk8s';
 import { ComposeError } from '../compose/errors';
-import { sizeToKibibytes } from './units';
+import { sizeToKibibytes } from '../base/sizes';
 
 /** A golden image whose published file a DataVolume can import (a `GoldenImageBundle`). */
 export interface IGoldenImage {

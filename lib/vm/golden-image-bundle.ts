@@ -16,7 +16,7 @@ import {
 } from './golden-image-files';
 import { RunbookStep, goldenImageBuildSteps, renderStepsMarkdown } from './install-steps';
 import { InstallerIso } from './installer-iso';
-import { sizeToGibibytesCeil, sizeToMebibytesCeil } from './units';
+import { sizeToGibibytesCeil, sizeToMebibytesCeil } from '../base/sizes';
 import { compare } from '../util/sort';
 
 /** The folder under the synth output that holds every bundle. */

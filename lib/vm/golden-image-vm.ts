@@ -15,7 +15,7 @@ import {
 import { ComposeError } from '../compose/errors';
 import { CloudConfig, inlinePasswordError } from './cloud-init';
 import { DiskSource } from './disk-source';
-import { sizeToKibibytes, sizeToQuantity } from './units';
+import { sizeToKibibytes, sizeToQuantity } from '../base/sizes';
 import {
   DiskBus,
   DiskCache,

@@ -13,7 +13,7 @@ import {
   roundUpMemoryBytes,
   sizeFromBytes,
   sizeToBytes,
-} from '../../lib/app/quantities';
+} from '../../lib/base/quantities';
 
 const MI = 1024 * 1024;
 const GI = 1024 * MI;
