@@ -1,4 +1,4 @@
-import { ComposeError, isComposeError } from '../compose/errors';
+import { ComposeError, isComposeError } from './errors';
 
 /**
  * Rule 3: which values are sensitive. A value is sensitive when its variable's name says so, or when it is a URL or
