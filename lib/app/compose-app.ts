@@ -44,6 +44,7 @@ import {
 import { STORAGE_QUANTITY_FORMAT, claimSize, storageBytes } from '../base/sizes';
 import { VmMigratedService } from './vm-migrated-service';
 import { isIngressHost } from '../util/dns';
+import { compare } from '../util/sort';
 
 /** The `node.metadata` type of a ComposeApp's warnings (one entry per line, see `ComposeApp.warningsOf`). */
 export const WARNING_METADATA = 'cdk8s-compose:warning';
@@ -391,7 +392,7 @@ export class ComposeApp extends Construct {
     for (const plan of order) {
       this.migrated.set(plan.service.name, this.migrateService(plan, this.settingsFor(plan), context));
     }
-    const migrated = [...this.migrated.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const migrated = [...this.migrated.entries()].sort(([a], [b]) => compare(a, b));
     this.migrated.clear();
     migrated.forEach(([name, service]) => this.migrated.set(name, service));
     this.vm = this.migrateToVm(context);

@@ -1,3 +1,5 @@
+import { compare } from '../util/sort';
+
 /**
  * Whether a set of NetworkPolicy manifests admits traffic from one pod to another on a port, as the API server's
  * NetworkPolicy semantics say: a pod selected by no policy of a direction is open in that direction; the rules of
@@ -62,7 +64,7 @@ export class PolicyEvaluator {
     let found = this.signatures.get(pod.name);
     if (found === undefined) {
       const labels = Object.entries(pod.labels).filter(([key]) => this.peersUseApp || key !== 'app')
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        .sort(([a], [b]) => compare(a, b));
       const text = JSON.stringify(labels);
       found = this.signatureIds.get(text) ?? this.signatureIds.size;
       this.signatureIds.set(text, found);

@@ -1,6 +1,7 @@
 import * as path from 'path';
 import { ComposeWarning } from '../compose/errors';
 import { formatWarningGroup, groupWarnings } from '../compose/warning-groups';
+import { compare } from '../util/sort';
 
 /** Exit codes of the CLI. */
 export enum ExitCode {
@@ -49,7 +50,7 @@ export function printWarnings(warnings: readonly ComposeWarning[], io: CliIo, qu
   }
   const counts = new Map<string, number>();
   warnings.forEach((w) => counts.set(w.code, (counts.get(w.code) ?? 0) + 1));
-  const byCode = [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([code, n]) => `${code} ×${n}`);
+  const byCode = [...counts.entries()].sort(([a], [b]) => compare(a, b)).map(([code, n]) => `${code} ×${n}`);
   io.stderr(`${warnings.length} warning${warnings.length === 1 ? '' : 's'}${byCode.length > 0 ? ` (${byCode.join(', ')})` : ''}\n`);
 }
 

@@ -142,7 +142,7 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
     secrets: byName(secrets),
     configs: byName(configs),
     extensions: extensionsOf(root),
-    profileDisabled: [...disabled].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, profiles]) => ({
+    profileDisabled: [...disabled].sort(([a], [b]) => compare(a, b)).map(([name, profiles]) => ({
       name, profiles: [...profiles].sort(), at: disabledAt.get(name)!,
     })),
     at: { file: ctx.files[0], path: '' },

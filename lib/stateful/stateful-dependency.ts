@@ -7,6 +7,7 @@ import { isServiceName, joinDnsLabel, portName, toServiceName } from '../base/na
 import { POD_SECURITY_CONTEXT, pullPolicyFor, removeAddressLabel, removeAddressSelector } from '../base/pod-defaults';
 import { DatabaseBackup, DatabaseBackupOptions } from './database-backup';
 import { DatabaseCredentials, DatabaseEngine, EngineKind } from './engine';
+import { sortedRecord } from '../util/sort';
 
 /** The controller that runs a stateful dependency; the values are the Kubernetes kinds. */
 export enum WorkloadController {
@@ -272,7 +273,7 @@ export class StatefulDependency extends Construct {
       command: props.command ? [...props.command] : undefined,
       args: props.args ? [...props.args] : defaultArgs(engine, env),
       ports: [{ number: this.port, name: portName('tcp', this.port) }],
-      envVariables: Object.fromEntries(Object.entries(env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+      envVariables: sortedRecord(env),
       resources: props.resources ?? {
         cpu: { request: kplus.Cpu.millis(250), limit: kplus.Cpu.units(1) },
         memory: { request: Size.mebibytes(256), limit: Size.gibibytes(1) },
