@@ -1,3 +1,4 @@
+import { parseArgs, ParseArgsConfig } from 'util';
 import { checkRegistry } from '../compose/load';
 import { GITOPS_SPECS, GitOpsMode, GitOpsOptions, parseGitOpsOptions } from './gitops-options';
 
@@ -344,59 +345,50 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 
-/** Splits arguments into option values and positionals by the specs; `--` ends the options. */
+/**
+ * Splits arguments into option values and positionals by the specs, with `util.parseArgs` doing the tokenizing
+ * (`--name=value`, `--` ending the options). Its strict mode would answer with Node's own messages, so the tokens are
+ * checked here instead: unknown options (with kompose's refusals and a suggestion), one-dash long options and
+ * grouped or glued short ones, missing values, values on switches, and single-valued options given twice.
+ */
 function scan(command: string, args: readonly string[], specs: readonly OptionSpec[]): { values: Values; positionals: string[] } {
-  const values: Values = {};
-  const positionals: string[] = [];
-  const byName = new Map<string, OptionSpec>();
+  const config: NonNullable<ParseArgsConfig['options']> = {};
+  const specOf = new Map<string, OptionSpec>();
   for (const spec of specs) {
-    byName.set(`--${spec.name}`, spec);
-    spec.aliases?.forEach((alias) => byName.set(`--${alias}`, spec));
-    if (spec.short) {
-      byName.set(`-${spec.short}`, spec);
+    for (const name of [spec.name, ...(spec.aliases ?? [])]) {
+      const short = name === spec.name && spec.short ? { short: spec.short } : {};
+      config[name] = { type: spec.kind === 'boolean' ? 'boolean' : 'string', multiple: spec.kind === 'list', ...short };
+      specOf.set(name, spec);
     }
   }
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === '--') {
-      positionals.push(...args.slice(i + 1));
-      break;
-    }
-    if (!arg.startsWith('-') || arg === '-') {
-      positionals.push(arg);
+  const { tokens } = parseArgs({ args: [...args], options: config, strict: false, allowPositionals: true, tokens: true });
+  const values: Values = {};
+  const positionals: string[] = [];
+  for (const token of tokens) {
+    if (token.kind === 'positional') {
+      positionals.push(token.value);
       continue;
     }
-    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    const spec = byName.get(flag);
-    if (!spec) {
-      const bare = flag.replace(/^-+/, '');
-      const kompose = KOMPOSE_ONLY[bare];
-      if (kompose) {
-        throw new UsageError(kompose, command);
-      }
-      if (!flag.startsWith('--') && flag.length > 2) {
-        throw new UsageError(`unknown option ${flag}: write long options with two dashes, short ones as one letter`, command);
-      }
-      throw new UsageError(`unknown option ${flag}${suggest(flag, [...byName.keys()])}`, command);
+    if (token.kind === 'option-terminator') {
+      continue;
+    }
+    const raw = args[token.index];
+    const long = raw.startsWith('--');
+    const flag = long ? token.rawName : raw;
+    const spec = specOf.get(token.name);
+    if (!spec || (!long && raw !== `-${spec.short}`)) {
+      throw unknownOption(command, flag, [...specOf.keys()].map((name) => `--${name}`));
     }
     if (spec.kind === 'boolean') {
-      if (eq > 0) {
+      if (token.value !== undefined) {
         throw new UsageError(`${flag} takes no value`, command);
       }
       values[spec.name] = true;
       continue;
     }
-    let value: string;
-    if (eq > 0) {
-      value = arg.slice(eq + 1);
-    } else {
-      const next = args[i + 1];
-      if (next === undefined || (next.startsWith('-') && next !== '-')) {
-        throw new UsageError(`${flag} needs a value${spec.value ? ` (${spec.value})` : ''}`, command);
-      }
-      value = next;
-      i++;
+    const value = token.value;
+    if (value === undefined || (!token.inlineValue && value.startsWith('-') && value !== '-')) {
+      throw new UsageError(`${flag} needs a value${spec.value ? ` (${spec.value})` : ''}`, command);
     }
     if (spec.kind === 'list') {
       values[spec.name] = [...((values[spec.name] as string[] | undefined) ?? []), value];
@@ -408,6 +400,18 @@ function scan(command: string, args: readonly string[], specs: readonly OptionSp
     }
   }
   return { values, positionals };
+}
+
+/** The usage error of an option that the command does not have: kompose's with what to do instead, else a suggestion. */
+function unknownOption(command: string, flag: string, known: readonly string[]): UsageError {
+  const kompose = KOMPOSE_ONLY[flag.replace(/^-+/, '')];
+  if (kompose) {
+    return new UsageError(kompose, command);
+  }
+  if (!flag.startsWith('--') && flag.length > 2) {
+    return new UsageError(`unknown option ${flag}: write long options with two dashes, short ones as one letter`, command);
+  }
+  return new UsageError(`unknown option ${flag}${suggest(flag, known)}`, command);
 }
 
 function conversionOptions(command: string, values: Values, positionals: readonly string[]): ConversionOptions {
