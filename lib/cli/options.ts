@@ -1,5 +1,7 @@
 import { parseArgs, ParseArgsConfig } from 'util';
+import { ServiceTarget } from '../app/settings';
 import { checkRegistry } from '../compose/load';
+import { WorkloadController } from '../stateful/stateful-dependency';
 import { GITOPS_SPECS, GitOpsMode, GitOpsOptions, parseGitOpsOptions } from './gitops-options';
 
 /** The program name in messages and usage. */
@@ -15,22 +17,6 @@ export class UsageError extends Error {
     this.name = 'UsageError';
     this.command = command;
   }
-}
-
-/** Where each service runs. The values are the `--target` strings. */
-export enum TargetMode {
-  /** Every service as containers. */
-  CONTAINER = 'container',
-  /** Every service in one golden-image VM. */
-  VM = 'vm',
-  /** Containers, except the services that assessment flags, which go to a VM. */
-  AUTO = 'auto',
-}
-
-/** The `--controller` values. */
-export enum ControllerChoice {
-  DEPLOYMENT = 'deployment',
-  STATEFUL_SET = 'statefulset',
 }
 
 /** How the manifests are split into files. */
@@ -56,15 +42,16 @@ export interface ConversionOptions {
   readonly namespace?: string;
   /** `--allow-system-namespace`: accept kube-system, kube-public, kube-node-lease and default. */
   readonly allowSystemNamespace: boolean;
-  /** `--controller`: of the stateful dependencies. */
-  readonly controller?: ControllerChoice;
+  /** `--controller` (`deployment` or `statefulset`, in any case): of the stateful dependencies. */
+  readonly controller?: WorkloadController;
   /** `--labels`, in the order given. */
   readonly labels: Readonly<Record<string, string>>;
   /** `--annotations`, in the order given. */
   readonly annotations: Readonly<Record<string, string>>;
   /** `--ingress-host service=host`, by service. */
   readonly ingressHosts: Readonly<Record<string, string>>;
-  readonly target: TargetMode;
+  /** `--target`: the values are ServiceTarget's strings. */
+  readonly target: ServiceTarget;
   /** `--image-base-url`: where the golden images are published. */
   readonly imageBaseUrl?: string;
   /**
@@ -422,12 +409,12 @@ function conversionOptions(command: string, values: Values, positionals: readonl
     }
   }
   const controllerText = optionalString(values.controller);
-  const controller = controllerText?.toLowerCase() as ControllerChoice | undefined;
-  if (controller !== undefined && !(Object.values(ControllerChoice) as string[]).includes(controller)) {
+  const controller = Object.values(WorkloadController).find((c) => c.toLowerCase() === controllerText?.toLowerCase());
+  if (controllerText !== undefined && controller === undefined) {
     throw new UsageError(`--controller "${controllerText}" is not supported. Allowed: deployment, statefulset`, command);
   }
-  const targetText = optionalString(values.target) ?? TargetMode.CONTAINER;
-  if (!(Object.values(TargetMode) as string[]).includes(targetText)) {
+  const targetText = optionalString(values.target) ?? ServiceTarget.CONTAINER;
+  if (!(Object.values(ServiceTarget) as string[]).includes(targetText)) {
     throw new UsageError(`--target "${targetText}" is not allowed. Allowed: container, vm, auto`, command);
   }
   const namespace = optionalString(values.namespace);
@@ -462,7 +449,7 @@ function conversionOptions(command: string, values: Values, positionals: readonl
     labels: metadataPairs(list(values.labels), '--labels', command),
     annotations: metadataPairs(list(values.annotations), '--annotations', command),
     ingressHosts: pairs(list(values['ingress-host']), '--ingress-host', 'SERVICE=HOST', command),
-    target: targetText as TargetMode,
+    target: targetText as ServiceTarget,
     imageBaseUrl,
     networkPolicies: onOff(values['network-policies'], '--network-policies', command) ?? true,
     ingressControllerNamespace,
