@@ -6,9 +6,8 @@ import { QuotaAmounts } from '../app/quota';
 import { Redactor, redactError } from '../app/sensitive';
 import { ComposeWarning } from '../compose/errors';
 import { loadCompose } from '../compose/load';
-import { ServiceTarget, readServiceExtension } from '../app/settings';
-import { ComposeModel, ComposeService } from '../compose/model';
-import { assessService } from '../vm/assess';
+import { vmRoutingReasons } from '../app/vm-routing';
+import { ComposeModel } from '../compose/model';
 import { CliEnvironment } from './io';
 import { ConversionOptions, QuotaKeyName, UsageError } from './options';
 import { Wave, planWaves } from '../app/deploy-waves';
@@ -68,7 +67,7 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
   }
 
   const target = options.target;
-  const routed = model.services.map((s) => ({ name: s.name, reasons: vmReasons(s, target) })).filter((s) => s.reasons.length > 0);
+  const routed = model.services.map((s) => ({ name: s.name, reasons: vmRoutingReasons(s, { target, targetWhy: `--target ${target}` }) })).filter((s) => s.reasons.length > 0);
   const imageBaseUrl = options.imageBaseUrl ?? (routed.length > 0 ? settings.placeholderImageBaseUrl : undefined);
   if (routed.length > 0 && imageBaseUrl === undefined) {
     const first = routed[0];
@@ -130,19 +129,6 @@ export function withRedaction<T>(redactor: Redactor, fn: () => T): T {
   } catch (err) {
     throw redactError(err, redactor);
   }
-}
-
-/**
- * Why a service will run in the VM, as ComposeApp routes it without per-service props: its `x-cdk8s-compose.target`,
- * else `--target`; `auto` takes what assessment finds. Empty when it runs as a container.
- */
-function vmReasons(service: ComposeService, target: ServiceTarget): string[] {
-  const own = readServiceExtension(service).target;
-  const chosen = own ?? target;
-  if (chosen === ServiceTarget.VM) {
-    return [own !== undefined ? 'x-cdk8s-compose.target is "vm"' : `--target ${target}`];
-  }
-  return chosen === ServiceTarget.AUTO ? [...assessService(service).reasons] : [];
 }
 
 /**
