@@ -18,6 +18,7 @@ export function referenceAppDir(): string {
   return path.join(dir, 'examples', 'reference');
 }
 
+/** Props of the reference chart: a chart's props plus the folder of the reference compose project. */
 export interface ReferenceChartProps extends ChartProps {
   /**
    * The folder holding the reference compose.yaml.

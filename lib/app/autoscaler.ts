@@ -66,6 +66,7 @@ export interface AutoscalingSettings {
   readonly memory?: MemoryTarget;
 }
 
+/** Props of `ServiceAutoscaler`: the autoscaling settings plus the workload it scales. */
 export interface ServiceAutoscalerProps extends AutoscalingSettings {
   /**
    * The workload to scale: a kplus `Deployment` or `StatefulSet`, or a reference to any scalable workload.

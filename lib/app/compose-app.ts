@@ -85,6 +85,7 @@ export const COMPOSE_APP_DEFAULTS = {
 /** Namespaces the cluster uses itself: an app goes there only with `allowSystemNamespace`, and is never torn down with them. */
 export const SYSTEM_NAMESPACES: readonly string[] = ['default', 'kube-node-lease', 'kube-public', 'kube-system'];
 
+/** Props of `ComposeApp`: the compose project (a model or files) and the overrides of how it is migrated. */
 export interface ComposeAppProps {
   /**
    * A loaded compose model. Give this or `composeFile`.

@@ -183,9 +183,13 @@ export interface MigrationContext {
   migrated(composeName: string): MigratedService | undefined;
 }
 
+/** Props of `MigratedService`: one compose service's plan, its resolved settings, and the app it belongs to. */
 export interface MigratedServiceProps {
+  /** The compose service, as the app planned it (names, ports, waits). */
   readonly plan: ServicePlan;
+  /** The service's settings: the compose values with the app's overrides applied. */
   readonly settings: ServiceSettings;
+  /** What the service needs from its app (names, objects of other services, warnings). */
   readonly context: MigrationContext;
 }
 

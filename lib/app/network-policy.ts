@@ -104,6 +104,7 @@ export interface PolicyWorkload {
   readonly at?: ComposeLocation;
 }
 
+/** Props of `ComposeNetworkPolicies`: the compose networks and who may reach which workload's ports. */
 export interface ComposeNetworkPoliciesProps {
   /**
    * `metadata.namespace` of every policy.

@@ -31,6 +31,7 @@ export interface QuotaAmounts {
   readonly persistentVolumeClaims?: number;
 }
 
+/** Props of `NamespaceQuota`: the namespace it covers, its name and the amounts it admits. */
 export interface NamespaceQuotaProps {
   /**
    * The namespace the quota covers; every API object of the app in it is counted.

@@ -68,10 +68,12 @@ export interface ServiceOverrides {
    */
   readonly name?: string;
   /**
+   * The number of pods.
    * @default - `deploy.replicas`, else 1
    */
   readonly replicas?: number;
   /**
+   * The container image, in place of the compose one.
    * @default - the compose image
    */
   readonly image?: string;
@@ -148,11 +150,13 @@ export interface ServiceOverrides {
 /** Per-volume overrides, by top-level compose volume name in `ComposeAppProps.volumes`. */
 export interface VolumeOverrides {
   /**
+   * The size of the volume's PersistentVolumeClaim.
    * @default - the `kompose.volume.size` label (on the volume, else on a service that mounts it), else
    * `ComposeAppProps.storageSize`
    */
   readonly size?: Size;
   /**
+   * The storage class of the volume's PersistentVolumeClaim.
    * @default - the `kompose.volume.storage-class-name` label, else `ComposeAppProps.storageClassName`
    */
   readonly storageClassName?: string;

@@ -13,9 +13,13 @@ import {
 import { joinDnsLabel } from './naming';
 import { KomposeLabel } from './settings';
 
+/** Props of `VmMigratedService`: one compose service that runs in the app's VM, and why. */
 export interface VmMigratedServiceProps {
+  /** The compose service, as the app planned it (names, ports, waits). */
   readonly plan: ServicePlan;
+  /** The service's settings: the compose values with the app's overrides applied. */
   readonly settings: ServiceSettings;
+  /** What the service needs from its app (names, objects of other services, warnings). */
   readonly context: MigrationContext;
   /** The app's VM, which runs the service. */
   readonly composeVm: ComposeVm;

@@ -21,6 +21,7 @@ export interface LoadLimits extends YamlLimits {
 
 export const DEFAULT_LOAD_LIMITS: LoadLimits = { ...DEFAULT_YAML_LIMITS, maxFileBytes: 2 * 1024 * 1024 };
 
+/** Options of `loadCompose`: which files, the environment for interpolation, profiles and the loader's limits. */
 export interface LoadComposeOptions {
   /**
    * The compose files, merged in this order (later files override earlier ones), relative to `workingDir`.
@@ -82,6 +83,7 @@ export interface LoadComposeOptions {
   readonly limits?: Partial<LoadLimits>;
 }
 
+/** Options of `loadComposeFromString`: those of `loadCompose` without the files, plus the name the text goes by. */
 export interface LoadComposeFromStringOptions extends Omit<LoadComposeOptions, 'files' | 'workingDir'> {
   /**
    * The name the text goes by in messages and in `at.file`.
@@ -95,7 +97,9 @@ export interface LoadComposeFromStringOptions extends Omit<LoadComposeOptions, '
   readonly projectDir?: string;
 }
 
+/** What `loadCompose` and `loadComposeFromString` return: the model and the findings that did not stop the load. */
 export interface LoadResult {
+  /** The normalized compose project. */
   readonly model: ComposeModel;
   /** Findings that did not stop the load, sorted by file, line and path. Never printed by the library. */
   readonly warnings: ComposeWarning[];

@@ -11,9 +11,11 @@ import { childPath, kindName, quotable, toPlain, YMap, YNode, YSeq } from './yam
 /** Reports a warning; the loader collects them. */
 export type Warn = (code: string, message: string, at: ComposeLocation) => void;
 
+/** How a reader reports a bad value: what is allowed, how to fix it, and whether the value may be shown. */
 export interface ReadOptions {
   /** What is allowed, for the message. */
   readonly allowed?: string;
+  /** How to fix the value, for the message. */
   readonly hint?: string;
   /** Leave the value out of the message (environment values, secret and config contents). */
   readonly secret?: boolean;

@@ -38,6 +38,7 @@ export interface DatabaseBackupOptions {
   readonly resources?: kplus.ContainerResources;
 }
 
+/** Props of `DatabaseBackup`: the backup options plus the engine, image and credentials of the database to dump. */
 export interface DatabaseBackupProps extends DatabaseBackupOptions {
   /** The engine to dump; it must support backups (`engine.supportsBackup`). */
   readonly engine: DatabaseEngine;
@@ -70,6 +71,7 @@ export interface DatabaseBackupProps extends DatabaseBackupOptions {
   /** The database's name; the CronJob and the claim are `<name>-backup`. */
   readonly name: string;
   /**
+   * `metadata.namespace` of every object made.
    * @default - the chart's namespace
    */
   readonly namespace?: string;

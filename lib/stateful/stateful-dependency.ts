@@ -16,6 +16,7 @@ export enum WorkloadController {
   STATEFUL_SET = 'StatefulSet',
 }
 
+/** Props of `StatefulDependency`: the engine, image, credentials, storage and controller of one database or cache. */
 export interface StatefulDependencyProps {
   /**
    * The engine.
@@ -33,6 +34,7 @@ export interface StatefulDependencyProps {
    */
   readonly name?: string;
   /**
+   * `metadata.namespace` of every object made.
    * @default - the chart's namespace
    */
   readonly namespace?: string;

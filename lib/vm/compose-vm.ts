@@ -34,6 +34,7 @@ export const MAINTENANCE_USER: CloudInitUser = {
   groups: ['docker', 'systemd-journal'],
 };
 
+/** Props of `ComposeVm`: the compose project, the services that run in the VM, and the VM's image and sizing. */
 export interface ComposeVmProps {
   /** The loaded compose project, with env values already rewritten to Kubernetes Service names where needed. */
   readonly model: ComposeModel;

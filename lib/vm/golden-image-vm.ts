@@ -230,11 +230,21 @@ export class GoldenImageVm extends Construct {
   /** The DataVolume of the root disk. */
   public readonly dataVolume: DataVolume;
   /** The Secret holding the cloud-init user data, when it carries a secret. */
-  public userDataSecret?: KubeSecret;
+  public get userDataSecret(): KubeSecret | undefined {
+    return this.firstUserDataSecret;
+  }
   /** The first Service created by {@link exposeViaService}. */
-  public service?: kplus.Service;
+  public get service(): kplus.Service | undefined {
+    return this.firstService;
+  }
   /** The first Ingress created by {@link exposeViaIngress}. */
-  public ingress?: kplus.Ingress;
+  public get ingress(): kplus.Ingress | undefined {
+    return this.firstIngress;
+  }
+
+  private firstUserDataSecret?: KubeSecret;
+  private firstService?: kplus.Service;
+  private firstIngress?: kplus.Ingress;
 
   private readonly disks: VmDisk[] = [];
   private readonly volumes: VmVolume[] = [];
@@ -385,7 +395,7 @@ export class GoldenImageVm extends Construct {
       })),
     });
     service.selectLabel(VM_LABEL, this.name);
-    this.service = this.service ?? service;
+    this.firstService = this.firstService ?? service;
     return service;
   }
 
@@ -418,7 +428,7 @@ export class GoldenImageVm extends Construct {
     } else {
       ingress.addRule(path, backend, kplus.HttpIngressPathType.PREFIX);
     }
-    this.ingress = this.ingress ?? ingress;
+    this.firstIngress = this.firstIngress ?? ingress;
     return ingress;
   }
 
@@ -430,7 +440,7 @@ export class GoldenImageVm extends Construct {
       type: 'Opaque',
       data: Lazy.any({ produce: () => ({ userdata: Buffer.from(userData.render(), 'utf-8').toString('base64') }) }),
     });
-    this.userDataSecret = this.userDataSecret ?? secret;
+    this.firstUserDataSecret = this.firstUserDataSecret ?? secret;
     this.secretsByVolume.set(volume.name, secret);
   }
 
