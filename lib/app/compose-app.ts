@@ -11,7 +11,6 @@ import {
 import { DatabaseBackupOptions } from '../stateful/database-backup';
 import { DatabaseEngine } from '../stateful/engine';
 import { WorkloadController } from '../stateful/stateful-dependency';
-import { assessService } from '../vm/assess';
 import { ComposeVm, ComposeVmProps } from '../vm/compose-vm';
 import { PlannedAlias, createAliasServices, planAliases } from './alias-services';
 import { ServiceAutoscaler } from './autoscaler';
@@ -45,6 +44,7 @@ import { STORAGE_QUANTITY_FORMAT, claimSize, storageBytes } from '../base/sizes'
 import { VmMigratedService } from './vm-migrated-service';
 import { isIngressHost } from '../util/dns';
 import { compare } from '../util/sort';
+import { vmRoutingReasons } from './vm-routing';
 
 /** The `node.metadata` type of a ComposeApp's warnings (one entry per line, see `ComposeApp.warningsOf`). */
 export const WARNING_METADATA = 'cdk8s-compose:warning';
@@ -601,7 +601,7 @@ export class ComposeApp extends Construct {
         at: service.at,
         hint: `rename one of them, or set services["${service.name}"].name in the ComposeApp props`,
       });
-      const reasons = this.vmRouting(service, overrides, extension);
+      const reasons = this.vmRouting(service, overrides);
       if (reasons.length > 0) {
         this.vmReasons.set(service.name, reasons);
         this.warn('vm-target', `service "${service.name}" runs in the VM "${vmName}": ${reasons.join('; ')}`, service.at);
@@ -693,24 +693,14 @@ export class ComposeApp extends Construct {
   }
 
   /** Why a service runs in the VM, one line each; empty when it runs as a container. */
-  private vmRouting(service: ComposeService, overrides: ServiceOverrides, extension: ServiceExtension): string[] {
+  private vmRouting(service: ComposeService, overrides: ServiceOverrides): string[] {
     const listed = (this.props.vm?.services ?? []).includes(service.name);
     if (listed && overrides.target !== undefined && overrides.target !== ServiceTarget.VM) {
       throw new ComposeError(`${this.node.path}: vm.services lists "${service.name}", and services["${service.name}"].target is "${overrides.target}"`, {
         hint: 'remove one of them',
       });
     }
-    const [target, why] = overrides.target !== undefined ? [overrides.target, `services["${service.name}"].target is "${overrides.target}"`]
-      : listed ? [ServiceTarget.VM, 'vm.services lists it']
-        : extension.target !== undefined ? [extension.target, `x-cdk8s-compose.target is "${extension.target}"`]
-          : [this.props.target ?? ServiceTarget.CONTAINER, `target is "${this.props.target}"`];
-    if (target === ServiceTarget.VM) {
-      return [why];
-    }
-    if (target === ServiceTarget.AUTO) {
-      return [...assessService(service).reasons];
-    }
-    return [];
+    return vmRoutingReasons(service, { override: overrides.target, listed, target: this.props.target });
   }
 
   /** The VM's name: the prop, else `<namespace>-vm`. */

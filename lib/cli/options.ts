@@ -1,5 +1,8 @@
+import { parseArgs, ParseArgsConfig } from 'util';
+import { ServiceTarget } from '../app/settings';
 import { checkRegistry } from '../compose/load';
 import { parseDuration as parseComposeDuration } from '../compose/units';
+import { WorkloadController } from '../stateful/stateful-dependency';
 import { GITOPS_SPECS, GitOpsMode, GitOpsOptions, parseGitOpsOptions } from './gitops-options';
 import type { OptionSpec } from './option-spec';
 import { isDnsSubdomain } from '../util/dns';
@@ -17,22 +20,6 @@ export class UsageError extends Error {
     this.name = 'UsageError';
     this.command = command;
   }
-}
-
-/** Where each service runs. The values are the `--target` strings. */
-export enum TargetMode {
-  /** Every service as containers. */
-  CONTAINER = 'container',
-  /** Every service in one golden-image VM. */
-  VM = 'vm',
-  /** Containers, except the services that assessment flags, which go to a VM. */
-  AUTO = 'auto',
-}
-
-/** The `--controller` values. */
-export enum ControllerChoice {
-  DEPLOYMENT = 'deployment',
-  STATEFUL_SET = 'statefulset',
 }
 
 /** How the manifests are split into files. */
@@ -58,15 +45,16 @@ export interface ConversionOptions {
   readonly namespace?: string;
   /** `--allow-system-namespace`: accept kube-system, kube-public, kube-node-lease and default. */
   readonly allowSystemNamespace: boolean;
-  /** `--controller`: of the stateful dependencies. */
-  readonly controller?: ControllerChoice;
+  /** `--controller` (`deployment` or `statefulset`, in any case): of the stateful dependencies. */
+  readonly controller?: WorkloadController;
   /** `--labels`, in the order given. */
   readonly labels: Readonly<Record<string, string>>;
   /** `--annotations`, in the order given. */
   readonly annotations: Readonly<Record<string, string>>;
   /** `--ingress-host service=host`, by service. */
   readonly ingressHosts: Readonly<Record<string, string>>;
-  readonly target: TargetMode;
+  /** `--target`: the values are ServiceTarget's strings. */
+  readonly target: ServiceTarget;
   /** `--image-base-url`: where the golden images are published. */
   readonly imageBaseUrl?: string;
   /**
@@ -339,59 +327,50 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 
-/** Splits arguments into option values and positionals by the specs; `--` ends the options. */
+/**
+ * Splits arguments into option values and positionals by the specs, with `util.parseArgs` doing the tokenizing
+ * (`--name=value`, `--` ending the options). Its strict mode would answer with Node's own messages, so the tokens are
+ * checked here instead: unknown options (with kompose's refusals and a suggestion), one-dash long options and
+ * grouped or glued short ones, missing values, values on switches, and single-valued options given twice.
+ */
 function scan(command: string, args: readonly string[], specs: readonly OptionSpec[]): { values: Values; positionals: string[] } {
-  const values: Values = {};
-  const positionals: string[] = [];
-  const byName = new Map<string, OptionSpec>();
+  const config: NonNullable<ParseArgsConfig['options']> = {};
+  const specOf = new Map<string, OptionSpec>();
   for (const spec of specs) {
-    byName.set(`--${spec.name}`, spec);
-    spec.aliases?.forEach((alias) => byName.set(`--${alias}`, spec));
-    if (spec.short) {
-      byName.set(`-${spec.short}`, spec);
+    for (const name of [spec.name, ...(spec.aliases ?? [])]) {
+      const short = name === spec.name && spec.short ? { short: spec.short } : {};
+      config[name] = { type: spec.kind === 'boolean' ? 'boolean' : 'string', multiple: spec.kind === 'list', ...short };
+      specOf.set(name, spec);
     }
   }
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === '--') {
-      positionals.push(...args.slice(i + 1));
-      break;
-    }
-    if (!arg.startsWith('-') || arg === '-') {
-      positionals.push(arg);
+  const { tokens } = parseArgs({ args: [...args], options: config, strict: false, allowPositionals: true, tokens: true });
+  const values: Values = {};
+  const positionals: string[] = [];
+  for (const token of tokens) {
+    if (token.kind === 'positional') {
+      positionals.push(token.value);
       continue;
     }
-    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    const spec = byName.get(flag);
-    if (!spec) {
-      const bare = flag.replace(/^-+/, '');
-      const kompose = KOMPOSE_ONLY[bare];
-      if (kompose) {
-        throw new UsageError(kompose, command);
-      }
-      if (!flag.startsWith('--') && flag.length > 2) {
-        throw new UsageError(`unknown option ${flag}: write long options with two dashes, short ones as one letter`, command);
-      }
-      throw new UsageError(`unknown option ${flag}${suggest(flag, [...byName.keys()])}`, command);
+    if (token.kind === 'option-terminator') {
+      continue;
+    }
+    const raw = args[token.index];
+    const long = raw.startsWith('--');
+    const flag = long ? token.rawName : raw;
+    const spec = specOf.get(token.name);
+    if (!spec || (!long && raw !== `-${spec.short}`)) {
+      throw unknownOption(command, flag, [...specOf.keys()].map((name) => `--${name}`));
     }
     if (spec.kind === 'boolean') {
-      if (eq > 0) {
+      if (token.value !== undefined) {
         throw new UsageError(`${flag} takes no value`, command);
       }
       values[spec.name] = true;
       continue;
     }
-    let value: string;
-    if (eq > 0) {
-      value = arg.slice(eq + 1);
-    } else {
-      const next = args[i + 1];
-      if (next === undefined || (next.startsWith('-') && next !== '-')) {
-        throw new UsageError(`${flag} needs a value${spec.value ? ` (${spec.value})` : ''}`, command);
-      }
-      value = next;
-      i++;
+    const value = token.value;
+    if (value === undefined || (!token.inlineValue && value.startsWith('-') && value !== '-')) {
+      throw new UsageError(`${flag} needs a value${spec.value ? ` (${spec.value})` : ''}`, command);
     }
     if (spec.kind === 'list') {
       values[spec.name] = [...((values[spec.name] as string[] | undefined) ?? []), value];
@@ -405,6 +384,18 @@ function scan(command: string, args: readonly string[], specs: readonly OptionSp
   return { values, positionals };
 }
 
+/** The usage error of an option that the command does not have: kompose's with what to do instead, else a suggestion. */
+function unknownOption(command: string, flag: string, known: readonly string[]): UsageError {
+  const kompose = KOMPOSE_ONLY[flag.replace(/^-+/, '')];
+  if (kompose) {
+    return new UsageError(kompose, command);
+  }
+  if (!flag.startsWith('--') && flag.length > 2) {
+    return new UsageError(`unknown option ${flag}: write long options with two dashes, short ones as one letter`, command);
+  }
+  return new UsageError(`unknown option ${flag}${suggest(flag, known)}`, command);
+}
+
 function conversionOptions(command: string, values: Values, positionals: readonly string[]): ConversionOptions {
   const files = [...positionals, ...list(values.file)];
   for (const file of files) {
@@ -413,12 +404,12 @@ function conversionOptions(command: string, values: Values, positionals: readonl
     }
   }
   const controllerText = optionalString(values.controller);
-  const controller = controllerText?.toLowerCase() as ControllerChoice | undefined;
-  if (controller !== undefined && !(Object.values(ControllerChoice) as string[]).includes(controller)) {
+  const controller = Object.values(WorkloadController).find((c) => c.toLowerCase() === controllerText?.toLowerCase());
+  if (controllerText !== undefined && controller === undefined) {
     throw new UsageError(`--controller "${controllerText}" is not supported. Allowed: deployment, statefulset`, command);
   }
-  const targetText = optionalString(values.target) ?? TargetMode.CONTAINER;
-  if (!(Object.values(TargetMode) as string[]).includes(targetText)) {
+  const targetText = optionalString(values.target) ?? ServiceTarget.CONTAINER;
+  if (!(Object.values(ServiceTarget) as string[]).includes(targetText)) {
     throw new UsageError(`--target "${targetText}" is not allowed. Allowed: container, vm, auto`, command);
   }
   const namespace = optionalString(values.namespace);
@@ -453,7 +444,7 @@ function conversionOptions(command: string, values: Values, positionals: readonl
     labels: metadataPairs(list(values.labels), '--labels', command),
     annotations: metadataPairs(list(values.annotations), '--annotations', command),
     ingressHosts: pairs(list(values['ingress-host']), '--ingress-host', 'SERVICE=HOST', command),
-    target: targetText as TargetMode,
+    target: targetText as ServiceTarget,
     imageBaseUrl,
     networkPolicies: onOff(values['network-policies'], '--network-policies', command) ?? true,
     ingressControllerNamespace,

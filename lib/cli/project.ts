@@ -6,12 +6,10 @@ import { QuotaAmounts } from '../app/quota';
 import { Redactor, redactError } from '../compose/sensitive';
 import { ComposeWarning } from '../compose/errors';
 import { loadCompose } from '../compose/load';
-import { ServiceTarget, readServiceExtension } from '../app/settings';
-import { ComposeModel, ComposeService } from '../compose/model';
-import { assessService } from '../vm/assess';
-import { WorkloadController } from '../stateful/stateful-dependency';
+import { vmRoutingReasons } from '../app/vm-routing';
+import { ComposeModel } from '../compose/model';
 import { CliEnvironment } from './io';
-import { ControllerChoice, ConversionOptions, QuotaKeyName, TargetMode, UsageError } from './options';
+import { ConversionOptions, QuotaKeyName, UsageError } from './options';
 import { Wave, planWaves } from '../app/deploy-waves';
 
 /** The id of the chart the CLI builds; it names no object (every object is named by the app). */
@@ -68,8 +66,8 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     }
   }
 
-  const target = TARGETS[options.target];
-  const routed = model.services.map((s) => ({ name: s.name, reasons: vmReasons(s, target, options.target) })).filter((s) => s.reasons.length > 0);
+  const target = options.target;
+  const routed = model.services.map((s) => ({ name: s.name, reasons: vmRoutingReasons(s, { target, targetWhy: `--target ${target}` }) })).filter((s) => s.reasons.length > 0);
   const imageBaseUrl = options.imageBaseUrl ?? (routed.length > 0 ? settings.placeholderImageBaseUrl : undefined);
   if (routed.length > 0 && imageBaseUrl === undefined) {
     const first = routed[0];
@@ -83,8 +81,7 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
   const composeApp = withRedaction(new Redactor().addAll(model.secretValues ?? []), () => new ComposeApp(chart, 'App', {
     model,
     namespace: options.namespace,
-    controller: options.controller === undefined ? undefined
-      : options.controller === ControllerChoice.STATEFUL_SET ? WorkloadController.STATEFUL_SET : WorkloadController.DEPLOYMENT,
+    controller: options.controller,
     services: Object.fromEntries(Object.entries(options.ingressHosts).map(([service, host]) => [service, { ingressHost: host }])),
     target,
     vm: imageBaseUrl !== undefined ? { imageBaseUrl } : undefined,
@@ -132,25 +129,6 @@ export function withRedaction<T>(redactor: Redactor, fn: () => T): T {
   } catch (err) {
     throw redactError(err, redactor);
   }
-}
-
-const TARGETS: Readonly<Record<TargetMode, ServiceTarget>> = {
-  [TargetMode.CONTAINER]: ServiceTarget.CONTAINER,
-  [TargetMode.VM]: ServiceTarget.VM,
-  [TargetMode.AUTO]: ServiceTarget.AUTO,
-};
-
-/**
- * Why a service will run in the VM, as ComposeApp routes it without per-service props: its `x-cdk8s-compose.target`,
- * else `--target`; `auto` takes what assessment finds. Empty when it runs as a container.
- */
-function vmReasons(service: ComposeService, target: ServiceTarget, flag: TargetMode): string[] {
-  const own = readServiceExtension(service).target;
-  const chosen = own ?? target;
-  if (chosen === ServiceTarget.VM) {
-    return [own !== undefined ? 'x-cdk8s-compose.target is "vm"' : `--target ${flag}`];
-  }
-  return chosen === ServiceTarget.AUTO ? [...assessService(service).reasons] : [];
 }
 
 /**

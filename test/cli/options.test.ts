@@ -1,4 +1,6 @@
-import { ControllerChoice, OutputLayout, TargetMode, UsageError, helpText, parseCommandLine, parseDuration } from '../../lib/cli/options';
+import { ServiceTarget } from '../../lib/app/settings';
+import { OutputLayout, UsageError, helpText, parseCommandLine, parseDuration } from '../../lib/cli/options';
+import { WorkloadController } from '../../lib/stateful/stateful-dependency';
 
 function usageError(argv: string[]): string {
   try {
@@ -23,11 +25,11 @@ describe('convert', () => {
         files: ['a.yaml', 'b.yaml'],
         out: 'out',
         namespace: 'shop',
-        controller: ControllerChoice.STATEFUL_SET,
+        controller: WorkloadController.STATEFUL_SET,
         labels: { team: 'shop', tier: 'web' },
         annotations: { owner: 'ops@example.com' },
         layout: OutputLayout.FILE_PER_RESOURCE,
-        target: TargetMode.CONTAINER,
+        target: ServiceTarget.CONTAINER,
         stdout: false,
         force: false,
       }),
