@@ -30,7 +30,6 @@ export default tseslint.config(
       'no-new-wrappers': 'error',
       'array-callback-return': 'error',
       'default-case-last': 'error',
-      'no-useless-concat': 'error',
       // `const { [key]: _, ...rest } = x` is how the code leaves a key out of a copy.
       '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true, argsIgnorePattern: '^_' }],
       // The lazy `require`s are deliberate and typed (`as typeof import('./convert')`): the CLI answers usage errors
