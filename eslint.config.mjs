@@ -66,6 +66,7 @@ export default tseslint.config(
     files: [
       'lib/app/policy-evaluator.ts',
       'lib/app/quota.ts',
+      'lib/app/quota-needs.ts', // split from quota.ts (issue-11-app)
       'lib/app/verify.ts',
       'lib/cli/analyze.ts',
       'lib/cli/policy-admission.ts',
