@@ -10,13 +10,29 @@ const DEFAULT_STORAGE = Size.gibibytes(20);
 
 /** Props of {@link rootDiskDataVolume}: the image and the claim of a VM's root disk. */
 export interface RootDiskProps {
-  /** The VM's name as given, for messages and the DataVolume's name (`<name>-rootdisk`). */
+  /**
+   * The VM's name as given: the DataVolume is named `<name>-rootdisk`.
+   * @default - a name generated from the construct path
+   */
   readonly vmName?: string;
   /** The VM's name as rendered, for messages. */
   readonly displayName: string;
+  /**
+   * `metadata.namespace` of the DataVolume.
+   * @default - the chart's namespace
+   */
   readonly namespace?: string;
+  /** The disk image to import. */
   readonly image: DiskSource;
+  /**
+   * Size of the claim.
+   * @default - the smallest size that holds the image when it is known, otherwise 20Gi
+   */
   readonly storage?: Size;
+  /**
+   * Storage class of the claim.
+   * @default - the cluster's default storage class
+   */
   readonly storageClassName?: string;
 }
 

@@ -11,7 +11,7 @@ import { VmVolume } from './vm-volume';
 
 const MIN_SPINLOCKS = 4096;
 
-/** The sizing and firmware settings of a VM, as `GoldenImageVmProps` holds them. */
+/** The sizing and firmware settings of a VM, as `GoldenImageVmProps` holds and documents them (defaults there). */
 export interface VmSettings {
   readonly running?: boolean;
   readonly runStrategy?: RunStrategy;
