@@ -53,7 +53,7 @@ export interface DatabaseBackupProps extends DatabaseBackupOptions {
    * `kplus.Secret.fromSecretName(scope, id, name)` for a Secret made elsewhere.
    * @default - no Secret: the database has no password, and `uri` is given
    */
-  readonly credentials?: kplus.ISecret;
+  readonly credentialsSecret?: kplus.ISecret;
   /**
    * The connection string, when there is no credentials Secret.
    * @default - read from the credentials Secret
@@ -154,9 +154,9 @@ function backupEnvironment(props: DatabaseBackupProps): Record<string, kplus.Env
   if (props.username !== undefined) {
     env.DB_USERNAME = kplus.EnvValue.fromValue(props.username);
   }
-  if (props.credentials !== undefined) {
-    env.DB_PASSWORD = kplus.EnvValue.fromSecretValue({ secret: props.credentials, key: 'password' });
-    env.DB_URI = kplus.EnvValue.fromSecretValue({ secret: props.credentials, key: 'uri' });
+  if (props.credentialsSecret !== undefined) {
+    env.DB_PASSWORD = kplus.EnvValue.fromSecretValue({ secret: props.credentialsSecret, key: 'password' });
+    env.DB_URI = kplus.EnvValue.fromSecretValue({ secret: props.credentialsSecret, key: 'uri' });
   } else if (props.uri !== undefined) {
     env.DB_URI = kplus.EnvValue.fromValue(props.uri);
   }

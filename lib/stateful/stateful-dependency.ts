@@ -311,7 +311,7 @@ function dependencyBackup(
     image: parts.image,
     host: name,
     port: parts.port,
-    credentials: credentials.secret,
+    credentialsSecret: credentials.secret,
     uri: credentials.secret ? undefined : credentials.connectionUri,
     username: credentials.resolved.username,
     database: credentials.resolved.database,

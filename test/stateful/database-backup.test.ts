@@ -10,7 +10,7 @@ function synth(props: Partial<ConstructorParameters<typeof DatabaseBackup>[2]> =
   const chart = new Chart(Testing.app(), 'test', { namespace: 'data' });
   new DatabaseBackup(chart, 'Backup', {
     engine: DatabaseEngine.MYSQL, image: 'mysql:8.0', host: 'db', port: 3306, name: 'db',
-    credentials: kplus.Secret.fromSecretName(chart, 'DbCredentials', 'db-credentials'), username: 'root', ...props,
+    credentialsSecret: kplus.Secret.fromSecretName(chart, 'DbCredentials', 'db-credentials'), username: 'root', ...props,
   });
   // Standalone, as a user's chart would: the namespace starts from default-deny like every output.
   new ComposeNetworkPolicies(chart, 'NetworkPolicies');
@@ -60,7 +60,7 @@ test('throws for a keep count below 1', () => {
 
 test('without a credentials Secret, the connection string given as uri is a plain variable and there is no password', () => {
   const docs = synth({
-    credentials: undefined, username: undefined, uri: 'redis://cache:6379/0', engine: DatabaseEngine.REDIS, image: 'redis:7',
+    credentialsSecret: undefined, username: undefined, uri: 'redis://cache:6379/0', engine: DatabaseEngine.REDIS, image: 'redis:7',
   });
   const container = findDoc(docs, 'CronJob', 'db-backup').spec.jobTemplate.spec.template.spec.containers[0];
   expect(container.env).toEqual([
