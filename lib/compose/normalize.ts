@@ -119,7 +119,6 @@ function byName<T extends { readonly name: string }>(items: T[]): T[] {
   return items.sort((a, b) => compare(a.name, b.name));
 }
 
-
 /** The entries of an optional top-level map, sorted by name. */
 function mapOf(node: YNode | undefined, what: string): Array<[string, YNode]> {
   if (isNull(node)) {

@@ -34,7 +34,7 @@ export function warnBuildOnly(enabled: ReadonlyMap<string, YMap>, ctx: Normalize
 }
 
 /** The image `docker compose build` tags for a service without `image:`: `<project>-<service>`, in lower case. */
-export function builtImageName(projectName: string, service: string, registry?: string): string {
+function builtImageName(projectName: string, service: string, registry?: string): string {
   return withRegistry(`${projectName}-${service}`.toLowerCase(), registry);
 }
 
