@@ -52,42 +52,49 @@ export function checkDependencyCycles(services: readonly ComposeService[]): void
   }
 }
 
+/**
+ * Whether service `name` waits for `target`: true when `target` runs; false, with a warning, when an optional
+ * dependency is missing or left out by profiles, or when a provider runs it; an error when a required one is missing.
+ */
+function checkTarget(name: string, target: string, node: YNode, required: boolean, ctx: SharedContext): boolean {
+  if (ctx.enabled.has(target)) {
+    return true;
+  }
+  if (ctx.providers.has(target)) {
+    return false;
+  }
+  const profiles = ctx.disabled.get(target);
+  if (profiles && !required) {
+    ctx.warn('disabled-dependency', `optional dependency "${target}" is not enabled by the active profiles; `
+      + 'it is left out', node.at);
+    return false;
+  }
+  if (profiles) {
+    throw new ComposeError(`service "${name}" depends on service "${target}", which is not enabled`, {
+      at: node.at,
+      allowed: `a service without profiles, or one whose profile is active (${target} has profiles: `
+        + `${profiles.join(', ')})`,
+      hint: `activate one of its profiles (profiles: ['${profiles[0]}'], CLI: --profile ${profiles[0]}), `
+        + 'or mark the dependency required: false',
+    });
+  }
+  if (!required) {
+    ctx.warn('missing-dependency', `optional dependency "${target}" is not a service of the project; it is left out`,
+      node.at);
+    return false;
+  }
+  const known = [...ctx.allNames].filter((n) => n !== name).sort();
+  throw new ComposeError(`service "${name}" depends on undefined service "${target}"`, {
+    at: node.at,
+    allowed: known.length > 0 ? `one of the services: ${known.join(', ')}` : 'another service of the file',
+    hint: `define service "${target}", or fix the name`,
+  });
+}
+
 export function normalizeDependencies(name: string, service: YMap, networkMode: string | undefined, ctx: SharedContext): Dependency[] {
   const deps = new Map<string, Dependency>();
-  const check = (target: string, node: YNode, required: boolean): boolean => {
-    if (ctx.enabled.has(target)) {
-      return true;
-    }
-    if (ctx.providers.has(target)) {
-      return false;
-    }
-    const profiles = ctx.disabled.get(target);
-    if (profiles && !required) {
-      ctx.warn('disabled-dependency', `optional dependency "${target}" is not enabled by the active profiles; `
-        + 'it is left out', node.at);
-      return false;
-    }
-    if (profiles) {
-      throw new ComposeError(`service "${name}" depends on service "${target}", which is not enabled`, {
-        at: node.at,
-        allowed: `a service without profiles, or one whose profile is active (${target} has profiles: `
-          + `${profiles.join(', ')})`,
-        hint: `activate one of its profiles (profiles: ['${profiles[0]}'], CLI: --profile ${profiles[0]}), `
-          + 'or mark the dependency required: false',
-      });
-    }
-    if (!required) {
-      ctx.warn('missing-dependency', `optional dependency "${target}" is not a service of the project; it is left out`,
-        node.at);
-      return false;
-    }
-    const known = [...ctx.allNames].filter((n) => n !== name).sort();
-    throw new ComposeError(`service "${name}" depends on undefined service "${target}"`, {
-      at: node.at,
-      allowed: known.length > 0 ? `one of the services: ${known.join(', ')}` : 'another service of the file',
-      hint: `define service "${target}", or fix the name`,
-    });
-  };
+  const check = (target: string, node: YNode, required: boolean): boolean =>
+    checkTarget(name, target, node, required, ctx);
 
   const dependsOn = service.entries.get('depends_on');
   if (!isNull(dependsOn)) {

@@ -32,43 +32,7 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
 
   const serviceNodes = mapOf(root.entries.get('services'), 'services');
   const allNames = new Set(serviceNodes.map(([name]) => name));
-  const active = new Set(ctx.profiles);
-  const enabled = new Map<string, YMap>();
-  const disabled = new Map<string, string[]>();
-  const disabledAt = new Map<string, ComposeLocation>();
-  const providers = new Set<string>();
-  for (const [name, node] of serviceNodes) {
-    const service = asMap(node, { allowed: 'a map of service keys such as image, ports, environment' });
-    if (!SERVICE_NAME.test(name)) {
-      // The name alone: quoting the service would print its environment.
-      throw new ComposeError(`invalid service name "${name}"`, { at: service.at, allowed: 'letters, digits, ".", "_" and "-"' });
-    }
-    const profilesNode = service.entries.get('profiles');
-    const profiles = isNull(profilesNode) ? [] : asStringList(profilesNode as YNode);
-    const provider = service.entries.get('provider');
-    if (!isNull(provider)) {
-      checkKeys(service, SERVICE_KEYS, 'a service', undefined);
-      const type = optionalString(optionalMap(provider, { allowed: '{type, options}' })?.entries.get('type'));
-      if (type === undefined) {
-        throw new ComposeError(`the provider of service "${name}" has no type`, {
-          at: provider!.at,
-          hint: 'name the provider with type:, for example type: model',
-        });
-      }
-      ctx.warn('provider-service', `service "${name}" is run by the provider "${type}" (provider:), which the `
-        + 'converter cannot run: it is left out, and services that depend on it do not wait for it; set up what it '
-        + 'provides in the cluster yourself', provider!.at);
-      providers.add(name);
-      continue;
-    }
-    if (profiles.length === 0 || active.has('*') || profiles.some((profile) => active.has(profile))) {
-      enabled.set(name, service);
-    } else {
-      checkKeys(service, SERVICE_KEYS, 'a service', undefined);
-      disabled.set(name, profiles);
-      disabledAt.set(name, service.at);
-    }
-  }
+  const { enabled, disabled, disabledAt, providers } = selectServices(serviceNodes, ctx);
 
   const shared: SharedContext = {
     ...ctx,
@@ -113,6 +77,58 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
     })),
     at: { file: ctx.files[0], path: '' },
   };
+}
+
+/** The services that run: those of an active profile (or none); the others by profile, and those a provider runs. */
+interface SelectedServices {
+  readonly enabled: Map<string, YMap>;
+  /** Services left out by profiles, with their profiles and where they are. */
+  readonly disabled: Map<string, string[]>;
+  readonly disabledAt: Map<string, ComposeLocation>;
+  /** Services run by a `provider:`, left out with a warning. */
+  readonly providers: Set<string>;
+}
+
+/** Sorts the services into those that run and those left out by profiles or run by a provider. */
+function selectServices(serviceNodes: ReadonlyArray<[string, YNode]>, ctx: NormalizeContext): SelectedServices {
+  const active = new Set(ctx.profiles);
+  const enabled = new Map<string, YMap>();
+  const disabled = new Map<string, string[]>();
+  const disabledAt = new Map<string, ComposeLocation>();
+  const providers = new Set<string>();
+  for (const [name, node] of serviceNodes) {
+    const service = asMap(node, { allowed: 'a map of service keys such as image, ports, environment' });
+    if (!SERVICE_NAME.test(name)) {
+      // The name alone: quoting the service would print its environment.
+      throw new ComposeError(`invalid service name "${name}"`, { at: service.at, allowed: 'letters, digits, ".", "_" and "-"' });
+    }
+    const profilesNode = service.entries.get('profiles');
+    const profiles = isNull(profilesNode) ? [] : asStringList(profilesNode as YNode);
+    const provider = service.entries.get('provider');
+    if (!isNull(provider)) {
+      checkKeys(service, SERVICE_KEYS, 'a service', undefined);
+      const type = optionalString(optionalMap(provider, { allowed: '{type, options}' })?.entries.get('type'));
+      if (type === undefined) {
+        throw new ComposeError(`the provider of service "${name}" has no type`, {
+          at: provider!.at,
+          hint: 'name the provider with type:, for example type: model',
+        });
+      }
+      ctx.warn('provider-service', `service "${name}" is run by the provider "${type}" (provider:), which the `
+        + 'converter cannot run: it is left out, and services that depend on it do not wait for it; set up what it '
+        + 'provides in the cluster yourself', provider!.at);
+      providers.add(name);
+      continue;
+    }
+    if (profiles.length === 0 || active.has('*') || profiles.some((profile) => active.has(profile))) {
+      enabled.set(name, service);
+    } else {
+      checkKeys(service, SERVICE_KEYS, 'a service', undefined);
+      disabled.set(name, profiles);
+      disabledAt.set(name, service.at);
+    }
+  }
+  return { enabled, disabled, disabledAt, providers };
 }
 
 function byName<T extends { readonly name: string }>(items: T[]): T[] {
