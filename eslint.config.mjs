@@ -7,9 +7,10 @@
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
+import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
-export default tseslint.config(
+export default defineConfig(
   {
     // Generated (imports/ by `npm run import`, dist/ by `npm run synth`) or build output.
     ignores: ['imports/', 'dist/', 'build/', 'coverage/', 'node_modules/'],
