@@ -254,7 +254,8 @@ export function renderRunbook(rendered: Rendered, layout: RunbookLayout): string
   }
 
   md.heading(2, section('Tear down'));
-  const backups = ofKind('CronJob').filter((c) => app.services.some((s) => s.statefulDependency?.backup?.cronJob.name === c.name));
+  const backupJobs = new Set(app.services.map((s) => s.statefulDependency?.backup?.cronJob.name));
+  const backups = ofKind('CronJob').filter((c) => backupJobs.has(c.name));
   if (backups.length > 0) {
     md.para(`**Copy the backups off first** ([Backups](#backups)): the backup claims (${backups.map((c) => `\`${c.name}\``).join(', ')})`,
       'are deleted with everything else.');
