@@ -171,7 +171,8 @@ suite('the packed package in a project made like `cdk8s init typescript-app`', (
     const tops = [...new Set(listed.map((f) => (f.startsWith('build/') ? f.split('/').slice(0, 2).join('/') : f.split('/')[0])))].sort();
     expect(tops).toEqual(['LICENSE', 'README.md', 'bin', 'build/bin', 'build/imports', 'build/lib', 'package.json']);
     expect(listed.filter((f) => f.startsWith('build/bin/')).sort())
-      .toEqual(['build/bin/THIRD-PARTY-LICENSES.txt', 'build/bin/cdk8s-compose.js', 'build/bin/cdk8s-compose.js.map']);
+      .toEqual(['build/bin/THIRD-PARTY-LICENSES.txt', 'build/bin/cdk8s-compose.js', 'build/bin/cdk8s-compose.js.cache',
+        'build/bin/cdk8s-compose.js.map']);
     expect(listed).toContain('build/lib/index.d.ts');
     expect(listed).toContain('build/lib/index.js');
     expect(listed).toContain('bin/cdk8s-compose');
