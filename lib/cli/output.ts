@@ -4,15 +4,11 @@ import { ComposeError, isComposeError } from '../compose/errors';
 import { descriptorOutside } from '../compose/files';
 import { Ledger } from './output-ledger';
 import {
-  STAGE_PREFIX, YAML_HEADER, hasLinkOnTheWay, isEmptyFolder, isGenerated, isRunning, lstatOrUndefined, lstatOrUndefinedQuiet,
-  removeIfEmpty, writeError,
+  OutputFile, STAGE_PREFIX, YAML_HEADER, hasLinkOnTheWay, isEmptyFolder, isGenerated, isRunning, lstatOrUndefined,
+  lstatOrUndefinedQuiet, removeIfEmpty, writeError,
 } from './output-files';
 
-/** One file of an output, by its path relative to the output folder (`/` separators). */
-export interface OutputFile {
-  readonly path: string;
-  readonly content: string | Buffer;
-}
+export type { OutputFile } from './output-files';
 
 /** What {@link writeOutput} does. */
 export interface WriteRequest {
