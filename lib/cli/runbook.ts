@@ -303,6 +303,20 @@ function connectTester(objects: readonly RenderedObject[], policies: readonly an
   const selectors: Record<string, string>[] = objects.filter((o) => o.kind === 'Service').map((o) => o.manifest.spec?.selector ?? {});
   const templates = objects.map((o) => (o.kind === 'VirtualMachine' ? o.manifest.spec?.template?.metadata?.labels : podTemplateLabels(o.manifest)))
     .filter((labels): labels is Record<string, string> => labels !== undefined);
+  // The templates by each of their labels, in order: a selector's match is among those that carry its first label,
+  // so that finding the target of each of a thousand Services does not read every template.
+  const byLabel = new Map<string, Record<string, string>[]>();
+  for (const labels of templates) {
+    for (const entry of Object.entries(labels)) {
+      const key = JSON.stringify(entry);
+      const holders = byLabel.get(key);
+      if (holders) {
+        holders.push(labels);
+      } else {
+        byLabel.set(key, [labels]);
+      }
+    }
+  }
   const networkPrefix = ComposeNetworkPolicies.networkLabel('x').slice(0, -1);
   const candidates = policies
     .map((p) => ({ policy: p, name: p.metadata?.name ?? '', labels: (p.spec?.podSelector?.matchLabels ?? {}) as Record<string, string> }))
@@ -315,7 +329,8 @@ function connectTester(objects: readonly RenderedObject[], policies: readonly an
       return { selectedByService: false };
     }
     const selector: Record<string, string> = service.manifest.spec?.selector ?? {};
-    const target = templates.find((labels) => matches(labels, selector));
+    const first = Object.entries(selector)[0];
+    const target = first && byLabel.get(JSON.stringify(first))?.find((labels) => matches(labels, selector));
     const targetPort = { port: typeof port.targetPort === 'number' ? port.targetPort : port.port, protocol: 'TCP' };
     if (!target) {
       return { port: port.port, selectedByService: false };
