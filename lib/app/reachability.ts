@@ -66,12 +66,14 @@ export class Reachability {
   public readonly references: readonly ServiceReference[];
 
   private readonly services: ReadonlyMap<string, ComposeService>;
+  private readonly configs: ReadonlyMap<string, ComposeModel['configs'][number]>;
   /** Per network: lower-case name → the services answering to it there. */
   private readonly namesByNetwork = new Map<string, Map<string, Set<string>>>();
   private readonly inferred = new Map<string, InferredPort[]>();
 
-  private constructor(private readonly model: ComposeModel) {
+  private constructor(model: ComposeModel) {
     this.services = new Map(model.services.map((s) => [s.name, s]));
+    this.configs = new Map(model.configs.map((c) => [c.name, c]));
     for (const service of model.services) {
       for (const network of this.networksOf(service)) {
         const aliases = service.networks.find((n) => n.name === network)?.aliases ?? [];
@@ -79,7 +81,9 @@ export class Reachability {
           if (name) {
             const names = this.namesByNetwork.get(network) ?? new Map<string, Set<string>>();
             this.namesByNetwork.set(network, names);
-            names.set(name.toLowerCase(), new Set([...(names.get(name.toLowerCase()) ?? []), service.name]));
+            const servers = names.get(name.toLowerCase()) ?? new Set<string>();
+            names.set(name.toLowerCase(), servers);
+            servers.add(service.name);
           }
         }
       }
@@ -91,8 +95,17 @@ export class Reachability {
     const unique = new Map(references.map((r) => [`${r.client}\0${r.server}\0${r.what}\0${r.name}\0${r.port ?? ''}`, r]));
     this.references = [...unique.values()].sort((a, b) => compare(a.client, b.client) || compare(a.server, b.server)
       || compare(a.what, b.what) || compare(a.name, b.name) || (a.port ?? 0) - (b.port ?? 0));
+    // The references with a port, by server, in the order above: each service's inference reads only its own.
+    const withPort = new Map<string, ServiceReference[]>();
+    for (const ref of this.references) {
+      if (ref.port !== undefined) {
+        const list = withPort.get(ref.server) ?? [];
+        withPort.set(ref.server, list);
+        list.push(ref);
+      }
+    }
     for (const service of model.services) {
-      this.inferred.set(service.name, this.inferPorts(service));
+      this.inferred.set(service.name, this.inferPorts(service, withPort.get(service.name) ?? []));
     }
   }
 
@@ -167,7 +180,7 @@ export class Reachability {
     return [...new Set([...declared, ...this.inferredPorts(service).map((p) => p.port)])].sort((a, b) => a - b);
   }
 
-  private inferPorts(service: ComposeService): InferredPort[] {
+  private inferPorts(service: ComposeService, reached: readonly ServiceReference[]): InferredPort[] {
     const declared = new Set([...service.ports, ...service.expose].filter((p) => p.protocol === 'tcp').map((p) => p.target));
     const found = new Map<number, string>();
     const add = (port: number, reason: string) => {
@@ -175,10 +188,8 @@ export class Reachability {
         found.set(port, reason);
       }
     };
-    for (const ref of this.references) {
-      if (ref.server === service.name && ref.port !== undefined) {
-        add(ref.port, `${ref.what} reaches "${ref.name}:${ref.port}"`);
-      }
+    for (const ref of reached) {
+      add(ref.port!, `${ref.what} reaches "${ref.name}:${ref.port}"`);
     }
     if (service.healthcheck?.test && !service.healthcheck.disabled) {
       const text = service.healthcheck.test.command.join(' ');
@@ -235,7 +246,7 @@ export class Reachability {
       }
     }
     for (const ref of client.configs) {
-      const config = this.model.configs.find((c) => c.name === ref.source);
+      const config = this.configs.get(ref.source);
       if (config && 'content' in config.source && !config.source.content.binary) {
         found.push(...this.scan(client, config.source.content.text, 'config', `config "${config.name}"`, config.at, false));
       }

@@ -216,7 +216,12 @@ export class Redactor extends SecretValues {
    * shows outside the Secret whatever is done, is reported as `weak-secret`, and is not chased in commands.
    */
   public valuesIn(text: string): string[] {
-    return this.hiddenValues().filter((value) => text.includes(value)).sort();
+    // One pass over the text says whether any secret is in it (most texts hold none); only then each is looked for.
+    const matcher = this.prepare();
+    if (matcher.spans(text, true).length === 0) {
+      return [];
+    }
+    return matcher.values.filter((value) => text.includes(value)).sort();
   }
 
   /** The secrets that are not part of a public name, longest first. */
@@ -268,47 +273,63 @@ export class Redactor extends SecretValues {
 /** Values longer than this (secret files) are searched for one by one: an automaton node per character would cost memory. */
 const AUTOMATON_VALUE_CHARS = 256;
 
+/** Unicode's code points: 0x110000. A node and a code point make one key of the transitions. */
+const CODE_POINTS = 0x110000;
+
 /**
  * An Aho-Corasick automaton over a set of strings: every occurrence in a text, in one pass over it. Long values
  * (whole secret files, few) are searched for with `indexOf`, each in one pass too.
  */
 class Matcher {
-  private readonly next: Map<string, number>[] = [new Map()];
+  /** The transitions of every node, in one map keyed by `node * CODE_POINTS + code point` (a map per node costs more). */
+  private readonly next = new Map<number, number>();
   private readonly fail: number[] = [0];
   /** The longest value that ends at each node, itself or through its suffix links (0: none). */
   private readonly longest: number[] = [0];
   private readonly long: readonly string[];
+  private readonly empty: boolean;
 
   constructor(public readonly values: readonly string[]) {
     this.long = values.filter((v) => v.length > AUTOMATON_VALUE_CHARS);
-    for (const value of values.filter((v) => v.length <= AUTOMATON_VALUE_CHARS)) {
+    const short = values.filter((v) => v.length <= AUTOMATON_VALUE_CHARS && v !== '');
+    this.empty = short.length === 0;
+    // Each node's parent, the code point that leads to it and its depth, to visit the nodes breadth first below.
+    const parent: number[] = [0];
+    const via: number[] = [0];
+    const depth: number[] = [0];
+    for (const value of short) {
       let node = 0;
       for (const ch of value) {
-        let child = this.next[node].get(ch);
+        const cp = ch.codePointAt(0)!;
+        let child = this.next.get(node * CODE_POINTS + cp);
         if (child === undefined) {
-          child = this.next.length;
-          this.next.push(new Map());
+          child = this.fail.length;
           this.fail.push(0);
           this.longest.push(0);
-          this.next[node].set(ch, child);
+          parent.push(node);
+          via.push(cp);
+          depth.push(depth[node] + 1);
+          this.next.set(node * CODE_POINTS + cp, child);
         }
         node = child;
       }
       this.longest[node] = Math.max(this.longest[node], value.length);
     }
-    // Breadth first: each node's suffix link is known before its children's.
-    const queue: number[] = [...this.next[0].values()];
-    for (let i = 0; i < queue.length; i++) {
-      const node = queue[i];
-      for (const [ch, child] of this.next[node]) {
-        let f = this.fail[node];
-        while (f !== 0 && !this.next[f].has(ch)) {
+    // Breadth first (by depth, which a counting sort gives): each node's suffix link is known before its children's.
+    const byDepth: number[][] = [];
+    for (let node = 1; node < depth.length; node++) {
+      (byDepth[depth[node]] ??= []).push(node);
+    }
+    for (const level of byDepth.slice(2)) {
+      for (const child of level ?? []) {
+        const cp = via[child];
+        let f = this.fail[parent[child]];
+        while (f !== 0 && !this.next.has(f * CODE_POINTS + cp)) {
           f = this.fail[f];
         }
-        const target = this.next[f].get(ch);
+        const target = this.next.get(f * CODE_POINTS + cp);
         this.fail[child] = target !== undefined && target !== child ? target : 0;
         this.longest[child] = Math.max(this.longest[child], this.longest[this.fail[child]]);
-        queue.push(child);
       }
     }
   }
@@ -346,7 +367,7 @@ class Matcher {
 
   private shortSpans(text: string, firstOnly: boolean): [number, number][] {
     const spans: [number, number][] = [];
-    if (this.next[0].size === 0) {
+    if (this.empty) {
       return spans;
     }
     let node = 0;
@@ -354,10 +375,11 @@ class Matcher {
     let index = 0;
     for (const ch of text) {
       index += ch.length;
-      while (node !== 0 && !this.next[node].has(ch)) {
+      const cp = ch.codePointAt(0)!;
+      while (node !== 0 && !this.next.has(node * CODE_POINTS + cp)) {
         node = this.fail[node];
       }
-      node = this.next[node].get(ch) ?? 0;
+      node = this.next.get(node * CODE_POINTS + cp) ?? 0;
       const length = this.longest[node];
       if (length > 0) {
         const start = index - length;
