@@ -1,5 +1,7 @@
-import { Alias, isAlias, isMap, isScalar, isSeq, Lexer, LineCounter, Node as YamlNode, parseDocument, Scalar, visit } from 'yaml';
-import { ComposeError } from './errors';
+import {
+  Alias, Composer, Document, isAlias, isMap, isScalar, isSeq, Lexer, LineCounter, Node as YamlNode, Parser, Scalar, YAMLParseError,
+} from 'yaml';
+import { ComposeError, isComposeError } from './errors';
 import { ComposeLocation } from './model';
 
 /**
@@ -81,21 +83,14 @@ export function childPath(path: string, key: string | number): string {
  * undefined or recursive aliases, and input past the limits.
  */
 export function parseYaml(text: string, file: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): YNode | undefined {
-  checkTokens(text, file, limits);
   const lineCounter = new LineCounter();
-  let doc;
+  let doc: Document.Parsed | undefined;
   try {
-    doc = parseDocument(text, {
-      lineCounter,
-      prettyErrors: false,
-      // yaml checks unique keys with a scan of the map per key (quadratic: 40000 keys take half a minute); the
-      // walker checks them with a Map instead.
-      uniqueKeys: false,
-      merge: false, // merge keys are resolved below, with the alias budget
-      strict: true,
-      keepSourceTokens: false,
-    });
-  } catch {
+    doc = parseChecked(text, file, limits, lineCounter);
+  } catch (err) {
+    if (isComposeError(err)) {
+      throw err;
+    }
     throw new ComposeError('the YAML is nested too deeply to parse', {
       at: { file, path: '' },
       hint: 'a compose file needs only a few levels of nesting; check the file is really a compose file',
@@ -117,111 +112,152 @@ export function parseYaml(text: string, file: string, limits: YamlLimits = DEFAU
         + 'yamllint shows the same spot',
     });
   }
-  // Resolve every alias in one pass: yaml's Alias.resolve searches the whole document on each call, which an
-  // alias bomb turns into quadratic time. Anchors may be redefined; an alias refers to the latest one before it.
-  const anchors = new Map<string, YamlNode>();
-  const targets = new Map<Alias, YamlNode | undefined>();
-  visit(doc, {
-    Node(_key, node) {
-      if (isAlias(node)) {
-        targets.set(node, anchors.get(node.source));
-      } else if (node.anchor) {
-        anchors.set(node.anchor, node);
-      }
-    },
-  });
-  const walker = new Walker(targets, file, limits, position);
+  const walker = new Walker(file, limits, position);
   return walker.walk(doc.contents as YamlNode | null, '', 0);
+}
+
+/**
+ * What `parseDocument` does (lexer, parser, composer), with the lexer's tokens checked by {@link TokenCheck} as they
+ * go to the parser: the text is lexed once, and refused at the first excess, before the parser has built much.
+ */
+function parseChecked(text: string, file: string, limits: YamlLimits, lineCounter: LineCounter): Document.Parsed {
+  const check = new TokenCheck(text, file, limits);
+  const parser = new Parser(lineCounter.addNewLine);
+  const composer = new Composer({
+    prettyErrors: false,
+    // yaml checks unique keys with a scan of the map per key (quadratic: 40000 keys take half a minute); the
+    // walker checks them with a Map instead.
+    uniqueKeys: false,
+    merge: false, // merge keys are resolved below, with the alias budget
+    strict: true,
+    keepSourceTokens: false,
+  });
+  function* tokens() {
+    lineCounter.addNewLine(0);
+    for (const lexeme of new Lexer().lex(text)) {
+      check.next(lexeme);
+      yield* parser.next(lexeme);
+    }
+    yield* parser.end();
+  }
+  let doc: Document.Parsed | undefined;
+  for (const next of composer.compose(tokens(), true, text.length)) {
+    if (!doc) {
+      doc = next;
+    } else {
+      doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS',
+        'Source contains multiple documents; please use YAML.parseAllDocuments()'));
+      break;
+    }
+  }
+  return doc!;
 }
 
 /** Tokens of yaml's lexer that are markers, not source text. */
 const MARKERS = new Set(['\u0002', '\u0018', '\u001f']);
 
 /**
- * Refuses, before parsing, text whose shape makes yaml's parser slow or hungry: flow collections nested past the
- * depth limit (a million `[` take a gigabyte), block indicators or node properties piled on one line (`- &a - &a …`
- * parses in quadratic time), more aliases than the alias limit and more scalars than twice the value limit. The lexer is
- * linear and holds nothing, and stops at the first excess.
+ * Refuses text whose shape makes yaml's parser slow or hungry: flow collections nested past the depth limit (a
+ * million `[` take a gigabyte), block indicators or node properties piled on one line (`- &a - &a …` parses in
+ * quadratic time), more aliases than the alias limit and more scalars than twice the value limit. It sees each token
+ * of the lexer before the parser does, holds nothing, and stops at the first excess.
  */
-function checkTokens(text: string, file: string, limits: YamlLimits): void {
-  let offset = 0;
-  let flow = 0;
-  let perLine = 0;
-  let aliases = 0;
-  let scalars = 0;
-  const refuse = (problem: string, hint: string): never => {
-    const before = text.slice(0, offset);
-    const line = before.split('\n').length;
-    throw new ComposeError(problem, {
-      at: { file, path: '', line, column: offset - before.lastIndexOf('\n') },
-      hint,
-    });
-  };
-  const deep = (): never => refuse(`the YAML is nested more than ${limits.maxDepth} levels deep`,
-    'a compose file needs only a few levels of nesting; check the file is really a compose file');
-  for (const token of new Lexer().lex(text)) {
+class TokenCheck {
+  private offset = 0;
+  private flow = 0;
+  private perLine = 0;
+  private aliases = 0;
+  private scalars = 0;
+
+  constructor(private readonly text: string, private readonly file: string, private readonly limits: YamlLimits) {}
+
+  next(token: string): void {
+    const limits = this.limits;
     if (MARKERS.has(token)) {
       if (token === '\u001f') {
-        scalars += 1;
+        this.scalars += 1;
       }
-    } else {
-      switch (token[0]) {
-        case '[':
-        case '{':
-          flow += 1;
-          if (flow > limits.maxDepth) {
-            deep();
-          }
-          break;
-        case ']':
-        case '}':
-          flow = Math.max(0, flow - 1);
-          break;
-        case '\n':
-        case '\r':
-          perLine = 0;
-          break;
-        case '-':
-        case '?':
-        case ':':
-        case '&':
-        case '!':
-          // Block indicators and anchors/tags on one line: each nests one level or decorates one node.
-          if (flow === 0 && (perLine += 1) > limits.maxDepth) {
-            deep();
-          }
-          break;
-        case '*':
-          aliases += 1;
-          if (aliases > limits.maxAliases) {
-            refuse(`the YAML uses more than ${limits.maxAliases} aliases`,
-              'the file looks like an alias bomb; raise the loader\'s limits.maxAliases if the file is genuine');
-          }
-          break;
-        case '"':
-        case '\'':
-          scalars += 1;
-          break;
-        default:
-          break;
-      }
-      // Keys are scalars too, so a file within maxNodes values holds at most twice as many scalars.
-      if (scalars > 2 * limits.maxNodes) {
-        refuse(`the YAML holds more than ${2 * limits.maxNodes} keys and values`,
-          'a compose file holds a few thousand at most; raise the loader\'s limits.maxNodes if the file is genuine');
-      }
-      offset += token.length;
+      return;
     }
+    switch (token[0]) {
+      case '[':
+      case '{':
+        this.flow += 1;
+        if (this.flow > limits.maxDepth) {
+          this.deep();
+        }
+        break;
+      case ']':
+      case '}':
+        this.flow = Math.max(0, this.flow - 1);
+        break;
+      case '\n':
+      case '\r':
+        this.perLine = 0;
+        break;
+      case '-':
+      case '?':
+      case ':':
+      case '&':
+      case '!':
+        // Block indicators and anchors/tags on one line: each nests one level or decorates one node.
+        if (this.flow === 0 && (this.perLine += 1) > limits.maxDepth) {
+          this.deep();
+        }
+        break;
+      case '*':
+        this.aliases += 1;
+        if (this.aliases > limits.maxAliases) {
+          this.refuse(`the YAML uses more than ${limits.maxAliases} aliases`,
+            'the file looks like an alias bomb; raise the loader\'s limits.maxAliases if the file is genuine');
+        }
+        break;
+      case '"':
+      case '\'':
+        this.scalars += 1;
+        break;
+      default:
+        break;
+    }
+    // Keys are scalars too, so a file within maxNodes values holds at most twice as many scalars.
+    if (this.scalars > 2 * limits.maxNodes) {
+      this.refuse(`the YAML holds more than ${2 * limits.maxNodes} keys and values`,
+        'a compose file holds a few thousand at most; raise the loader\'s limits.maxNodes if the file is genuine');
+    }
+    this.offset += token.length;
+  }
+
+  private deep(): never {
+    return this.refuse(`the YAML is nested more than ${this.limits.maxDepth} levels deep`,
+      'a compose file needs only a few levels of nesting; check the file is really a compose file');
+  }
+
+  private refuse(problem: string, hint: string): never {
+    const before = this.text.slice(0, this.offset);
+    const line = before.split('\n').length;
+    throw new ComposeError(problem, {
+      at: { file: this.file, path: '', line, column: this.offset - before.lastIndexOf('\n') },
+      hint,
+    });
   }
 }
 
+/**
+ * Builds the located tree in one walk of yaml's document. Aliases are resolved as the walk meets them: yaml's
+ * Alias.resolve searches the whole document on each call, which an alias bomb turns into quadratic time. Anchors may
+ * be redefined; an alias refers to the latest one before it in the text. The walk goes in the order of the text, so
+ * it has met that anchor when it first meets the alias; it records no anchor inside an alias's expansion (earlier
+ * text seen again), and an alias met again there keeps the target it had where it is written.
+ */
 class Walker {
   private nodes = 0;
   private aliases = 0;
   private readonly active = new Set<YamlNode>();
+  private readonly anchors = new Map<string, YamlNode>();
+  /** Each alias's target, from where the alias is written. */
+  private readonly targets = new Map<Alias, YamlNode | undefined>();
 
   constructor(
-    private readonly targets: ReadonlyMap<Alias, YamlNode | undefined>,
     private readonly file: string,
     private readonly limits: YamlLimits,
     private readonly position: (offset: number | undefined) => { line?: number; column?: number },
@@ -237,6 +273,7 @@ class Walker {
     if (node === null || node === undefined) {
       return undefined;
     }
+    this.anchor(node);
     this.nodes += 1;
     if (this.nodes > this.limits.maxNodes) {
       // An alias bomb only when aliases did the expanding: a file that is simply large (50,000 services) is told so.
@@ -284,6 +321,10 @@ class Walker {
         hint: 'the file looks like an alias bomb; raise the loader\'s limits.maxAliases if the file is genuine',
       });
     }
+    // An alias keeps the anchor it had where it is written, also when an expansion meets it again later.
+    if (!this.targets.has(node)) {
+      this.targets.set(node, this.anchors.get(node.source));
+    }
     const target = this.targets.get(node);
     if (!target) {
       throw new ComposeError(`alias *${node.source} refers to an anchor that is not defined before it`, {
@@ -310,6 +351,9 @@ class Walker {
     const merged = new Map<string, YNode>();
     for (const pair of node.items) {
       const keyNode = pair.key as YamlNode | null;
+      if (keyNode) {
+        this.anchor(keyNode);
+      }
       if (isScalar(keyNode) && keyNode.value === '<<' && keyNode.type === 'PLAIN') {
         this.mergeInto(merged, pair.value as YamlNode | null, path, depth);
         continue;
@@ -349,6 +393,13 @@ class Walker {
           merged.set(key, child);
         }
       }
+    }
+  }
+
+  /** Records the node's anchor, unless the walk is inside an alias's expansion (text met before). */
+  private anchor(node: YamlNode): void {
+    if (node.anchor && !isAlias(node) && this.active.size === 0) {
+      this.anchors.set(node.anchor, node);
     }
   }
 
