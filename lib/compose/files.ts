@@ -39,7 +39,7 @@ function realOrSelf(target: string): string {
   const rest: string[] = [];
   for (;;) {
     try {
-      return path.join(fs.realpathSync(current), ...rest);
+      return path.join(fs.realpathSync.native(current), ...rest);
     } catch {
       const parent = path.dirname(current);
       if (parent === current) {
@@ -108,7 +108,7 @@ export function readConfined(absolute: string, options: ConfinedReadOptions): Co
   const root = options.confineTo === undefined ? undefined : realOrSelf(path.resolve(options.confineTo));
   let real: string;
   try {
-    real = fs.realpathSync(absolute);
+    real = fs.realpathSync.native(absolute);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') {
@@ -180,20 +180,25 @@ function descriptorPath(fd: number): string | undefined {
   }
 }
 
+/**
+ * The buffer every read goes through (reads are synchronous, so one is enough): a zeroed 64 KiB buffer per file cost
+ * more than the reading of the small files a project names.
+ */
+const SCRATCH = Buffer.alloc(64 * 1024);
+
 /** Reads up to `limit` bytes: a file that grows while it is read cannot make the read unbounded. */
 function readAtMost(fd: number, limit: number): Buffer {
   const chunks: Buffer[] = [];
   let total = 0;
   while (total < limit) {
-    const chunk = Buffer.alloc(Math.min(64 * 1024, limit - total));
-    const read = fs.readSync(fd, chunk, 0, chunk.length, null);
+    const read = fs.readSync(fd, SCRATCH, 0, Math.min(SCRATCH.length, limit - total), null);
     if (read === 0) {
       break;
     }
-    chunks.push(chunk.subarray(0, read));
+    chunks.push(Buffer.from(SCRATCH.subarray(0, read)));
     total += read;
   }
-  return Buffer.concat(chunks, total);
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
 }
 
 /** The `maxBytes` as people say it: `1 MiB`, `2 MiB`, or bytes. */
@@ -301,6 +306,31 @@ export function textOf(what: string, written: string, bytes: Buffer, at: Compose
     allowed: 'UTF-8 text',
     hint: `check that "${written}" is the ${what} (not an image, archive or other binary file), or save it as UTF-8`,
   });
+}
+
+/**
+ * The files one load has read, by absolute path, folder and size limit: a file that several references name is read
+ * (resolved, checked, opened) once. Only what was read is kept, so every refusal is made, with each reference's own
+ * words, where a reference names the file.
+ */
+export class ReadOnce {
+  private readonly read = new Map<string, Buffer>();
+
+  /** {@link readProjectFile}, or the bytes it gave for the same file before. */
+  public bytes(what: string, written: string, absolute: string, at: ComposeLocation, options: ProjectFileOptions = {}): Buffer {
+    const key = `${absolute}\0${options.confineTo ?? ''}\0${options.maxBytes ?? MAX_CONTENT_BYTES}`;
+    let bytes = this.read.get(key);
+    if (bytes === undefined) {
+      bytes = readProjectFile(what, written, absolute, at, options);
+      this.read.set(key, bytes);
+    }
+    return bytes;
+  }
+
+  /** True when the file was read already (with these options). */
+  public has(absolute: string, options: ProjectFileOptions = {}): boolean {
+    return this.read.has(`${absolute}\0${options.confineTo ?? ''}\0${options.maxBytes ?? MAX_CONTENT_BYTES}`);
+  }
 }
 
 /** Reads a file for the model: UTF-8 text when it decodes cleanly and holds no NUL, base64 otherwise. */

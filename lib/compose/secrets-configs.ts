@@ -1,7 +1,7 @@
 // Secrets and configs: the top-level declarations with their one source, and the references of services to them.
 import * as path from 'path';
 import { ComposeError } from './errors';
-import { contentOf, MAX_CONTENT_BYTES, readContent, resolveInProject, statPath } from './files';
+import { contentOf, MAX_CONTENT_BYTES, ReadOnce, resolveInProject, statPath } from './files';
 import { CONFIG_KEYS, FILE_REFERENCE_KEYS, SECRET_KEYS } from './keys';
 import { ComposeConfig, ComposeSecret, FileReference, FileSource } from './model';
 import { externalOf, NormalizeContext, nonNull, optional, sorted } from './normalize-context';
@@ -88,6 +88,9 @@ export function normalizeFileObject(what: 'secret' | 'config', name: string, nod
   };
 }
 
+/** The files each load has read for its secrets and configs: one read per file, however many name it. */
+const readsOf = new WeakMap<NormalizeContext, ReadOnce>();
+
 function fileSource(name: string, map: YMap, kind: 'secret' | 'config', ctx: NormalizeContext): FileSource {
   const sources = ['file', 'environment', 'content', 'external'].filter((key) => {
     const value = map.entries.get(key);
@@ -133,6 +136,15 @@ function fileSource(name: string, map: YMap, kind: 'secret' | 'config', ctx: Nor
         return { kind: 'outside', path: written };
       }
       const absolute = where.kind === 'inside' ? where.absolute : path.resolve(ctx.projectDir, written);
+      const confineTo = ctx.allowOutsideProject ? undefined : ctx.projectDir;
+      let reads = readsOf.get(ctx);
+      if (reads === undefined) {
+        reads = new ReadOnce();
+        readsOf.set(ctx, reads);
+      }
+      if (reads.has(absolute, { confineTo })) {
+        return { kind: 'file', content: contentOf(written, reads.bytes(`${kind} file`, written, absolute, node.at, { confineTo })) };
+      }
       const stat = statPath(absolute);
       if (stat.kind === 'missing') {
         throw invalid(node, `${kind} file "${written}" not found`, {
@@ -151,8 +163,7 @@ function fileSource(name: string, map: YMap, kind: 'secret' | 'config', ctx: Nor
           hint: 'Kubernetes Secrets and ConfigMaps hold at most 1 MiB',
         });
       }
-      const confineTo = ctx.allowOutsideProject ? undefined : ctx.projectDir;
-      return { kind: 'file', content: readContent(`${kind} file`, written, absolute, node.at, { confineTo }) };
+      return { kind: 'file', content: contentOf(written, reads.bytes(`${kind} file`, written, absolute, node.at, { confineTo })) };
     }
   }
 }

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { execFileSync } from 'child_process';
-import { contentOf, describeFsError, readProjectFile, resolveInProject, statPath, textOf } from '../../lib/compose/files';
+import { contentOf, describeFsError, ReadOnce, readProjectFile, resolveInProject, statPath, textOf } from '../../lib/compose/files';
 import { errorOf } from './helpers';
 import { makeProject } from './helpers';
 
@@ -67,6 +67,31 @@ describe('readProjectFile', () => {
     ['ELOOP', 'a loop of symbolic links'], ['EIO', 'read error EIO'],
   ])('%s reads "%s"', (code, words) => {
     expect(describeFsError(Object.assign(new Error('x'), { code }))).toBe(words);
+  });
+});
+
+describe('ReadOnce', () => {
+  const at = { file: 'compose.yaml', path: 'secrets.s.file' };
+
+  test('a file is read once per instance and limits; another folder or limit reads it again', () => {
+    const file = path.join(project.dir, 'once.txt');
+    fs.writeFileSync(file, 'first');
+    const reads = new ReadOnce();
+    expect(reads.has(file, { confineTo: project.dir })).toBe(false);
+    expect(reads.bytes('secret file', 'once.txt', file, at, { confineTo: project.dir }).toString()).toBe('first');
+    fs.writeFileSync(file, 'second');
+    expect(reads.has(file, { confineTo: project.dir })).toBe(true);
+    expect(reads.bytes('secret file', './once.txt', file, at, { confineTo: project.dir }).toString()).toBe('first');
+    expect(reads.bytes('secret file', 'once.txt', file, at).toString()).toBe('second');
+    expect(new ReadOnce().bytes('secret file', 'once.txt', file, at, { confineTo: project.dir }).toString()).toBe('second');
+  });
+
+  test('a refusal is not kept: the next reference is checked again, in its own words', () => {
+    const reads = new ReadOnce();
+    const dir = path.join(project.dir, 'conf');
+    expect(errorOf(() => reads.bytes('secret file', 'conf', dir, at)).message).toContain('secret file "conf" is a directory');
+    expect(errorOf(() => reads.bytes('config file', './conf', dir, at)).message).toContain('config file "./conf" is a directory');
+    expect(reads.has(dir)).toBe(false);
   });
 });
 

@@ -37,6 +37,18 @@ describe('secrets and configs', () => {
     ]);
   });
 
+  test('secrets and configs that name the same file each get its content, under the path each wrote', () => {
+    const { model } = load('services: {}\nsecrets:\n  a: {file: ./secret.txt}\n  b: {file: secret.txt}\n'
+      + 'configs:\n  c: {file: ./secret.txt}\n', inProject);
+    expect(model.secrets.map((s) => [s.name, s.source])).toEqual([
+      ['a', { kind: 'file', content: { path: './secret.txt', text: 's3cr3t', binary: false } }],
+      ['b', { kind: 'file', content: { path: 'secret.txt', text: 's3cr3t', binary: false } }],
+    ]);
+    expect(model.configs.map((c) => [c.name, c.source])).toEqual([
+      ['c', { kind: 'file', content: { path: './secret.txt', text: 's3cr3t', binary: false } }],
+    ]);
+  });
+
   test('service references: short and long syntax, targets made absolute, octal modes', () => {
     const svc = service(`${web([
       'secrets:',
