@@ -7,6 +7,10 @@ import { AutoscalingSettings } from './autoscaler';
 import { DatabaseEngine } from '../stateful/engine';
 import { WorkloadController } from '../stateful/stateful-dependency';
 import { STORAGE_QUANTITY_FORMAT, parseStorageBytes } from '../base/sizes';
+import { ServiceTarget } from './target';
+
+// The enum lives in a module of its own, which the CLI's option parser loads without cdk8s.
+export { ServiceTarget };
 
 /** The service-level extension key this library reads, e.g. `x-cdk8s-compose: { http: true }`. */
 export const EXTENSION_KEY = 'x-cdk8s-compose';
@@ -19,16 +23,6 @@ export enum Exposure {
   LOAD_BALANCER = 'load-balancer',
   /** No external access: published ports stay reachable inside the cluster only. */
   INTERNAL = 'internal',
-}
-
-/** Where a service runs; the values are the `x-cdk8s-compose.target` strings (and the CLI's `--target`). */
-export enum ServiceTarget {
-  /** A container workload (Deployment, Job, CronJob or stateful dependency). */
-  CONTAINER = 'container',
-  /** The app's golden-image VM (`ComposeAppProps.vm`), which runs it from its own compose project. */
-  VM = 'vm',
-  /** The VM when `assessService` flags the service (docker.sock, privileged, host network, devices, sysctls, /lib/modules), else a container. */
-  AUTO = 'auto',
 }
 
 /** A service declared HTTP: its probes and its Ingress port. */

@@ -1,4 +1,3 @@
-import { checkRegistry } from '../compose/load';
 import { parseDuration as parseComposeDuration } from '../compose/units';
 import { isDnsSubdomain } from '../util/dns';
 import type { Values } from './option-scan';
@@ -62,7 +61,8 @@ export function registryOption(value: string | undefined, command: string): stri
     return undefined;
   }
   try {
-    return checkRegistry(value);
+    // The loader is loaded only when the option is given: the option parser stays light for --help and usage errors.
+    return (require('../compose/load') as typeof import('../compose/load')).checkRegistry(value);
   } catch {
     throw new UsageError(`--registry "${value}" is not HOST[/PATH]. Allowed: a registry host with an optional port and path, `
       + 'such as registry.example.com/shop or localhost:5000', command);

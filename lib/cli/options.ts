@@ -1,5 +1,5 @@
-import { ServiceTarget } from '../app/settings';
-import { WorkloadController } from '../stateful/stateful-dependency';
+import { ServiceTarget } from '../app/target';
+import { WorkloadController } from '../stateful/workload-controller';
 import { isDnsSubdomain } from '../util/dns';
 import { GitOpsMode, GitOpsOptions, parseGitOpsOptions } from './gitops-options';
 import { Values, scan } from './option-scan';

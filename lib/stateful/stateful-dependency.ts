@@ -9,14 +9,10 @@ import { CredentialsSecret } from './credentials-secret';
 import { DatabaseBackup, DatabaseBackupOptions } from './database-backup';
 import { engineContainerProps } from './engine-container';
 import { DatabaseCredentials, DatabaseEngine } from './engine';
+import { WorkloadController } from './workload-controller';
 
-/** The controller that runs a stateful dependency; the values are the Kubernetes kinds. */
-export enum WorkloadController {
-  /** A Deployment with 1 replica and the `Recreate` strategy: the old pod lets go of the claim first. */
-  DEPLOYMENT = 'Deployment',
-  /** A StatefulSet with 1 replica, addressed through the dependency's Service. */
-  STATEFUL_SET = 'StatefulSet',
-}
+// The enum lives in a module of its own, which the CLI's option parser loads without cdk8s.
+export { WorkloadController };
 
 /** Props of `StatefulDependency`: the engine, image, credentials, storage and controller of one database or cache. */
 export interface StatefulDependencyProps {

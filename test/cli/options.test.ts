@@ -187,3 +187,23 @@ describe('the options for the opinionated parts, named as ComposeApp\'s props', 
     expect(usageError(['convert', '--storage-class-name', 'Fast SSD'])).toMatch(/^--storage-class-name "Fast SSD" is not a class name/);
   });
 });
+
+test('the option parser, help and usage errors load neither the construct libraries nor the loader', () => {
+  const heavyModules = ['cdk8s', 'cdk8s-plus-27', 'constructs', 'yaml'];
+  jest.isolateModules(() => {
+    for (const heavy of heavyModules) {
+      jest.doMock(heavy, () => {
+        throw new Error(`${heavy} was loaded`);
+      });
+    }
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded inside the isolated registry
+    const { main } = require('../../lib/cli/main') as typeof import('../../lib/cli/main');
+    const out: string[] = [];
+    const io = { stdout: (text: string) => out.push(text), stderr: (text: string) => out.push(text) };
+    expect(main(['--help'], io as never)).toBe(0);
+    expect(main(['convert', '--target', 'vm', '--controller', 'statefulset', '--no-such-flag'], io as never)).toBe(2);
+    expect(out.join('')).toContain('--no-such-flag');
+    expect(out.join('')).not.toContain('was loaded');
+  });
+  heavyModules.forEach((heavy) => jest.dontMock(heavy));
+});
