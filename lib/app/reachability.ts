@@ -70,6 +70,8 @@ export class Reachability {
   /** Per network: lower-case name → the services answering to it there. */
   private readonly namesByNetwork = new Map<string, Map<string, Set<string>>>();
   private readonly inferred = new Map<string, InferredPort[]>();
+  /** {@link networksOf} of each client, for {@link resolve}, which runs for every word of every text scanned. */
+  private readonly networksByService = new Map<ComposeService, readonly string[]>();
 
   private constructor(model: ComposeModel) {
     this.services = new Map(model.services.map((s) => [s.name, s]));
@@ -147,7 +149,12 @@ export class Reachability {
   /** The service a client reaches by a name, or undefined when no service (or several) answers to it. */
   public resolve(client: ComposeService, name: string): string | undefined {
     const found = new Set<string>();
-    for (const network of this.networksOf(client)) {
+    let networks = this.networksByService.get(client);
+    if (networks === undefined) {
+      networks = this.networksOf(client);
+      this.networksByService.set(client, networks);
+    }
+    for (const network of networks) {
       for (const server of this.namesByNetwork.get(network)?.get(name.toLowerCase()) ?? []) {
         found.add(server);
       }
