@@ -126,6 +126,16 @@ export interface ComposeVmProps {
    * @default - `running: true`
    */
   readonly runStrategy?: RunStrategy;
+  /**
+   * More labels on the VM's pods (`spec.template.metadata.labels`), on top of its own and its networks'.
+   * @default - none
+   */
+  readonly templateLabels?: Readonly<Record<string, string>>;
+  /**
+   * Annotations on the VM's pods (`spec.template.metadata.annotations`).
+   * @default - none
+   */
+  readonly templateAnnotations?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -205,7 +215,8 @@ export class ComposeVm extends Construct {
       features: props.features,
       gpus,
       userData: this.userData,
-      labels: ComposeNetworkPolicies.networkLabels(this.bundle.subset.networks),
+      labels: { ...ComposeNetworkPolicies.networkLabels(this.bundle.subset.networks), ...props.templateLabels },
+      templateAnnotations: props.templateAnnotations,
     });
 
     const services: Record<string, kplus.Service> = {};

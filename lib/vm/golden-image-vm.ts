@@ -144,6 +144,11 @@ export interface GoldenImageVmProps {
    * @default - only `kubevirt.io/vm`
    */
   readonly labels?: Record<string, string>;
+  /**
+   * Annotations on the VM's pods (`spec.template.metadata.annotations`).
+   * @default - none
+   */
+  readonly templateAnnotations?: Readonly<Record<string, string>>;
 }
 
 /** A port of a Service in front of a VM. */
@@ -595,7 +600,10 @@ export class GoldenImageVm extends Construct {
       running: props.runStrategy === undefined ? props.running ?? true : undefined,
       runStrategy: props.runStrategy,
       template: {
-        metadata: { labels: sortedRecord(this.templateLabels) },
+        metadata: {
+          labels: sortedRecord(this.templateLabels),
+          annotations: props.templateAnnotations ? sortedRecord(props.templateAnnotations) : undefined,
+        },
         spec: {
           accessCredentials: passwordSecrets.length > 0
             ? passwordSecrets.map((secretName) => ({
