@@ -21,7 +21,8 @@ export interface AppVmProps {
   /** The app: the VM (`Vm`) and each service's `VmMigratedService` (its compose name) are made in it. */
   readonly scope: Construct;
   readonly model: ComposeModel;
-  readonly options: ComposeAppVmOptions;
+  /** The app's `vm` prop; the planner has refused VM services without it. */
+  readonly options?: ComposeAppVmOptions;
   readonly namespace: string;
   readonly plans: ReadonlyMap<string, ServicePlan>;
   /** Why each service routed to the VM goes there. */
@@ -48,10 +49,11 @@ export class AppVm {
 
   constructor(private readonly props: AppVmProps) {
     const plans = [...props.plans.values()].filter((p) => p.kind === WorkloadKind.VM);
-    if (plans.length === 0) {
+    const options = props.options;
+    if (plans.length === 0 || !options) {
       return;
     }
-    const { scope, model, options, names, settings, warnings } = props;
+    const { scope, model, names, settings, warnings } = props;
     const inVm = new Set(plans.map((p) => p.service.name));
     const vmHosts = serviceHostRewriter({
       plans: props.plans, include: (plan) => plan.hasService && plan.kind !== WorkloadKind.VM, warnings, at: model.at,

@@ -132,7 +132,7 @@ export class ComposeApp extends Construct {
     this.shared.createAll(this.plans.values());
     this.migrateServices(context);
     this.vmPart = new AppVm({
-      scope: this, model, options: props.vm!, namespace, plans: this.plans, reasons: planner.vmReasons, settings, names,
+      scope: this, model, options: props.vm, namespace, plans: this.plans, reasons: planner.vmReasons, settings, names,
       redactor, warnings, context, template: metadata,
     });
     this.vm = this.vmPart.composeVm;
