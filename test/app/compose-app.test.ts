@@ -11,37 +11,6 @@ import { expectManifestsPass } from '../support/checks';
 import { findDoc, findDocs } from '../support/yaml-docs';
 import { mainContainer, modelOf, podSpec, secretData, synthApp } from './app-fixture';
 
-function codes(app: ComposeApp): string[] {
-  return app.warnings.map((w) => w.code);
-}
-
-describe('namespace', () => {
-  const { docs } = synthApp(`
-name: My_Shop
-services:
-  web: { image: nginx:1.27, ports: ["8080:80"] }
-`);
-
-  test('a Namespace labelled with its name, named after the project', () => {
-    const namespace = findDoc(docs, 'Namespace', 'my-shop');
-    expect(namespace.metadata).toEqual({ name: 'my-shop', labels: { name: 'my-shop' }, annotations: { 'argocd.argoproj.io/sync-wave': '0' } });
-  });
-
-  test('every other object lives in it', () => {
-    for (const doc of docs.filter((d) => d.kind !== 'Namespace')) {
-      expect(`${doc.kind}/${doc.metadata.name}: ${doc.metadata.namespace}`).toBe(`${doc.kind}/${doc.metadata.name}: my-shop`);
-    }
-  });
-
-  test('a chart namespace does not reach the cluster-scoped Namespace', () => {
-    const chart = new Chart(Testing.app(), 'test', { namespace: 'elsewhere' });
-    new ComposeApp(chart, 'app', { model: modelOf('services: { web: { image: nginx:1.27 } }'), namespace: 'shop' });
-    const synthesized = Testing.synth(chart);
-    expect(findDoc(synthesized, 'Namespace', 'shop').metadata.namespace).toBeUndefined();
-    expect(findDoc(synthesized, 'Deployment', 'web').metadata.namespace).toBe('shop');
-  });
-});
-
 describe('names', () => {
   test('two services that map to one name are an error naming both', () => {
     expect(() => synthApp('services:\n  web-app: { image: a:1 }\n  web_app: { image: b:1 }\n')).toThrow(
@@ -111,75 +80,6 @@ services:
       'host "plausible_db" in DATABASE_URL rewritten to the Service name "plausible-db"',
       'host "search_engine" in SEARCH_HOST rewritten to the Service name "search"',
     ]);
-  });
-});
-
-describe('volumes → PersistentVolumeClaim', () => {
-  const { app, docs } = synthApp(`
-services:
-  app:
-    image: a:1
-    volumes:
-      - data:/var/lib/app
-      - sized:/srv/sized
-      - /var/cache/app
-      - type: tmpfs
-        target: /run/tmp
-        tmpfs: { size: 16m }
-  reader:
-    image: a:1
-    volumes: [data:/data:ro]
-  stateless:
-    image: a:1
-    volumes: [/scratch]
-volumes:
-  data: {}
-  sized:
-    labels: { kompose.volume.size: 3Gi }
-  fast: {}
-`, { storageClassName: 'standard', volumes: { data: { size: Size.gibibytes(2) } } });
-
-  test('a named volume gets a ReadWriteOnce claim with its size and storage class', () => {
-    expect(findDoc(docs, 'PersistentVolumeClaim', 'data').spec).toEqual({
-      accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '2Gi' } }, storageClassName: 'standard', volumeMode: 'Filesystem',
-    });
-    expect(findDoc(docs, 'PersistentVolumeClaim', 'sized').spec.resources.requests.storage).toBe('3Gi');
-  });
-
-  test('unused volumes get no claim', () => {
-    expect(findDocs(docs, 'PersistentVolumeClaim').map((d) => d.metadata.name)).toEqual(['data', 'sized']);
-  });
-
-  test('anonymous volumes become emptyDir and tmpfs a memory-backed emptyDir', () => {
-    const volumes = podSpec(findDoc(docs, 'Deployment', 'app')).volumes;
-    expect(volumes).toContainEqual({ name: 'anon-var-cache-app', emptyDir: {} });
-    expect(volumes).toContainEqual({ name: 'tmpfs-run-tmp', emptyDir: { medium: 'Memory', sizeLimit: '16Mi' } });
-    expect(codes(app)).toContain('anonymous-volume');
-  });
-
-  test('a pod that mounts a ReadWriteOnce claim is replaced with Recreate; others roll', () => {
-    expect(findDoc(docs, 'Deployment', 'app').spec.strategy).toEqual({ type: 'Recreate' });
-    expect(findDoc(docs, 'Deployment', 'reader').spec.strategy).toEqual({ type: 'Recreate' });
-    expect(findDoc(docs, 'Deployment', 'stateless').spec.strategy.type).toBe('RollingUpdate');
-  });
-
-  test('one ReadWriteOnce volume shared by several services is reported', () => {
-    expect(app.warnings).toContainEqual(expect.objectContaining({
-      code: 'shared-volume',
-      message: 'volume "data" is mounted by services app, reader: its ReadWriteOnce claim attaches to one node at a time, '
-        + 'so their pods must land on the same node (or use a ReadWriteMany storage class)',
-    }));
-  });
-
-  test('an impossible size is an error: a bad label', () => {
-    expect(() => synthApp('services:\n  a: { image: a:1, volumes: ["v:/v"] }\nvolumes:\n  v:\n    labels: { kompose.volume.size: lots }\n')).toThrow(
-      'compose.yaml:5:5: volumes.v.labels["kompose.volume.size"]: invalid volume size (got "lots"). '
-      + 'Allowed: a positive Kubernetes quantity such as "512Mi", "10Gi" or "1Ti". Fix: write the size with a binary unit, for example "10Gi".');
-  });
-
-  test('an impossible size is an error: a zero prop', () => {
-    expect(() => synthApp('services:\n  a: { image: a:1, volumes: ["v:/v"] }\nvolumes:\n  v: {}\n', { volumes: { v: { size: Size.gibibytes(0) } } })).toThrow(
-      'test/app: volumes["v"].size is not a positive size (got "0 bytes"). Allowed: a positive Kubernetes quantity such as "512Mi", "10Gi" or "1Ti".');
   });
 });
 
