@@ -11,78 +11,6 @@ import { expectManifestsPass } from '../support/checks';
 import { findDoc, findDocs } from '../support/yaml-docs';
 import { mainContainer, modelOf, podSpec, secretData, synthApp } from './app-fixture';
 
-describe('names', () => {
-  test('two services that map to one name are an error naming both', () => {
-    expect(() => synthApp('services:\n  web-app: { image: a:1 }\n  web_app: { image: b:1 }\n')).toThrow(
-      'compose.yaml:3:12: services.web_app: service "web_app" and service "web-app" both map to the Service name "web-app". '
-      + 'Allowed: one Service per name; Kubernetes names are lower case with "-" instead of "_" or ".". '
-      + 'Fix: rename one of them, or set services["web_app"].name in the ComposeApp props.');
-  });
-
-  test('the name override resolves a collision', () => {
-    const { docs } = synthApp('services: { web-app: { image: a:1 }, web_app: { image: b:1 } }', { services: { web_app: { name: 'web-app-2' } } });
-    expect(findDoc(docs, 'Deployment', 'web-app-2').spec.template.spec.containers[0].image).toBe('b:1');
-  });
-
-  test('a name starting with a digit gets a letter first, as Service names need', () => {
-    const { docs } = synthApp('services: { 2fa: { image: a:1, expose: ["80"] } }');
-    expect(findDoc(docs, 'Service', 's-2fa').spec.selector).toEqual({ app: 's-2fa' });
-  });
-
-  test('camelCase and underscores become DNS-1123 labels', () => {
-    const { docs } = synthApp('services: { openWebUI: { image: a:1, ports: ["80"] }, plausible_db: { image: b:1, expose: ["5432"] } }');
-    expect(findDoc(docs, 'Service', 'openwebui')).toBeDefined();
-    expect(findDoc(docs, 'Service', 'plausible-db')).toBeDefined();
-  });
-});
-
-describe('rule 2: dependencies are addressed by their Service name', () => {
-  const { app, docs } = synthApp(`
-services:
-  app:
-    image: a:1
-    environment:
-      DATABASE_URL: postgres://u:rw-pass-9@plausible_db:5432/app
-      CACHE: redis://my-cache:6379
-      SEARCH_HOST: search_engine
-      BROKERS: events_kafka:9092,events_kafka:9093
-      UNRELATED: the plausible_db_backup job
-  plausible_db:
-    image: postgres:16
-    environment: { POSTGRES_PASSWORD: rw-pass-9 }
-  cache:
-    image: redis:7
-    container_name: my-cache
-  search:
-    image: elasticsearch:8.15.0
-    hostname: search_engine
-    expose: ["9200"]
-  kafka:
-    image: bitnami/kafka:3.8
-    expose: ["9092"]
-    networks: { default: { aliases: [events_kafka] } }
-`);
-
-  test('URLs, DSNs, host:port and bare hosts are rewritten, for service names, container names, hostnames and aliases', () => {
-    expect(secretData(findDoc(docs, 'Secret', 'app-env')).DATABASE_URL).toBe('postgres://u:rw-pass-9@plausible-db:5432/app');
-    expect(findDoc(docs, 'ConfigMap', 'app-env').data).toEqual({
-      BROKERS: 'kafka:9092,kafka:9093',
-      CACHE: 'redis://cache:6379',
-      SEARCH_HOST: 'search',
-      UNRELATED: 'the plausible_db_backup job',
-    });
-  });
-
-  test('each rewrite is reported', () => {
-    expect(app.warnings.filter((w) => w.code === 'host-rewrite').map((w) => w.message)).toEqual([
-      'host "events_kafka" in BROKERS rewritten to the Service name "kafka"',
-      'host "my-cache" in CACHE rewritten to the Service name "cache"',
-      'host "plausible_db" in DATABASE_URL rewritten to the Service name "plausible-db"',
-      'host "search_engine" in SEARCH_HOST rewritten to the Service name "search"',
-    ]);
-  });
-});
-
 describe('stateful dependencies', () => {
   const { app, docs } = synthApp(`
 services:
@@ -381,54 +309,6 @@ volumes: { data: {} }
   ]);
   expect(findDoc(docs, 'Service', 'db').spec.ports.map((p: any) => p.port)).toEqual([5432, 9187]);
   expect(app.verify().broken).toBe(0);
-});
-
-describe('secrets everywhere: a value classified secret anywhere appears nowhere outside a Secret', () => {
-  const { app, docs } = synthApp(`
-services:
-  app:
-    image: registry.example.com/app:1.0
-    environment:
-      REDIS_URL: redis://:s3cret-pass@cache:6379/0
-  cache:
-    image: registry.example.com/redis:7.4
-    command: redis-server --requirepass s3cret-pass --appendonly yes
-    expose: ["6379"]
-    healthcheck:
-      test: ["CMD", "redis-cli", "-a", "s3cret-pass", "ping"]
-  worker:
-    image: registry.example.com/worker:1.0
-    environment:
-      DB_PASSWORD: "hunter2-long"
-    healthcheck:
-      test: ["CMD-SHELL", "check --password 'hunter2-long' && echo ok"]
-`);
-
-  test('the command reads the password through $(VAR) from the env Secret', () => {
-    const cache = findDoc(docs, 'Deployment', 'cache');
-    expect(mainContainer(cache).args).toEqual(['redis-server', '--requirepass', '$(CDK8S_COMPOSE_SECRET_1)', '--appendonly', 'yes']);
-    expect(mainContainer(cache).env).toContainEqual({ name: 'CDK8S_COMPOSE_SECRET_1', valueFrom: { secretKeyRef: { key: 'CDK8S_COMPOSE_SECRET_1', name: 'cache-env' } } });
-    expect(secretData(findDoc(docs, 'Secret', 'cache-env'))).toEqual({ CDK8S_COMPOSE_SECRET_1: 's3cret-pass' });
-  });
-
-  test('exec and shell healthchecks read the env variable through sh -c', () => {
-    expect(mainContainer(findDoc(docs, 'Deployment', 'cache')).readinessProbe.exec.command)
-      .toEqual(['sh', '-c', '\'redis-cli\' \'-a\' "${CDK8S_COMPOSE_SECRET_1}" \'ping\'']);
-    expect(mainContainer(findDoc(docs, 'Deployment', 'worker')).livenessProbe.exec.command)
-      .toEqual(['sh', '-c', 'check --password \'\'"${DB_PASSWORD}"\'\' && echo ok']);
-  });
-
-  test('the value is in no other object, and each rewrite is reported without it', () => {
-    for (const doc of docs.filter((d) => d.kind !== 'Secret')) {
-      expect(JSON.stringify(doc)).not.toContain('s3cret-pass');
-      expect(JSON.stringify(doc)).not.toContain('hunter2-long');
-    }
-    expect(app.warnings.filter((w) => w.code === 'secret-reference').map((w) => w.message)).toEqual([
-      'a secret value in the command and healthcheck is read from the Secret "cache-env" through $(CDK8S_COMPOSE_SECRET_1) (the probe runs through sh -c to read it)',
-      'a secret value in the healthcheck is read from the Secret "worker-env" through $(DB_PASSWORD) (the probe runs through sh -c to read it)',
-    ]);
-    expect(app.verify().broken).toBe(0);
-  });
 });
 
 describe('images built from source', () => {
