@@ -28,8 +28,9 @@ export interface KomposeProbeLabels {
   readonly at: ComposeLocation;
 }
 
-
+/** The keys of one probe's labels, `kompose.service.healthcheck.<probe>.<key>`. */
 export const PROBE_KEYS = ['disable', 'http_get_path', 'http_get_port', 'interval', 'retries', 'start_period', 'tcp_port', 'test', 'timeout'];
+/** The prefix of the healthcheck labels. */
 export const PROBE_PREFIX = 'kompose.service.healthcheck.';
 const PROBE_LABEL = /^kompose\.service\.healthcheck\.(readiness|liveness)\.([a-z_]+)$/;
 

@@ -16,6 +16,7 @@ export interface WorkloadNeed {
   readonly perPod: PodResourceAmounts;
 }
 
+/** Requests and limits of one pod, in millicores and bytes. */
 export interface PodResourceAmounts {
   readonly requestsCpuMillicores: number;
   readonly requestsMemoryBytes: number;
