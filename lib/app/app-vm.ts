@@ -76,7 +76,7 @@ export class AppVm {
       resources: options.resources ?? vmResources([...serviceSettings.values()]),
       cpu: options.cpu ?? { cores: vmCores([...serviceSettings.values()]) },
       templateLabels: { ...options.templateLabels, ...props.template.labels },
-      templateAnnotations: props.template.isEmpty ? options.templateAnnotations : { ...options.templateAnnotations, ...props.template.annotations },
+      templateAnnotations: { ...options.templateAnnotations, ...props.template.annotations },
       bundle: {
         ...options.bundle,
         isSensitive: options.bundle?.isSensitive ?? sensitiveEnvTest(settings, props.redactor),
