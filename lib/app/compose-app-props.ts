@@ -215,15 +215,15 @@ export interface ComposeAppProps {
    */
   readonly syncWaves?: boolean;
   /**
-   * Labels on every object of the app and on every pod template (the VM's included), as kompose's `--labels`: for
-   * selecting the app's objects (`kubectl get all -l team=shop`). `app`, `name`, `network.cdk8s-compose.io/…` and
-   * `kubevirt.io/…` are the app's own and refused.
+   * Labels on every object the app makes and on every pod template (the VM's included), as kompose's `--labels`:
+   * for selecting the app's objects (`kubectl get all -l team=shop`). `app`, `name`, `network.cdk8s-compose.io/…` and
+   * `kubevirt.io/…` are the app's own and refused. Objects added to the app after its constructor do not get them.
    * @default - none
    */
   readonly labels?: Readonly<Record<string, string>>;
   /**
-   * Annotations on every object of the app and on every pod template (the VM's included), as kompose's
-   * `--annotations`.
+   * Annotations on every object the app makes and on every pod template (the VM's included), as kompose's
+   * `--annotations`. A value that quotes a secret of the app is refused.
    * @default - none
    */
   readonly annotations?: Readonly<Record<string, string>>;
