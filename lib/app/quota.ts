@@ -187,7 +187,12 @@ export class NamespaceQuota extends Construct {
     }
 
     const needs = namespaceNeeds(this.namespaceDocs(), this.nodeCount);
+    // Kept for the rendering of this synthesis only: a validation not followed by a rendering (it failed, or the
+    // caller only validated) leaves nothing behind once the synchronous synthesis is over.
     this.validatedNeeds = needs;
+    queueMicrotask(() => {
+      this.validatedNeeds = undefined;
+    });
     for (const problem of needs.problems) {
       errors.push(new ComposeError(`${problem}; the ResourceQuota rejects pods whose containers lack cpu and memory limits`, {
         hint: 'set resources.limits (and requests) for cpu and memory on every container, init containers included',
