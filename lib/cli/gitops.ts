@@ -4,7 +4,8 @@ import { WaveKind, WaveWait } from '../app/deploy-waves';
 import { ComposeWarning } from '../compose/errors';
 import { GitOpsMode, GitOpsOptions } from './gitops-options';
 import { manifestYaml } from './manifest-yaml';
-import { OutputFile, YAML_HEADER } from './output';
+import { OutputFile } from './output';
+import { YAML_HEADER } from './output-files';
 import type { Rendered, RenderedObject, RenderedWave } from './rendered';
 
 /**
@@ -213,7 +214,7 @@ export function overlayFiles(rendered: Rendered, overlays: readonly string[], ro
     }
     const header = [
       `# The overlay "${name}" of ${rendered.project.composeApp.namespace}, started by cdk8s-compose convert --overlay ${name}.`,
-      '# It is yours: convert writes it only when it is missing. Set the values, then: kubectl apply -k ' + `${OVERLAYS_FOLDER}/${name}`,
+      `# It is yours: convert writes it only when it is missing. Set the values, then: kubectl apply -k ${OVERLAYS_FOLDER}/${name}`,
       '# Each patch holds the base\'s value: the replicas of the app\'s workloads and the hosts of its Ingresses.',
     ];
     files.push({
