@@ -117,8 +117,8 @@ export function parseYaml(text: string, file: string, limits: YamlLimits = DEFAU
 }
 
 /**
- * What `parseDocument` does (lexer, parser, composer), with the lexer's tokens checked by {@link TokenCheck} as they
- * go to the parser: the text is lexed once, and refused at the first excess, before the parser has built much.
+ * What `parseDocument` does (lexer, parser, composer), with the lexer's tokens checked by {@link TokenCheck} before
+ * they go to the parser: the text is lexed once, and refused at the first excess, before anything is parsed.
  */
 function parseChecked(text: string, file: string, limits: YamlLimits, lineCounter: LineCounter): Document.Parsed {
   const check = new TokenCheck(text, file, limits);
@@ -132,10 +132,16 @@ function parseChecked(text: string, file: string, limits: YamlLimits, lineCounte
     strict: true,
     keepSourceTokens: false,
   });
+  // The whole text is checked before the parser sees a token (a refused file costs the lexer's time and no more
+  // memory than its tokens, which are mostly one-character strings that V8 shares).
+  const lexemes: string[] = [];
+  for (const lexeme of new Lexer().lex(text)) {
+    check.next(lexeme);
+    lexemes.push(lexeme);
+  }
   function* tokens() {
     lineCounter.addNewLine(0);
-    for (const lexeme of new Lexer().lex(text)) {
-      check.next(lexeme);
+    for (const lexeme of lexemes) {
       yield* parser.next(lexeme);
     }
     yield* parser.end();
@@ -159,8 +165,8 @@ const MARKERS = new Set(['\u0002', '\u0018', '\u001f']);
 /**
  * Refuses text whose shape makes yaml's parser slow or hungry: flow collections nested past the depth limit (a
  * million `[` take a gigabyte), block indicators or node properties piled on one line (`- &a - &a …` parses in
- * quadratic time), more aliases than the alias limit and more scalars than twice the value limit. It sees each token
- * of the lexer before the parser does, holds nothing, and stops at the first excess.
+ * quadratic time), more aliases than the alias limit and more scalars than twice the value limit. It sees every token
+ * of the lexer before the parser sees any, holds nothing, and stops at the first excess.
  */
 class TokenCheck {
   private offset = 0;
