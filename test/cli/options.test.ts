@@ -196,7 +196,6 @@ test('the option parser, help and usage errors load neither the construct librar
         throw new Error(`${heavy} was loaded`);
       });
     }
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded inside the isolated registry
     const { main } = require('../../lib/cli/main') as typeof import('../../lib/cli/main');
     const out: string[] = [];
     const io = { stdout: (text: string) => out.push(text), stderr: (text: string) => out.push(text) };
