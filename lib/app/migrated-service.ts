@@ -15,8 +15,11 @@ import {
 import { HostRewriter } from './host-rewrite';
 import { NameRegistry, joinDnsLabel, toDnsLabel } from '../base/naming';
 import {
-  POD_SECURITY_CONTEXT, capability, pullPolicyFor, removeAddressLabel, removeAddressSelector,
+  POD_SECURITY_CONTEXT, capability, pullPolicyFor,
 } from '../base/pod-defaults';
+import {
+  LabelledCronJob, LabelledDaemonSet, LabelledDeployment, LabelledJob, LabelledStatefulSet,
+} from '../base/labelled-workloads';
 import {
   ContainerProbes, HttpProbeSettings, healthcheckCommand, httpProbes, probeSeconds, probesFromHealthcheck, tcpReadiness,
 } from './probes';
@@ -429,7 +432,7 @@ export class MigratedService extends Construct {
         containers: [containerProps(plan.ports.filter((p) => p.via === undefined))],
       };
       if (plan.kind === WorkloadKind.JOB) {
-        this.job = new kplus.Job(this, 'Job', {
+        this.job = new LabelledJob(this, 'Job', {
           ...podProps,
           restartPolicy: kplus.RestartPolicy.ON_FAILURE,
           backoffLimit: 6,
@@ -437,7 +440,7 @@ export class MigratedService extends Construct {
         this.workload = this.job;
       } else if (plan.kind === WorkloadKind.CRON_JOB) {
         const cron = settings.cronJob!;
-        this.cronJob = new kplus.CronJob(this, 'CronJob', {
+        this.cronJob = new LabelledCronJob(this, 'CronJob', {
           ...podProps,
           schedule: cron.schedule,
           // One run at a time unless the label allows more (the quota counts one run).
@@ -450,32 +453,25 @@ export class MigratedService extends Construct {
         this.workload = this.cronJob;
       } else if (plan.kind === WorkloadKind.STATEFUL_SET) {
         this.service = this.clusterService();
-        this.statefulSet = new kplus.StatefulSet(this, 'StatefulSet', {
+        this.statefulSet = new LabelledStatefulSet(this, 'StatefulSet', {
           ...podProps,
-          select: false,
           replicas: this.replicas,
           service: this.service,
         });
-        this.statefulSet.select(kplus.LabelSelector.of({ labels: this.labels }));
-        removeAddressSelector(this.service);
         this.workload = this.statefulSet;
       } else if (plan.kind === WorkloadKind.DAEMON_SET) {
-        this.daemonSet = new kplus.DaemonSet(this, 'DaemonSet', { ...podProps, select: false });
-        this.daemonSet.select(kplus.LabelSelector.of({ labels: this.labels }));
+        this.daemonSet = new LabelledDaemonSet(this, 'DaemonSet', podProps);
         this.workload = this.daemonSet;
       } else {
         const mountsRwoClaim = Object.keys(mounts.claims).length > 0;
-        this.deployment = new kplus.Deployment(this, 'Deployment', {
+        this.deployment = new LabelledDeployment(this, 'Deployment', {
           ...podProps,
-          select: false,
           replicas: this.replicas,
           // Two pods cannot hold one ReadWriteOnce claim on different nodes during a rolling update.
           strategy: mountsRwoClaim ? kplus.DeploymentStrategy.recreate() : undefined,
         });
-        this.deployment.select(kplus.LabelSelector.of({ labels: this.labels }));
         this.workload = this.deployment;
       }
-      removeAddressLabel(this.workload, this.podTemplatePath);
       this.container = this.workload.containers[0];
       if (plan.hasService && !this.service) {
         this.service = this.clusterService();

@@ -3,7 +3,8 @@ import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { ComposeError } from '../compose/errors';
 import { joinDnsLabel } from '../base/naming';
-import { capability, pullPolicyFor, removeAddressLabel } from '../base/pod-defaults';
+import { capability, pullPolicyFor } from '../base/pod-defaults';
+import { LabelledCronJob } from '../base/labelled-workloads';
 import { DatabaseEngine } from './engine';
 
 /** Where backups are written inside the backup container. */
@@ -150,7 +151,7 @@ export class DatabaseBackup extends Construct {
       `ls -1t ${pattern} | tail -n +${keep + 1} | xargs -r rm -f --`,
     ].join('\n');
 
-    this.cronJob = new kplus.CronJob(this, 'Resource', {
+    this.cronJob = new LabelledCronJob(this, 'Resource', {
       metadata,
       podMetadata: { labels: { ...this.podLabels } },
       schedule: props.schedule ?? DEFAULT_SCHEDULE,
@@ -184,6 +185,5 @@ export class DatabaseBackup extends Construct {
         }],
       }],
     });
-    removeAddressLabel(this.cronJob, '/spec/jobTemplate/spec/template');
   }
 }

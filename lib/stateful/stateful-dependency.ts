@@ -4,7 +4,8 @@ import { Construct } from 'constructs';
 import { KubeSecret } from '../../imports/k8s';
 import { ComposeError } from '../compose/errors';
 import { isServiceName, joinDnsLabel, portName, toServiceName } from '../base/naming';
-import { POD_SECURITY_CONTEXT, pullPolicyFor, removeAddressLabel, removeAddressSelector } from '../base/pod-defaults';
+import { POD_SECURITY_CONTEXT, pullPolicyFor } from '../base/pod-defaults';
+import { LabelledDeployment, LabelledStatefulSet } from '../base/labelled-workloads';
 import { DatabaseBackup, DatabaseBackupOptions } from './database-backup';
 import { DatabaseCredentials, DatabaseEngine, EngineKind } from './engine';
 import { sortedRecord } from '../util/sort';
@@ -305,7 +306,6 @@ export class StatefulDependency extends Construct {
 
     const podProps = {
       metadata: metadata(name),
-      select: false,
       replicas: 1,
       podMetadata: { labels },
       containers: [containerProps],
@@ -315,13 +315,10 @@ export class StatefulDependency extends Construct {
       dockerRegistryAuth: props.imagePullSecret ? kplus.Secret.fromSecretName(this, 'ImagePullSecret', props.imagePullSecret) : undefined,
     };
     if ((props.controller ?? WorkloadController.DEPLOYMENT) === WorkloadController.STATEFUL_SET) {
-      this.workload = new kplus.StatefulSet(this, 'Resource', { ...podProps, service: this.service });
-      removeAddressSelector(this.service);
+      this.workload = new LabelledStatefulSet(this, 'Resource', { ...podProps, service: this.service });
     } else {
-      this.workload = new kplus.Deployment(this, 'Resource', { ...podProps, strategy: kplus.DeploymentStrategy.recreate() });
+      this.workload = new LabelledDeployment(this, 'Resource', { ...podProps, strategy: kplus.DeploymentStrategy.recreate() });
     }
-    this.workload.select(kplus.LabelSelector.of({ labels }));
-    removeAddressLabel(this.workload);
     this.container = this.workload.containers[0];
 
     if (props.backup !== false && engine.supportsBackup) {
