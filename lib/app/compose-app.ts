@@ -42,6 +42,7 @@ import {
 } from './settings';
 import { STORAGE_QUANTITY_FORMAT, claimSize, storageBytes } from '../base/sizes';
 import { VmMigratedService } from './vm-migrated-service';
+import { secretHandle } from '../base/secret-handle';
 import { isIngressHost } from '../util/dns';
 import { compare } from '../util/sort';
 import { vmRoutingReasons } from './vm-routing';
@@ -1209,7 +1210,7 @@ export class ComposeApp extends Construct {
         type: 'Opaque',
         data: { [key]: content.binary ? content.text : Buffer.from(content.text, 'utf8').toString('base64') },
       });
-      source = { kind: 'Secret', name: objectName, key };
+      source = { kind: 'Secret', secret: secretHandle(this, `SecretRef-${secret.name}`, this.secretObjects[secret.name]), key };
     }
     this.warnLabels(secret, 'secret');
     this.secretMap.set(name, source);
@@ -1229,7 +1230,11 @@ export class ComposeApp extends Construct {
     const why = source.kind === 'external' ? 'is external' : `reads "${source.path}", outside the project, which was not read`;
     this.warn(`external-${what}`, `${what} "${name}" ${why}: create the ${kind} "${objectName}" with the key "${key}" in `
       + `namespace "${this.namespace}" before deploying`, at);
-    return { kind, name: objectName, key };
+    // A reference by name: the object is outside the app.
+    const id = `${what === 'secret' ? 'Secret' : 'Config'}Ref-${name}`;
+    return what === 'secret'
+      ? { kind: 'Secret', secret: kplus.Secret.fromSecretName(this, id, objectName), key }
+      : { kind: 'ConfigMap', configMap: kplus.ConfigMap.fromConfigMapName(this, id, objectName), key };
   }
 
   private configSource(name: string, _user: ServicePlan, at: ComposeLocation): MountedFileSource | undefined {
@@ -1251,17 +1256,21 @@ export class ComposeApp extends Construct {
       const objectName = this.names.claim(kind, toDnsLabel(config.name) || 'config', { owner: `config "${config.name}"`, at: config.at });
       if (holdsSecret) {
         this.warn('file-holds-secret', `config "${config.name}" contains a secret value, so it is kept in the Secret "${objectName}"`, config.at);
-        this.configObjects[config.name] = new KubeSecret(this, `Config-${config.name}`, {
+        const object = new KubeSecret(this, `Config-${config.name}`, {
           metadata: { name: objectName, namespace: this.namespace },
           type: 'Opaque',
           data: { [key]: Buffer.from(content.text, 'utf8').toString('base64') },
         });
+        this.configObjects[config.name] = object;
+        source = { kind: 'Secret', secret: secretHandle(this, `ConfigRef-${config.name}`, object), key };
       } else {
-        this.configObjects[config.name] = new kplus.ConfigMap(this, `Config-${config.name}`, {
+        const object = new kplus.ConfigMap(this, `Config-${config.name}`, {
           metadata: { name: objectName, namespace: this.namespace },
           data: content.binary ? undefined : { [key]: content.text },
           binaryData: content.binary ? { [key]: content.text } : undefined,
         });
+        this.configObjects[config.name] = object;
+        source = { kind: 'ConfigMap', configMap: object, key };
       }
       if (!content.binary) {
         // References are reported once per config, not per service that mounts it.
@@ -1270,7 +1279,6 @@ export class ComposeApp extends Construct {
             + `"${reference.to}" in Kubernetes; edit the file`, config.at);
         }
       }
-      source = { kind, name: objectName, key };
     }
     this.warnLabels(config, 'config');
     this.configMap.set(name, source);
