@@ -3,7 +3,9 @@ import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { ComposeLocation, PortMapping } from '../compose/model';
 import { NameRegistry, joinDnsLabel } from '../base/naming';
-import { IngressRule, ServiceSettings, explicitProtocol, toProtocol } from './service-plan';
+import { IngressRule, PortAccess, ServiceSettings, explicitProtocol, toProtocol } from './service-plan';
+
+export { PortAccess } from './service-plan';
 import { Exposure, KomposeLabel, KomposeServiceType } from './settings';
 
 /**
@@ -23,15 +25,6 @@ export function setExternalTrafficPolicy(
     return;
   }
   ApiObject.of(service).addJsonPatch(JsonPatch.add('/spec/externalTrafficPolicy', policy));
-}
-
-/** How one published port is reached from outside the cluster. */
-export enum PortAccess {
-  INGRESS = 'Ingress',
-  LOAD_BALANCER = 'LoadBalancer',
-  NODE_PORT = 'NodePort',
-  /** Kept inside the cluster: a `127.0.0.1` binding, a stateful dependency, or `Exposure.INTERNAL`. */
-  INTERNAL = 'Internal',
 }
 
 /** What the exposure rule needs to know about a service, container or VM. */

@@ -13,7 +13,7 @@ import { ServiceEnvironment } from './service-environment';
 import { ServiceExposure, checkPublishedPorts } from './service-exposure';
 import { ServiceMounts } from './service-mounts';
 import {
-  IngressRule, MigrationContext, PublishedPort, ServicePartProps, ServicePlan, ServiceSettings, WorkloadKind, WorkloadPort,
+  IngressRule, MigrationContext, PodHost, PublishedPort, ServicePartProps, ServicePlan, ServiceSettings, WorkloadKind, WorkloadPort,
   podTemplatePath, toContainerResources,
 } from './service-plan';
 import { addDevices, containerSecurityContext } from './service-pod';
@@ -27,7 +27,7 @@ export type {
   IngressRule, IngressRuleSettings, MigrationContext, MountedFileSource, PublishedPort, ResolvedResources, ServicePlan,
   ServiceSettings, WorkloadPort,
 } from './service-plan';
-export { PortAccess } from './exposure';
+export { PortAccess } from './service-plan';
 
 /** Props of `MigratedService`: one compose service's plan, its resolved settings, and the app it belongs to. */
 export interface MigratedServiceProps {
@@ -222,7 +222,7 @@ export class MigratedService extends Construct {
   }
 
   /** The HorizontalPodAutoscaler of a service with autoscaling, unless it cannot be scaled (reported). */
-  private addAutoscaler({ plan, settings, context, labels }: ServicePartProps, host?: MigratedService): ServiceAutoscaler | undefined {
+  private addAutoscaler({ plan, settings, context, labels }: ServicePartProps, host?: PodHost): ServiceAutoscaler | undefined {
     if (!settings.autoscaling) {
       return undefined;
     }

@@ -37,16 +37,11 @@ export class ServiceMounts {
   public readonly mounts: PodMount[] = [];
   /** The claims the pod mounts, by volume name in the pod. */
   public readonly claims: Record<string, kplus.IPersistentVolumeClaim> = {};
-  /** The claim compose mounts at a stateful dependency's data path. */
-  public engineDataClaim?: kplus.IPersistentVolumeClaim;
-  /** Compose keeps the engine's data: a named volume or a bind mount at its data path or a folder above it. */
-  public engineDataKept = false;
-  /** The ConfigMap of bind-mounted files (`<name>-files`). */
-  public filesConfigMap?: kplus.ConfigMap;
-  /** The Secret of bind-mounted files that hold a secret value (`<name>-files`). */
-  public filesSecret?: KubeSecret;
 
   private readonly scope: Construct;
+  private dataClaim?: kplus.IPersistentVolumeClaim;
+  private dataKept = false;
+  private filesObjects: { configMap?: kplus.ConfigMap; secret?: KubeSecret } = {};
   private readonly part: ServicePartProps;
   private readonly volumeNames: KeyNames;
   private readonly files: BoundFile[] = [];
@@ -78,6 +73,26 @@ export class ServiceMounts {
     this.mounts.sort((a, b) => compare(a.path, b.path));
   }
 
+  /** The claim compose mounts at a stateful dependency's data path. */
+  public get engineDataClaim(): kplus.IPersistentVolumeClaim | undefined {
+    return this.dataClaim;
+  }
+
+  /** Compose keeps the engine's data: a named volume or a bind mount at its data path or a folder above it. */
+  public get engineDataKept(): boolean {
+    return this.dataKept;
+  }
+
+  /** The ConfigMap of bind-mounted files (`<name>-files`). */
+  public get filesConfigMap(): kplus.ConfigMap | undefined {
+    return this.filesObjects.configMap;
+  }
+
+  /** The Secret of bind-mounted files that hold a secret value (`<name>-files`). */
+  public get filesSecret(): KubeSecret | undefined {
+    return this.filesObjects.secret;
+  }
+
   /** Mounts every volume into the container. */
   public mountInto(container: kplus.Container): void {
     for (const mount of this.mounts) {
@@ -101,7 +116,7 @@ export class ServiceMounts {
     const onEngineData = engine !== undefined && target === engine.dataPath;
     const keepsEngineData = engine !== undefined && (target === engine.dataPath || engine.dataPath.startsWith(`${target}/`));
     if (keepsEngineData && (mount.type === 'bind' || (mount.type === 'volume' && mount.source !== undefined))) {
-      this.engineDataKept = true;
+      this.dataKept = true;
     }
     if (mount.type === 'tmpfs') {
       const volume = kplus.Volume.fromEmptyDir(this.scope, `Tmpfs${mount.target}`, this.volumeNames.key(`tmpfs-${mount.target}`), {
@@ -120,7 +135,7 @@ export class ServiceMounts {
     } else if (mount.type === 'volume') {
       const claim = context.claimFor(mount.source!, plan, mount.at);
       if (onEngineData && mount.subpath === undefined) {
-        this.engineDataClaim = claim;
+        this.dataClaim = claim;
         return;
       }
       // The key is taken even for a claim mounted twice, so the names after it stay as they are.
@@ -207,13 +222,14 @@ export class ServiceMounts {
     const name = joinDnsLabel(plan.name, 'files');
     if (plainFiles.length > 0) {
       context.names.claim('ConfigMap', name, owner);
-      this.filesConfigMap = new kplus.ConfigMap(this.scope, 'FilesConfigMap', {
+      const configMap = new kplus.ConfigMap(this.scope, 'FilesConfigMap', {
         metadata: objectMetadata(this.part, name),
         data: Object.fromEntries(plainFiles.filter((f) => !asBinary(f.content)).map((f) => [f.key, f.content.text])),
         binaryData: Object.fromEntries(plainFiles.filter((f) => asBinary(f.content))
           .map((f) => [f.key, f.content.binary ? f.content.text : base64(f.content.text)])),
       });
-      const volume = kplus.Volume.fromConfigMap(this.scope, 'FilesVolume', this.filesConfigMap, { name: this.volumeNames.key('files') });
+      this.filesObjects = { configMap };
+      const volume = kplus.Volume.fromConfigMap(this.scope, 'FilesVolume', configMap, { name: this.volumeNames.key('files') });
       this.mountEach(plainFiles, volume);
     }
     if (holdsSecret.length > 0) {
@@ -222,12 +238,13 @@ export class ServiceMounts {
         context.warn('file-holds-secret', `the bound file "${file.mount.source}" contains a secret value, so it is mounted from `
           + `the Secret "${name}" instead of a ConfigMap`, file.mount.at);
       }
-      this.filesSecret = new KubeSecret(this.scope, 'FilesSecret', {
+      const secret = new KubeSecret(this.scope, 'FilesSecret', {
         metadata: objectMetadata(this.part, name),
         type: 'Opaque',
         data: Object.fromEntries(holdsSecret.map((f) => [f.key, base64(f.content.text)])),
       });
-      const handle = secretHandle(this.scope, 'FilesSecretRef', this.filesSecret);
+      this.filesObjects = { ...this.filesObjects, secret };
+      const handle = secretHandle(this.scope, 'FilesSecretRef', secret);
       this.mountEach(holdsSecret, kplus.Volume.fromSecret(this.scope, 'FilesSecretVolume', handle, { name: this.volumeNames.key('files-secret') }));
     }
     for (const file of this.files.filter((f) => !f.content.binary)) {

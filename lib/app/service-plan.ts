@@ -10,9 +10,7 @@ import { AutoscalingSettings } from './autoscaler';
 import { WaitSettings } from './dependency-wait';
 import { HostRewriter } from './host-rewrite';
 import { KomposeCronJob, KomposeInitContainer, KomposeProbeLabels, KomposeServiceLabels } from './kompose-labels';
-import type { MigratedService } from './migrated-service';
 import { HttpProbeSettings } from './probes';
-import type { PortAccess } from './exposure';
 import { Exposure, KomposeServiceType } from './settings';
 
 /**
@@ -52,6 +50,15 @@ export interface WorkloadPort {
   readonly inferred?: boolean;
   /** On a pod that holds sidecars: the compose name of the sidecar whose container listens on it. */
   readonly via?: string;
+}
+
+/** How one published port is reached from outside the cluster. */
+export enum PortAccess {
+  INGRESS = 'Ingress',
+  LOAD_BALANCER = 'LoadBalancer',
+  NODE_PORT = 'NodePort',
+  /** Kept inside the cluster: a `127.0.0.1` binding, a stateful dependency, or `Exposure.INTERNAL`. */
+  INTERNAL = 'Internal',
 }
 
 /** The external access of one published compose port. */
@@ -147,6 +154,16 @@ export type MountedFileSource =
   | { readonly kind: 'Secret'; readonly secret: kplus.ISecret; readonly key: string }
   | { readonly kind: 'ConfigMap'; readonly configMap: kplus.IConfigMap; readonly key: string };
 
+/** What a sidecar uses of the migrated service whose pod it joins (a `MigratedService`). */
+export interface PodHost {
+  readonly composeName: string;
+  readonly name: string;
+  readonly replicas: number;
+  readonly workload: kplus.Deployment | kplus.StatefulSet | kplus.DaemonSet | kplus.Job | kplus.CronJob;
+  readonly service?: kplus.Service;
+  readonly ports: readonly WorkloadPort[];
+}
+
 /** What the app shares with each of its services. */
 export interface MigrationContext {
   readonly namespace: string;
@@ -166,7 +183,7 @@ export interface MigrationContext {
   /** Records a warning. */
   warn(code: string, message: string, at: ComposeLocation): void;
   /** A service already migrated, by compose name (a sidecar's host is migrated before it). */
-  migrated(composeName: string): MigratedService | undefined;
+  migrated(composeName: string): PodHost | undefined;
 }
 
 

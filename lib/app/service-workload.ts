@@ -8,19 +8,18 @@ import {
 import { claimSize } from '../base/sizes';
 import { DatabaseCredentials, DatabaseEngine } from '../stateful/engine';
 import { StatefulDependency } from '../stateful/stateful-dependency';
-import type { MigratedService } from './migrated-service';
 import { ServiceEnvironment } from './service-environment';
 import { ServiceMounts } from './service-mounts';
 import { gracePeriod, podHostAliases, podSysctls } from './service-pod';
 import { ServiceProbes } from './service-probes';
-import { ServicePartProps, WorkloadKind, WorkloadPort, explicitProtocol, objectMetadata } from './service-plan';
+import { PodHost, ServicePartProps, WorkloadKind, WorkloadPort, explicitProtocol, objectMetadata } from './service-plan';
 import { warnStatefulPodKeys } from './service-warnings';
 
 /** What the workload of a service is made from: its parts, already planned. */
 export interface ServiceWorkloadProps {
   readonly part: ServicePartProps;
   /** Under `network_mode: service:X`: the migrated X, whose pod the container joins. */
-  readonly host?: MigratedService;
+  readonly host?: PodHost;
   readonly replicas: number;
   readonly env: ServiceEnvironment;
   readonly mounts: ServiceMounts;
