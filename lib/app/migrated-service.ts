@@ -128,7 +128,7 @@ export class MigratedService extends Construct {
     waits.useServiceAccount(pod, access !== undefined);
     waits.addKomposeInitContainer(pod, resources, securityContext);
     this.addHooksAndSizes(part, pod, resources, securityContext);
-    this.exposure = new ServiceExposure(this, part, this.service);
+    this.exposure = new ServiceExposure(this, part, this.service, this.workload);
   }
 
   /** The workload: a kplus Deployment, StatefulSet, DaemonSet, Job or CronJob. */

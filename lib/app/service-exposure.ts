@@ -21,7 +21,11 @@ export class ServiceExposure {
   /** The LoadBalancer (or NodePort) Service for published non-HTTP ports. */
   public readonly externalService?: kplus.Service;
 
-  constructor(scope: Construct, part: ServicePartProps, service: kplus.Service | undefined) {
+  /**
+   * @param service the ClusterIP Service the Ingress routes to
+   * @param pods the pods the external Service selects: the workload the service runs in
+   */
+  constructor(scope: Construct, part: ServicePartProps, service: kplus.Service | undefined, pods: kplus.IPodSelector) {
     const { plan, settings, context } = part;
     const compose = plan.service;
     const seen = new Set<string>();
@@ -50,7 +54,7 @@ export class ServiceExposure {
     checkIngressLabels(compose, this.ingress !== undefined);
     if (external.length > 0) {
       this.externalService = addExternalService(scope, objects, external.map((mapping) => ({ mapping, targetPort: mapping.target })));
-      this.externalService.selectLabel('app', part.labels.app);
+      this.externalService.select(pods);
     }
     setExternalTrafficPolicy(this.externalService, settings.externalTrafficPolicy,
       labelAt(compose, KomposeLabel.EXTERNAL_TRAFFIC_POLICY), (code, message, at) => context.warn(code, message, at));

@@ -59,14 +59,13 @@ export class ServiceWorkload {
       // Its ports on the pod: those the host's plan gives it (a port the host declares is the host container's).
       this.container = host.workload.addContainer(this.containerProps(host.ports.filter((p) => p.via === plan.service.name)));
     } else {
-      if (plan.kind === WorkloadKind.STATEFUL_SET) {
-        this.service = this.clusterService();
-      }
-      this.workload = this.ownWorkload();
+      // A StatefulSet names its pods through its Service, so that Service comes first; any other one after the workload.
+      const service = plan.kind === WorkloadKind.STATEFUL_SET ? this.clusterService() : undefined;
+      this.workload = this.ownWorkload(service);
       this.container = this.workload.containers[0];
-      if (plan.hasService && !this.service) {
-        this.service = this.clusterService();
-      }
+      this.service = service ?? (plan.hasService ? this.clusterService() : undefined);
+      // The Service selects the pods by the workload's own selector.
+      this.service?.select(this.workload);
     }
   }
 
@@ -92,7 +91,7 @@ export class ServiceWorkload {
   }
 
   /** A workload of the service's own, with the pod settings compose gives. */
-  private ownWorkload(): kplus.Deployment | kplus.StatefulSet | kplus.DaemonSet | kplus.Job | kplus.CronJob {
+  private ownWorkload(service: kplus.Service | undefined): kplus.Deployment | kplus.StatefulSet | kplus.DaemonSet | kplus.Job | kplus.CronJob {
     const { part, replicas, mounts } = this.props;
     const { plan, settings } = part;
     const scope = this.scope;
@@ -124,7 +123,7 @@ export class ServiceWorkload {
         });
       }
       case WorkloadKind.STATEFUL_SET:
-        return new LabelledStatefulSet(scope, 'StatefulSet', { ...podProps, replicas, service: this.service! });
+        return new LabelledStatefulSet(scope, 'StatefulSet', { ...podProps, replicas, service: service! });
       case WorkloadKind.DAEMON_SET:
         return new LabelledDaemonSet(scope, 'DaemonSet', podProps);
       default:
@@ -137,18 +136,16 @@ export class ServiceWorkload {
     }
   }
 
-  /** The ClusterIP Service other services reach this one by (`None` under `kompose.service.type: headless`). */
+  /** The ClusterIP Service other services reach this one by (`None` under `kompose.service.type: headless`), without its selector yet. */
   private clusterService(): kplus.Service {
     const { part } = this.props;
     const { plan, settings } = part;
-    const service = new kplus.Service(this.scope, 'Service', {
+    return new kplus.Service(this.scope, 'Service', {
       metadata: objectMetadata(part, plan.name),
       type: kplus.ServiceType.CLUSTER_IP,
       clusterIP: settings.komposeServiceType === 'headless' ? 'None' : undefined,
       ports: plan.ports.map((p) => ({ port: p.port, targetPort: p.port, protocol: explicitProtocol(p.protocol), name: p.name })),
     });
-    service.selectLabel('app', plan.name);
-    return service;
   }
 
   /** A database or cache: a StatefulDependency, with the service's other ports added to its container and Service. */
