@@ -236,7 +236,7 @@ export class MigratedService extends Construct {
       return undefined;
     }
     return new ServiceAutoscaler(this, 'Autoscaler', {
-      ...settings.autoscaling, target: workload, namespace: context.namespace, labels: labels as Record<string, string>, at: this.at,
+      ...settings.autoscaling, target: workload, namespace: context.namespace, labels: { ...labels }, at: this.at,
     });
   }
 

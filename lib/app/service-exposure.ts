@@ -44,7 +44,7 @@ export class ServiceExposure {
     }
     const objects = {
       name: plan.name, composeName: compose.name, at: compose.at, namespace: context.namespace,
-      labels: part.labels as Record<string, string>, names: context.names, settings,
+      labels: { ...part.labels }, names: context.names, settings,
     };
     if (ingressPort && service) {
       const { ingress, rules } = addIngress(scope, objects, service, ingressPort);

@@ -254,7 +254,7 @@ export interface ServicePartProps {
 
 /** The metadata of an object of the service: its name, the app's namespace, the service's labels. */
 export function objectMetadata(part: ServicePartProps, name: string): { name: string; namespace: string; labels: Record<string, string> } {
-  return { name, namespace: part.context.namespace, labels: part.labels as Record<string, string> };
+  return { name, namespace: part.context.namespace, labels: { ...part.labels } };
 }
 
 /** The location of a key of the compose service (`services.web.sysctls.x`), for messages. */
