@@ -23,7 +23,6 @@ const CDI_COMPONENT_LABEL = 'cdi.kubevirt.io';
 /** Options of the bundle built for a {@link ComposeVm}. */
 export type ComposeVmBundleOptions = Omit<GoldenImageBundleProps, 'model' | 'services' | 'name'>;
 
-/** Props of {@link ComposeVm}. */
 /**
  * The VM's login for maintenance: cloud-init creates it with no password and no key, so nobody can log in until the
  * operator hands it an SSH public key from a Secret (KubeVirt's `accessCredentials`, propagated by the qemu guest agent
@@ -126,6 +125,17 @@ export interface ComposeVmProps {
    * @default - `running: true`
    */
   readonly runStrategy?: RunStrategy;
+  /**
+   * More labels on the VM's pods (`spec.template.metadata.labels`), e.g. the CLI's `--labels`. The compose networks'
+   * labels, which NetworkPolicies select, win over a label of the same key; `kubevirt.io/vm` is refused.
+   * @default - only `kubevirt.io/vm` and the network labels
+   */
+  readonly templateLabels?: Readonly<Record<string, string>>;
+  /**
+   * Annotations on the VM's pods (`spec.template.metadata.annotations`), e.g. the CLI's `--annotations`.
+   * @default - none
+   */
+  readonly templateAnnotations?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -151,40 +161,11 @@ export class ComposeVm extends Construct {
 
   constructor(scope: Construct, id: string, props: ComposeVmProps) {
     super(scope, id);
-    // Compose project names may hold "_", which Kubernetes names may not.
-    const name = props.name ?? props.model.name.replace(/_/g, '-');
-    if (!DNS_LABEL.test(name)) {
-      throw new ComposeError('the VM name is not a DNS label', {
-        at: props.model.at,
-        value: name,
-        allowed: 'lower-case letters, digits and "-", starting and ending with a letter or digit, at most 63 characters',
-        hint: 'pass name',
-      });
-    }
+    const name = vmName(props);
     this.bundle = new GoldenImageBundle(this, 'GoldenImage', { ...props.bundle, model: props.model, services: props.services, name });
     const chosen = props.model.services.filter((s) => this.bundle.services.includes(s.name));
 
-    const files: CloudInitFile[] = [];
-    if (props.deliverSecrets ?? true) {
-      const env = Object.entries(this.bundle.subset.secretEnv).sort(([a], [b]) => compare(a, b));
-      if (env.length > 0) {
-        files.push({
-          path: `${this.bundle.appDirectory}/.env`,
-          content: env.map(([key, value]) => `${key}=${dotenvQuote(key, value)}`).join('\n') + '\n',
-          permissions: '0600',
-          sensitive: true,
-        });
-      }
-      for (const [file, content] of Object.entries(this.bundle.subset.secretFiles).sort(([a], [b]) => compare(a, b))) {
-        files.push({
-          path: `${this.bundle.appDirectory}/${file}`,
-          content: content.text,
-          base64: content.binary,
-          permissions: '0644',
-          sensitive: true,
-        });
-      }
-    }
+    const files = props.deliverSecrets ?? true ? secretFiles(this.bundle) : [];
     const users = props.users ?? [MAINTENANCE_USER];
     this.users = users;
     this.userData = files.length > 0 || users.length > 0 ? new CloudConfig({ users, writeFiles: files }) : undefined;
@@ -205,29 +186,10 @@ export class ComposeVm extends Construct {
       features: props.features,
       gpus,
       userData: this.userData,
-      labels: ComposeNetworkPolicies.networkLabels(this.bundle.subset.networks),
+      labels: { ...props.templateLabels, ...ComposeNetworkPolicies.networkLabels(this.bundle.subset.networks) },
+      templateAnnotations: props.templateAnnotations,
     });
-
-    const services: Record<string, kplus.Service> = {};
-    for (const service of chosen) {
-      const ports = this.bundle.ports.filter((p) => p.service === service.name);
-      if (ports.length === 0) {
-        continue;
-      }
-      const serviceName = props.serviceNames?.[service.name] ?? toDnsLabel(service);
-      services[service.name] = this.vm.exposeViaService({
-        name: serviceName,
-        serviceType: props.serviceType,
-        ports: ports.map((p) => ({
-          name: `${p.protocol}-${p.target}`,
-          port: p.target,
-          targetPort: p.hostPort,
-          // TCP is the default; leaving it out keeps the Service like a container's.
-          protocol: p.protocol === 'tcp' ? undefined : PROTOCOLS[p.protocol],
-        })),
-      });
-    }
-    this.services = services;
+    this.services = this.exposeServices(chosen, props);
   }
 
   /** What the bundle and this construct noted: build caveats, dropped dependencies, GPU drivers. */
@@ -268,6 +230,30 @@ export class ComposeVm extends Construct {
     };
   }
 
+  /** One Service per compose service with ports, named by `serviceNames` or the compose name. */
+  private exposeServices(chosen: readonly ComposeService[], props: ComposeVmProps): Record<string, kplus.Service> {
+    const services: Record<string, kplus.Service> = {};
+    for (const service of chosen) {
+      const ports = this.bundle.ports.filter((p) => p.service === service.name);
+      if (ports.length === 0) {
+        continue;
+      }
+      const serviceName = props.serviceNames?.[service.name] ?? toDnsLabel(service);
+      services[service.name] = this.vm.exposeViaService({
+        name: serviceName,
+        serviceType: props.serviceType,
+        ports: ports.map((p) => ({
+          name: `${p.protocol}-${p.target}`,
+          port: p.target,
+          targetPort: p.hostPort,
+          // TCP is the default; leaving it out keeps the Service like a container's.
+          protocol: p.protocol === 'tcp' ? undefined : PROTOCOLS[p.protocol],
+        })),
+      });
+    }
+    return services;
+  }
+
   private gpusFor(services: readonly ComposeService[], deviceName: string | undefined): VmGpu[] {
     const gpus: VmGpu[] = [];
     for (const service of services) {
@@ -305,6 +291,44 @@ export class ComposeVm extends Construct {
 const PROTOCOLS: Readonly<Record<string, kplus.Protocol>> = {
   udp: kplus.Protocol.UDP, sctp: kplus.Protocol.SCTP,
 };
+
+/** The VM's name: `name`, else the project name with "_" written as "-" (Kubernetes names may not hold "_"). */
+function vmName(props: ComposeVmProps): string {
+  const name = props.name ?? props.model.name.replace(/_/g, '-');
+  if (!DNS_LABEL.test(name)) {
+    throw new ComposeError('the VM name is not a DNS label', {
+      at: props.model.at,
+      value: name,
+      allowed: 'lower-case letters, digits and "-", starting and ending with a letter or digit, at most 63 characters',
+      hint: 'pass name',
+    });
+  }
+  return name;
+}
+
+/** The app's secret env values (as `.env`) and secret files, for cloud-init to write into the app folder. */
+function secretFiles(bundle: GoldenImageBundle): CloudInitFile[] {
+  const files: CloudInitFile[] = [];
+  const env = Object.entries(bundle.subset.secretEnv).sort(([a], [b]) => compare(a, b));
+  if (env.length > 0) {
+    files.push({
+      path: `${bundle.appDirectory}/.env`,
+      content: env.map(([key, value]) => `${key}=${dotenvQuote(key, value)}`).join('\n') + '\n',
+      permissions: '0600',
+      sensitive: true,
+    });
+  }
+  for (const [file, content] of Object.entries(bundle.subset.secretFiles).sort(([a], [b]) => compare(a, b))) {
+    files.push({
+      path: `${bundle.appDirectory}/${file}`,
+      content: content.text,
+      base64: content.binary,
+      permissions: '0644',
+      sensitive: true,
+    });
+  }
+  return files;
+}
 
 function defaultMemory(services: readonly ComposeService[]): Size {
   const bytes = services.reduce((sum, s) => sum + (s.deploy.limits.memoryBytes ?? 0), 0);

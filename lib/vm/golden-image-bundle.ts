@@ -203,44 +203,16 @@ export class GoldenImageBundle extends Construct implements IGoldenImage {
     const model = props.model;
     this.projectFiles = model.files;
     this.name = props.name ?? model.name;
-    if (!NAME.test(this.name)) {
-      throw new ComposeError('the golden image bundle name is not usable as a folder and unit name', {
-        value: this.name,
-        allowed: 'lower-case letters, digits, "_" and "-", starting with a letter or digit, at most 63 characters',
-        hint: 'pass name',
-      });
-    }
     const sshUsername = props.sshUsername ?? 'packer';
-    if (!USER_NAME.test(sshUsername)) {
-      throw new ComposeError('the build user name is not a valid login name', {
-        value: sshUsername, allowed: 'a lower-case letter or "_", then up to 31 lower-case letters, digits, "_" or "-"',
-      });
-    }
     this.appDirectory = props.appDirectory ?? `/opt/${this.name}`;
-    if (!APP_DIRECTORY.test(this.appDirectory) || this.appDirectory.split('/').includes('..')) {
-      throw new ComposeError('the app folder is not a plain absolute path', {
-        value: this.appDirectory, allowed: 'an absolute path of letters, digits, ".", "_" and "-"', hint: 'e.g. /opt/shop',
-      });
-    }
     const cpus = props.cpus ?? 2;
-    if (!Number.isInteger(cpus) || cpus < 1) {
-      throw new ComposeError('the build VM needs a whole number of CPUs', { value: cpus, allowed: '1 or more' });
-    }
+    const waitFor = props.waitFor ?? {};
+    checkBundleSettings(this.name, sshUsername, this.appDirectory, cpus, waitFor);
     this.diskSize = Size.gibibytes(sizeToGibibytesCeil(props.diskSize ?? Size.gibibytes(20)));
     this.imageFile = imageFileName(this.name);
     this.services = [...new Set(props.services ?? model.services.map((s) => s.name))].sort(compare);
 
     const secrets = collectSecretValues(model, this.services, props.isSensitive ?? defaultIsSensitive);
-    const waitFor = props.waitFor ?? {};
-    for (const [service, wait] of Object.entries(waitFor).sort(([a], [b]) => compare(a, b))) {
-      if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(wait.host) || !(Number.isInteger(wait.port) && wait.port >= 1 && wait.port <= 65535)
-        || !(Number.isInteger(wait.timeoutSeconds) && wait.timeoutSeconds >= 1)) {
-        throw new ComposeError(`the wait for service "${service}" is not usable`, {
-          value: `${wait.host}:${wait.port} within ${wait.timeoutSeconds} s`,
-          allowed: 'a DNS name, a port 1-65535 and a whole number of seconds, 1 or more',
-        });
-      }
-    }
     this.subset = composeSubset(model, this.appDirectory, {
       services: this.services,
       isSensitive: props.isSensitive ?? defaultIsSensitive,
@@ -363,6 +335,40 @@ export class GoldenImageBundle extends Construct implements IGoldenImage {
       lines.push('## Caveats', '', ...caveats.map((c) => `- ${c}`), '');
     }
     return lines.join('\n');
+  }
+}
+
+/** Rules on the bundle's props alone, checked at once: throws the first one broken. */
+function checkBundleSettings(name: string, sshUsername: string, appDirectory: string, cpus: number,
+  waitFor: Readonly<Record<string, ServiceWait>>): void {
+  if (!NAME.test(name)) {
+    throw new ComposeError('the golden image bundle name is not usable as a folder and unit name', {
+      value: name,
+      allowed: 'lower-case letters, digits, "_" and "-", starting with a letter or digit, at most 63 characters',
+      hint: 'pass name',
+    });
+  }
+  if (!USER_NAME.test(sshUsername)) {
+    throw new ComposeError('the build user name is not a valid login name', {
+      value: sshUsername, allowed: 'a lower-case letter or "_", then up to 31 lower-case letters, digits, "_" or "-"',
+    });
+  }
+  if (!APP_DIRECTORY.test(appDirectory) || appDirectory.split('/').includes('..')) {
+    throw new ComposeError('the app folder is not a plain absolute path', {
+      value: appDirectory, allowed: 'an absolute path of letters, digits, ".", "_" and "-"', hint: 'e.g. /opt/shop',
+    });
+  }
+  if (!Number.isInteger(cpus) || cpus < 1) {
+    throw new ComposeError('the build VM needs a whole number of CPUs', { value: cpus, allowed: '1 or more' });
+  }
+  for (const [service, wait] of Object.entries(waitFor).sort(([a], [b]) => compare(a, b))) {
+    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(wait.host) || !(Number.isInteger(wait.port) && wait.port >= 1 && wait.port <= 65535)
+      || !(Number.isInteger(wait.timeoutSeconds) && wait.timeoutSeconds >= 1)) {
+      throw new ComposeError(`the wait for service "${service}" is not usable`, {
+        value: `${wait.host}:${wait.port} within ${wait.timeoutSeconds} s`,
+        allowed: 'a DNS name, a port 1-65535 and a whole number of seconds, 1 or more',
+      });
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 import { ServiceTarget } from '../../lib/app/settings';
-import { OutputLayout, UsageError, helpText, parseCommandLine, parseDuration } from '../../lib/cli/options';
+import { OutputLayout, UsageError, helpText, parseCommandLine } from '../../lib/cli/options';
 import { WorkloadController } from '../../lib/stateful/stateful-dependency';
 
 function usageError(argv: string[]): string {
@@ -106,20 +106,6 @@ describe('bad usage', () => {
   ])('%j', (argv, message) => {
     expect(usageError(argv)).toBe(message);
   });
-});
-
-test('durations', () => {
-  expect(parseDuration('300', '--timeout')).toBe(300);
-  expect(parseDuration('300s', '--timeout')).toBe(300);
-  expect(parseDuration('5m', '--timeout')).toBe(300);
-  expect(parseDuration('1h2m3s', '--timeout')).toBe(3723);
-  expect(() => parseDuration('0s', '--timeout')).toThrow('--timeout "0s" is not a duration');
-  // The one duration parser: compose's forms are accepted here too.
-  expect(parseDuration('500ms', '--timeout')).toBe(0.5);
-  expect(parseDuration('1.5h', '--timeout')).toBe(5400);
-  for (const bad of ['', '-5s', '5x', 'soon', '0']) {
-    expect(() => parseDuration(bad, '--timeout')).toThrow(`--timeout "${bad}" is not a duration`);
-  }
 });
 
 test('deploy options', () => {

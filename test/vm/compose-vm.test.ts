@@ -70,6 +70,18 @@ describe('ComposeVm', () => {
     });
   });
 
+  test('templateLabels and templateAnnotations reach the VM\'s pod template; the network labels win a shared key', () => {
+    const { chart: c } = make({
+      templateLabels: { team: 'shop', 'network.cdk8s-compose.io/default': 'false' },
+      templateAnnotations: { 'example.com/owner': 'ops' },
+    });
+    const metadata = pick(Testing.synth(c), 'VirtualMachine', 'legacy').spec.template.metadata;
+    expect(metadata).toEqual({
+      labels: { 'kubevirt.io/vm': 'legacy', 'network.cdk8s-compose.io/default': 'true', team: 'shop' },
+      annotations: { 'example.com/owner': 'ops' },
+    });
+  });
+
   test('the app\'s secrets reach the guest through the user data Secret, which cloud-init accepts', async () => {
     const userData = userDataOf(manifests);
     expect(userData).toContain('  - path: /opt/legacy/.env\n');

@@ -263,6 +263,22 @@ describe('GoldenImageVm', () => {
       });
       expect(vm.podLabels['kubevirt.io/vm']).toBe('legacy');
     });
+
+    test('templateAnnotations reach the pod template, and the object\'s own metadata stays as it was', () => {
+      const { chart, vm } = make({ templateAnnotations: { 'example.com/team': 'shop', 'example.com/owner': 'ops' } });
+      vm.addTemplateAnnotation('example.com/tier', 'legacy');
+      const rendered = pick(synth(chart), 'VirtualMachine');
+      expect(rendered.spec.template.metadata).toEqual({
+        labels: { 'kubevirt.io/vm': 'legacy' },
+        annotations: { 'example.com/owner': 'ops', 'example.com/team': 'shop', 'example.com/tier': 'legacy' },
+      });
+      expect(rendered.metadata.annotations).toBeUndefined();
+    });
+
+    test('without templateAnnotations the pod template has no annotations key', () => {
+      const rendered = pick(synth(make({ templateAnnotations: {} }).chart), 'VirtualMachine');
+      expect(Object.keys(rendered.spec.template.metadata)).toEqual(['labels']);
+    });
   });
 
   describe('fails when', () => {
