@@ -2,8 +2,9 @@ import { isIP } from 'net';
 import { ComposeError } from './errors';
 import { PORT_KEYS } from './keys';
 import { ExposedPort, PortMapping, Protocol } from './model';
-import { asString, checkKeys, invalid, isNull, optionalString, Warn, wrongType } from './read';
+import { asSeq, asString, checkKeys, invalid, isNull, optionalString, Warn, wrongType } from './read';
 import { YMap, YNode } from './yaml';
+import { compare } from '../util/sort';
 
 const PORT_ALLOWED = '"80", "8080:80", "127.0.0.1:8080:80/udp", "[::1]:8080:80", ranges such as "3000-3005" or '
   + '"9090-9091:8080-8081", a number, or the long syntax {target, published, protocol, host_ip, mode}';
@@ -203,4 +204,55 @@ export function asPortList(node: YNode, what: string): YNode[] {
     throw wrongType(node, 'a list', { allowed: `a list of ${what}` });
   }
   return [...node.items];
+}
+
+/** Counts expanded ports against the project's budget, so port ranges in many services cannot add up to millions. */
+function countPorts(item: YNode, added: number, count: { value: number }): void {
+  count.value += added;
+  if (count.value > MAX_PORTS_PER_PROJECT) {
+    throw invalid(item, `the services publish and expose more than ${MAX_PORTS_PER_PROJECT} ports together`, {
+      hint: 'publish fewer or smaller port ranges',
+    });
+  }
+}
+
+export function normalizePorts(node: YNode | undefined, warn: Warn, count: { value: number }): PortMapping[] {
+  if (node === undefined) {
+    return [];
+  }
+  const ports: PortMapping[] = [];
+  for (const item of asSeq(node, { allowed: 'a list of ports such as "8080:80"' }).items) {
+    const parsed = parsePort(item, warn);
+    ports.push(...parsed);
+    if (ports.length > MAX_PORTS_PER_SERVICE) {
+      throw invalid(item, `the service publishes more than ${MAX_PORTS_PER_SERVICE} ports`, {
+        hint: 'publish fewer or smaller port ranges',
+      });
+    }
+    countPorts(item, parsed.length, count);
+  }
+  return sortPorts(ports);
+}
+
+export function normalizeExpose(node: YNode | undefined, count: { value: number }): ExposedPort[] {
+  if (node === undefined) {
+    return [];
+  }
+  const ports: ExposedPort[] = [];
+  const seen = new Set<string>();
+  for (const item of asSeq(node, { allowed: 'a list of ports such as "3000" or "3000/udp"' }).items) {
+    const parsed = parseExpose(item);
+    for (const port of parsed) {
+      const key = `${port.target}/${port.protocol}`;
+      if (!seen.has(key)) {
+        seen.add(key);
+        ports.push(port);
+      }
+      if (ports.length > MAX_PORTS_PER_SERVICE) {
+        throw invalid(item, `the service exposes more than ${MAX_PORTS_PER_SERVICE} ports`);
+      }
+    }
+    countPorts(item, parsed.length, count);
+  }
+  return ports.sort((a, b) => a.target - b.target || compare(a.protocol, b.protocol));
 }

@@ -2,9 +2,13 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { ComposeError } from './errors';
 import { MAX_CONTENT_BYTES, contentOf, readContent, readProjectFile, resolveInProject, statPath } from './files';
-import { SERVICE_VOLUME_KEYS, SERVICE_VOLUME_TMPFS_KEYS, SERVICE_VOLUME_VOLUME_KEYS } from './keys';
-import { ComposeLocation, VolumeMount } from './model';
-import { asBool, asString, checkKeys, invalid, isNull, optionalMap, optionalString, Warn, wrongType } from './read';
+import { SERVICE_VOLUME_KEYS, SERVICE_VOLUME_TMPFS_KEYS, SERVICE_VOLUME_VOLUME_KEYS, VOLUME_KEYS } from './keys';
+import { ComposeLocation, ComposeVolume, VolumeMount } from './model';
+import { externalOf, NormalizeContext, optional, sorted } from './normalize-context';
+import {
+  asBool, asListOrMap, asSeq, asString, asTextMap, checkKeys, invalid, isNull, optionalMap, optionalString, Warn,
+  wrongType,
+} from './read';
 import { parseSize } from './units';
 import { YMap, YNode } from './yaml';
 
@@ -321,4 +325,72 @@ function readBindDirectory(source: string, absolute: string, ctx: VolumeContext,
   const confineTo = ctx.allowOutsideProject ? undefined : ctx.projectDir;
   const contents = files.map((f) => contentOf(f.relative, readProjectFile('bound file', `${source}/${f.relative}`, f.absolute, at, { confineTo })));
   return { kind: 'directory', sizeBytes: bytes, files: contents };
+}
+
+export function normalizeMounts(volumes: YNode | undefined, tmpfs: YNode | undefined, outer: VolumeContext): VolumeMount[] {
+  // One warning per ignored option and service (mailcow puts :z on dozens of mounts), naming the first mount.
+  const options = new Map<string, { message: string; at: ComposeLocation; count: number }>();
+  const ctx: VolumeContext = {
+    ...outer,
+    warn: (code, message, at) => {
+      if (code !== 'unsupported-volume-option') {
+        outer.warn(code, message, at);
+        return;
+      }
+      const seen = options.get(message);
+      if (seen) {
+        seen.count += 1;
+      } else {
+        options.set(message, { message, at, count: 1 });
+      }
+    },
+  };
+  const mounts: VolumeMount[] = [];
+  if (volumes !== undefined) {
+    for (const item of asSeq(volumes, { allowed: 'a list of volumes such as "data:/var/lib/data"' }).items) {
+      const mount = parseServiceVolume(item, ctx);
+      if (mount) {
+        mounts.push(mount);
+      }
+    }
+  }
+  if (tmpfs !== undefined) {
+    const items = tmpfs.kind === 'scalar' ? [tmpfs] : asSeq(tmpfs, { allowed: 'a path or a list of paths' }).items;
+    for (const item of items) {
+      mounts.push(parseTmpfs(item, ctx));
+    }
+  }
+  for (const { message, at, count } of options.values()) {
+    outer.warn('unsupported-volume-option', count > 1 ? `${message} (on ${count} mounts)` : message, at);
+  }
+  const byTarget = new Map<string, VolumeMount>();
+  for (const mount of mounts) {
+    const earlier = byTarget.get(mount.target);
+    if (earlier) {
+      throw new ComposeError(`two mounts use the container path "${mount.target}"`, {
+        at: mount.at,
+        hint: `the first one is at ${earlier.at.path}; remove one of them`,
+      });
+    }
+    byTarget.set(mount.target, mount);
+  }
+  return sorted(mounts, (m) => m.target);
+}
+
+export function normalizeVolume(name: string, node: YNode, ctx: NormalizeContext): ComposeVolume {
+  const map = optionalMap(node, { allowed: 'nothing, or a map with external, name, driver, driver_opts, labels' });
+  if (map) {
+    checkKeys(map, VOLUME_KEYS, 'a volume', ctx.warn);
+  }
+  const external = externalOf(map?.entries.get('external'), ctx.warn);
+  const externalName = external.name ?? optionalString(map?.entries.get('name'));
+  return {
+    name,
+    external: external.external,
+    ...optional('externalName', externalName ?? (external.external ? name : undefined)),
+    ...optional('driver', optionalString(map?.entries.get('driver'))),
+    driverOpts: asTextMap(map?.entries.get('driver_opts')),
+    labels: asListOrMap(map?.entries.get('labels')),
+    at: node.at,
+  };
 }

@@ -50,10 +50,11 @@ export interface DatabaseBackupProps extends DatabaseBackupOptions {
   /** The database port. */
   readonly port: number;
   /**
-   * The Secret that holds the keys `password` and `uri`.
+   * The Secret that holds the keys `password` and `uri`, as a handle: `StatefulDependency.credentialsSecret`, or
+   * `kplus.Secret.fromSecretName(scope, id, name)` for a Secret made elsewhere.
    * @default - no Secret: the database has no password, and `uri` is given
    */
-  readonly credentialsSecretName?: string;
+  readonly credentialsSecret?: kplus.ISecret;
   /**
    * The connection string, when there is no credentials Secret.
    * @default - read from the credentials Secret
@@ -122,35 +123,6 @@ export class DatabaseBackup extends Construct {
       storageClassName: props.storageClassName,
     });
 
-    const prefix = `${BACKUP_MOUNT_PATH}/${props.name}-`;
-    const pattern = `${prefix}*.${props.engine.backupExtension}`;
-    const env: Record<string, kplus.EnvValue> = {
-      DB_HOST: kplus.EnvValue.fromValue(props.host),
-      DB_PORT: kplus.EnvValue.fromValue(String(props.port)),
-    };
-    if (props.database !== undefined) {
-      env.DB_DATABASE = kplus.EnvValue.fromValue(props.database);
-    }
-    if (props.username !== undefined) {
-      env.DB_USERNAME = kplus.EnvValue.fromValue(props.username);
-    }
-    if (props.credentialsSecretName !== undefined) {
-      const secret = kplus.Secret.fromSecretName(this, 'Credentials', props.credentialsSecretName);
-      env.DB_PASSWORD = kplus.EnvValue.fromSecretValue({ secret, key: 'password' });
-      env.DB_URI = kplus.EnvValue.fromSecretValue({ secret, key: 'uri' });
-    } else if (props.uri !== undefined) {
-      env.DB_URI = kplus.EnvValue.fromValue(props.uri);
-    }
-    const command = [
-      'set -eu',
-      `BACKUP_FILE="${prefix}$(date -u +%Y%m%dT%H%M%SZ).${props.engine.backupExtension}"`,
-      'export BACKUP_FILE',
-      `echo "backing up ${props.engine.name} at $DB_HOST:$DB_PORT to $BACKUP_FILE"`,
-      script,
-      `echo "backup written; keeping the newest ${keep}"`,
-      `ls -1t ${pattern} | tail -n +${keep + 1} | xargs -r rm -f --`,
-    ].join('\n');
-
     this.cronJob = new LabelledCronJob(this, 'Resource', {
       metadata,
       podMetadata: { labels: { ...this.podLabels } },
@@ -161,29 +133,71 @@ export class DatabaseBackup extends Construct {
       restartPolicy: kplus.RestartPolicy.ON_FAILURE,
       automountServiceAccountToken: false,
       securityContext: { ensureNonRoot: false },
-      containers: [{
-        name: 'backup',
-        image: props.image,
-        imagePullPolicy: pullPolicyFor(props.image),
-        command: ['sh', '-c', command],
-        envVariables: env,
-        resources: props.resources ?? {
-          cpu: { request: kplus.Cpu.millis(100), limit: kplus.Cpu.millis(500) },
-          memory: { request: Size.mebibytes(128), limit: Size.mebibytes(512) },
-        },
-        // The engine images run their tools as root; the dump only reads the network and writes the claim.
-        securityContext: {
-          ensureNonRoot: false,
-          readOnlyRootFilesystem: true,
-          allowPrivilegeEscalation: false,
-          privileged: false,
-          capabilities: { drop: [capability('ALL')] },
-        },
-        volumeMounts: [{
-          path: BACKUP_MOUNT_PATH,
-          volume: kplus.Volume.fromPersistentVolumeClaim(this, 'Volume', this.claim, { name: 'backup' }),
-        }],
-      }],
+      containers: [backupContainer(props, backupCommand(props, script, keep), {
+        path: BACKUP_MOUNT_PATH,
+        volume: kplus.Volume.fromPersistentVolumeClaim(this, 'Volume', this.claim, { name: 'backup' }),
+      })],
     });
   }
+}
+
+/** Where the database is and how to log in: `DB_HOST`, `DB_PORT`, then `DB_DATABASE`, `DB_USERNAME`, `DB_PASSWORD`,
+ * `DB_URI`. */
+function backupEnvironment(props: DatabaseBackupProps): Record<string, kplus.EnvValue> {
+  const env: Record<string, kplus.EnvValue> = {
+    DB_HOST: kplus.EnvValue.fromValue(props.host),
+    DB_PORT: kplus.EnvValue.fromValue(String(props.port)),
+  };
+  if (props.database !== undefined) {
+    env.DB_DATABASE = kplus.EnvValue.fromValue(props.database);
+  }
+  if (props.username !== undefined) {
+    env.DB_USERNAME = kplus.EnvValue.fromValue(props.username);
+  }
+  if (props.credentialsSecret !== undefined) {
+    env.DB_PASSWORD = kplus.EnvValue.fromSecretValue({ secret: props.credentialsSecret, key: 'password' });
+    env.DB_URI = kplus.EnvValue.fromSecretValue({ secret: props.credentialsSecret, key: 'uri' });
+  } else if (props.uri !== undefined) {
+    env.DB_URI = kplus.EnvValue.fromValue(props.uri);
+  }
+  return env;
+}
+
+/** The shell script: a timestamped dump to the claim, then the pruning of all but the newest `keep`. */
+function backupCommand(props: DatabaseBackupProps, script: string, keep: number): string {
+  const prefix = `${BACKUP_MOUNT_PATH}/${props.name}-`;
+  const pattern = `${prefix}*.${props.engine.backupExtension}`;
+  return [
+    'set -eu',
+    `BACKUP_FILE="${prefix}$(date -u +%Y%m%dT%H%M%SZ).${props.engine.backupExtension}"`,
+    'export BACKUP_FILE',
+    `echo "backing up ${props.engine.name} at $DB_HOST:$DB_PORT to $BACKUP_FILE"`,
+    script,
+    `echo "backup written; keeping the newest ${keep}"`,
+    `ls -1t ${pattern} | tail -n +${keep + 1} | xargs -r rm -f --`,
+  ].join('\n');
+}
+
+/** The backup container: the engine's own image running the script, with the claim mounted at `BACKUP_MOUNT_PATH`. */
+function backupContainer(props: DatabaseBackupProps, command: string, mount: kplus.VolumeMount): kplus.ContainerProps {
+  return {
+    name: 'backup',
+    image: props.image,
+    imagePullPolicy: pullPolicyFor(props.image),
+    command: ['sh', '-c', command],
+    envVariables: backupEnvironment(props),
+    resources: props.resources ?? {
+      cpu: { request: kplus.Cpu.millis(100), limit: kplus.Cpu.millis(500) },
+      memory: { request: Size.mebibytes(128), limit: Size.mebibytes(512) },
+    },
+    // The engine images run their tools as root; the dump only reads the network and writes the claim.
+    securityContext: {
+      ensureNonRoot: false,
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      privileged: false,
+      capabilities: { drop: [capability('ALL')] },
+    },
+    volumeMounts: [mount],
+  };
 }

@@ -4,11 +4,12 @@ import { Construct } from 'constructs';
 import { KubeSecret } from '../../imports/k8s';
 import { ComposeError } from '../compose/errors';
 import { isServiceName, joinDnsLabel, portName, toServiceName } from '../base/naming';
-import { POD_SECURITY_CONTEXT, pullPolicyFor } from '../base/pod-defaults';
+import { POD_SECURITY_CONTEXT } from '../base/pod-defaults';
 import { LabelledDeployment, LabelledStatefulSet } from '../base/labelled-workloads';
+import { CredentialsSecret } from './credentials-secret';
 import { DatabaseBackup, DatabaseBackupOptions } from './database-backup';
-import { DatabaseCredentials, DatabaseEngine, EngineKind } from './engine';
-import { sortedRecord } from '../util/sort';
+import { engineContainerProps } from './engine-container';
+import { DatabaseCredentials, DatabaseEngine } from './engine';
 
 /** The controller that runs a stateful dependency; the values are the Kubernetes kinds. */
 export enum WorkloadController {
@@ -141,9 +142,6 @@ export interface StatefulDependencyProps {
 }
 
 const DEFAULT_STORAGE = Size.gibibytes(10);
-// Only what is secret goes into the Secret: a user or database name in a Secret would make every other mention of
-// it (a namespace, a label) look like a leak.
-const SECRET_KEYS = ['password', 'uri'] as const;
 
 /**
  * A database or cache (postgres, mysql, mariadb, mongo, redis, or a generic engine) run for an application: one
@@ -167,6 +165,8 @@ export class StatefulDependency extends Construct {
    * database has no password, as nothing about it is then secret.
    */
   public readonly credentials?: KubeSecret;
+  /** A kplus handle on `credentials`, for env values that read it; none without a password. */
+  public readonly credentialsSecret?: kplus.ISecret;
   /** The connection string with the password, as a plain string: only ever put it into a Secret. */
   public readonly connectionUri: string;
   /** The user clients and backups connect as, if the engine has users. */
@@ -182,55 +182,24 @@ export class StatefulDependency extends Construct {
 
   constructor(scope: Construct, id: string, props: StatefulDependencyProps = {}) {
     super(scope, id);
-    const image = props.image ?? props.engine?.defaultImage;
-    const engine = props.engine ?? (image ? DatabaseEngine.detect(image) : undefined);
-    if (!engine) {
-      throw new ComposeError(`${this.node.path}: cannot tell the database engine`, {
-        value: image,
-        allowed: 'an official postgres, mysql, mariadb, mongo or redis image, or an explicit `engine`',
-        hint: 'set `engine` (for example DatabaseEngine.POSTGRES, or DatabaseEngine.generic({...}))',
-      });
-    }
-    if (!image) {
-      throw new ComposeError(`${this.node.path}: the ${engine.name} engine has no default image`, {
-        hint: 'set `image`',
-      });
-    }
+    const { engine, image } = resolveEngine(this.node.path, props);
     this.engine = engine;
-    const name = props.name ?? toServiceName(id);
-    if (!isServiceName(name)) {
-      throw new ComposeError(`${this.node.path}: invalid name`, {
-        value: name,
-        allowed: 'a DNS-1035 label (it names the Service): lower case letters, digits and "-", 1-63 characters, '
-          + 'starting with a letter and ending alphanumeric',
-      });
-    }
-    this.port = props.port ?? engine.port;
-    if (!Number.isInteger(this.port) || this.port < 1 || this.port > 65535) {
-      throw new ComposeError(`${this.node.path}: invalid port`, { value: this.port, allowed: 'a port number 1-65535' });
-    }
+    const name = checkName(this.node.path, props.name ?? toServiceName(id));
+    this.port = checkPort(this.node.path, props.port ?? engine.port);
     this.serviceName = name;
     const namespace = props.namespace;
     const labels = { app: name };
     const metadata = (objectName: string) => ({ name: objectName, namespace, labels });
 
-    const credentials = engine.withDefaults(props.credentials);
-    this.username = credentials.username;
-    this.database = credentials.database;
-    this.connectionUri = engine.connectionUri(name, this.port, credentials);
-    let secretRef: kplus.ISecret | undefined;
-    if (credentials.password !== undefined) {
-      const data = { password: credentials.password, uri: this.connectionUri };
-      this.credentials = new KubeSecret(this, 'Credentials', {
-        metadata: metadata(joinDnsLabel(name, 'credentials')),
-        type: 'Opaque',
-        data: Object.fromEntries(SECRET_KEYS.map((key) => [key, Buffer.from(data[key]).toString('base64')])),
-      });
-      secretRef = kplus.Secret.fromSecretName(this, 'CredentialsRef', this.credentials.name);
-      this.connectionString = kplus.EnvValue.fromSecretValue({ secret: secretRef, key: 'uri' });
-    } else {
-      this.connectionString = kplus.EnvValue.fromValue(this.connectionUri);
-    }
+    const credentials = new CredentialsSecret(this, {
+      engine, host: name, port: this.port, credentials: props.credentials, metadata: metadata(joinDnsLabel(name, 'credentials')),
+    });
+    this.credentials = credentials.resource;
+    this.credentialsSecret = credentials.secret;
+    this.username = credentials.resolved.username;
+    this.database = credentials.resolved.database;
+    this.connectionUri = credentials.connectionUri;
+    this.connectionString = credentials.connectionString;
 
     this.dataClaim = props.dataClaim ?? new kplus.PersistentVolumeClaim(this, 'Data', {
       metadata: metadata(joinDnsLabel(name, 'data')),
@@ -238,71 +207,11 @@ export class StatefulDependency extends Construct {
       storage: props.storageSize ?? DEFAULT_STORAGE,
       storageClassName: props.storageClassName,
     });
-
-    // Variables the caller sets (a compose file's own POSTGRES_PASSWORD, or its *_FILE form) win over the Secret.
-    const given = props.env ?? {};
-    const givenKeys = new Set(engine.credentialVariables
-      .filter((variable) => variable.name in given || `${variable.name}_FILE` in given)
-      .map((variable) => variable.key));
-    const env: Record<string, kplus.EnvValue> = {};
-    for (const setting of engine.credentialEnvironment(props.credentials ?? {})) {
-      if (setting.name in given || (setting.key && givenKeys.has(setting.key))) {
-        continue;
-      }
-      env[setting.name] = setting.key === 'password' && secretRef
-        ? kplus.EnvValue.fromSecretValue({ secret: secretRef, key: 'password' })
-        : kplus.EnvValue.fromValue(setting.key ? credentials[setting.key]! : setting.value ?? '');
-    }
-    for (const [variable, value] of Object.entries(engine.dataEnv)) {
-      if (!(variable in given)) {
-        env[variable] = kplus.EnvValue.fromValue(value);
-      }
-    }
-    Object.assign(env, given);
-
-    const readinessCommand = engine.readinessCommand(this.port);
-    const readiness = props.readiness === false ? undefined : props.readiness ?? (readinessCommand
-      ? kplus.Probe.fromCommand(readinessCommand, {
-        periodSeconds: Duration.seconds(10),
-        timeoutSeconds: Duration.seconds(5),
-        failureThreshold: 6,
-      })
-      : kplus.Probe.fromTcpSocket({ port: this.port, periodSeconds: Duration.seconds(10) }));
-
-    const containerProps: kplus.ContainerProps = {
-      name: name,
-      image,
-      imagePullPolicy: props.imagePullPolicy ?? pullPolicyFor(image),
-      command: props.command ? [...props.command] : undefined,
-      args: props.args ? [...props.args] : defaultArgs(engine, env),
-      ports: [{ number: this.port, name: portName('tcp', this.port) }],
-      envVariables: sortedRecord(env),
-      resources: props.resources ?? {
-        cpu: { request: kplus.Cpu.millis(250), limit: kplus.Cpu.units(1) },
-        memory: { request: Size.mebibytes(256), limit: Size.gibibytes(1) },
-      },
-      securityContext: props.securityContext ?? {
-        ensureNonRoot: false,
-        readOnlyRootFilesystem: false,
-        allowPrivilegeEscalation: false,
-        privileged: false,
-      },
-      readiness,
-      liveness: props.liveness,
-      startup: props.startup,
-      volumeMounts: [{
-        path: engine.dataPath,
-        subPath: engine.dataSubPath,
-        volume: kplus.Volume.fromPersistentVolumeClaim(this, 'DataVolume', this.dataClaim, { name: 'data' }),
-      }],
-    };
-
-    this.service = new kplus.Service(this, 'Service', {
-      metadata: metadata(name),
-      type: kplus.ServiceType.CLUSTER_IP,
-      ports: [{ port: this.port, targetPort: this.port, name: portName('tcp', this.port) }],
+    const containerProps = engineContainerProps(this, {
+      ...props, engine, image, name, port: this.port, dataClaim: this.dataClaim, credentials,
     });
-    this.service.selectLabel('app', name);
+
+    this.service = dependencyService(this, metadata(name), this.port);
 
     const podProps = {
       metadata: metadata(name),
@@ -321,29 +230,89 @@ export class StatefulDependency extends Construct {
     }
     this.container = this.workload.containers[0];
 
-    if (props.backup !== false && engine.supportsBackup) {
-      this.backup = new DatabaseBackup(this, 'Backup', {
-        ...(props.backup ?? {}),
-        storageClassName: props.backup?.storageClassName ?? props.storageClassName,
-        engine,
-        image,
-        host: name,
-        port: this.port,
-        credentialsSecretName: this.credentials?.name,
-        uri: this.credentials ? undefined : this.connectionUri,
-        username: this.username,
-        database: this.database,
-        name,
-        namespace,
-      });
-    }
+    this.backup = dependencyBackup(this, props, { engine, image, name, namespace, port: this.port, credentials });
   }
 }
 
-/** redis takes its password as an argument, not a variable: pass the one StatefulDependency set. */
-function defaultArgs(engine: DatabaseEngine, env: Record<string, kplus.EnvValue>): string[] | undefined {
-  if (engine.kind === EngineKind.REDIS && 'REDIS_PASSWORD' in env) {
-    return ['redis-server', '--requirepass', '$(REDIS_PASSWORD)'];
+/** The ClusterIP Service clients connect to, on the engine's port, selecting the pods by their `app` label. */
+function dependencyService(
+  scope: Construct,
+  metadata: { readonly name: string; readonly namespace?: string; readonly labels: Record<string, string> },
+  port: number,
+): kplus.Service {
+  const service = new kplus.Service(scope, 'Service', {
+    metadata,
+    type: kplus.ServiceType.CLUSTER_IP,
+    ports: [{ port, targetPort: port, name: portName('tcp', port) }],
+  });
+  service.selectLabel('app', metadata.name);
+  return service;
+}
+
+/** The engine, given or detected from the image, and the image, given or the engine's default. */
+function resolveEngine(path: string, props: StatefulDependencyProps): { engine: DatabaseEngine; image: string } {
+  const image = props.image ?? props.engine?.defaultImage;
+  const engine = props.engine ?? (image ? DatabaseEngine.detect(image) : undefined);
+  if (!engine) {
+    throw new ComposeError(`${path}: cannot tell the database engine`, {
+      value: image,
+      allowed: 'an official postgres, mysql, mariadb, mongo or redis image, or an explicit `engine`',
+      hint: 'set `engine` (for example DatabaseEngine.POSTGRES, or DatabaseEngine.generic({...}))',
+    });
   }
-  return undefined;
+  if (!image) {
+    throw new ComposeError(`${path}: the ${engine.name} engine has no default image`, {
+      hint: 'set `image`',
+    });
+  }
+  return { engine, image };
+}
+
+function checkName(path: string, name: string): string {
+  if (!isServiceName(name)) {
+    throw new ComposeError(`${path}: invalid name`, {
+      value: name,
+      allowed: 'a DNS-1035 label (it names the Service): lower case letters, digits and "-", 1-63 characters, '
+        + 'starting with a letter and ending alphanumeric',
+    });
+  }
+  return name;
+}
+
+function checkPort(path: string, port: number): number {
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new ComposeError(`${path}: invalid port`, { value: port, allowed: 'a port number 1-65535' });
+  }
+  return port;
+}
+
+/**
+ * The backup CronJob of a dependency, unless `backup: false` or the engine has no dump command: it reaches the
+ * database through its Service and logs in with the credentials Secret, by handle.
+ */
+function dependencyBackup(
+  scope: Construct,
+  props: StatefulDependencyProps,
+  parts: {
+    engine: DatabaseEngine; image: string; name: string; namespace?: string; port: number; credentials: CredentialsSecret;
+  },
+): DatabaseBackup | undefined {
+  const { engine, name, credentials } = parts;
+  if (props.backup === false || !engine.supportsBackup) {
+    return undefined;
+  }
+  return new DatabaseBackup(scope, 'Backup', {
+    ...(props.backup ?? {}),
+    storageClassName: props.backup?.storageClassName ?? props.storageClassName,
+    engine,
+    image: parts.image,
+    host: name,
+    port: parts.port,
+    credentialsSecret: credentials.secret,
+    uri: credentials.secret ? undefined : credentials.connectionUri,
+    username: credentials.resolved.username,
+    database: credentials.resolved.database,
+    name,
+    namespace: parts.namespace,
+  });
 }

@@ -1,4 +1,5 @@
 import { Chart, Cron, Size, Testing } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-27';
 import { DatabaseBackup } from '../../lib/stateful/database-backup';
 import { DatabaseEngine } from '../../lib/stateful/engine';
 import { ComposeNetworkPolicies } from '../../lib/base/network-policy';
@@ -9,7 +10,7 @@ function synth(props: Partial<ConstructorParameters<typeof DatabaseBackup>[2]> =
   const chart = new Chart(Testing.app(), 'test', { namespace: 'data' });
   new DatabaseBackup(chart, 'Backup', {
     engine: DatabaseEngine.MYSQL, image: 'mysql:8.0', host: 'db', port: 3306, name: 'db',
-    credentialsSecretName: 'db-credentials', username: 'root', ...props,
+    credentialsSecret: kplus.Secret.fromSecretName(chart, 'DbCredentials', 'db-credentials'), username: 'root', ...props,
   });
   // Standalone, as a user's chart would: the namespace starts from default-deny like every output.
   new ComposeNetworkPolicies(chart, 'NetworkPolicies');
@@ -55,4 +56,16 @@ test('throws for an engine without a dump command', () => {
 
 test('throws for a keep count below 1', () => {
   expect(() => synth({ keep: 0 })).toThrow('test/Backup: invalid number of backups to keep (got 0). Allowed: a whole number of 1 or more.');
+});
+
+test('without a credentials Secret, the connection string given as uri is a plain variable and there is no password', () => {
+  const docs = synth({
+    credentialsSecret: undefined, username: undefined, uri: 'redis://cache:6379/0', engine: DatabaseEngine.REDIS, image: 'redis:7',
+  });
+  const container = findDoc(docs, 'CronJob', 'db-backup').spec.jobTemplate.spec.template.spec.containers[0];
+  expect(container.env).toEqual([
+    { name: 'DB_HOST', value: 'db' },
+    { name: 'DB_PORT', value: '3306' },
+    { name: 'DB_URI', value: 'redis://cache:6379/0' },
+  ]);
 });

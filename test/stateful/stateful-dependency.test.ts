@@ -46,6 +46,15 @@ describe('postgres', () => {
     expect(container(findDoc(docs, 'Deployment', 'orders-db')).env).toContainEqual({ name: 'PGDATA', value: '/var/lib/postgresql/data/pgdata' });
   });
 
+  test('the credentials Secret has one kplus handle, which the backup reads by reference', () => {
+    expect(db.credentialsSecret?.name).toBe('orders-db-credentials');
+    expect(db.credentialsSecret?.name).toBe(db.credentials?.name);
+    const backup = findDoc(docs, 'CronJob', 'orders-db-backup').spec.jobTemplate.spec.template.spec.containers[0];
+    expect(backup.env.filter((e: any) => e.valueFrom).map((e: any) => [e.name, e.valueFrom.secretKeyRef.name])).toEqual([
+      ['DB_PASSWORD', 'orders-db-credentials'], ['DB_URI', 'orders-db-credentials'],
+    ]);
+  });
+
   test('credentials in a Secret configure the engine', () => {
     const secret = findDoc(docs, 'Secret', 'orders-db-credentials');
     expect(secret.type).toBe('Opaque');
@@ -113,6 +122,7 @@ describe('other engines and options', () => {
     expect(findDocs(docs, 'Secret')).toEqual([]);
     expect(findDocs(docs, 'CronJob')).toEqual([]);
     expect(cache.credentials).toBeUndefined();
+    expect(cache.credentialsSecret).toBeUndefined();
     expect(cache.connectionUri).toBe('redis://cache:6379/0');
   });
 
