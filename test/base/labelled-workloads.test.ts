@@ -54,3 +54,12 @@ test('labels added later reach the pods, and whoever selects the pods gets the w
   expect(findDoc(docs, 'Deployment', 'web').spec.template.metadata.labels).toEqual({ app: 'web', tier: 'front' });
   expect(findDoc(docs, 'Service', 'web').spec.selector).toEqual({ app: 'web' });
 });
+
+test('a Service a user adds with kplus\'s exposeViaService selects the pods by the labels they carry', () => {
+  const c = chart();
+  const web = new LabelledDeployment(c, 'Deployment', { metadata: { name: 'web' }, podMetadata, containers });
+  web.exposeViaService({ name: 'web-extra' });
+  const docs = Testing.synth(c);
+  expect(findDoc(docs, 'Service', 'web-extra').spec.selector).toEqual({ app: 'web' });
+  expect(findDoc(docs, 'Deployment', 'web').spec.template.metadata.labels).toEqual({ app: 'web' });
+});
