@@ -37,7 +37,7 @@ type Values = Readonly<Record<string, string | boolean | string[] | undefined>>;
 
 const OVERLAY_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const REPO_URL = /^((https?|ssh|git|file):\/\/\S+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:\S+)$/;
-const BRANCH = /^(?!\/|.*\/$|.*\/\/|.*\.\.)[A-Za-z0-9._\/-]+$/;
+const BRANCH = /^(?!\/|.*\/$|.*\/\/|.*\.\.)[A-Za-z0-9._/-]+$/;
 
 /**
  * The GitOps options from the scanned values of `convert`. `oneFile` is true for the one-file outputs (`-o FILE.yaml`,

@@ -213,7 +213,7 @@ export function overlayFiles(rendered: Rendered, overlays: readonly string[], ro
     }
     const header = [
       `# The overlay "${name}" of ${rendered.project.composeApp.namespace}, started by cdk8s-compose convert --overlay ${name}.`,
-      '# It is yours: convert writes it only when it is missing. Set the values, then: kubectl apply -k ' + `${OVERLAYS_FOLDER}/${name}`,
+      `# It is yours: convert writes it only when it is missing. Set the values, then: kubectl apply -k ${OVERLAYS_FOLDER}/${name}`,
       '# Each patch holds the base\'s value: the replicas of the app\'s workloads and the hosts of its Ingresses.',
     ];
     files.push({

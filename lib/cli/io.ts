@@ -13,6 +13,7 @@ export enum ExitCode {
   /** deploy: a kubectl command failed or a wait timed out. */
   DEPLOY_FAILED = 3,
   /** verify: an expectation of the compose app does not hold in the manifests (the same code as bad input). */
+  // eslint-disable-next-line @typescript-eslint/no-duplicate-enum-values -- one exit code, two names on purpose
   EXPECTATION_BROKEN = 1,
 }
 

@@ -55,7 +55,7 @@ const OTHER_TYPES: readonly RegExp[] = (() => {
 /** The `yaml` library's test for a string it cannot print plain (`plainString` in its stringifyString.js). */
 const NOT_PLAIN = /^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/;
 /** What makes it escape a string in double quotes (control characters other than tab and line feed). */
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
 const SPECIAL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u{D800}-\u{DFFF}]/u;
 /**
  * A document marker at the start of a line changes how the `yaml` library prints a string. Its test is a multi-line

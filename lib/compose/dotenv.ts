@@ -14,7 +14,7 @@ export interface DotenvEntry {
  * An environment variable name both the engine and Kubernetes accept: a letter or `_`, then letters, digits, `_`,
  * `.` and `-`. Env files and `environment` keys are held to it.
  */
-export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_.\-]*$/;
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
 /**
  * Parses an env file as compose does: `NAME=value`, `export NAME=value`, `NAME: value`, `#` comments,

@@ -92,7 +92,7 @@ export function formatWarning(warning: ComposeWarning): string {
  * cursor, clear the terminal or start a new line in a message.
  */
 export function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(/\p{Cc}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** The text cut to {@link MAX_MESSAGE_PART_CHARS}, saying how much was left out. */

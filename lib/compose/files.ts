@@ -280,6 +280,7 @@ export function textOf(what: string, written: string, bytes: Buffer, at: Compose
     offset = bad < 0 ? 0 : Buffer.byteLength(text.slice(0, bad), 'utf8');
     why = `byte 0x${bytes[offset].toString(16).padStart(2, '0')} is not UTF-8`;
   } else {
+    // eslint-disable-next-line no-control-regex -- control characters are what it looks for
     const control = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.exec(text);
     if (control) {
       offset = Buffer.byteLength(text.slice(0, control.index), 'utf8');

@@ -95,7 +95,7 @@ export function parseYaml(text: string, file: string, limits: YamlLimits = DEFAU
       strict: true,
       keepSourceTokens: false,
     });
-  } catch (err) {
+  } catch {
     throw new ComposeError('the YAML is nested too deeply to parse', {
       at: { file, path: '' },
       hint: 'a compose file needs only a few levels of nesting; check the file is really a compose file',
