@@ -193,7 +193,7 @@ function main(): void {
     return;
   }
   const cli = path.join(ROOT, 'bin', 'cdk8s-compose');
-  if (!fs.existsSync(path.join(ROOT, 'build', 'lib', 'cli', 'main.js'))) {
+  if (!fs.existsSync(path.join(ROOT, 'build', 'bin', 'cdk8s-compose.js'))) {
     throw new Error('build/ is missing: run "npm run compile" first (npm run bench does)');
   }
   const loadBefore = os.loadavg()[0];

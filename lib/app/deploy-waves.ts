@@ -164,17 +164,35 @@ function statefulClosure(app: WaveSource): Set<string> {
 
 /** The app-level claims, Secrets and ConfigMaps with the compose services that use them. */
 function sharedObjectUsers(app: WaveSource): [IConstruct, string[]][] {
+  // Each service's references indexed once, in service order: a scan of every service per claim, Secret and
+  // ConfigMap was quadratic in the app's size.
+  const byVolume = new Map<string, string[]>();
+  const bySecret = new Map<string, string[]>();
+  const byConfig = new Map<string, string[]>();
+  const note = (index: Map<string, string[]>, sources: readonly string[], service: string) => {
+    for (const source of new Set(sources)) {
+      const users = index.get(source);
+      if (users) {
+        users.push(service);
+      } else {
+        index.set(source, [service]);
+      }
+    }
+  };
+  for (const s of app.model.services) {
+    note(byVolume, s.volumes.filter((m) => m.type === 'volume' && m.source !== undefined).map((m) => m.source!), s.name);
+    note(bySecret, s.secrets.map((r) => r.source), s.name);
+    note(byConfig, s.configs.map((r) => r.source), s.name);
+  }
   const result: [IConstruct, string[]][] = [];
-  const users = (test: (service: ComposeModel['services'][number]) => boolean) =>
-    app.model.services.filter(test).map((s) => s.name);
   for (const [volume, claim] of Object.entries(app.claims)) {
-    result.push([claim, users((s) => s.volumes.some((m) => m.type === 'volume' && m.source === volume))]);
+    result.push([claim, byVolume.get(volume) ?? []]);
   }
   for (const [secret, object] of Object.entries(app.secrets)) {
-    result.push([object, users((s) => s.secrets.some((r) => r.source === secret))]);
+    result.push([object, bySecret.get(secret) ?? []]);
   }
   for (const [config, object] of Object.entries(app.configs)) {
-    result.push([object, users((s) => s.configs.some((r) => r.source === config))]);
+    result.push([object, byConfig.get(config) ?? []]);
   }
   return result;
 }

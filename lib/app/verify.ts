@@ -94,7 +94,12 @@ class Verifier {
   private readonly byName = new Map<string, any>();
   private readonly results: VerifyExpectation[] = [];
   private readonly pods = new Map<string, Pod>();
-  private readonly warnedPaths: Map<string, ComposeWarning[]>;
+  /**
+   * The warnings at each compose path and below it, by that path: a warning at `services.a.environment.X` is listed
+   * under `services`, `services.a`, `services.a.environment` and itself (in the order of the app's warnings), so that
+   * looking a path up is one step instead of a scan of every warning.
+   */
+  private readonly warnedUnder = new Map<string, ComposeWarning[]>();
   private readonly inVm: ReadonlySet<string>;
   private readonly migrated: ReadonlyMap<string, MigratedService>;
   private readonly policies: PolicyEvaluator;
@@ -109,9 +114,25 @@ class Verifier {
       this.byKind.set(manifest.kind, list);
       this.byName.set(`${manifest.kind}/${manifest.metadata?.name}`, manifest);
     }
-    this.warnedPaths = new Map();
+    const warnedPaths = new Map<string, ComposeWarning[]>();
     for (const warning of app.warnings) {
-      this.warnedPaths.set(warning.at.path, [...(this.warnedPaths.get(warning.at.path) ?? []), warning]);
+      warnedPaths.set(warning.at.path, [...(warnedPaths.get(warning.at.path) ?? []), warning]);
+    }
+    for (const [at, warnings] of warnedPaths) {
+      const prefixes = [at];
+      for (let i = 0; i < at.length; i++) {
+        if (at[i] === '.' || at[i] === '[') {
+          prefixes.push(at.slice(0, i));
+        }
+      }
+      for (const prefix of new Set(prefixes)) {
+        const under = this.warnedUnder.get(prefix);
+        if (under) {
+          under.push(...warnings);
+        } else {
+          this.warnedUnder.set(prefix, [...warnings]);
+        }
+      }
     }
     this.inVm = new Set(app.vmServices.map((s) => s.composeName));
     this.policies = new PolicyEvaluator(this.byKind.get('NetworkPolicy') ?? []);
@@ -158,15 +179,7 @@ class Verifier {
 
   /** A warning at this compose path (or below it) with one of the codes. */
   private warned(path: string, codes: readonly string[]): ComposeWarning | undefined {
-    for (const [at, warnings] of this.warnedPaths) {
-      if (at === path || at.startsWith(`${path}.`) || at.startsWith(`${path}[`)) {
-        const found = warnings.find((w) => codes.includes(w.code));
-        if (found) {
-          return found;
-        }
-      }
-    }
-    return undefined;
+    return this.warnedUnder.get(path)?.find((w) => codes.includes(w.code));
   }
 
   // References and networks ---------------------------------------------------------------------------------------
@@ -215,14 +228,19 @@ class Verifier {
    */
   private checkNetworks(): void {
     const networkKey = new Map(this.app.model.services.map((s) => [s.name, [...new Set(this.app.reachability.networksOf(s))].sort().join('\0')]));
-    const shares = new Map<string, boolean>();
+    // By pair of network sets (few distinct ones), looked up without building a key string per pair of services.
+    const shares = new Map<string, Map<string, boolean>>();
     const together = (a: string, b: string): boolean => {
-      const key = `${a}\u0001${b}`;
-      let found = shares.get(key);
+      let mine = shares.get(a);
+      if (mine === undefined) {
+        mine = new Map();
+        shares.set(a, mine);
+      }
+      let found = mine.get(b);
       if (found === undefined) {
         const theirs = new Set(b.split('\0'));
         found = a !== '' && b !== '' && a.split('\0').some((n) => theirs.has(n));
-        shares.set(key, found);
+        mine.set(b, found);
       }
       return found;
     };

@@ -8,7 +8,7 @@ import { assessService } from '../vm/assess';
 import { CliIo, ExitCode } from './io';
 import { AnalyzeOptions } from './options';
 import { bakeCommand, imageBuilds } from './image-builds';
-import { createTempStage, removeStage } from './output';
+import { createTempStage, removeStage } from './output-stage';
 import { Rendered, renderProject } from './render';
 import { podSpec } from './runbook';
 

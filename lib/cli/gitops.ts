@@ -4,7 +4,8 @@ import { WaveKind, WaveWait } from '../app/deploy-waves';
 import { ComposeWarning } from '../compose/errors';
 import { GitOpsMode, GitOpsOptions } from './gitops-options';
 import { manifestYaml } from './manifest-yaml';
-import { OutputFile, YAML_HEADER } from './output';
+import { OutputFile } from './output';
+import { YAML_HEADER } from './output-files';
 import type { Rendered, RenderedObject, RenderedWave } from './rendered';
 
 /**

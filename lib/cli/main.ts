@@ -44,7 +44,7 @@ function reportError(err: unknown, io: CliIo, debug: boolean): number {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (!isComposeError(err) && typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
     // A file system error nothing closer caught: in words, without Node's text and its absolute paths.
-    const { writeError } = require('./output') as typeof import('./output');
+    const { writeError } = require('./output-files') as typeof import('./output-files');
     err = writeError(err, 'a file operation failed', 'check the output folder and the disk, then run again');
   }
   const message = err instanceof Error ? err.message : String(err);

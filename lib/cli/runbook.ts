@@ -254,7 +254,8 @@ export function renderRunbook(rendered: Rendered, layout: RunbookLayout): string
   }
 
   md.heading(2, section('Tear down'));
-  const backups = ofKind('CronJob').filter((c) => app.services.some((s) => s.statefulDependency?.backup?.cronJob.name === c.name));
+  const backupJobs = new Set(app.services.map((s) => s.statefulDependency?.backup?.cronJob.name));
+  const backups = ofKind('CronJob').filter((c) => backupJobs.has(c.name));
   if (backups.length > 0) {
     md.para(`**Copy the backups off first** ([Backups](#backups)): the backup claims (${backups.map((c) => `\`${c.name}\``).join(', ')})`,
       'are deleted with everything else.');
@@ -302,6 +303,20 @@ function connectTester(objects: readonly RenderedObject[], policies: readonly an
   const selectors: Record<string, string>[] = objects.filter((o) => o.kind === 'Service').map((o) => o.manifest.spec?.selector ?? {});
   const templates = objects.map((o) => (o.kind === 'VirtualMachine' ? o.manifest.spec?.template?.metadata?.labels : podTemplateLabels(o.manifest)))
     .filter((labels): labels is Record<string, string> => labels !== undefined);
+  // The templates by each of their labels, in order: a selector's match is among those that carry its first label,
+  // so that finding the target of each of a thousand Services does not read every template.
+  const byLabel = new Map<string, Record<string, string>[]>();
+  for (const labels of templates) {
+    for (const entry of Object.entries(labels)) {
+      const key = JSON.stringify(entry);
+      const holders = byLabel.get(key);
+      if (holders) {
+        holders.push(labels);
+      } else {
+        byLabel.set(key, [labels]);
+      }
+    }
+  }
   const networkPrefix = ComposeNetworkPolicies.networkLabel('x').slice(0, -1);
   const candidates = policies
     .map((p) => ({ policy: p, name: p.metadata?.name ?? '', labels: (p.spec?.podSelector?.matchLabels ?? {}) as Record<string, string> }))
@@ -314,7 +329,8 @@ function connectTester(objects: readonly RenderedObject[], policies: readonly an
       return { selectedByService: false };
     }
     const selector: Record<string, string> = service.manifest.spec?.selector ?? {};
-    const target = templates.find((labels) => matches(labels, selector));
+    const first = Object.entries(selector)[0];
+    const target = first && byLabel.get(JSON.stringify(first))?.find((labels) => matches(labels, selector));
     const targetPort = { port: typeof port.targetPort === 'number' ? port.targetPort : port.port, protocol: 'TCP' };
     if (!target) {
       return { port: port.port, selectedByService: false };

@@ -50,17 +50,21 @@ export function trafficEdges(app: ComposeApp): TrafficEdge[] {
 export function topologyDiagram(app: ComposeApp, waves: readonly TopologyWave[], edges: readonly TrafficEdge[] = trafficEdges(app)): string {
   const lines = ['flowchart LR'];
   const serviceId = (composeName: string) => `svc_${id(composeName)}`;
+  // Looked up by name once: the picture of a 1,000-service app has thousands of nodes and arrows.
+  const services = new Map(app.services.map((s) => [s.composeName, s]));
+  const vmServices = new Map(app.vmServices.map((s) => [s.composeName, s]));
+  const composeServices = new Map(app.model.services.map((s) => [s.name, s]));
   const manyNetworks = app.model.networks.length > 1;
+  const declared = new Set(app.model.networks.map((n) => n.name));
   const networksOf = (composeName: string) => {
     if (!manyNetworks) {
       return '';
     }
-    const declared = new Set(app.model.networks.map((n) => n.name));
-    const own = (app.model.services.find((s) => s.name === composeName)?.networks ?? []).map((n) => n.name).filter((n) => declared.has(n));
+    const own = (composeServices.get(composeName)?.networks ?? []).map((n) => n.name).filter((n) => declared.has(n));
     return own.length > 0 ? `<br/><i>${own.map(text).join(', ')}</i>` : '';
   };
   const node = (composeName: string): string | undefined => {
-    const service = app.services.find((s) => s.composeName === composeName);
+    const service = services.get(composeName);
     const sid = serviceId(composeName);
     if (service) {
       const nets = networksOf(composeName);
@@ -76,7 +80,7 @@ export function topologyDiagram(app: ComposeApp, waves: readonly TopologyWave[],
       const replicas = service.replicas === 1 ? '' : ` ×${service.replicas}`;
       return `${sid}["${text(service.name)}<br/>${text(service.kind === WorkloadKind.DAEMON_SET ? 'DaemonSet' : service.kind === WorkloadKind.STATEFUL_SET ? 'StatefulSet' : 'Deployment')}${replicas}${nets}"]`;
     }
-    const inVm = app.vmServices.find((s) => s.composeName === composeName);
+    const inVm = vmServices.get(composeName);
     return inVm ? `${sid}[/"${text(inVm.name)}<br/>compose in the VM${networksOf(composeName)}"/]` : undefined;
   };
   for (const wave of waves) {
@@ -87,7 +91,7 @@ export function topologyDiagram(app: ComposeApp, waves: readonly TopologyWave[],
     const title = wave.folder.endsWith('-vm') && app.vm ? `${wave.folder}: VM ${app.vm.vm.name}` : wave.folder;
     lines.push(`  subgraph wave_${id(wave.folder)} ["${text(title)}"]`, ...nodes.map((n) => `    ${n}`), '  end');
   }
-  const migrated = new Set([...app.services, ...app.vmServices].map((s) => s.composeName));
+  const migrated = new Set([...services.keys(), ...vmServices.keys()]);
   const conditions = new Map<string, string>();
   for (const service of app.model.services.filter((s) => migrated.has(s.name))) {
     for (const dependency of service.dependsOn.filter((d) => migrated.has(d.service) && d.condition !== 'service_started')) {
@@ -96,7 +100,8 @@ export function topologyDiagram(app: ComposeApp, waves: readonly TopologyWave[],
   }
   for (const edge of edges) {
     const condition = conditions.get(`${edge.from}\0${edge.to}`);
-    const unreachable = [...app.services, ...app.vmServices].some((s) => s.composeName === edge.to && s.service === undefined);
+    const server = services.get(edge.to) ?? vmServices.get(edge.to);
+    const unreachable = server !== undefined && server.service === undefined;
     const label = [edge.port !== undefined ? String(edge.port) : '', condition ? `once ${condition}` : '', unreachable ? 'no Service' : '']
       .filter((l) => l).join(', ');
     lines.push(`  ${serviceId(edge.from)} -->${label ? `|"${label}"|` : ''} ${serviceId(edge.to)}`);
@@ -109,7 +114,7 @@ export function topologyDiagram(app: ComposeApp, waves: readonly TopologyWave[],
     }
   }
   const entries: string[] = [];
-  for (const service of [...app.services, ...app.vmServices].sort((a, b) => compare(a.composeName, b.composeName))) {
+  for (const service of [...services.values(), ...vmServices.values()].sort((a, b) => compare(a.composeName, b.composeName))) {
     const sid = serviceId(service.composeName);
     for (const host of [...new Set(service.ingressRules.map((r) => `${r.host}${r.path === '/' ? '' : r.path}`))]) {
       entries.push(`  internet -->|"${text(host)}"| ${sid}`);

@@ -1,6 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { LEDGER_FILE, createStage, removeStage, writeOutput } from '../../lib/cli/output';
+import { writeOutput } from '../../lib/cli/output';
+import { LEDGER_FILE } from '../../lib/cli/output-ledger';
+import { createStage, removeStage } from '../../lib/cli/output-stage';
 import { CliRun, expectBuilt, listFiles, removeTempDirs, runCli, tempDir } from './run-cli';
 
 /**

@@ -166,10 +166,13 @@ suite('the packed package in a project made like `cdk8s init typescript-app`', (
     run('npm', ['install', '--prefer-offline'], project, { timeout: INSTALL_TIMEOUT_MS });
   }, INSTALL_TIMEOUT_MS + 60_000);
 
-  test('the tarball holds the compiled library with its declarations, the bin, README and LICENSE, and nothing else', () => {
+  test('the tarball holds the compiled library with its declarations, the bin and its bundle, README and LICENSE, and nothing else', () => {
     const listed = run('tar', ['-tzf', tarball], scratch).stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
     const tops = [...new Set(listed.map((f) => (f.startsWith('build/') ? f.split('/').slice(0, 2).join('/') : f.split('/')[0])))].sort();
-    expect(tops).toEqual(['LICENSE', 'README.md', 'bin', 'build/imports', 'build/lib', 'package.json']);
+    expect(tops).toEqual(['LICENSE', 'README.md', 'bin', 'build/bin', 'build/imports', 'build/lib', 'package.json']);
+    expect(listed.filter((f) => f.startsWith('build/bin/')).sort())
+      .toEqual(['build/bin/THIRD-PARTY-LICENSES.txt', 'build/bin/cdk8s-compose.js', 'build/bin/cdk8s-compose.js.cache',
+        'build/bin/cdk8s-compose.js.map']);
     expect(listed).toContain('build/lib/index.d.ts');
     expect(listed).toContain('build/lib/index.js');
     expect(listed).toContain('bin/cdk8s-compose');

@@ -28,8 +28,8 @@ export interface CliRunOptions {
 
 /** Fails at once, with the fix, when the CLI was not compiled (`npm test` compiles first). */
 export function expectBuilt(): void {
-  if (!fs.existsSync(path.join(ROOT, 'build', 'lib', 'cli', 'main.js'))) {
-    throw new Error('build/lib/cli/main.js is missing: run `npx tsc -b tsconfig.build.json` (npm test does) before these tests');
+  if (!fs.existsSync(path.join(ROOT, 'build', 'bin', 'cdk8s-compose.js'))) {
+    throw new Error('build/bin/cdk8s-compose.js is missing: run `npm run compile` (npm test does) before these tests');
   }
 }
 
