@@ -12,6 +12,7 @@ export function namespaceFile(rendered: Rendered): string | undefined {
 
 /** The runbook's table of files: which wave is in which folder (or all in `file`), and what each holds. */
 export function renderFiles(md: Markdown, rendered: Rendered, file: string | undefined): void {
+  md.heading(2, 'Files');
   if (file) {
     md.para(`All manifests are in \`${file}\`, in wave order:`);
   } else {
