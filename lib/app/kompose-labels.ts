@@ -1,10 +1,11 @@
-import { Cron } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { ComposeError } from '../compose/errors';
-import { ComposeLocation, ComposeService, ComposeVolume } from '../compose/model';
+import { ComposeLocation, ComposeService } from '../compose/model';
 import { shellSplit } from '../compose/shell-split';
-import { parseDuration } from '../compose/units';
 import { KomposeHpaLabel } from './autoscaler';
+import { KomposeCronJob, readCronJob } from './kompose-cron-labels';
+import { WHOLE_NUMBER, labelAt, labelPort as port } from './kompose-label-values';
+import { KomposeProbeLabels, PROBE_KEYS, PROBE_PREFIX, readProbe } from './kompose-probe-labels';
 import { KOMPOSE_SERVICE_TYPES, KomposeLabel, KomposeServiceType } from './settings';
 import { isDnsSubdomain, isIngressHost } from '../util/dns';
 
@@ -12,6 +13,11 @@ import { isDnsSubdomain, isIngressHost } from '../util/dns';
  * kompose's service labels, read and checked in one place: what `ComposeApp` honours of them, and the list of every
  * label it honours, so that each other `kompose.*` label is reported once, as `unsupported-label`.
  */
+
+export type { KomposeCronJob } from './kompose-cron-labels';
+export { parseCronSchedule } from './kompose-cron-labels';
+export { labelAt } from './kompose-label-values';
+export type { KomposeProbeCheck, KomposeProbeLabels } from './kompose-probe-labels';
 
 /** The values of `kompose.controller.type` (lower case, as kompose reads them). */
 export enum KomposeControllerType {
@@ -23,40 +29,11 @@ export enum KomposeControllerType {
   REPLICATION_CONTROLLER = 'replicationcontroller',
 }
 
-/** What a probe runs, from `test`, `http_get_path`/`http_get_port` or `tcp_port`. */
-export type KomposeProbeCheck =
-  | { readonly kind: 'exec'; readonly command: readonly string[] }
-  | { readonly kind: 'http'; readonly path: string; readonly port?: number }
-  | { readonly kind: 'tcp'; readonly port: number };
-
-/** The `kompose.service.healthcheck.<readiness|liveness>.*` labels of one probe. */
-export interface KomposeProbeLabels {
-  /** `disable: true`: no such probe at all. */
-  readonly disabled: boolean;
-  readonly check?: KomposeProbeCheck;
-  readonly periodSeconds?: number;
-  readonly timeoutSeconds?: number;
-  readonly failureThreshold?: number;
-  /** From `start_period`, as kompose maps it. */
-  readonly initialDelaySeconds?: number;
-  /** The labels' common prefix, `kompose.service.healthcheck.readiness`. */
-  readonly prefix: string;
-  /** Where the labels are, for messages. */
-  readonly at: ComposeLocation;
-}
-
 /** One host rule of `kompose.service.expose`. */
 export interface KomposeExposeHost {
   /** Undefined for `true`: the app's default host. */
   readonly host?: string;
   readonly path?: string;
-}
-
-/** The `kompose.cronjob.*` labels. */
-export interface KomposeCronJob {
-  readonly schedule: Cron;
-  readonly concurrencyPolicy?: kplus.ConcurrencyPolicy;
-  readonly backoffLimit?: number;
 }
 
 /** `kompose.init.containers.*`: a container the pod runs to completion before its own (after the dependency waits). */
@@ -94,11 +71,6 @@ export interface KomposeServiceLabels {
   readonly serviceAccountName?: string;
 }
 
-const PROBE_KEYS = ['disable', 'http_get_path', 'http_get_port', 'interval', 'retries', 'start_period', 'tcp_port', 'test', 'timeout'];
-const PROBE_PREFIX = 'kompose.service.healthcheck.';
-const PROBE_LABEL = /^kompose\.service\.healthcheck\.(readiness|liveness)\.([a-z_]+)$/;
-const WHOLE_NUMBER = /^\d+$/;
-
 /** Every label `ComposeApp` honours on a service (the healthcheck labels of both probes included), sorted. */
 export const HONOURED_KOMPOSE_LABELS: readonly string[] = [
   ...Object.values(KomposeLabel),
@@ -112,11 +84,6 @@ export const HONOURED_KOMPOSE_VOLUME_LABELS: readonly string[] = [KomposeLabel.V
 /** True for a `kompose.*` service label that `ComposeApp` honours. */
 export function isHonouredKomposeLabel(key: string): boolean {
   return HONOURED_KOMPOSE_LABELS.includes(key);
-}
-
-/** The location of one label of a service or volume, `services.web.labels["kompose.service.type"]`. */
-export function labelAt(owner: ComposeService | ComposeVolume, key: string): ComposeLocation {
-  return { ...owner.at, path: `${owner.at.path}.labels["${key}"]` };
 }
 
 /**
@@ -316,251 +283,6 @@ function readExpose(service: ComposeService): KomposeExposeHost[] | undefined {
     });
   }
   return hosts;
-}
-
-function readProbe(service: ComposeService, probe: 'readiness' | 'liveness'): KomposeProbeLabels | undefined {
-  const keys = Object.keys(service.labels).sort().filter((key) => key.startsWith(`${PROBE_PREFIX}${probe}.`));
-  if (keys.length === 0) {
-    return undefined;
-  }
-  const label = (key: string) => `${PROBE_PREFIX}${probe}.${key}`;
-  const at = (key: string) => labelAt(service, label(key));
-  const values: Record<string, string> = {};
-  for (const key of keys) {
-    const name = PROBE_LABEL.exec(key)?.[2];
-    if (name === undefined || !PROBE_KEYS.includes(name)) {
-      throw new ComposeError(`unknown ${probe} label "${key}"`, {
-        at: labelAt(service, key),
-        allowed: PROBE_KEYS.map(label).join(', '),
-        hint: 'fix the spelling or remove the label',
-      });
-    }
-    values[name] = service.labels[key].trim();
-  }
-  let disabled = false;
-  if (values.disable !== undefined) {
-    const flag = values.disable.toLowerCase();
-    if (!['true', 'false', '1', '0'].includes(flag)) {
-      throw new ComposeError('invalid flag', { at: at('disable'), value: values.disable, allowed: 'true or false' });
-    }
-    disabled = flag === 'true' || flag === '1';
-  }
-  const checks: KomposeProbeCheck[] = [];
-  if (values.test !== undefined) {
-    const command = probeCommand(values.test, at('test'));
-    if (command === 'NONE') {
-      disabled = true;
-    } else {
-      checks.push({ kind: 'exec', command });
-    }
-  }
-  if (values.http_get_path !== undefined) {
-    if (!values.http_get_path.startsWith('/')) {
-      throw new ComposeError('invalid HTTP path', { at: at('http_get_path'), value: values.http_get_path, allowed: 'a path starting with "/"' });
-    }
-    checks.push({
-      kind: 'http',
-      path: values.http_get_path,
-      port: values.http_get_port === undefined ? undefined : port(values.http_get_port, at('http_get_port')),
-    });
-  } else if (values.http_get_port !== undefined) {
-    throw new ComposeError(`${label('http_get_port')} needs ${label('http_get_path')}`, {
-      at: at('http_get_port'), value: values.http_get_port, hint: `add ${label('http_get_path')}, e.g. /health`,
-    });
-  }
-  if (values.tcp_port !== undefined) {
-    checks.push({ kind: 'tcp', port: port(values.tcp_port, at('tcp_port')) });
-  }
-  if (checks.length > 1) {
-    throw new ComposeError(`the ${probe} labels name ${checks.length} checks`, {
-      at: at(checks[1].kind === 'http' ? 'http_get_path' : 'tcp_port'),
-      allowed: `one of ${label('test')}, ${label('http_get_path')} or ${label('tcp_port')}`,
-      hint: 'remove all but one',
-    });
-  }
-  const seconds = (key: string, minimum: number): number | undefined => {
-    if (values[key] === undefined) {
-      return undefined;
-    }
-    const parsed = parseDuration(values[key]);
-    if (parsed === undefined) {
-      throw new ComposeError('invalid duration', { at: at(key), value: values[key], allowed: 'a duration such as 10s, 1m30s or 500ms' });
-    }
-    return Math.max(minimum, Math.ceil(parsed));
-  };
-  let failureThreshold: number | undefined;
-  if (values.retries !== undefined) {
-    failureThreshold = WHOLE_NUMBER.test(values.retries) ? Number(values.retries) : NaN;
-    if (!(failureThreshold >= 1 && failureThreshold <= 2 ** 31 - 1)) {
-      throw new ComposeError('invalid retries', { at: at('retries'), value: values.retries, allowed: 'a whole number, 1 or more' });
-    }
-  }
-  return {
-    disabled,
-    check: checks[0],
-    periodSeconds: seconds('interval', 1),
-    timeoutSeconds: seconds('timeout', 1),
-    failureThreshold,
-    initialDelaySeconds: seconds('start_period', 0),
-    prefix: `${PROBE_PREFIX}${probe}`,
-    at: labelAt(service, `${PROBE_PREFIX}${probe}`),
-  };
-}
-
-/**
- * The argv of a `test` label, as compose reads a healthcheck test: `CMD a b` runs `a b`, `CMD-SHELL …` and any other
- * string run through `sh -c`, `NONE` turns the probe off; a JSON list (`["CMD", "curl", "-f", "…"]`) is read the
- * same way.
- */
-function probeCommand(value: string, at: ComposeLocation): string[] | 'NONE' {
-  let words: string[] | undefined;
-  if (value.startsWith('[')) {
-    try {
-      const parsed: unknown = JSON.parse(value);
-      if (Array.isArray(parsed) && parsed.length > 0 && parsed.every((w) => typeof w === 'string')) {
-        words = parsed as string[];
-      }
-    } catch {
-      words = undefined;
-    }
-    if (!words) {
-      throw new ComposeError('invalid probe test', { at, value, allowed: 'a command, or a JSON list of strings such as ["CMD", "curl", "-f", "http://localhost/"]' });
-    }
-    if (words[0] === 'NONE') {
-      return 'NONE';
-    }
-    if (words[0] === 'CMD-SHELL') {
-      return ['sh', '-c', words.slice(1).join(' ')];
-    }
-    return words[0] === 'CMD' ? words.slice(1) : words;
-  }
-  if (value === 'NONE') {
-    return 'NONE';
-  }
-  if (/^CMD\s/.test(value)) {
-    words = shellSplit(value.slice(3).trim());
-    if (!words || words.length === 0) {
-      throw new ComposeError('invalid probe test', { at, value, allowed: 'CMD followed by a command, quotes closed' });
-    }
-    return words;
-  }
-  const script = /^CMD-SHELL\s/.test(value) ? value.slice('CMD-SHELL'.length).trim() : value;
-  if (script === '') {
-    throw new ComposeError('empty probe test', { at, allowed: 'a command' });
-  }
-  return ['sh', '-c', script];
-}
-
-function readCronJob(service: ComposeService): KomposeCronJob | undefined {
-  const at = (key: string) => labelAt(service, key);
-  const scheduleText = service.labels[KomposeLabel.CRON_SCHEDULE]?.trim();
-  const policyText = service.labels[KomposeLabel.CRON_CONCURRENCY_POLICY]?.trim();
-  const backoffText = service.labels[KomposeLabel.CRON_BACKOFF_LIMIT]?.trim();
-  if (scheduleText === undefined) {
-    const orphan = policyText !== undefined ? KomposeLabel.CRON_CONCURRENCY_POLICY : backoffText !== undefined ? KomposeLabel.CRON_BACKOFF_LIMIT : undefined;
-    if (orphan) {
-      throw new ComposeError(`${orphan} needs ${KomposeLabel.CRON_SCHEDULE}`, {
-        at: at(orphan),
-        hint: `add ${KomposeLabel.CRON_SCHEDULE} (e.g. "0 3 * * *") to run the service as a CronJob, or remove ${orphan}`,
-      });
-    }
-    return undefined;
-  }
-  const schedule = parseCronSchedule(scheduleText);
-  if (typeof schedule === 'string') {
-    throw new ComposeError(`invalid schedule: ${schedule}`, {
-      at: at(KomposeLabel.CRON_SCHEDULE),
-      value: scheduleText,
-      allowed: 'five fields (minute hour day-of-month month day-of-week), e.g. "*/15 * * * *", or @hourly, @daily, @weekly, @monthly, @yearly',
-    });
-  }
-  let concurrencyPolicy: kplus.ConcurrencyPolicy | undefined;
-  if (policyText !== undefined) {
-    concurrencyPolicy = Object.values(kplus.ConcurrencyPolicy).find((p) => p.toLowerCase() === policyText.toLowerCase());
-    if (!concurrencyPolicy) {
-      throw new ComposeError('invalid concurrency policy', {
-        at: at(KomposeLabel.CRON_CONCURRENCY_POLICY), value: policyText, allowed: Object.values(kplus.ConcurrencyPolicy).join(', '),
-      });
-    }
-  }
-  let backoffLimit: number | undefined;
-  if (backoffText !== undefined) {
-    backoffLimit = WHOLE_NUMBER.test(backoffText) ? Number(backoffText) : NaN;
-    if (!(backoffLimit >= 0 && backoffLimit <= 2 ** 31 - 1)) {
-      throw new ComposeError('invalid backoff limit', {
-        at: at(KomposeLabel.CRON_BACKOFF_LIMIT), value: backoffText, allowed: 'a whole number of retries, 0 or more',
-      });
-    }
-  }
-  return { schedule, concurrencyPolicy, backoffLimit };
-}
-
-const DESCRIPTORS: Readonly<Record<string, string>> = {
-  '@yearly': '0 0 1 1 *',
-  '@annually': '0 0 1 1 *',
-  '@monthly': '0 0 1 * *',
-  '@weekly': '0 0 * * 0',
-  '@daily': '0 0 * * *',
-  '@midnight': '0 0 * * *',
-  '@hourly': '0 * * * *',
-};
-const CRON_FIELDS: ReadonlyArray<{ name: string; min: number; max: number; names?: readonly string[] }> = [
-  { name: 'minute', min: 0, max: 59 },
-  { name: 'hour', min: 0, max: 23 },
-  { name: 'day of month', min: 1, max: 31 },
-  { name: 'month', min: 1, max: 12, names: ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'] },
-  { name: 'day of week', min: 0, max: 6, names: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] },
-];
-
-/**
- * A CronJob schedule as Kubernetes reads it: five fields, each `*`, `?`, numbers or names, ranges `a-b`, steps `/n`
- * and lists `,`, within the field's range; or a descriptor such as `@daily` (written out as its five fields).
- * Returns the problem as text when the schedule is invalid.
- */
-export function parseCronSchedule(text: string): Cron | string {
-  const expanded = DESCRIPTORS[text.toLowerCase()] ?? text;
-  if (expanded.startsWith('@')) {
-    return `unknown descriptor "${text}"`;
-  }
-  const fields = expanded.split(/\s+/).filter((f) => f !== '');
-  if (fields.length !== 5) {
-    return `expected 5 fields, got ${fields.length}`;
-  }
-  for (let i = 0; i < 5; i++) {
-    const field = CRON_FIELDS[i];
-    const value = (word: string): number => {
-      const named = field.names?.indexOf(word.toLowerCase()) ?? -1;
-      return named >= 0 ? named + field.min : WHOLE_NUMBER.test(word) ? Number(word) : NaN;
-    };
-    for (const item of fields[i].split(',')) {
-      const match = /^(\*|\?|[0-9A-Za-z]+)(?:-([0-9A-Za-z]+))?(?:\/(\d+))?$/.exec(item);
-      if (!match) {
-        return `the ${field.name} field "${fields[i]}" is not a cron field`;
-      }
-      const bounds = match[1] === '*' || match[1] === '?' ? [] : [match[1], match[2]].filter((w): w is string => w !== undefined);
-      for (const word of bounds) {
-        const n = value(word);
-        if (Number.isNaN(n)) {
-          return `"${word}" is not a number${field.names ? ' or a name' : ''} in the ${field.name} field`;
-        }
-        if (!(n >= field.min && n <= field.max)) {
-          return `${word} is out of range for the ${field.name} (${field.min}-${field.max})`;
-        }
-      }
-      if (match[3] !== undefined && Number(match[3]) === 0) {
-        return `the step in the ${field.name} field "${fields[i]}" is 0`;
-      }
-    }
-  }
-  return Cron.schedule({ minute: fields[0], hour: fields[1], day: fields[2], month: fields[3], weekDay: fields[4] });
-}
-
-function port(text: string, at: ComposeLocation, allowed = 'a port number 1-65535'): number {
-  const n = WHOLE_NUMBER.test(text) ? Number(text) : NaN;
-  if (!(n >= 1 && n <= 65535)) {
-    throw new ComposeError('invalid port', { at, value: text, allowed });
-  }
-  return n;
 }
 
 const CONTAINER_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

@@ -4,10 +4,13 @@ import { Construct, IConstruct } from 'constructs';
 import { KubeResourceQuota, Quantity } from '../../imports/k8s';
 import { ComposeError } from '../compose/errors';
 import {
-  formatCpu, formatMemory, parseCpuMillicores, parseMemoryBytes, roundUpCpuMillicores, roundUpMemoryBytes,
+  formatCpu, formatMemory, parseCpuMillicores, roundUpCpuMillicores, roundUpMemoryBytes,
   sizeToBytes,
 } from '../base/quantities';
 import { compare } from '../util/sort';
+import { COUNTED_KINDS, NamespaceNeeds, PodResourceAmounts, namespaceNeeds } from './quota-needs';
+
+export type { NamespaceNeeds, PodResourceAmounts, WorkloadNeed } from './quota-needs';
 
 /** The `spec.hard` keys this quota sets, as Kubernetes names them. */
 export enum QuotaKey {
@@ -62,40 +65,10 @@ export interface NamespaceQuotaProps {
   readonly nodeCount?: number;
 }
 
-/** What one workload needs at its peak. */
-export interface WorkloadNeed {
-  /** e.g. `Deployment/web`. */
-  readonly workload: string;
-  /** Pods at the peak: replicas (or the autoscaler's maximum) plus the rolling-update surge. */
-  readonly pods: number;
-  /** Per pod, the way the scheduler and the quota count it: max(sum of containers, largest init container). */
-  readonly perPod: PodResourceAmounts;
-}
-
-export interface PodResourceAmounts {
-  readonly requestsCpuMillicores: number;
-  readonly requestsMemoryBytes: number;
-  readonly limitsCpuMillicores: number;
-  readonly limitsMemoryBytes: number;
-}
-
-/** What the namespace needs at its peak, before headroom. */
-export interface NamespaceNeeds extends PodResourceAmounts {
-  readonly persistentVolumeClaims: number;
-  /** Sorted by workload. */
-  readonly workloads: readonly WorkloadNeed[];
-  /** Containers the quota would reject, as `Deployment/web: container "web" has no cpu limit`. Sorted. */
-  readonly problems: readonly string[];
-}
-
 const DEFAULT_NAME = 'namespace-quota';
-/** The kinds that computeNeeds reads: workloads, autoscalers, claims, and KubeVirt/CDI objects. */
-const COUNTED_KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet', 'ReplicationController', 'DaemonSet', 'Job', 'CronJob', 'Pod',
-  'HorizontalPodAutoscaler', 'PersistentVolumeClaim', 'DataVolume', 'VirtualMachine']);
 const MIB = 1024 ** 2;
 const DEFAULT_HEADROOM_PERCENT = 20;
 const DEFAULT_NODE_COUNT = 3;
-const DEFAULT_MAX_SURGE = '25%';
 
 const RESOURCE_KEYS: ReadonlyArray<[QuotaKey, keyof PodResourceAmounts, 'cpu' | 'memory']> = [
   [QuotaKey.REQUESTS_CPU, 'requestsCpuMillicores', 'cpu'],
@@ -189,58 +162,12 @@ export class NamespaceQuota extends Construct {
 
   /** What the namespace needs at its peak, read from the construct tree. Call once the app is complete. */
   public computeNeeds(): NamespaceNeeds {
-    return this.needsOf(this.namespaceDocs((o) => o.toJson()));
-  }
-
-  private needsOf(docs: any[]): NamespaceNeeds {
-    const autoscaled = new Map<string, number>();
-    for (const doc of docs.filter((d) => d.kind === 'HorizontalPodAutoscaler')) {
-      const ref = doc.spec?.scaleTargetRef ?? {};
-      const key = `${ref.kind}/${ref.name}`;
-      autoscaled.set(key, Math.max(autoscaled.get(key) ?? 0, Number(doc.spec?.maxReplicas ?? 0)));
-    }
-
-    const workloads: WorkloadNeed[] = [];
-    const problems: string[] = [];
-    let claims = 0;
-    for (const doc of docs) {
-      const workload = `${doc.kind}/${doc.metadata?.name}`;
-      if (doc.kind === 'PersistentVolumeClaim' || doc.kind === 'DataVolume') {
-        claims += 1;
-      } else if (doc.kind === 'VirtualMachine') {
-        claims += (doc.spec?.dataVolumeTemplates ?? []).length;
-      }
-      const vmNeed = doc.kind === 'VirtualMachine' ? virtualMachineNeed(doc, workload, problems)
-        : doc.kind === 'DataVolume' && (doc.spec?.source?.http || doc.spec?.source?.registry) ? { workload, pods: 1, perPod: CDI_IMPORTER_POD }
-          : undefined;
-      if (vmNeed) {
-        workloads.push(vmNeed);
-        continue;
-      }
-      const shape = podShape(doc, this.nodeCount, autoscaled.get(workload));
-      if (!shape) {
-        continue;
-      }
-      claims += shape.claimsPerReplica * shape.replicas;
-      workloads.push({ workload, pods: shape.pods, perPod: podAmounts(shape.podSpec, workload, problems) });
-    }
-    workloads.sort((a, b) => compare(a.workload, b.workload));
-
-    const total = (key: keyof PodResourceAmounts) => workloads.reduce((sum, w) => sum + w.pods * w.perPod[key], 0);
-    return {
-      requestsCpuMillicores: total('requestsCpuMillicores'),
-      requestsMemoryBytes: total('requestsMemoryBytes'),
-      limitsCpuMillicores: total('limitsCpuMillicores'),
-      limitsMemoryBytes: total('limitsMemoryBytes'),
-      persistentVolumeClaims: claims,
-      workloads,
-      problems: [...new Set(problems)].sort(compare),
-    };
+    return namespaceNeeds(this.namespaceDocs(), this.nodeCount);
   }
 
   private hardQuantities(): Record<string, Quantity> {
     // Every cdk8s synthesis (app.synth(), chart.toJson(), Testing.synth()) validates the app right before it renders
-    // it: the rendering takes what validation just computed instead of resolving every workload a second time.
+    // it: the rendering takes the needs validation just computed (once) instead of reading every workload again.
     const needs = this.validatedNeeds ?? this.computeNeeds();
     this.validatedNeeds = undefined;
     return Object.fromEntries(Object.entries(this.hardFor(needs)).map(([key, value]) => [key, Quantity.fromString(value)]));
@@ -259,8 +186,13 @@ export class NamespaceQuota extends Construct {
       }).message);
     }
 
-    const needs = this.needsOf(this.namespaceDocs(renderForSynthesis));
+    const needs = namespaceNeeds(this.namespaceDocs(), this.nodeCount);
+    // Kept for the rendering of this synthesis only: a validation not followed by a rendering (it failed, or the
+    // caller only validated) leaves nothing behind once the synchronous synthesis is over.
     this.validatedNeeds = needs;
+    queueMicrotask(() => {
+      this.validatedNeeds = undefined;
+    });
     for (const problem of needs.problems) {
       errors.push(new ComposeError(`${problem}; the ResourceQuota rejects pods whose containers lack cpu and memory limits`, {
         hint: 'set resources.limits (and requests) for cpu and memory on every container, init containers included',
@@ -294,179 +226,14 @@ export class NamespaceQuota extends Construct {
   }
 
   /** The rendered API objects of the whole app in this quota's namespace. */
-  private namespaceDocs(render: (o: ApiObject) => any): any[] {
+  private namespaceDocs(): any[] {
     return this.node.root.node.findAll()
       .filter((c: IConstruct): c is ApiObject => ApiObject.isApiObject(c) && c.metadata.namespace === this.namespace)
       // Only the kinds counted are rendered (a quota is not: rendering one computes its amounts, which would read this one).
       .filter((o) => COUNTED_KINDS.has(o.kind))
-      .map(render)
+      .map((o) => o.toJson())
       .filter((doc) => doc && typeof doc === 'object');
   }
-}
-
-/**
- * Renders an object for the quota's validation and keeps the result for the rendering that follows it. Every cdk8s
- * synthesis validates the whole app and then renders it, with nothing changing in between, so the workloads need not
- * be resolved twice (0.8 s of a 1,000-service `convert`). The kept rendering is an own `toJson` of the object that
- * answers once and removes itself; a rendering kept by a validation that failed, or whose object was not rendered
- * after it, is removed before anything else runs (a microtask) and by the next validation, so it never outlives the
- * synthesis that made it.
- */
-function renderForSynthesis(o: ApiObject): any {
-  forget(o);
-  const json = o.toJson();
-  Object.defineProperty(o, 'toJson', {
-    configurable: true,
-    writable: true,
-    value: () => {
-      forget(o);
-      return json;
-    },
-  });
-  queueMicrotask(() => forget(o));
-  return json;
-}
-
-function forget(o: ApiObject): void {
-  if (Object.prototype.hasOwnProperty.call(o, 'toJson')) {
-    delete (o as { toJson?: unknown }).toJson;
-  }
-}
-
-interface PodShape {
-  readonly podSpec: any;
-  /** Replicas at the peak, without surge: what volumeClaimTemplates multiply by. */
-  readonly replicas: number;
-  readonly pods: number;
-  readonly claimsPerReplica: number;
-}
-
-function podShape(doc: any, nodeCount: number, autoscalerMax: number | undefined): PodShape | undefined {
-  const spec = doc.spec ?? {};
-  const replicasOf = () => Math.max(spec.replicas ?? (autoscalerMax === undefined ? 1 : 0), autoscalerMax ?? 0);
-  switch (doc.kind) {
-    case 'Deployment': {
-      const replicas = replicasOf();
-      const rolling = (spec.strategy?.type ?? 'RollingUpdate') === 'RollingUpdate';
-      const surge = rolling ? scaled(spec.strategy?.rollingUpdate?.maxSurge ?? DEFAULT_MAX_SURGE, replicas) : 0;
-      return { podSpec: spec.template?.spec, replicas, pods: replicas + surge, claimsPerReplica: 0 };
-    }
-    case 'StatefulSet': {
-      const replicas = replicasOf();
-      return { podSpec: spec.template?.spec, replicas, pods: replicas, claimsPerReplica: (spec.volumeClaimTemplates ?? []).length };
-    }
-    case 'ReplicaSet':
-    case 'ReplicationController': {
-      const replicas = replicasOf();
-      return { podSpec: spec.template?.spec, replicas, pods: replicas, claimsPerReplica: 0 };
-    }
-    case 'DaemonSet':
-      return { podSpec: spec.template?.spec, replicas: nodeCount, pods: nodeCount, claimsPerReplica: 0 };
-    case 'Job':
-      return { podSpec: spec.template?.spec, replicas: 1, pods: jobPods(spec), claimsPerReplica: 0 };
-    case 'CronJob':
-      return { podSpec: spec.jobTemplate?.spec?.template?.spec, replicas: 1, pods: jobPods(spec.jobTemplate?.spec ?? {}), claimsPerReplica: 0 };
-    case 'Pod':
-      return { podSpec: spec, replicas: 1, pods: 1, claimsPerReplica: 0 };
-    default:
-      return undefined;
-  }
-}
-
-/** KubeVirt v0.59's memory overhead of a virt-launcher pod, rounded up: fixed processes, page tables, per-vCPU tables. */
-export const VM_POD_OVERHEAD = {
-  fixedBytes: 256 * 1024 ** 2,
-  perVcpuBytes: 8 * 1024 ** 2,
-  guestMemoryDivisor: 512,
-} as const;
-
-/** CDI v1.56's default requests and limits of an importer pod. */
-const CDI_IMPORTER_POD: PodResourceAmounts = {
-  requestsCpuMillicores: 100,
-  requestsMemoryBytes: 60e6,
-  limitsCpuMillicores: 750,
-  limitsMemoryBytes: 600e6,
-};
-
-/** The virt-launcher pod of a running VirtualMachine: its domain's resources plus KubeVirt's overhead. */
-function virtualMachineNeed(doc: any, workload: string, problems: string[]): WorkloadNeed | undefined {
-  const spec = doc.spec ?? {};
-  if (spec.running === false || spec.runStrategy === 'Halted') {
-    return undefined;
-  }
-  const domain = spec.template?.spec?.domain ?? {};
-  const requests = domain.resources?.requests ?? {};
-  const limits = domain.resources?.limits ?? {};
-  for (const resource of ['cpu', 'memory']) {
-    if (limits[resource] === undefined) {
-      problems.push(`${workload}: the VM has no ${resource} limit`);
-    }
-  }
-  const cpu = (value: unknown) => (value === undefined ? 0 : parseCpuMillicores(value as string | number));
-  const memory = (value: unknown) => (value === undefined ? 0 : parseMemoryBytes(value as string | number));
-  const vcpus = (domain.cpu?.cores ?? 1) * (domain.cpu?.sockets ?? 1) * (domain.cpu?.threads ?? 1);
-  const guest = memory(requests.memory ?? limits.memory ?? domain.memory?.guest);
-  const overhead = VM_POD_OVERHEAD.fixedBytes + vcpus * VM_POD_OVERHEAD.perVcpuBytes + Math.ceil(guest / VM_POD_OVERHEAD.guestMemoryDivisor);
-  return {
-    workload,
-    pods: 1,
-    perPod: {
-      requestsCpuMillicores: cpu(requests.cpu ?? limits.cpu),
-      requestsMemoryBytes: guest + overhead,
-      limitsCpuMillicores: cpu(limits.cpu),
-      limitsMemoryBytes: limits.memory === undefined ? 0 : memory(limits.memory) + overhead,
-    },
-  };
-}
-
-function jobPods(jobSpec: any): number {
-  const parallelism = jobSpec.parallelism ?? 1;
-  return jobSpec.completions === undefined ? parallelism : Math.min(parallelism, jobSpec.completions);
-}
-
-/** An int-or-percent (`maxSurge`) of `replicas`, percentages rounded up as the Deployment controller does. */
-function scaled(value: number | string, replicas: number): number {
-  if (typeof value === 'number') {
-    return value;
-  }
-  const percent = /^(\d+)%$/.exec(value);
-  return percent ? Math.ceil(Number(percent[1]) * replicas / 100) : Number(value) || 0;
-}
-
-/** Effective requests and limits of one pod, noting containers the quota admission would reject. */
-function podAmounts(podSpec: any, workload: string, problems: string[]): PodResourceAmounts {
-  const containers: any[] = podSpec?.containers ?? [];
-  const initContainers: any[] = podSpec?.initContainers ?? [];
-  const amounts = (container: any): PodResourceAmounts => {
-    const requests = container.resources?.requests ?? {};
-    const limits = container.resources?.limits ?? {};
-    for (const resource of ['cpu', 'memory']) {
-      if (limits[resource] === undefined) {
-        problems.push(`${workload}: container "${container.name}" has no ${resource} limit`);
-      }
-    }
-    const cpu = (value: unknown) => (value === undefined ? 0 : parseCpuMillicores(value as string | number));
-    const memory = (value: unknown) => (value === undefined ? 0 : parseMemoryBytes(value as string | number));
-    // Kubernetes defaults a missing request to the limit.
-    return {
-      requestsCpuMillicores: cpu(requests.cpu ?? limits.cpu),
-      requestsMemoryBytes: memory(requests.memory ?? limits.memory),
-      limitsCpuMillicores: cpu(limits.cpu),
-      limitsMemoryBytes: memory(limits.memory),
-    };
-  };
-  const app = containers.map(amounts);
-  const init = initContainers.map(amounts);
-  const effective = (key: keyof PodResourceAmounts) => Math.max(
-    app.reduce((sum, a) => sum + a[key], 0),
-    ...init.map((a) => a[key]),
-  );
-  return {
-    requestsCpuMillicores: effective('requestsCpuMillicores'),
-    requestsMemoryBytes: effective('requestsMemoryBytes'),
-    limitsCpuMillicores: effective('limitsCpuMillicores'),
-    limitsMemoryBytes: effective('limitsMemoryBytes'),
-  };
 }
 
 function explicitAmounts(hard: QuotaAmounts, where: { file: string; path: string }): Partial<Record<QuotaKey, number>> {

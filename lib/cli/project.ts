@@ -1,5 +1,4 @@
-import { ApiObject, App, Chart, JsonPatch, YamlOutputType } from 'cdk8s';
-import * as kplus from 'cdk8s-plus-27';
+import { App, Chart, YamlOutputType } from 'cdk8s';
 import { ComposeApp } from '../app/compose-app';
 import { cpuFromMillicores, parseCpuMillicores, parseMemoryBytes, sizeFromBytes } from '../base/quantities';
 import { QuotaAmounts } from '../app/quota';
@@ -42,8 +41,8 @@ export interface BuildSettings {
 
 /**
  * Loads the compose files and builds the app the same way a cdk8s program would: an `App` (one file per resource,
- * `.yaml`), one chart, a `ComposeApp`. The command-line labels and annotations are added to every object and pod
- * template through the constructs.
+ * `.yaml`), one chart, a `ComposeApp`. The command-line labels and annotations are the app's `labels` and
+ * `annotations` props.
  */
 export function buildProject(options: ConversionOptions, where: CliEnvironment, settings: BuildSettings): Project {
   const loaded = loadCompose({
@@ -94,8 +93,9 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     storageClassName: options.storageClassName,
     backup: options.backup,
     quota: typeof options.quota === 'boolean' ? options.quota : { hard: quotaAmounts(options.quota) },
+    labels: options.labels,
+    annotations: options.annotations,
   }));
-  addMetadata(chart, options.labels, options.annotations);
   return {
     app,
     chart,
@@ -128,36 +128,5 @@ export function withRedaction<T>(redactor: Redactor, fn: () => T): T {
     return fn();
   } catch (err) {
     throw redactError(err, redactor);
-  }
-}
-
-/**
- * Adds labels and annotations to every object, to the pod template of every workload, and to the template of every
- * VirtualMachine (a generated class without a metadata handle for it: a JSON patch, merged with what is there).
- */
-function addMetadata(chart: Chart, labels: Readonly<Record<string, string>>, annotations: Readonly<Record<string, string>>): void {
-  if (Object.keys(labels).length + Object.keys(annotations).length === 0) {
-    return;
-  }
-  for (const construct of chart.node.findAll()) {
-    if (construct instanceof ApiObject && construct.kind === 'VirtualMachine') {
-      const template = construct.toJson().spec?.template?.metadata ?? {};
-      construct.addJsonPatch(JsonPatch.add('/spec/template/metadata', {
-        ...template,
-        labels: { ...(template.labels ?? {}), ...labels },
-        annotations: { ...(template.annotations ?? {}), ...annotations },
-      }));
-    }
-    const targets = [];
-    if (construct instanceof ApiObject) {
-      targets.push(construct.metadata);
-    }
-    if (construct instanceof kplus.AbstractPod) {
-      targets.push(construct.podMetadata);
-    }
-    for (const metadata of targets) {
-      Object.entries(labels).forEach(([key, value]) => metadata.addLabel(key, value));
-      Object.entries(annotations).forEach(([key, value]) => metadata.addAnnotation(key, value));
-    }
   }
 }

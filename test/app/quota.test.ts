@@ -314,3 +314,27 @@ describe('NamespaceQuota', () => {
     expect(() => new NamespaceQuota(Testing.chart(), 'Quota', props)).toThrow(message);
   });
 });
+
+describe('the quota is computed for each synthesis', () => {
+  test('a workload added between two syntheses is counted in the second, and rendering alone counts it too', () => {
+    const chart = new Chart(Testing.app(), 'test');
+    const quota = new NamespaceQuota(chart, 'Quota', { namespace: NS, headroomPercent: 0 });
+    deployment(chart, 'one', { replicas: 1, strategy: { type: 'Recreate' }, containers: [container('c', undefined, { cpu: '1', memory: '1Gi' })] });
+    const hard = () => Testing.synth(chart).find((d) => d.kind === 'ResourceQuota')!.spec.hard;
+    expect(hard()).toMatchObject({ 'limits.cpu': '1', 'limits.memory': '1Gi' });
+    deployment(chart, 'two', { replicas: 1, strategy: { type: 'Recreate' }, containers: [container('c', undefined, { cpu: '1', memory: '1Gi' })] });
+    expect(hard()).toMatchObject({ 'limits.cpu': '2', 'limits.memory': '2Gi' });
+    // Without a validation first (a bare toJson), the amounts are computed on the spot.
+    expect(quota.resourceQuota.toJson().spec.hard).toMatchObject({ 'limits.cpu': '2', 'limits.memory': '2Gi' });
+  });
+});
+
+test('what a validation alone computed does not outlive it', async () => {
+  const chart = new Chart(Testing.app(), 'test');
+  const quota = new NamespaceQuota(chart, 'Quota', { namespace: NS, headroomPercent: 0 });
+  deployment(chart, 'one', { replicas: 1, strategy: { type: 'Recreate' }, containers: [container('c', undefined, { cpu: '1', memory: '1Gi' })] });
+  expect(quota.node.validate()).toEqual([]);
+  await Promise.resolve();
+  deployment(chart, 'two', { replicas: 1, strategy: { type: 'Recreate' }, containers: [container('c', undefined, { cpu: '1', memory: '1Gi' })] });
+  expect(quota.resourceQuota.toJson().spec.hard).toMatchObject({ 'limits.cpu': '2', 'limits.memory': '2Gi' });
+});

@@ -1,0 +1,179 @@
+import { Size } from 'cdk8s';
+import * as kplus from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import { ComposeLocation, ComposeModel, ComposeService } from '../compose/model';
+import { Redactor } from '../compose/sensitive';
+import { NameRegistry, joinDnsLabel } from '../base/naming';
+import { cpuFromMillicores } from '../base/quantities';
+import { ComposeVm, ComposeVmProps } from '../vm/compose-vm';
+import { AppMetadata } from './app-metadata';
+import { sensitiveEnvTest } from './app-secret-values';
+import { AppSettings } from './app-settings';
+import { AppWarnings } from './app-warnings';
+import { ComposeAppVmOptions } from './compose-app-props';
+import { HostRewriter } from './host-rewrite';
+import { MigrationContext, ServicePlan, ServiceSettings, WorkloadKind } from './migrated-service';
+import { serviceHostRewriter } from './service-hosts';
+import { VmMigratedService } from './vm-migrated-service';
+
+/** Props of `AppVm`: the app's plans and handles that the VM's part uses. */
+export interface AppVmProps {
+  /** The app: the VM (`Vm`) and each service's `VmMigratedService` (its compose name) are made in it. */
+  readonly scope: Construct;
+  readonly model: ComposeModel;
+  /** The app's `vm` prop; the planner has refused VM services without it. */
+  readonly options?: ComposeAppVmOptions;
+  readonly namespace: string;
+  readonly plans: ReadonlyMap<string, ServicePlan>;
+  /** Why each service routed to the VM goes there. */
+  readonly reasons: ReadonlyMap<string, string[]>;
+  readonly settings: AppSettings;
+  readonly names: NameRegistry;
+  readonly redactor: Redactor;
+  readonly warnings: AppWarnings;
+  readonly context: MigrationContext;
+  /** Labels and annotations for the VM's pods, on top of its own. */
+  readonly template: AppMetadata;
+}
+
+/**
+ * The services routed to the VM: one `ComposeVm` (bundle, VirtualMachine, a Service per service) in the app's
+ * namespace, from the compose model with rule 2 applied inside the VM (hosts of container services → their
+ * Service names), its unit waiting for the container services they depend on, and a `VmMigratedService` each.
+ */
+export class AppVm {
+  /** The VM, unless no service is routed to it. */
+  public readonly composeVm?: ComposeVm;
+  /** The services that run in the VM, by compose name. */
+  public readonly services = new Map<string, VmMigratedService>();
+
+  constructor(private readonly props: AppVmProps) {
+    const plans = [...props.plans.values()].filter((p) => p.kind === WorkloadKind.VM);
+    const options = props.options;
+    if (plans.length === 0 || !options) {
+      return;
+    }
+    const { scope, model, names, settings, warnings } = props;
+    const inVm = new Set(plans.map((p) => p.service.name));
+    const vmHosts = serviceHostRewriter({
+      plans: props.plans, include: (plan) => plan.hasService && plan.kind !== WorkloadKind.VM, warnings, at: model.at,
+    });
+    const vmModel: ComposeModel = {
+      ...model,
+      services: model.services.map((s) => (inVm.has(s.name) ? this.rewriteForVm(s, vmHosts) : s)),
+    };
+    const serviceSettings = new Map(plans.map((p) => [p.service.name, settings.settingsFor(p)]));
+    const name = settings.vmName(props.namespace);
+    names.claim('VirtualMachine', name, { owner: 'the VM', at: model.at, hint: 'set vm.name' });
+    names.claim('DataVolume', joinDnsLabel(name, 'rootdisk'), { owner: 'the VM\'s root disk', at: model.at, hint: 'set vm.name' });
+    const composeVm = new ComposeVm(scope, 'Vm', {
+      ...options,
+      name,
+      namespace: props.namespace,
+      model: vmModel,
+      services: [...inVm].sort(),
+      serviceNames: Object.fromEntries(plans.map((p) => [p.service.name, p.name])),
+      resources: options.resources ?? vmResources([...serviceSettings.values()]),
+      cpu: options.cpu ?? { cores: vmCores([...serviceSettings.values()]) },
+      templateLabels: { ...options.templateLabels, ...props.template.labels },
+      templateAnnotations: { ...options.templateAnnotations, ...props.template.annotations },
+      bundle: {
+        ...options.bundle,
+        isSensitive: options.bundle?.isSensitive ?? sensitiveEnvTest(settings, props.redactor),
+        waitFor: { ...this.vmWaits(plans, inVm), ...options.bundle?.waitFor },
+      },
+    });
+    if (composeVm.vm.userDataSecret) {
+      names.claim('Secret', composeVm.vm.userDataSecret.name, { owner: 'the VM\'s cloud-init user data', at: model.at, hint: 'set vm.name' });
+    }
+    warnings.addAll(composeVm.warnings, true);
+    for (const plan of plans) {
+      this.services.set(plan.service.name, new VmMigratedService(scope, plan.service.name, {
+        plan,
+        settings: serviceSettings.get(plan.service.name)!,
+        context: props.context,
+        composeVm,
+        reasons: props.reasons.get(plan.service.name)!,
+      }));
+    }
+    this.composeVm = composeVm;
+  }
+
+  /** Rule 2 inside the VM: env values name container services by their Service names; file references are reported. */
+  private rewriteForVm(service: ComposeService, hosts: HostRewriter): ComposeService {
+    const { model, warnings } = this.props;
+    const environment = service.environment.map((variable) => {
+      const rewritten = hosts.rewrite(variable.value);
+      for (const rewrite of rewritten.rewrites) {
+        warnings.warn('host-rewrite', `host "${rewrite.from}" in ${variable.name} rewritten to the Service name "${rewrite.to}" (the `
+          + 'service runs in the VM and reaches it through its Service)', variable.at);
+      }
+      return { ...variable, value: rewritten.value };
+    });
+    const files: Array<[string, string, ComposeLocation]> = [];
+    for (const mount of service.volumes) {
+      if (mount.bind?.content && !mount.bind.content.binary) {
+        files.push([`the bound file "${mount.source}"`, mount.bind.content.text, mount.at]);
+      }
+    }
+    for (const ref of service.configs) {
+      const config = model.configs.find((c) => c.name === ref.source);
+      if (config && 'content' in config.source && !config.source.content.binary) {
+        files.push([`config "${config.name}"`, config.source.content.text, config.at]);
+      }
+    }
+    for (const [what, text, at] of files) {
+      for (const reference of hosts.references(text)) {
+        warnings.warnOnce(`vm-file:${what}:${reference.from}`, 'file-host-reference', `${what} refers to "${reference.from}", which runs `
+          + `outside the VM as the Service "${reference.to}"; edit the file`, at);
+      }
+    }
+    return { ...service, environment };
+  }
+
+  /**
+   * Dependencies of the VM's services on container services: compose cannot order across the VM's edge, so the VM's
+   * unit waits until each one's Service accepts TCP connections before it starts the app.
+   */
+  private vmWaits(plans: readonly ServicePlan[], inVm: ReadonlySet<string>): Record<string, { host: string; port: number; timeoutSeconds: number }> {
+    const waits: Record<string, { host: string; port: number; timeoutSeconds: number }> = {};
+    const timeoutSeconds = this.props.settings.waitTimeoutSeconds;
+    for (const plan of plans) {
+      for (const dependency of plan.service.dependsOn) {
+        const target = this.props.plans.get(dependency.service);
+        if (!target || inVm.has(dependency.service)) {
+          continue;
+        }
+        const tcp = target.ports.find((p) => p.protocol === kplus.Protocol.TCP);
+        if (target.hasService && tcp) {
+          waits[dependency.service] = { host: target.name, port: tcp.port, timeoutSeconds };
+        } else {
+          this.props.warnings.warn('vm-dependency', `"${dependency.service}" has no TCP Service the VM can wait on, so the VM starts without `
+            + 'waiting for it', dependency.at);
+        }
+      }
+    }
+    return waits;
+  }
+}
+
+const GIB = 1024 ** 3;
+
+/** vCPUs of the VM: its services' cpu limits, rounded up, at least 2. */
+function vmCores(settings: readonly ServiceSettings[]): number {
+  return Math.max(2, Math.ceil(settings.reduce((sum, s) => sum + s.resources.cpuLimitMillis, 0) / 1000));
+}
+
+/**
+ * Requests and limits of the VM, both set because the namespace's ResourceQuota admits only pods with limits:
+ * memory is the services' memory limits plus 1 GiB for the guest OS and Docker (at least 2 GiB), requested and
+ * limited alike (the guest sees the request); cpu requests the services' requests and is limited to the vCPUs.
+ */
+function vmResources(settings: readonly ServiceSettings[]): ComposeVmProps['resources'] {
+  const memory = Size.gibibytes(Math.max(2, Math.ceil(settings.reduce((sum, s) => sum + s.resources.memoryLimitBytes, 0) / GIB) + 1));
+  const cpuRequest = Math.max(100, settings.reduce((sum, s) => sum + s.resources.cpuRequestMillis, 0));
+  return {
+    requests: { memory, cpu: cpuFromMillicores(cpuRequest) },
+    limits: { memory, cpu: kplus.Cpu.units(vmCores(settings)) },
+  };
+}

@@ -1,0 +1,77 @@
+import { Size } from 'cdk8s';
+import { ComposeApp } from '../../lib/app/compose-app';
+import { findDoc, findDocs } from '../support/yaml-docs';
+import { podSpec, synthApp } from './app-fixture';
+
+function codes(app: ComposeApp): string[] {
+  return app.warnings.map((w) => w.code);
+}
+
+describe('volumes → PersistentVolumeClaim', () => {
+  const { app, docs } = synthApp(`
+services:
+  app:
+    image: a:1
+    volumes:
+      - data:/var/lib/app
+      - sized:/srv/sized
+      - /var/cache/app
+      - type: tmpfs
+        target: /run/tmp
+        tmpfs: { size: 16m }
+  reader:
+    image: a:1
+    volumes: [data:/data:ro]
+  stateless:
+    image: a:1
+    volumes: [/scratch]
+volumes:
+  data: {}
+  sized:
+    labels: { kompose.volume.size: 3Gi }
+  fast: {}
+`, { storageClassName: 'standard', volumes: { data: { size: Size.gibibytes(2) } } });
+
+  test('a named volume gets a ReadWriteOnce claim with its size and storage class', () => {
+    expect(findDoc(docs, 'PersistentVolumeClaim', 'data').spec).toEqual({
+      accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '2Gi' } }, storageClassName: 'standard', volumeMode: 'Filesystem',
+    });
+    expect(findDoc(docs, 'PersistentVolumeClaim', 'sized').spec.resources.requests.storage).toBe('3Gi');
+  });
+
+  test('unused volumes get no claim', () => {
+    expect(findDocs(docs, 'PersistentVolumeClaim').map((d) => d.metadata.name)).toEqual(['data', 'sized']);
+  });
+
+  test('anonymous volumes become emptyDir and tmpfs a memory-backed emptyDir', () => {
+    const volumes = podSpec(findDoc(docs, 'Deployment', 'app')).volumes;
+    expect(volumes).toContainEqual({ name: 'anon-var-cache-app', emptyDir: {} });
+    expect(volumes).toContainEqual({ name: 'tmpfs-run-tmp', emptyDir: { medium: 'Memory', sizeLimit: '16Mi' } });
+    expect(codes(app)).toContain('anonymous-volume');
+  });
+
+  test('a pod that mounts a ReadWriteOnce claim is replaced with Recreate; others roll', () => {
+    expect(findDoc(docs, 'Deployment', 'app').spec.strategy).toEqual({ type: 'Recreate' });
+    expect(findDoc(docs, 'Deployment', 'reader').spec.strategy).toEqual({ type: 'Recreate' });
+    expect(findDoc(docs, 'Deployment', 'stateless').spec.strategy.type).toBe('RollingUpdate');
+  });
+
+  test('one ReadWriteOnce volume shared by several services is reported', () => {
+    expect(app.warnings).toContainEqual(expect.objectContaining({
+      code: 'shared-volume',
+      message: 'volume "data" is mounted by services app, reader: its ReadWriteOnce claim attaches to one node at a time, '
+        + 'so their pods must land on the same node (or use a ReadWriteMany storage class)',
+    }));
+  });
+
+  test('an impossible size is an error: a bad label', () => {
+    expect(() => synthApp('services:\n  a: { image: a:1, volumes: ["v:/v"] }\nvolumes:\n  v:\n    labels: { kompose.volume.size: lots }\n')).toThrow(
+      'compose.yaml:5:5: volumes.v.labels["kompose.volume.size"]: invalid volume size (got "lots"). '
+      + 'Allowed: a positive Kubernetes quantity such as "512Mi", "10Gi" or "1Ti". Fix: write the size with a binary unit, for example "10Gi".');
+  });
+
+  test('an impossible size is an error: a zero prop', () => {
+    expect(() => synthApp('services:\n  a: { image: a:1, volumes: ["v:/v"] }\nvolumes:\n  v: {}\n', { volumes: { v: { size: Size.gibibytes(0) } } })).toThrow(
+      'test/app: volumes["v"].size is not a positive size (got "0 bytes"). Allowed: a positive Kubernetes quantity such as "512Mi", "10Gi" or "1Ti".');
+  });
+});
