@@ -4,7 +4,8 @@ import { Construct } from 'constructs';
 import { KubeSecret } from '../../imports/k8s';
 import { ComposeError } from '../compose/errors';
 import { isServiceName, joinDnsLabel, portName, toServiceName } from '../base/naming';
-import { POD_SECURITY_CONTEXT, removeAddressLabel, removeAddressSelector } from '../base/pod-defaults';
+import { POD_SECURITY_CONTEXT } from '../base/pod-defaults';
+import { LabelledDeployment, LabelledStatefulSet } from '../base/labelled-workloads';
 import { CredentialsSecret } from './credentials-secret';
 import { DatabaseBackup, DatabaseBackupOptions } from './database-backup';
 import { engineContainerProps } from './engine-container';
@@ -214,7 +215,6 @@ export class StatefulDependency extends Construct {
 
     const podProps = {
       metadata: metadata(name),
-      select: false,
       replicas: 1,
       podMetadata: { labels },
       containers: [containerProps],
@@ -224,13 +224,10 @@ export class StatefulDependency extends Construct {
       dockerRegistryAuth: props.imagePullSecret ? kplus.Secret.fromSecretName(this, 'ImagePullSecret', props.imagePullSecret) : undefined,
     };
     if ((props.controller ?? WorkloadController.DEPLOYMENT) === WorkloadController.STATEFUL_SET) {
-      this.workload = new kplus.StatefulSet(this, 'Resource', { ...podProps, service: this.service });
-      removeAddressSelector(this.service);
+      this.workload = new LabelledStatefulSet(this, 'Resource', { ...podProps, service: this.service });
     } else {
-      this.workload = new kplus.Deployment(this, 'Resource', { ...podProps, strategy: kplus.DeploymentStrategy.recreate() });
+      this.workload = new LabelledDeployment(this, 'Resource', { ...podProps, strategy: kplus.DeploymentStrategy.recreate() });
     }
-    this.workload.select(kplus.LabelSelector.of({ labels }));
-    removeAddressLabel(this.workload);
     this.container = this.workload.containers[0];
 
     this.backup = dependencyBackup(this, props, { engine, image, name, namespace, port: this.port, credentials });
