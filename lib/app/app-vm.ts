@@ -64,8 +64,7 @@ export class AppVm {
     };
     const serviceSettings = new Map(plans.map((p) => [p.service.name, settings.settingsFor(p)]));
     const name = settings.vmName(props.namespace);
-    names.claim('VirtualMachine', name, { owner: 'the VM', at: model.at, hint: 'set vm.name' });
-    names.claim('DataVolume', joinDnsLabel(name, 'rootdisk'), { owner: 'the VM\'s root disk', at: model.at, hint: 'set vm.name' });
+    this.claimVmNames(name);
     const composeVm = new ComposeVm(scope, 'Vm', {
       ...options,
       name,
@@ -87,16 +86,28 @@ export class AppVm {
       names.claim('Secret', composeVm.vm.userDataSecret.name, { owner: 'the VM\'s cloud-init user data', at: model.at, hint: 'set vm.name' });
     }
     warnings.addAll(composeVm.warnings, true);
+    this.migrateServices(plans, serviceSettings, composeVm);
+    this.composeVm = composeVm;
+  }
+
+  /** The VM's own objects take their names first, so a service that wants the same name is told. */
+  private claimVmNames(name: string): void {
+    const { names, model } = this.props;
+    names.claim('VirtualMachine', name, { owner: 'the VM', at: model.at, hint: 'set vm.name' });
+    names.claim('DataVolume', joinDnsLabel(name, 'rootdisk'), { owner: 'the VM\'s root disk', at: model.at, hint: 'set vm.name' });
+  }
+
+  /** One VmMigratedService per service in the VM: its Service, Ingress and policies reach the VM's ports. */
+  private migrateServices(plans: readonly ServicePlan[], serviceSettings: ReadonlyMap<string, ServiceSettings>, composeVm: ComposeVm): void {
     for (const plan of plans) {
-      this.services.set(plan.service.name, new VmMigratedService(scope, plan.service.name, {
+      this.services.set(plan.service.name, new VmMigratedService(this.props.scope, plan.service.name, {
         plan,
         settings: serviceSettings.get(plan.service.name)!,
-        context: props.context,
+        context: this.props.context,
         composeVm,
-        reasons: props.reasons.get(plan.service.name)!,
+        reasons: this.props.reasons.get(plan.service.name)!,
       }));
     }
-    this.composeVm = composeVm;
   }
 
   /** Rule 2 inside the VM: env values name container services by their Service names; file references are reported. */

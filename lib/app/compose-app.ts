@@ -117,42 +117,32 @@ export class ComposeApp extends Construct {
       this.namespaceObject = createNamespace(this, this.namespace);
     }
 
-    const { model, namespace, names, findings: warnings, redactor, settings } = this;
-    this.reachability = Reachability.of(model);
-    const planner = new ServicePlanner({
-      path: this.node.path, model, props, settings, namespace, reachability: this.reachability, names, warn: warnings.warn,
-    });
+    this.reachability = Reachability.of(this.model);
+    const planner = this.planServices(props);
     this.plans = planner.plans;
-    const aliases = planAliases(this.reachability, planner.plans, names);
-    this.hosts = serviceHostRewriter({ plans: this.plans, include: (plan) => plan.hasService, aliases, warnings, at: model.at });
-    collectSecretValues(redactor, { model, namespace, settings, warn: warnings.warn });
+    const aliases = planAliases(this.reachability, planner.plans, this.names);
+    this.hosts = this.hostRewriter(aliases);
+    const { model, namespace, settings } = this;
+    collectSecretValues(this.redactor, { model, namespace, settings, warn: this.findings.warn });
 
     const context = this.context();
-    this.shared = new SharedObjects({ scope: this, model, props, namespace, names, hosts: this.hosts, redactor, warnings });
-    this.shared.createAll(this.plans.values());
+    this.shared = this.createSharedObjects(props);
     this.migrateServices(context);
-    this.vmPart = new AppVm({
-      scope: this, model, options: props.vm, namespace, plans: this.plans, reasons: planner.vmReasons, settings, names,
-      redactor, warnings, context, template: metadata,
-    });
+    this.vmPart = this.createVm(props, planner, context, metadata);
     this.vm = this.vmPart.composeVm;
-    this.aliasServices = createAliasServices({ aliases, services: this.migrated, namespace, warn: warnings.warn });
+    this.aliasServices = createAliasServices({
+      aliases, services: this.migrated, namespace: this.namespace, warn: this.findings.warn,
+    });
     this.reportFindings();
     this.claims = this.shared.claims;
     this.secrets = this.shared.secrets;
     this.configs = this.shared.configs;
-
-    if (props.networkPolicies !== false) {
-      this.networkPolicies = createNetworkPolicies(this, {
-        options: props.networkPolicies === true ? {} : props.networkPolicies ?? {},
-        props, model, namespace, services: this.migrated, vm: this.vm, vmServices: this.vmServices,
-      });
-    }
+    this.networkPolicies = this.createNetworkPolicies(props);
     if (props.quota !== false) {
-      this.quota = new NamespaceQuota(this, 'Quota', { ...(props.quota === true ? {} : props.quota ?? {}), namespace });
+      this.quota = new NamespaceQuota(this, 'Quota', { ...(props.quota === true ? {} : props.quota ?? {}), namespace: this.namespace });
     }
     this.addValidations(props.syncWaves ?? true);
-    metadata.applyTo(this, redactor);
+    metadata.applyTo(this, this.redactor);
     // Annotations-style, as the AWS CDK's Annotations.addWarning records them: tools and tests read node.metadata.
     for (const group of groupWarnings(this.warnings)) {
       this.node.addMetadata(WARNING_METADATA, formatWarningGroup(group));
@@ -239,6 +229,46 @@ export class ComposeApp extends Construct {
   }
 
   /** The container services; a sidecar joins its host's pod, so hosts come first; the map is then put in name order. */
+  /** Each service's plan: its names, kind and target (container or VM). */
+  private planServices(props: ComposeAppProps): ServicePlanner {
+    const { model, namespace, names, settings, reachability } = this;
+    return new ServicePlanner({ path: this.node.path, model, props, settings, namespace, reachability, names, warn: this.findings.warn });
+  }
+
+  /** Rewrites the hosts one service names to reach another into their Services' names. */
+  private hostRewriter(aliases: ReturnType<typeof planAliases>): HostRewriter {
+    return serviceHostRewriter({
+      plans: this.plans, include: (plan) => plan.hasService, aliases, warnings: this.findings, at: this.model.at,
+    });
+  }
+
+  /** The claims, Secrets and ConfigMaps the services share. */
+  private createSharedObjects(props: ComposeAppProps): SharedObjects {
+    const { model, namespace, names, hosts, redactor } = this;
+    const shared = new SharedObjects({ scope: this, model, props, namespace, names, hosts, redactor, warnings: this.findings });
+    shared.createAll(this.plans.values());
+    return shared;
+  }
+
+  /** The VM that runs the services that cannot run as containers (it creates nothing when there are none). */
+  private createVm(props: ComposeAppProps, planner: ServicePlanner, context: MigrationContext, template: AppMetadata): AppVm {
+    const { model, namespace, plans, settings, names, redactor } = this;
+    return new AppVm({
+      scope: this, model, options: props.vm, namespace, plans, reasons: planner.vmReasons, settings, names,
+      redactor, warnings: this.findings, context, template,
+    });
+  }
+
+  private createNetworkPolicies(props: ComposeAppProps): ComposeNetworkPolicies | undefined {
+    if (props.networkPolicies === false) {
+      return undefined;
+    }
+    return createNetworkPolicies(this, {
+      options: props.networkPolicies === true ? {} : props.networkPolicies ?? {},
+      props, model: this.model, namespace: this.namespace, services: this.migrated, vm: this.vm, vmServices: this.vmServices,
+    });
+  }
+
   private migrateServices(context: MigrationContext): void {
     const order = [...this.plans.values()].filter((p) => p.kind !== WorkloadKind.VM)
       .sort((a, b) => Number(a.kind === WorkloadKind.SIDECAR) - Number(b.kind === WorkloadKind.SIDECAR));

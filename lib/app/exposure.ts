@@ -1,6 +1,11 @@
 import { ApiObject, JsonPatch } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
 import { ComposeLocation, PortMapping } from '../compose/model';
+import { NameRegistry, joinDnsLabel } from '../base/naming';
+import { IngressRule, PortAccess, ServiceSettings, explicitProtocol, toProtocol } from './service-plan';
+
+export { PortAccess } from './service-plan';
 import { Exposure, KomposeLabel, KomposeServiceType } from './settings';
 
 /**
@@ -20,15 +25,6 @@ export function setExternalTrafficPolicy(
     return;
   }
   ApiObject.of(service).addJsonPatch(JsonPatch.add('/spec/externalTrafficPolicy', policy));
-}
-
-/** How one published port is reached from outside the cluster. */
-export enum PortAccess {
-  INGRESS = 'Ingress',
-  LOAD_BALANCER = 'LoadBalancer',
-  NODE_PORT = 'NodePort',
-  /** Kept inside the cluster: a `127.0.0.1` binding, a stateful dependency, or `Exposure.INTERNAL`. */
-  INTERNAL = 'Internal',
 }
 
 /** What the exposure rule needs to know about a service, container or VM. */
@@ -101,4 +97,69 @@ function komposeExposure(type: KomposeServiceType | undefined): Exposure | undef
     case 'headless': return Exposure.INTERNAL;
     default: return undefined;
   }
+}
+
+/** What the external objects of one service (container or VM) are made from. */
+export interface ExternalObjectsProps {
+  /** The Kubernetes name of the service: the Ingress's, and `<name>-external`'s. */
+  readonly name: string;
+  readonly composeName: string;
+  readonly at: ComposeLocation;
+  readonly namespace: string;
+  /** The labels of the objects. @default - none */
+  readonly labels?: Record<string, string>;
+  readonly names: NameRegistry;
+  readonly settings: ServiceSettings;
+}
+
+/** The Ingress of a service's HTTP port, routing each rule's host and path to `service`; TLS when a secret is named. */
+export function addIngress(
+  scope: Construct, props: ExternalObjectsProps, service: kplus.Service, port: PortMapping,
+): { ingress: kplus.Ingress; rules: IngressRule[] } {
+  const { settings } = props;
+  props.names.claim('Ingress', props.name, { owner: `service "${props.composeName}"`, at: props.at });
+  const ingress = new kplus.Ingress(scope, 'Ingress', {
+    metadata: { name: props.name, namespace: props.namespace, labels: props.labels, annotations: { ...settings.ingressAnnotations } },
+    className: settings.ingressClassName,
+  });
+  const backend = kplus.IngressBackend.fromService(service, { port: port.target });
+  const rules: IngressRule[] = [];
+  for (const rule of settings.ingressRules) {
+    ingress.addHostRule(rule.host, rule.path, backend, kplus.HttpIngressPathType.PREFIX);
+    rules.push({ ...rule, at: port.at });
+  }
+  if (settings.ingressTlsSecret) {
+    const hosts = [...new Set(settings.ingressRules.map((r) => r.host))];
+    // A reference by name: the certificate's Secret is the cluster's, outside the app.
+    ingress.addTls([{ hosts, secret: kplus.Secret.fromSecretName(scope, 'TlsSecret', settings.ingressTlsSecret) }]);
+  }
+  return { ingress, rules };
+}
+
+/**
+ * The `<name>-external` LoadBalancer (or, under `kompose.service.type: nodeport`, NodePort) Service of the published
+ * non-HTTP ports, each on its published port; the caller makes it select the pods.
+ */
+export function addExternalService(
+  scope: Construct, props: ExternalObjectsProps, ports: ReadonlyArray<{ readonly mapping: PortMapping; readonly targetPort: number }>,
+): kplus.Service {
+  const { settings } = props;
+  const nodePort = settings.komposeServiceType === 'nodeport';
+  const name = props.names.claim('Service', joinDnsLabel(props.name, 'external'), {
+    owner: `the published ports of service "${props.composeName}"`, at: props.at,
+  });
+  return new kplus.Service(scope, 'ExternalService', {
+    metadata: { name, namespace: props.namespace, labels: props.labels },
+    type: nodePort ? kplus.ServiceType.NODE_PORT : kplus.ServiceType.LOAD_BALANCER,
+    ports: ports.map(({ mapping, targetPort }) => {
+      const port = mapping.published ?? mapping.target;
+      return {
+        port,
+        targetPort,
+        protocol: explicitProtocol(toProtocol(mapping.protocol)),
+        name: `${mapping.protocol}-${port}`,
+        nodePort: !nodePort ? undefined : settings.nodePort ?? (port >= 30000 && port <= 32767 ? port : undefined),
+      };
+    }),
+  });
 }

@@ -5,6 +5,7 @@ import { ComposeError } from '../compose/errors';
 import { ComposeConfig, ComposeLocation, ComposeModel, ComposeSecret, ComposeVolume, FileSource } from '../compose/model';
 import { Redactor } from '../compose/sensitive';
 import { NameRegistry, toDnsLabel } from '../base/naming';
+import { secretHandle } from '../base/secret-handle';
 import { claimSize, storageBytes } from '../base/sizes';
 import { AppWarnings } from './app-warnings';
 import { COMPOSE_APP_DEFAULTS, ComposeAppProps } from './compose-app-props';
@@ -150,7 +151,7 @@ export class SharedObjects {
         type: 'Opaque',
         data: { [key]: content.binary ? content.text : Buffer.from(content.text, 'utf8').toString('base64') },
       });
-      source = { kind: 'Secret', name: objectName, key };
+      source = { kind: 'Secret', secret: secretHandle(scope, `SecretRef-${secret.name}`, this.secrets[secret.name]), key };
     }
     this.warnLabels(secret, 'secret');
     this.secretSources.set(name, source);
@@ -184,17 +185,21 @@ export class SharedObjects {
       const objectName = names.claim(kind, toDnsLabel(config.name) || 'config', { owner: `config "${config.name}"`, at: config.at });
       if (holdsSecret) {
         warnings.warn('file-holds-secret', `config "${config.name}" contains a secret value, so it is kept in the Secret "${objectName}"`, config.at);
-        this.configs[config.name] = new KubeSecret(scope, `Config-${config.name}`, {
+        const object = new KubeSecret(scope, `Config-${config.name}`, {
           metadata: { name: objectName, namespace },
           type: 'Opaque',
           data: { [key]: Buffer.from(content.text, 'utf8').toString('base64') },
         });
+        this.configs[config.name] = object;
+        source = { kind: 'Secret', secret: secretHandle(scope, `ConfigRef-${config.name}`, object), key };
       } else {
-        this.configs[config.name] = new kplus.ConfigMap(scope, `Config-${config.name}`, {
+        const object = new kplus.ConfigMap(scope, `Config-${config.name}`, {
           metadata: { name: objectName, namespace },
           data: content.binary ? undefined : { [key]: content.text },
           binaryData: content.binary ? { [key]: content.text } : undefined,
         });
+        this.configs[config.name] = object;
+        source = { kind: 'ConfigMap', configMap: object, key };
       }
       if (!content.binary) {
         // References are reported once per config, not per service that mounts it.
@@ -203,7 +208,6 @@ export class SharedObjects {
             + `"${reference.to}" in Kubernetes; edit the file`, config.at);
         }
       }
-      source = { kind, name: objectName, key };
     }
     this.warnLabels(config, 'config');
     this.configSources.set(name, source);
@@ -275,7 +279,11 @@ export class SharedObjects {
     const why = source.kind === 'external' ? 'is external' : `reads "${source.path}", outside the project, which was not read`;
     this.props.warnings.warn(`external-${what}`, `${what} "${name}" ${why}: create the ${kind} "${objectName}" with the key "${key}" in `
       + `namespace "${this.props.namespace}" before deploying`, at);
-    return { kind, name: objectName, key };
+    // A reference by name: the object is outside the app.
+    const id = `${what === 'secret' ? 'Secret' : 'Config'}Ref-${name}`;
+    return what === 'secret'
+      ? { kind: 'Secret', secret: kplus.Secret.fromSecretName(this.props.scope, id, objectName), key }
+      : { kind: 'ConfigMap', configMap: kplus.ConfigMap.fromConfigMapName(this.props.scope, id, objectName), key };
   }
 
   private warnLabels(item: ComposeSecret | ComposeConfig, what: string): void {

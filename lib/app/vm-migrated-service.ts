@@ -5,12 +5,9 @@ import { ExposedPolicyPort, PortExposure } from '../base/network-policy';
 import { ComposeVm } from '../vm/compose-vm';
 import { VmPublishedPort } from '../vm/compose-subset';
 import { VM_LABEL } from '../vm/golden-image-vm';
-import { PortAccess, portAccess, setExternalTrafficPolicy } from './exposure';
+import { PortAccess, addExternalService, addIngress, portAccess, setExternalTrafficPolicy } from './exposure';
 import { checkIngressLabels, isHonouredKomposeLabel, labelAt } from './kompose-labels';
-import {
-  IngressRule, MigrationContext, PublishedPort, ServicePlan, ServiceSettings, WorkloadKind, toProtocol,
-} from './migrated-service';
-import { joinDnsLabel } from '../base/naming';
+import { IngressRule, MigrationContext, PublishedPort, ServicePlan, ServiceSettings, WorkloadKind } from './service-plan';
 import { KomposeLabel } from './settings';
 
 /** Props of `VmMigratedService`: one compose service that runs in the app's VM, and why. */
@@ -87,11 +84,41 @@ export class VmMigratedService extends Construct {
     this.ports = composeVm.ports.filter((p) => p.service === plan.service.name);
     this.warnLabels();
 
+    const access = this.portAccesses(settings);
+    this.publishedPorts = access.published;
+    this.exposedPorts = access.exposed;
+    const objects = {
+      name: this.name, composeName: this.composeName, at: this.at, namespace: context.namespace, names: context.names, settings,
+    };
+    if (access.ingressPort && this.service) {
+      const { ingress, rules } = addIngress(this, objects, this.service, access.ingressPort);
+      this.ingress = ingress;
+      this.ingressRules = rules;
+    } else {
+      this.ingressRules = [];
+    }
+    checkIngressLabels(plan.service, this.ingress !== undefined);
+    if (access.external.length > 0) {
+      this.externalService = addExternalService(this, objects, access.external);
+      this.externalService.selectLabel(VM_LABEL, composeVm.vm.name);
+    }
+    setExternalTrafficPolicy(this.externalService, settings.externalTrafficPolicy,
+      labelAt(plan.service, KomposeLabel.EXTERNAL_TRAFFIC_POLICY), (code, message, at) => context.warn(code, message, at));
+  }
+
+  /**
+   * How each published port is reached (the same exposure rule as a container's), the ports reachable from outside
+   * the namespace as the VM's pod sees them, the port of the Ingress, and the ports of the external Service.
+   */
+  private portAccesses(settings: ServiceSettings): {
+    published: PublishedPort[]; exposed: ExposedPolicyPort[]; ingressPort?: PortMapping;
+    external: Array<{ mapping: PortMapping; targetPort: number }>;
+  } {
     const published: PublishedPort[] = [];
     const exposed: ExposedPolicyPort[] = [];
-    const external: Array<{ mapping: PortMapping; vmPort: number }> = [];
+    const external: Array<{ mapping: PortMapping; targetPort: number }> = [];
     let ingressPort: PortMapping | undefined;
-    for (const mapping of plan.service.ports) {
+    for (const mapping of this.plan.service.ports) {
       const vmPort = this.vmPort(mapping);
       // A port bound to one host address stays on that address in the VM (the bundle reports it).
       const access = vmPort === undefined ? PortAccess.INTERNAL : portAccess(mapping, ingressPort === undefined, {
@@ -103,7 +130,7 @@ export class VmMigratedService extends Construct {
         runsToCompletion: false,
         stateful: false,
         hasService: this.service !== undefined,
-        warn: (code, message, at) => context.warn(code, message, at),
+        warn: (code, message, at) => this.context.warn(code, message, at),
       });
       published.push({ mapping, access });
       if (vmPort === undefined || access === PortAccess.INTERNAL) {
@@ -111,8 +138,8 @@ export class VmMigratedService extends Construct {
       }
       if (access === PortAccess.INGRESS) {
         ingressPort = mapping;
-      } else if (!external.some((e) => e.vmPort === vmPort && e.mapping.protocol === mapping.protocol)) {
-        external.push({ mapping, vmPort });
+      } else if (!external.some((e) => e.targetPort === vmPort && e.mapping.protocol === mapping.protocol)) {
+        external.push({ mapping, targetPort: vmPort });
       }
       exposed.push({
         port: vmPort,
@@ -120,53 +147,7 @@ export class VmMigratedService extends Construct {
         via: access === PortAccess.INGRESS ? PortExposure.INGRESS : PortExposure.LOAD_BALANCER,
       });
     }
-    this.publishedPorts = published;
-    this.exposedPorts = exposed;
-
-    const rules: IngressRule[] = [];
-    if (ingressPort && this.service) {
-      context.names.claim('Ingress', this.name, { owner: `service "${this.composeName}"`, at: this.at });
-      this.ingress = new kplus.Ingress(this, 'Ingress', {
-        metadata: { name: this.name, namespace: context.namespace, annotations: { ...settings.ingressAnnotations } },
-        className: settings.ingressClassName,
-      });
-      const backend = kplus.IngressBackend.fromService(this.service, { port: ingressPort.target });
-      for (const rule of settings.ingressRules) {
-        this.ingress.addHostRule(rule.host, rule.path, backend, kplus.HttpIngressPathType.PREFIX);
-        rules.push({ ...rule, at: ingressPort.at });
-      }
-      if (settings.ingressTlsSecret) {
-        const hosts = [...new Set(settings.ingressRules.map((r) => r.host))];
-        this.ingress.addTls([{ hosts, secret: kplus.Secret.fromSecretName(this, 'TlsSecret', settings.ingressTlsSecret) }]);
-      }
-    }
-    this.ingressRules = rules;
-    checkIngressLabels(plan.service, this.ingress !== undefined);
-
-    if (external.length > 0) {
-      const nodePort = settings.komposeServiceType === 'nodeport';
-      const name = context.names.claim('Service', joinDnsLabel(this.name, 'external'), {
-        owner: `the published ports of service "${this.composeName}"`, at: this.at,
-      });
-      this.externalService = new kplus.Service(this, 'ExternalService', {
-        metadata: { name, namespace: context.namespace },
-        type: nodePort ? kplus.ServiceType.NODE_PORT : kplus.ServiceType.LOAD_BALANCER,
-        ports: external.map(({ mapping, vmPort }) => {
-          const port = mapping.published ?? mapping.target;
-          const protocol = toProtocol(mapping.protocol);
-          return {
-            port,
-            targetPort: vmPort,
-            protocol: protocol === kplus.Protocol.TCP ? undefined : protocol,
-            name: `${mapping.protocol}-${port}`,
-            nodePort: !nodePort ? undefined : settings.nodePort ?? (port >= 30000 && port <= 32767 ? port : undefined),
-          };
-        }),
-      });
-      this.externalService.selectLabel(VM_LABEL, composeVm.vm.name);
-    }
-    setExternalTrafficPolicy(this.externalService, settings.externalTrafficPolicy,
-      labelAt(plan.service, KomposeLabel.EXTERNAL_TRAFFIC_POLICY), (code, message, at) => context.warn(code, message, at));
+    return { published, exposed, ingressPort, external };
   }
 
   /** The VM port a published compose port lands on; undefined when it is bound to one host address in the VM. */

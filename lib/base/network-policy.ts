@@ -4,7 +4,7 @@ import { KubeNetworkPolicy } from '../../imports/k8s';
 import { ComposeError } from '../compose/errors';
 import {
   CidrBlock, checkCidrBlock, checkNetworks, checkPort, checkWorkloads, CidrEgress, namespacePeer, networkLabel,
-  NetworkPolicyRules, PolicyNetwork, PolicyWorkload, toKubePort,
+  NetworkPolicyRules, NormalWorkload, PolicyNetwork, PolicyWorkload, toKubePort,
 } from './network-policy-rules';
 import { sortedRecord } from '../util/sort';
 
@@ -159,18 +159,7 @@ export class ComposeNetworkPolicies extends Construct {
       metadata: { name: 'default-deny', namespace },
       spec: { podSelector: {}, policyTypes: ['Ingress', 'Egress'] },
     });
-
-    this.dnsEgress = new KubeNetworkPolicy(this, 'AllowDns', {
-      metadata: { name: 'default-allow-dns', namespace },
-      spec: {
-        podSelector: {},
-        policyTypes: ['Egress'],
-        egress: [{
-          to: [namespacePeer(props.dnsNamespaceLabels ?? { 'kubernetes.io/metadata.name': 'kube-system' }, props.dnsPodLabels)],
-          ports: [toKubePort({ port: dnsPort, protocol: NetworkProtocol.TCP }), toKubePort({ port: dnsPort, protocol: NetworkProtocol.UDP })],
-        }],
-      },
-    });
+    this.dnsEgress = this.addDnsEgress(props, dnsPort);
 
     this.ingressControllerNamespaceLabels = props.ingressControllerNamespaceLabels
       ?? { 'kubernetes.io/metadata.name': 'ingress-nginx' };
@@ -183,18 +172,38 @@ export class ComposeNetworkPolicies extends Construct {
       ingressControllerPodLabels: this.ingressControllerPodLabels,
     });
     for (const workload of workloads) {
-      const ingress = rules.ingressFor(workload);
-      const egress = rules.egressFor(workload);
-      this.policies.set(workload.name, new KubeNetworkPolicy(this, `Allow-${workload.name}`, {
-        metadata: { name: `allow-${workload.name}`, namespace },
-        spec: {
-          podSelector: { matchLabels: workload.podLabels },
-          policyTypes: ['Ingress', 'Egress'],
-          ingress: ingress.length > 0 ? ingress : undefined,
-          egress: egress.length > 0 ? egress : undefined,
-        },
-      }));
+      this.policies.set(workload.name, this.addWorkloadPolicy(workload, rules, namespace));
     }
+  }
+
+  /** Every pod in the namespace may query the cluster DNS on `dnsPort`, TCP and UDP. */
+  private addDnsEgress(props: ComposeNetworkPoliciesProps, dnsPort: number): KubeNetworkPolicy {
+    return new KubeNetworkPolicy(this, 'AllowDns', {
+      metadata: { name: 'default-allow-dns', namespace: props.namespace },
+      spec: {
+        podSelector: {},
+        policyTypes: ['Egress'],
+        egress: [{
+          to: [namespacePeer(props.dnsNamespaceLabels ?? { 'kubernetes.io/metadata.name': 'kube-system' }, props.dnsPodLabels)],
+          ports: [toKubePort({ port: dnsPort, protocol: NetworkProtocol.TCP }), toKubePort({ port: dnsPort, protocol: NetworkProtocol.UDP })],
+        }],
+      },
+    });
+  }
+
+  /** The policy of one workload: the ingress and egress its rules allow, beyond the default deny. */
+  private addWorkloadPolicy(workload: NormalWorkload, rules: NetworkPolicyRules, namespace: string | undefined): KubeNetworkPolicy {
+    const ingress = rules.ingressFor(workload);
+    const egress = rules.egressFor(workload);
+    return new KubeNetworkPolicy(this, `Allow-${workload.name}`, {
+      metadata: { name: `allow-${workload.name}`, namespace },
+      spec: {
+        podSelector: { matchLabels: workload.podLabels },
+        policyTypes: ['Ingress', 'Egress'],
+        ingress: ingress.length > 0 ? ingress : undefined,
+        egress: egress.length > 0 ? egress : undefined,
+      },
+    });
   }
 
   /** The per-workload policies, by workload name. */

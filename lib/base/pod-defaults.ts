@@ -1,28 +1,11 @@
-import { ApiObject, JsonPatch, Size } from 'cdk8s';
+import { Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
-import { Construct } from 'constructs';
 import { isUnpinnedImage } from '../compose/image';
 
 /**
  * Settings shared by every pod this library renders, where kplus defaults would otherwise break compose images or
  * add noise.
  */
-
-/** The label kplus adds to every pod template to select it; this library selects by `app` instead. */
-const ADDRESS_LABEL_POINTER = 'cdk8s.io~1metadata.addr';
-
-/**
- * Removes kplus's `cdk8s.io/metadata.addr` pod label, so pods carry only the labels the spec names (`app`). The
- * label path differs for CronJobs, whose pod template sits one level deeper.
- */
-export function removeAddressLabel(workload: Construct, templatePath = '/spec/template'): void {
-  ApiObject.of(workload).addJsonPatch(JsonPatch.remove(`${templatePath}/metadata/labels/${ADDRESS_LABEL_POINTER}`));
-}
-
-/** Removes the address label kplus adds to a Service's selector when a StatefulSet selects itself through it. */
-export function removeAddressSelector(service: kplus.Service): void {
-  ApiObject.of(service).addJsonPatch(JsonPatch.remove(`/spec/selector/${ADDRESS_LABEL_POINTER}`));
-}
 
 /**
  * The pull policy Kubernetes itself would choose: `Always` for `:latest` or no tag, `IfNotPresent` otherwise

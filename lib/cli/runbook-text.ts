@@ -3,6 +3,12 @@ import { WaveWait } from '../app/deploy-waves';
 /** How long the runbook's and the deploy's waits may take. */
 export const DEFAULT_WAIT_SECONDS = 300;
 
+/** The numbered sections of a runbook: a title's numbered heading, and the link to it. */
+export interface RunbookSections {
+  section(title: string): string;
+  anchor(title: string): string;
+}
+
 /** The lines of a Markdown document, with the few shapes the runbook uses. */
 export class Markdown {
   public readonly lines: string[] = [];

@@ -3,7 +3,8 @@ import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { ComposeError } from '../compose/errors';
 import { joinDnsLabel } from '../base/naming';
-import { capability, pullPolicyFor, removeAddressLabel } from '../base/pod-defaults';
+import { capability, pullPolicyFor } from '../base/pod-defaults';
+import { LabelledCronJob } from '../base/labelled-workloads';
 import { DatabaseEngine } from './engine';
 
 /** Where backups are written inside the backup container. */
@@ -122,7 +123,7 @@ export class DatabaseBackup extends Construct {
       storageClassName: props.storageClassName,
     });
 
-    this.cronJob = new kplus.CronJob(this, 'Resource', {
+    this.cronJob = new LabelledCronJob(this, 'Resource', {
       metadata,
       podMetadata: { labels: { ...this.podLabels } },
       schedule: props.schedule ?? DEFAULT_SCHEDULE,
@@ -137,7 +138,6 @@ export class DatabaseBackup extends Construct {
         volume: kplus.Volume.fromPersistentVolumeClaim(this, 'Volume', this.claim, { name: 'backup' }),
       })],
     });
-    removeAddressLabel(this.cronJob, '/spec/jobTemplate/spec/template');
   }
 }
 

@@ -1,10 +1,11 @@
-import { Duration, Size } from 'cdk8s';
+import { ApiObjectMetadata, Duration, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { KubeSecret } from '../../imports/k8s';
 import { ComposeError } from '../compose/errors';
 import { isServiceName, joinDnsLabel, portName, toServiceName } from '../base/naming';
-import { POD_SECURITY_CONTEXT, removeAddressLabel, removeAddressSelector } from '../base/pod-defaults';
+import { POD_SECURITY_CONTEXT } from '../base/pod-defaults';
+import { LabelledDeployment, LabelledStatefulSet } from '../base/labelled-workloads';
 import { CredentialsSecret } from './credentials-secret';
 import { DatabaseBackup, DatabaseBackupOptions } from './database-backup';
 import { engineContainerProps } from './engine-container';
@@ -196,41 +197,55 @@ export class StatefulDependency extends Construct {
     this.connectionUri = credentials.connectionUri;
     this.connectionString = credentials.connectionString;
 
-    this.dataClaim = props.dataClaim ?? new kplus.PersistentVolumeClaim(this, 'Data', {
-      metadata: metadata(joinDnsLabel(name, 'data')),
-      accessModes: [kplus.PersistentVolumeAccessMode.READ_WRITE_ONCE],
-      storage: props.storageSize ?? DEFAULT_STORAGE,
-      storageClassName: props.storageClassName,
-    });
+    this.dataClaim = props.dataClaim ?? dataClaim(this, metadata(joinDnsLabel(name, 'data')), props);
     const containerProps = engineContainerProps(this, {
       ...props, engine, image, name, port: this.port, dataClaim: this.dataClaim, credentials,
     });
 
     this.service = dependencyService(this, metadata(name), this.port);
-
-    const podProps = {
-      metadata: metadata(name),
-      select: false,
-      replicas: 1,
-      podMetadata: { labels },
-      containers: [containerProps],
-      automountServiceAccountToken: false,
-      securityContext: { ...POD_SECURITY_CONTEXT, fsGroup: props.fsGroup },
-      terminationGracePeriod: props.terminationGracePeriod,
-      dockerRegistryAuth: props.imagePullSecret ? kplus.Secret.fromSecretName(this, 'ImagePullSecret', props.imagePullSecret) : undefined,
-    };
-    if ((props.controller ?? WorkloadController.DEPLOYMENT) === WorkloadController.STATEFUL_SET) {
-      this.workload = new kplus.StatefulSet(this, 'Resource', { ...podProps, service: this.service });
-      removeAddressSelector(this.service);
-    } else {
-      this.workload = new kplus.Deployment(this, 'Resource', { ...podProps, strategy: kplus.DeploymentStrategy.recreate() });
-    }
-    this.workload.select(kplus.LabelSelector.of({ labels }));
-    removeAddressLabel(this.workload);
+    this.workload = dependencyWorkload(this, { props, metadata: metadata(name), labels, container: containerProps, service: this.service });
     this.container = this.workload.containers[0];
 
     this.backup = dependencyBackup(this, props, { engine, image, name, namespace, port: this.port, credentials });
   }
+}
+
+/** The engine's data claim, when the props give none. */
+function dataClaim(scope: Construct, metadata: ApiObjectMetadata, props: StatefulDependencyProps): kplus.PersistentVolumeClaim {
+  return new kplus.PersistentVolumeClaim(scope, 'Data', {
+    metadata,
+    accessModes: [kplus.PersistentVolumeAccessMode.READ_WRITE_ONCE],
+    storage: props.storageSize ?? DEFAULT_STORAGE,
+    storageClassName: props.storageClassName,
+  });
+}
+
+interface DependencyWorkloadInputs {
+  readonly props: StatefulDependencyProps;
+  readonly metadata: ApiObjectMetadata;
+  /** The pods' labels, which the Service selects. */
+  readonly labels: Readonly<Record<string, string>>;
+  readonly container: kplus.ContainerProps;
+  readonly service: kplus.Service;
+}
+
+/** One replica of the engine, as a Deployment that recreates its pod (the default) or a StatefulSet. */
+function dependencyWorkload(scope: Construct, inputs: DependencyWorkloadInputs): kplus.Deployment | kplus.StatefulSet {
+  const { props, metadata, labels, container, service } = inputs;
+  const podProps = {
+    metadata,
+    replicas: 1,
+    podMetadata: { labels },
+    containers: [container],
+    automountServiceAccountToken: false,
+    securityContext: { ...POD_SECURITY_CONTEXT, fsGroup: props.fsGroup },
+    terminationGracePeriod: props.terminationGracePeriod,
+    dockerRegistryAuth: props.imagePullSecret ? kplus.Secret.fromSecretName(scope, 'ImagePullSecret', props.imagePullSecret) : undefined,
+  };
+  if ((props.controller ?? WorkloadController.DEPLOYMENT) === WorkloadController.STATEFUL_SET) {
+    return new LabelledStatefulSet(scope, 'Resource', { ...podProps, service });
+  }
+  return new LabelledDeployment(scope, 'Resource', { ...podProps, strategy: kplus.DeploymentStrategy.recreate() });
 }
 
 /** The ClusterIP Service clients connect to, on the engine's port, selecting the pods by their `app` label. */

@@ -8,22 +8,11 @@ import {
 } from './subset-render';
 import { OperatorInput, SensitiveEnvPredicate, SubsetSecrets } from './subset-secrets';
 import { toYaml11 } from './yaml';
+import { VmPublishedPort, planVmPorts, renderVmPorts } from './subset-ports';
 
 export type { AppFile } from './subset-app-folder';
 export type { OperatorInput, SensitiveEnvPredicate } from './subset-secrets';
-
-/** A port of a service in the VM: the container port and the VM port it is published on. */
-export interface VmPublishedPort {
-  /** The compose service. */
-  readonly service: string;
-  /** Container port: what other services address (`db:5432`). */
-  readonly target: number;
-  /** The port on the VM's address, where a Service's `targetPort` points. */
-  readonly hostPort: number;
-  readonly protocol: 'tcp' | 'udp' | 'sctp';
-  /** From `ports` (published by the compose file) or `expose` (published only so the cluster reaches it). */
-  readonly origin: 'ports' | 'expose';
-}
+export type { VmPublishedPort } from './subset-ports';
 
 /** Options for {@link composeSubset}. */
 export interface ComposeSubsetOptions {
@@ -135,7 +124,7 @@ class SubsetWriter {
   }
 
   public write(): ComposeSubset {
-    const ports = this.planPorts();
+    const ports = planVmPorts(this.services, (code, message, at) => this.warn(code, message, at));
     const doc: Record<string, unknown> = {};
     const services: Record<string, unknown> = {};
     for (const service of this.services) {
@@ -181,50 +170,6 @@ class SubsetWriter {
     };
   }
 
-  private planPorts(): VmPublishedPort[] {
-    const ports: VmPublishedPort[] = [];
-    const taken = new Map<string, string>();
-    const claim = (service: ComposeService, port: Omit<VmPublishedPort, 'service'>, path: string) => {
-      const key = `${port.hostPort}/${port.protocol}`;
-      const other = taken.get(key);
-      if (other) {
-        throw new ComposeError(`${other} and ${path} both need port ${key} on the VM`, {
-          at: { file: service.at.file, path },
-          allowed: 'one service per VM port and protocol',
-          hint: 'publish one of them on another host port in the compose file, e.g. "8081:80"',
-        });
-      }
-      taken.set(key, path);
-      ports.push({ service: service.name, ...port });
-    };
-    for (const service of this.services) {
-      if (service.networkMode === 'host') {
-        // Host networking: the container's ports are the VM's ports already.
-        for (const p of service.ports) {
-          claim(service, { target: p.target, hostPort: p.target, protocol: p.protocol, origin: 'ports' }, p.at.path);
-        }
-        for (const p of service.expose) {
-          claim(service, { target: p.target, hostPort: p.target, protocol: p.protocol, origin: 'expose' }, p.at.path);
-        }
-        continue;
-      }
-      for (const p of service.ports) {
-        if (p.hostIp && !['0.0.0.0', '::'].includes(p.hostIp)) {
-          this.warn('local-only-port', `bound to ${p.hostIp} in the VM: the cluster cannot reach it`, p.at);
-          continue;
-        }
-        claim(service, { target: p.target, hostPort: p.published ?? p.target, protocol: p.protocol, origin: 'ports' }, p.at.path);
-      }
-      for (const p of service.expose) {
-        if (ports.some((q) => q.service === service.name && q.target === p.target && q.protocol === p.protocol)) {
-          continue;
-        }
-        claim(service, { target: p.target, hostPort: p.target, protocol: p.protocol, origin: 'expose' }, p.at.path);
-      }
-    }
-    return ports.sort((a, b) => compare(a.service, b.service) || a.target - b.target || compare(a.protocol, b.protocol));
-  }
-
   private renderService(service: ComposeService, ports: readonly VmPublishedPort[]): Record<string, unknown> {
     const hooks = (['preStart', 'postStart', 'preStop'] as const).filter((key) => (service[key] ?? []).length > 0);
     if (hooks.length > 0) {
@@ -260,7 +205,7 @@ class SubsetWriter {
     if (service.environment.length > 0) {
       out.environment = Object.fromEntries(service.environment.map((env) => [env.name, this.secrets.renderEnv(env, service)]));
     }
-    const published = this.renderPorts(service, ports);
+    const published = renderVmPorts(service, ports);
     if (published.length > 0) {
       out.ports = published;
     }
@@ -339,23 +284,6 @@ class SubsetWriter {
     const deploy = renderDeploy(service);
     if (deploy) {
       out.deploy = deploy;
-    }
-    return out;
-  }
-
-  private renderPorts(service: ComposeService, ports: readonly VmPublishedPort[]): string[] {
-    if (service.networkMode) {
-      return [];
-    }
-    const out: string[] = [];
-    for (const p of service.ports) {
-      if (p.hostIp && !['0.0.0.0', '::'].includes(p.hostIp)) {
-        const ip = p.hostIp.includes(':') ? `[${p.hostIp}]` : p.hostIp;
-        out.push(`${ip}:${p.published ?? p.target}:${p.target}/${p.protocol}`);
-      }
-    }
-    for (const p of ports) {
-      out.push(`${p.hostPort}:${p.target}/${p.protocol}`);
     }
     return out;
   }

@@ -1034,3 +1034,13 @@ volumes:
     ]);
   });
 });
+
+test('a Service added to a migrated workload with kplus selects its pods by their app label', () => {
+  const chart = new Chart(Testing.app(), 'test');
+  const app = new ComposeApp(chart, 'app', { model: modelOf('services:\n  web:\n    image: nginx:1.27\n    expose: ["80"]\n') });
+  app.service('web').deployment!.exposeViaService({ name: 'web-admin', ports: [{ port: 8080, targetPort: 80 }] });
+  const docs = Testing.synth(chart);
+  expect(findDoc(docs, 'Service', 'web-admin').spec.selector).toEqual({ app: 'web' });
+  expect(findDoc(docs, 'Deployment', 'web').spec.template.metadata.labels).toMatchObject({ app: 'web' });
+  expect(JSON.stringify(docs)).not.toContain('cdk8s.io/metadata.addr');
+});

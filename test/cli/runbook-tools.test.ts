@@ -248,6 +248,15 @@ describe('runbooks', () => {
     expect(all).toMatch(/MYSQL_PWD="\$\{DB_PASSWORD:-\}" mysql --host/);
   });
 
+  test('the outline: a numbered heading for each entry of the contents, in order, and the Files table after the first', () => {
+    for (const o of outputs) {
+      const contents = [...o.runbook.matchAll(/^(\d+)\. \[([^\]]+)\]\(#[^)]+\)$/gm)].map((m) => `${m[1]}. ${m[2]}`);
+      const headings = [...o.runbook.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+      expect(contents.length).toBeGreaterThan(5);
+      expect({ name: o.name, headings }).toEqual({ name: o.name, headings: [contents[0], 'Files', ...contents.slice(1)] });
+    }
+  });
+
   test('the tear-down says to copy the backups off first, and deletes no namespace the cluster uses', () => {
     for (const o of outputs) {
       const teardown = o.runbook.split(/## \d+\. Tear down\n/)[1]?.trimStart();

@@ -1,0 +1,129 @@
+import * as kplus from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
+import { KubeSecret } from '../../imports/k8s';
+import { EnvVar, Healthcheck } from '../compose/model';
+import { hasEmbeddedPassword, isSensitiveName } from '../compose/sensitive';
+import { joinDnsLabel } from '../base/naming';
+import { secretHandle } from '../base/secret-handle';
+import { sortedRecord } from '../util/sort';
+import { KeyNames, base64 } from './key-names';
+import { SecretVariable, argvWithSecretVariables, healthcheckWithSecretVariables, holdsSecret } from './secret-references';
+import { escapeExpansion } from './service-pod';
+import { ServicePartProps, objectMetadata } from './service-plan';
+
+type Variable = [variable: EnvVar, value: string, key: string];
+
+/**
+ * A service's environment (rule 3): plain values in the `<name>-env` ConfigMap, sensitive ones in the `<name>-env`
+ * Secret, hosts rewritten to Service names (rule 2). A secret value in the command, entrypoint or healthcheck is read
+ * from that Secret through a variable, so the command, args and healthcheck the container runs come from here too.
+ */
+export class ServiceEnvironment {
+  /** The container's variables, by name, sorted. */
+  public readonly values: Record<string, kplus.EnvValue>;
+  /** The ConfigMap of non-sensitive values. */
+  public readonly configMap?: kplus.ConfigMap;
+  /** The Secret of sensitive values (Opaque, `data`). */
+  public readonly secret?: KubeSecret;
+  /** The handle of `secret`, built once: the env values read the Secret through it. */
+  public readonly secretHandle?: kplus.ISecret;
+  /** The compose healthcheck, unless disabled, with its secrets read from their variables. */
+  public readonly healthcheck?: Healthcheck;
+  /** The entrypoint and command, `$(` escaped, secrets read from their variables. */
+  public readonly command?: string[];
+  public readonly args?: string[];
+
+  private readonly part: ServicePartProps;
+  private readonly secretVariables: SecretVariable[];
+  /** The variables the command, entrypoint and healthcheck read. */
+  private readonly used = new Set<string>();
+
+  constructor(scope: Construct, part: ServicePartProps) {
+    this.part = part;
+    const { service } = part.plan;
+    // Secret values in the command, entrypoint or healthcheck are read from the env Secret (rule 3).
+    const healthcheckWords = service.healthcheck?.test?.command ?? [];
+    const inCommands = part.context.secretValues.valuesIn([...service.entrypoint ?? [], ...service.command ?? [], ...healthcheckWords].join('\n'));
+    const { plain, sensitive } = this.classify(inCommands);
+    const values: Record<string, kplus.EnvValue> = {};
+    // An empty value cannot be a ConfigMap key (kplus drops it, and the pod would then fail on the missing key):
+    // it is a plain empty value.
+    for (const [variable, value] of plain.filter(([, v]) => v === '')) {
+      values[variable.name] = kplus.EnvValue.fromValue(value);
+    }
+    const nonEmpty = plain.filter(([, value]) => value !== '');
+    const owner = { owner: `the environment of service "${service.name}"`, at: service.at };
+    if (nonEmpty.length > 0) {
+      const name = part.context.names.claim('ConfigMap', joinDnsLabel(part.plan.name, 'env'), owner);
+      this.configMap = new kplus.ConfigMap(scope, 'EnvConfigMap', {
+        metadata: objectMetadata(part, name),
+        data: Object.fromEntries(nonEmpty.map(([, value, key]) => [key, value])),
+      });
+      for (const [variable, , key] of nonEmpty) {
+        values[variable.name] = kplus.EnvValue.fromConfigMap(this.configMap, key);
+      }
+    }
+    if (sensitive.length > 0) {
+      const name = part.context.names.claim('Secret', joinDnsLabel(part.plan.name, 'env'), owner);
+      this.secret = new KubeSecret(scope, 'EnvSecret', {
+        metadata: objectMetadata(part, name),
+        type: 'Opaque',
+        data: Object.fromEntries(sensitive.map(([, value, key]) => [key, base64(value)])),
+      });
+      this.secretHandle = secretHandle(scope, 'EnvSecretRef', this.secret);
+      for (const [variable, , key] of sensitive) {
+        values[variable.name] = kplus.EnvValue.fromSecretValue({ secret: this.secretHandle, key });
+      }
+    }
+    this.values = sortedRecord(values);
+    this.secretVariables = sensitive.map(([variable, value]) => ({ value, variable: variable.name }))
+      .filter((s) => inCommands.includes(s.value));
+    this.healthcheck = service.healthcheck && !service.healthcheck.disabled
+      ? healthcheckWithSecretVariables(service.healthcheck, this.secretVariables, this.used) ?? service.healthcheck : undefined;
+    this.command = service.entrypoint ? argvWithSecretVariables(escapeExpansion(service.entrypoint), this.secretVariables, this.used) : undefined;
+    this.args = service.command ? argvWithSecretVariables(escapeExpansion(service.command), this.secretVariables, this.used) : undefined;
+  }
+
+  /** Reports where the command, entrypoint or healthcheck read a secret from the Secret. */
+  public reportSecretReferences(): void {
+    const { service } = this.part.plan;
+    if (this.used.size === 0) {
+      return;
+    }
+    const healthcheckChanged = this.healthcheck !== service.healthcheck;
+    const where = [
+      holdsSecret((service.entrypoint ?? []).join(' '), this.secretVariables) && 'entrypoint',
+      holdsSecret((service.command ?? []).join(' '), this.secretVariables) && 'command',
+      healthcheckChanged && 'healthcheck',
+    ].filter((w) => w);
+    this.part.context.warn('secret-reference', `a secret value in the ${where.join(' and ')} is read from the Secret "${this.secretHandle?.name}" through ${[...this.used].sort().map((v) => `$(${v})`).join(', ')}`
+      + `${healthcheckChanged ? ' (the probe runs through sh -c to read it)' : ''}`, service.at);
+  }
+
+  /**
+   * Each variable, plain or sensitive, with its value (hosts rewritten) and its key; a secret of the app in a command
+   * that no variable of the service holds as it is gets a variable of its own.
+   */
+  private classify(secretsInCommands: readonly string[]): { plain: Variable[]; sensitive: Variable[] } {
+    const { plan, settings, context } = this.part;
+    const plain: Variable[] = [];
+    const sensitive: Variable[] = [];
+    const keys = new KeyNames();
+    for (const variable of plan.service.environment) {
+      const rewritten = context.hosts.rewrite(variable.value);
+      for (const rewrite of rewritten.rewrites) {
+        context.warn('host-rewrite', `host "${rewrite.from}" in ${variable.name} rewritten to the Service name "${rewrite.to}"`, variable.at);
+      }
+      const isSensitive = isSensitiveName(variable.name, settings.sensitiveNamePatterns)
+        || settings.sensitiveEnv.includes(variable.name)
+        || hasEmbeddedPassword(variable.value)
+        || context.secretValues.foundIn(variable.value);
+      (isSensitive ? sensitive : plain).push([variable, rewritten.value, keys.key(variable.name)]);
+    }
+    secretsInCommands.filter((value) => !sensitive.some(([, v]) => v === value)).forEach((value, i) => {
+      const name = `CDK8S_COMPOSE_SECRET_${i + 1}`;
+      sensitive.push([{ name, value, origin: 'environment', at: plan.service.at }, value, keys.key(name)]);
+    });
+    return { plain, sensitive };
+  }
+}
