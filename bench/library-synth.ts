@@ -19,7 +19,11 @@ const modules = performance.now();
 const { model } = lib.loadCompose({ workingDir: projectDir, env: {} });
 const load = performance.now();
 
-const app = new cdk8s.App({ outdir, outputFileExtension: '.yaml', yamlOutputType: cdk8s.YamlOutputType.FILE_PER_RESOURCE });
+const app = new cdk8s.App({
+  outdir,
+  outputFileExtension: '.yaml',
+  yamlOutputType: cdk8s.YamlOutputType.FILE_PER_RESOURCE,
+});
 new lib.ComposeApp(new cdk8s.Chart(app, 'bench'), 'App', { model });
 const construct = performance.now();
 
@@ -27,9 +31,11 @@ app.synth();
 const synth = performance.now();
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
-process.stdout.write(`${JSON.stringify({
-  modules: seconds(modules),
-  load: seconds(load - modules),
-  construct: seconds(construct - load),
-  synth: seconds(synth - construct),
-})}\n`);
+process.stdout.write(
+  `${JSON.stringify({
+    modules: seconds(modules),
+    load: seconds(load - modules),
+    construct: seconds(construct - load),
+    synth: seconds(synth - construct),
+  })}\n`,
+);

@@ -52,14 +52,20 @@ export function measure(command: Command, meter: Meter, scratch: string): Sample
     args = ['-f', '%e %U %S %M', '-o', report, file, ...args];
     file = GNU_TIME;
   } else {
-    env = { ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --require ${writeProbe(scratch)}`.trim(), BENCH_METER_FILE: report };
+    env = {
+      ...env,
+      NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --require ${writeProbe(scratch)}`.trim(),
+      BENCH_METER_FILE: report,
+    };
   }
   const start = process.hrtime.bigint();
   const result = spawnSync(file, args, { cwd: command.cwd, env, encoding: 'utf-8', maxBuffer: 256 * 1024 * 1024 });
   const wallSeconds = Number(process.hrtime.bigint() - start) / 1e9;
   if (result.error || result.status !== 0) {
-    throw new Error(`${[command.file, ...command.args].join(' ')} (in ${command.cwd}) failed: `
-      + `${result.error?.message ?? `exit ${result.status}`}\n${result.stderr?.slice(-4000) ?? ''}`);
+    throw new Error(
+      `${[command.file, ...command.args].join(' ')} (in ${command.cwd}) failed: ` +
+        `${result.error?.message ?? `exit ${result.status}`}\n${result.stderr?.slice(-4000) ?? ''}`,
+    );
   }
   const lines = fs.readFileSync(report, 'utf-8').trim().split('\n');
   if (meter === Meter.GNU_TIME) {
@@ -79,13 +85,16 @@ export function measure(command: Command, meter: Meter, scratch: string): Sample
 /** The preload of the Node meter: appends "<cpu µs> <max RSS KiB>" of its process to BENCH_METER_FILE at exit. */
 function writeProbe(scratch: string): string {
   const probe = path.join(scratch, 'meter-probe.js');
-  fs.writeFileSync(probe, [
-    'process.on(\'exit\', () => {',
-    '  const usage = process.resourceUsage();',
-    '  require(\'fs\').appendFileSync(process.env.BENCH_METER_FILE, `${usage.userCPUTime + usage.systemCPUTime} ${usage.maxRSS}\\n`);',
-    '});',
-    '',
-  ].join('\n'));
+  fs.writeFileSync(
+    probe,
+    [
+      "process.on('exit', () => {",
+      '  const usage = process.resourceUsage();',
+      "  require('fs').appendFileSync(process.env.BENCH_METER_FILE, `${usage.userCPUTime + usage.systemCPUTime} ${usage.maxRSS}\\n`);",
+      '});',
+      '',
+    ].join('\n'),
+  );
   return probe;
 }
 

@@ -86,16 +86,31 @@ const MB = 1e6 / 2 ** 20;
 /** The issue's targets, checked against the measured results. */
 export function checkTargets(results: readonly CaseResult[], growth: readonly Growth[]): TargetCheck[] {
   const find = (c: BenchCase, size?: number) => results.find((r) => r.case === c && r.size === size);
-  const check = (target: string, value: number | undefined, limit: number, unit: string): TargetCheck =>
-    ({ target, value, limit, unit, met: value === undefined ? undefined : value <= limit });
+  const check = (target: string, value: number | undefined, limit: number, unit: string): TargetCheck => ({
+    target,
+    value,
+    limit,
+    unit,
+    met: value === undefined ? undefined : value <= limit,
+  });
   const convertGrowth = growth.find((g) => g.case === BenchCase.CONVERT);
   return [
     // Issue 14's targets (kompose's figures on the same machine: 0.06 s for 10 services, 1.70 s and 379 MB for 1,000).
     check('convert, 10 services: median wall', find(BenchCase.CONVERT, 10)?.wallSeconds.median, 0.15, 's'),
-    check('convert, 10 services: peak RSS (250 MB)', find(BenchCase.CONVERT, 10)?.rssMiB.max, round(250 * MB, 1), 'MiB'),
+    check(
+      'convert, 10 services: peak RSS (250 MB)',
+      find(BenchCase.CONVERT, 10)?.rssMiB.max,
+      round(250 * MB, 1),
+      'MiB',
+    ),
     check('npm run synth, reference app: median wall', find(BenchCase.NPM_RUN_SYNTH)?.wallSeconds.median, 1.5, 's'),
     check('convert, 1,000 services: median wall', find(BenchCase.CONVERT, 1000)?.wallSeconds.median, 1.7, 's'),
-    check('convert, 1,000 services: peak RSS (300 MB)', find(BenchCase.CONVERT, 1000)?.rssMiB.max, round(300 * MB, 1), 'MiB'),
+    check(
+      'convert, 1,000 services: peak RSS (300 MB)',
+      find(BenchCase.CONVERT, 1000)?.rssMiB.max,
+      round(300 * MB, 1),
+      'MiB',
+    ),
     check('convert growth t(1000)/t(100)', convertGrowth?.from100To1000, 12, '×'),
     check('library synth, 1,000 services: median wall', find(BenchCase.LIBRARY, 1000)?.wallSeconds.median, 3, 's'),
     check('npm test, whole suite: wall', find(BenchCase.NPM_TEST)?.wallSeconds.median, 60, 's'),
@@ -114,7 +129,11 @@ export function growthOf(results: readonly CaseResult[]): Growth[] {
 
 /** The results as JSON text, keys in a fixed order, figures rounded (ms, 0.1 MiB). */
 export function resultsJson(results: BenchResults): string {
-  const spreadOf = (s: Spread, digits: number) => ({ min: round(s.min, digits), median: round(s.median, digits), max: round(s.max, digits) });
+  const spreadOf = (s: Spread, digits: number) => ({
+    min: round(s.min, digits),
+    median: round(s.median, digits),
+    max: round(s.max, digits),
+  });
   const ordered = {
     machine: {
       cpus: results.machine.cpus,
@@ -122,7 +141,10 @@ export function resultsJson(results: BenchResults): string {
       memoryGiB: round(results.machine.memoryGiB, 1),
       node: results.machine.node,
       platform: results.machine.platform,
-      loadAverage: { before: round(results.machine.loadAverage.before, 2), after: round(results.machine.loadAverage.after, 2) },
+      loadAverage: {
+        before: round(results.machine.loadAverage.before, 2),
+        after: round(results.machine.loadAverage.after, 2),
+      },
       scratchFolder: results.machine.scratchFolder,
       fileCreateMs: round(results.machine.fileCreateMs, 3),
     },
@@ -144,7 +166,13 @@ export function resultsJson(results: BenchResults): string {
       phases: r.phases,
     })),
     growth: results.growth.map((g) => ({ case: g.case, from10To100: g.from10To100, from100To1000: g.from100To1000 })),
-    targets: results.targets.map((t) => ({ target: t.target, value: t.value, limit: t.limit, unit: t.unit, met: t.met })),
+    targets: results.targets.map((t) => ({
+      target: t.target,
+      value: t.value,
+      limit: t.limit,
+      unit: t.unit,
+      met: t.met,
+    })),
   };
   return `${JSON.stringify(ordered, undefined, 2)}\n`;
 }
@@ -167,33 +195,73 @@ export function formatReport(results: BenchResults, baseline?: BenchResults): st
       b ? `${fixed(b.rssMiB.max, 1)} → ${change(r.rssMiB.max, b.rssMiB.max)}` : '-',
     ];
   });
-  lines.push(...table(['case', 'size', 'runs', 'wall s min / median / max', 'cpu s med', 'RSS MiB max', 'baseline wall', 'baseline RSS'], rows, 1));
+  lines.push(
+    ...table(
+      [
+        'case',
+        'size',
+        'runs',
+        'wall s min / median / max',
+        'cpu s med',
+        'RSS MiB max',
+        'baseline wall',
+        'baseline RSS',
+      ],
+      rows,
+      1,
+    ),
+  );
 
   const phased = results.results.filter((r) => r.phases);
   if (phased.length > 0) {
     const keys = Object.keys(phased[0].phases!);
-    lines.push('', ...table(['library-synth phases (median s)', ...keys], phased.map((r) => [String(r.size), ...keys.map((k) => fixed(r.phases![k], 3))]), 1));
+    lines.push(
+      '',
+      ...table(
+        ['library-synth phases (median s)', ...keys],
+        phased.map((r) => [String(r.size), ...keys.map((k) => fixed(r.phases![k], 3))]),
+        1,
+      ),
+    );
   }
   if (results.growth.length > 0) {
     const ratio = (value?: number) => (value === undefined ? '-' : `${fixed(value, 2)}×`);
-    lines.push('', ...table(['growth (median wall)', 't(100)/t(10)', 't(1000)/t(100)'],
-      results.growth.map((g) => [g.case, ratio(g.from10To100), ratio(g.from100To1000)]), 1));
+    lines.push(
+      '',
+      ...table(
+        ['growth (median wall)', 't(100)/t(10)', 't(1000)/t(100)'],
+        results.growth.map((g) => [g.case, ratio(g.from10To100), ratio(g.from100To1000)]),
+        1,
+      ),
+    );
   }
-  lines.push('', ...table(['target', 'measured', 'limit', ''], results.targets.map((t) => [
-    t.target,
-    t.value === undefined ? '-' : `${fixed(t.value, t.unit === 's' ? 3 : t.unit === '×' ? 2 : 1)} ${t.unit}`,
-    `≤ ${t.limit} ${t.unit}`,
-    t.met === undefined ? 'not measured' : t.met ? 'met' : 'MISSED',
-  ]), 1));
+  lines.push(
+    '',
+    ...table(
+      ['target', 'measured', 'limit', ''],
+      results.targets.map((t) => [
+        t.target,
+        t.value === undefined ? '-' : `${fixed(t.value, t.unit === 's' ? 3 : t.unit === '×' ? 2 : 1)} ${t.unit}`,
+        `≤ ${t.limit} ${t.unit}`,
+        t.met === undefined ? 'not measured' : t.met ? 'met' : 'MISSED',
+      ]),
+      1,
+    ),
+  );
   const m = results.machine;
-  lines.push('', `${m.cpus} × ${m.cpuModel}, ${fixed(m.memoryGiB, 1)} GiB, Node ${m.node}, ${m.platform}; `
-    + `load average ${fixed(m.loadAverage.before, 2)} before, ${fixed(m.loadAverage.after, 2)} after; `
-    + `scratch in ${m.scratchFolder} (${fixed(m.fileCreateMs, 3)} ms per new file); `
-    + `${results.settings.runs} runs after ${results.settings.warmup} warm-up, meter ${results.settings.meter}, `
-    + `commit ${results.settings.commit.slice(0, 12)}${results.settings.dirty ? ' with uncommitted changes to the measured files' : ''}`);
+  lines.push(
+    '',
+    `${m.cpus} × ${m.cpuModel}, ${fixed(m.memoryGiB, 1)} GiB, Node ${m.node}, ${m.platform}; ` +
+      `load average ${fixed(m.loadAverage.before, 2)} before, ${fixed(m.loadAverage.after, 2)} after; ` +
+      `scratch in ${m.scratchFolder} (${fixed(m.fileCreateMs, 3)} ms per new file); ` +
+      `${results.settings.runs} runs after ${results.settings.warmup} warm-up, meter ${results.settings.meter}, ` +
+      `commit ${results.settings.commit.slice(0, 12)}${results.settings.dirty ? ' with uncommitted changes to the measured files' : ''}`,
+  );
   if (baseline) {
-    lines.push(`baseline: commit ${baseline.settings.commit.slice(0, 12)}, load average ${fixed(baseline.machine.loadAverage.before, 2)}, `
-      + `scratch in ${baseline.machine.scratchFolder} (${fixed(baseline.machine.fileCreateMs, 3)} ms per new file)`);
+    lines.push(
+      `baseline: commit ${baseline.settings.commit.slice(0, 12)}, load average ${fixed(baseline.machine.loadAverage.before, 2)}, ` +
+        `scratch in ${baseline.machine.scratchFolder} (${fixed(baseline.machine.fileCreateMs, 3)} ms per new file)`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -201,10 +269,11 @@ export function formatReport(results: BenchResults, baseline?: BenchResults): st
 /** Text columns: the first `textColumns` left-aligned, the others right-aligned. */
 function table(header: readonly string[], rows: readonly (readonly string[])[], textColumns: number): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: readonly string[]) => cells
-    .map((cell, i) => (i < textColumns ? cell.padEnd(widths[i]) : cell.padStart(widths[i])))
-    .join('  ')
-    .trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (i < textColumns ? cell.padEnd(widths[i]) : cell.padStart(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
 }
 

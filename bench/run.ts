@@ -18,8 +18,29 @@ const RESULTS_FILE = 'bench/results.json';
 const ALL_CASES = [BenchCase.CONVERT, BenchCase.LIBRARY, BenchCase.NPM_RUN_SYNTH, BenchCase.CDK8S_SYNTH];
 /** The files `npm run synth` reads, copied so that the bench never writes into the project's dist/. */
 /** What the measured commands run: a change here, not yet committed, makes the results those of a dirty tree. */
-const MEASURED_PATHS = ['bin', 'lib', 'imports', 'main.ts', 'examples', 'package.json', 'cdk8s.yaml', 'tsconfig.json', 'tsconfig.build.json', 'bench'];
-const SYNTH_INPUTS = ['package.json', 'cdk8s.yaml', 'tsconfig.json', 'tsconfig.build.json', 'main.ts', 'lib', 'imports', 'examples', 'build'];
+const MEASURED_PATHS = [
+  'bin',
+  'lib',
+  'imports',
+  'main.ts',
+  'examples',
+  'package.json',
+  'cdk8s.yaml',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'bench',
+];
+const SYNTH_INPUTS = [
+  'package.json',
+  'cdk8s.yaml',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'main.ts',
+  'lib',
+  'imports',
+  'examples',
+  'build',
+];
 
 const HELP = `Usage: npm run bench -- [options]
 
@@ -82,8 +103,11 @@ function settingsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): Settings
     }
     return n;
   };
-  const sizes = (values.sizes ?? (quick ? '10,100' : '10,100,1000')).split(',').map((s) => count('sizes', s.trim(), 0, 3));
-  const cases = (values.cases?.split(',').map((c) => c.trim()) ?? ALL_CASES.filter((c) => !(quick && c === BenchCase.CDK8S_SYNTH)));
+  const sizes = (values.sizes ?? (quick ? '10,100' : '10,100,1000'))
+    .split(',')
+    .map((s) => count('sizes', s.trim(), 0, 3));
+  const cases =
+    values.cases?.split(',').map((c) => c.trim()) ?? ALL_CASES.filter((c) => !(quick && c === BenchCase.CDK8S_SYNTH));
   const known = [...ALL_CASES, BenchCase.NPM_TEST] as string[];
   const unknown = cases.filter((c) => !known.includes(c));
   if (unknown.length > 0) {
@@ -100,14 +124,22 @@ function settingsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): Settings
     cases: cases as BenchCase[],
     seed: count('seed', values.seed, 1, 0),
     meter: meter as Meter,
-    write: values['no-write'] ? false : values.write ?? !quick,
+    write: values['no-write'] ? false : (values.write ?? !quick),
     tmpdir: path.resolve(values.tmpdir ?? env.BENCH_TMPDIR ?? os.tmpdir()),
     keep: values.keep ?? false,
   };
 }
 
 /** The runs of one case: warm-ups first, then the measured runs; `prepare` runs untimed before each. */
-function runCase(label: string, settings: Settings, scratch: string, command: Command, prepare: () => void, runs = settings.runs, warmup = settings.warmup): Sample[] {
+function runCase(
+  label: string,
+  settings: Settings,
+  scratch: string,
+  command: Command,
+  prepare: () => void,
+  runs = settings.runs,
+  warmup = settings.warmup,
+): Sample[] {
   const samples: Sample[] = [];
   for (let i = 0; i < warmup + runs; i++) {
     prepare();
@@ -115,8 +147,10 @@ function runCase(label: string, settings: Settings, scratch: string, command: Co
     if (i >= warmup) {
       samples.push(sample);
     }
-    process.stderr.write(`  ${label}: ${i < warmup ? 'warm-up' : `run ${i - warmup + 1}/${runs}`} ${sample.wallSeconds.toFixed(3)} s, `
-      + `${(sample.rssBytes / 2 ** 20).toFixed(1)} MiB\n`);
+    process.stderr.write(
+      `  ${label}: ${i < warmup ? 'warm-up' : `run ${i - warmup + 1}/${runs}`} ${sample.wallSeconds.toFixed(3)} s, ` +
+        `${(sample.rssBytes / 2 ** 20).toFixed(1)} MiB\n`,
+    );
   }
   return samples;
 }
@@ -125,7 +159,9 @@ function resultOf(c: BenchCase, size: number | undefined, samples: readonly Samp
   let phases: Record<string, number> | undefined;
   if (c === BenchCase.LIBRARY) {
     const reported = samples.map((s) => JSON.parse(s.stdout) as Record<string, number>);
-    phases = Object.fromEntries(Object.keys(reported[0]).map((key) => [key, spread(reported.map((p) => p[key])).median]));
+    phases = Object.fromEntries(
+      Object.keys(reported[0]).map((key) => [key, spread(reported.map((p) => p[key])).median]),
+    );
   }
   return {
     case: c,
@@ -151,7 +187,9 @@ function copyForSynth(scratch: string): string {
 /** bench/library-synth.ts as JavaScript in the scratch folder: the measured process compiles nothing. */
 function transpileLibrarySynth(scratch: string): string {
   const source = fs.readFileSync(path.join(__dirname, 'library-synth.ts'), 'utf-8');
-  const output = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } });
+  const output = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+  });
   const file = path.join(scratch, 'library-synth.js');
   fs.writeFileSync(file, output.outputText);
   return file;
@@ -183,8 +221,10 @@ function git(...args: string[]): string {
 
 /** The committed results (HEAD), else the file on disk, else none. */
 function readBaseline(): BenchResults | undefined {
-  const text = git('show', `HEAD:${RESULTS_FILE}`) || (fs.existsSync(path.join(ROOT, RESULTS_FILE)) ? fs.readFileSync(path.join(ROOT, RESULTS_FILE), 'utf-8') : '');
-  return text ? JSON.parse(text) as BenchResults : undefined;
+  const text =
+    git('show', `HEAD:${RESULTS_FILE}`) ||
+    (fs.existsSync(path.join(ROOT, RESULTS_FILE)) ? fs.readFileSync(path.join(ROOT, RESULTS_FILE), 'utf-8') : '');
+  return text ? (JSON.parse(text) as BenchResults) : undefined;
 }
 
 function main(): void {
@@ -202,11 +242,13 @@ function main(): void {
   let fileCreateMs = 0;
   try {
     fileCreateMs = fileCreateCost(scratch);
-    const apps = new Map(settings.sizes.map((size) => {
-      const dir = path.join(scratch, `app-${size}`);
-      writeApp(dir, generateApp({ services: size, seed: settings.seed }));
-      return [size, dir] as const;
-    }));
+    const apps = new Map(
+      settings.sizes.map((size) => {
+        const dir = path.join(scratch, `app-${size}`);
+        writeApp(dir, generateApp({ services: size, seed: settings.seed }));
+        return [size, dir] as const;
+      }),
+    );
     const out = path.join(scratch, 'out');
     const clearOut = () => fs.rmSync(out, { recursive: true, force: true });
     const node = process.execPath;
@@ -214,14 +256,18 @@ function main(): void {
     if (settings.cases.includes(BenchCase.CONVERT)) {
       for (const [size, dir] of apps) {
         const command = { file: node, args: [cli, 'convert', '-f', COMPOSE_FILE, '-o', out], cwd: dir };
-        results.push(resultOf(BenchCase.CONVERT, size, runCase(`convert ${size}`, settings, scratch, command, clearOut)));
+        results.push(
+          resultOf(BenchCase.CONVERT, size, runCase(`convert ${size}`, settings, scratch, command, clearOut)),
+        );
       }
     }
     if (settings.cases.includes(BenchCase.LIBRARY)) {
       const script = transpileLibrarySynth(scratch);
       for (const [size, dir] of apps) {
         const command = { file: node, args: [script, ROOT, dir, out], cwd: dir };
-        results.push(resultOf(BenchCase.LIBRARY, size, runCase(`library-synth ${size}`, settings, scratch, command, clearOut)));
+        results.push(
+          resultOf(BenchCase.LIBRARY, size, runCase(`library-synth ${size}`, settings, scratch, command, clearOut)),
+        );
       }
     }
     const synthCases = [BenchCase.NPM_RUN_SYNTH, BenchCase.CDK8S_SYNTH].filter((c) => settings.cases.includes(c));
@@ -230,7 +276,11 @@ function main(): void {
       const clearDist = () => fs.rmSync(path.join(copy, 'dist'), { recursive: true, force: true });
       const commands: Record<string, Command> = {
         [BenchCase.NPM_RUN_SYNTH]: { file: 'npm', args: ['run', 'synth'], cwd: copy },
-        [BenchCase.CDK8S_SYNTH]: { file: path.join(ROOT, 'node_modules', '.bin', 'cdk8s'), args: ['synth', '--no-check-upgrade'], cwd: copy },
+        [BenchCase.CDK8S_SYNTH]: {
+          file: path.join(ROOT, 'node_modules', '.bin', 'cdk8s'),
+          args: ['synth', '--no-check-upgrade'],
+          cwd: copy,
+        },
       };
       for (const c of synthCases) {
         results.push(resultOf(c, undefined, runCase(c, settings, scratch, commands[c], clearDist)));
@@ -239,7 +289,13 @@ function main(): void {
     if (settings.cases.includes(BenchCase.NPM_TEST)) {
       // Once, in the project itself: the suite is the measurement.
       const command = { file: 'npm', args: ['test', '--silent'], cwd: ROOT };
-      results.push(resultOf(BenchCase.NPM_TEST, undefined, runCase(BenchCase.NPM_TEST, settings, scratch, command, () => undefined, 1, 0)));
+      results.push(
+        resultOf(
+          BenchCase.NPM_TEST,
+          undefined,
+          runCase(BenchCase.NPM_TEST, settings, scratch, command, () => undefined, 1, 0),
+        ),
+      );
     }
   } finally {
     if (settings.keep) {

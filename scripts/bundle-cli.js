@@ -31,24 +31,33 @@ const result = esbuild.buildSync({
 });
 
 /** The package folder (under node_modules) of each bundled input, sorted. */
-const packages = [...new Set(Object.keys(result.metafile.inputs)
-  .map((input) => /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input))
-  .filter((match) => match !== null)
-  .map((match) => match[1]))].sort();
+const packages = [
+  ...new Set(
+    Object.keys(result.metafile.inputs)
+      .map((input) => /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input))
+      .filter((match) => match !== null)
+      .map((match) => match[1]),
+  ),
+].sort();
 
 const sections = packages.map((folder) => {
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, folder, 'package.json'), 'utf-8'));
-  const texts = fs.readdirSync(path.join(ROOT, folder))
+  const texts = fs
+    .readdirSync(path.join(ROOT, folder))
     .filter((name) => /^(licen[cs]e|notice|copying)(\.(md|txt))?$/i.test(name))
     .sort()
     .map((name) => fs.readFileSync(path.join(ROOT, folder, name), 'utf-8').trim());
   if (texts.length === 0) {
-    throw new Error(`bundle-cli: ${pkg.name} has no LICENSE file; its license (${pkg.license}) must be reproduced by hand`);
+    throw new Error(
+      `bundle-cli: ${pkg.name} has no LICENSE file; its license (${pkg.license}) must be reproduced by hand`,
+    );
   }
   return `${pkg.name}@${pkg.version} (${pkg.license})\n\n${texts.join('\n\n')}\n`;
 });
-fs.writeFileSync(path.join(OUT, 'THIRD-PARTY-LICENSES.txt'),
-  `The CLI bundle (build/bin/cdk8s-compose.js) includes these packages, under their own licenses:\n\n${sections.join(`\n${'-'.repeat(80)}\n\n`)}`);
+fs.writeFileSync(
+  path.join(OUT, 'THIRD-PARTY-LICENSES.txt'),
+  `The CLI bundle (build/bin/cdk8s-compose.js) includes these packages, under their own licenses:\n\n${sections.join(`\n${'-'.repeat(80)}\n\n`)}`,
+);
 
 /** A small app of each kind of service the converter makes: a web front end, an API, a worker, a job, a database. */
 const TRAINING_APP = `name: shop

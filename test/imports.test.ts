@@ -30,8 +30,16 @@ function synthesize() {
               hyperv: { relaxed: {}, vapic: {}, spinlocks: { spinlocks: 8191 } },
             },
             resources: {
-              requests: { 'memory': Request.fromString('4Gi'), 'cpu': Request.fromString('2'), 'nvidia.com/gpu': Request.fromNumber(1) },
-              limits: { 'memory': Limit.fromString('4Gi'), 'cpu': Limit.fromString('4'), 'nvidia.com/gpu': Limit.fromNumber(1) },
+              requests: {
+                'memory': Request.fromString('4Gi'),
+                'cpu': Request.fromString('2'),
+                'nvidia.com/gpu': Request.fromNumber(1),
+              },
+              limits: {
+                'memory': Limit.fromString('4Gi'),
+                'cpu': Limit.fromString('4'),
+                'nvidia.com/gpu': Limit.fromNumber(1),
+              },
             },
             devices: {
               disks: [
@@ -127,14 +135,20 @@ describe('generated classes (imports/)', () => {
   });
 
   test('empty objects such as bridge: {} and pod: {} survive synthesis as {}, not dropped or null', () => {
-    expect(JSON.stringify(vm.spec.template.spec.domain.devices.interfaces[0])).toBe('{"bridge":{},"model":"virtio","name":"default"}');
+    expect(JSON.stringify(vm.spec.template.spec.domain.devices.interfaces[0])).toBe(
+      '{"bridge":{},"model":"virtio","name":"default"}',
+    );
     expect(JSON.stringify(vm.spec.template.spec.networks[0])).toBe('{"name":"default","pod":{}}');
     expect(JSON.stringify(vm.spec.template.spec.domain.features)).toBe(
-      '{"acpi":{},"apic":{},"hyperv":{"relaxed":{},"spinlocks":{"spinlocks":8191},"vapic":{}}}');
+      '{"acpi":{},"apic":{},"hyperv":{"relaxed":{},"spinlocks":{"spinlocks":8191},"vapic":{}}}',
+    );
   });
 
   test('both documents pass the schema validator and the Kubernetes rules', () => {
-    expect(docs.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual(['VirtualMachine/legacy-erp', 'DataVolume/legacy-erp-root']);
+    expect(docs.map((d) => `${d.kind}/${d.metadata.name}`)).toEqual([
+      'VirtualMachine/legacy-erp',
+      'DataVolume/legacy-erp-root',
+    ]);
     expectValidManifests(docs);
     expectNoProblems(checkConformance(docs), 'Kubernetes rules');
   });
@@ -143,6 +157,7 @@ describe('generated classes (imports/)', () => {
     const broken = structuredClone(vm);
     broken.spec.template.spec.domain.devices.disks[0].ioMode = 'native';
     expect(() => expectValidManifests([broken])).toThrow(
-      'VirtualMachine/legacy-erp: spec.template.spec.domain.devices.disks[0].ioMode: unknown field "ioMode"');
+      'VirtualMachine/legacy-erp: spec.template.spec.domain.devices.disks[0].ioMode: unknown field "ioMode"',
+    );
   });
 });

@@ -12,7 +12,16 @@ const ROOT = path.resolve(__dirname, '..');
 const LIB = path.join(ROOT, 'lib');
 
 /** The layers, lowest first; folders on one rank are siblings. `.` is lib/ itself (index.ts and the charts). */
-const RANKS: Readonly<Record<string, number>> = { util: -1, compose: 0, base: 1, stateful: 2, vm: 2, app: 3, cli: 4, '.': 5 };
+const RANKS: Readonly<Record<string, number>> = {
+  'util': -1,
+  'compose': 0,
+  'base': 1,
+  'stateful': 2,
+  'vm': 2,
+  'app': 3,
+  'cli': 4,
+  '.': 5,
+};
 
 /** One import: the module that imports and the module imported, both as paths under lib/ without `.ts`. */
 export interface ImportEdge {
@@ -168,7 +177,12 @@ describe('layers', () => {
         { from: 'cli/c', to: 'cli/a' },
       ]),
     ).toEqual(['cli/a -> cli/b -> cli/c -> cli/a', 'cli/render -> cli/runbook -> cli/render']);
-    expect(importCycles([{ from: 'cli/convert', to: 'cli/render' }, { from: 'cli/render', to: 'cli/runbook' }])).toEqual([]);
+    expect(
+      importCycles([
+        { from: 'cli/convert', to: 'cli/render' },
+        { from: 'cli/render', to: 'cli/runbook' },
+      ]),
+    ).toEqual([]);
   });
 
   test('reads static, type-only, re-exported, side-effect and dynamic imports', () => {

@@ -12,14 +12,22 @@ describe('schemas/', () => {
   });
 
   test.each(listed)('$file has the recorded SHA-256', ({ sum, file }) => {
-    const actual = createHash('sha256').update(fs.readFileSync(path.join(SCHEMAS_DIR, file))).digest('hex');
+    const actual = createHash('sha256')
+      .update(fs.readFileSync(path.join(SCHEMAS_DIR, file)))
+      .digest('hex');
     expect(actual).toBe(sum);
   });
 
   test('every schema file is listed', () => {
-    const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-      e.isDirectory() ? walk(path.join(dir, e.name)) : [path.relative(SCHEMAS_DIR, path.join(dir, e.name))]);
-    const files = walk(SCHEMAS_DIR).filter((f) => f !== 'README.md' && f !== 'SHA256SUMS').sort();
+    const walk = (dir: string): string[] =>
+      fs
+        .readdirSync(dir, { withFileTypes: true })
+        .flatMap((e) =>
+          e.isDirectory() ? walk(path.join(dir, e.name)) : [path.relative(SCHEMAS_DIR, path.join(dir, e.name))],
+        );
+    const files = walk(SCHEMAS_DIR)
+      .filter((f) => f !== 'README.md' && f !== 'SHA256SUMS')
+      .sort();
     expect(files).toEqual(listed.map((l) => l.file).sort());
   });
 });

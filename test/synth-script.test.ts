@@ -53,7 +53,11 @@ test('npm run synth and cdk8s synth --no-check-upgrade write the same files, equ
   execFileSync('sh', ['-c', script.slice(COMPILE.length)], { cwd: viaScript, stdio: 'pipe' });
 
   const viaCdk8s = path.join(scratch, 'cdk8s');
-  execFileSync(path.join(ROOT, 'node_modules', '.bin', 'cdk8s'), ['synth', '--no-check-upgrade', '--output', viaCdk8s], { cwd: ROOT, stdio: 'pipe' });
+  execFileSync(
+    path.join(ROOT, 'node_modules', '.bin', 'cdk8s'),
+    ['synth', '--no-check-upgrade', '--output', viaCdk8s],
+    { cwd: ROOT, stdio: 'pipe' },
+  );
 
   const committed = filesOf(path.join(ROOT, 'dist'));
   expect(Object.keys(committed).length).toBeGreaterThan(0);

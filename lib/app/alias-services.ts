@@ -22,13 +22,24 @@ export interface PlannedAlias {
  * before any object exists; a name that cannot be a Service name (`my_db`) or is taken stays reported as
  * `file-host-reference`.
  */
-export function planAliases(reachability: Reachability, plans: ReadonlyMap<string, ServicePlan>, names: NameRegistry): PlannedAlias[] {
+export function planAliases(
+  reachability: Reachability,
+  plans: ReadonlyMap<string, ServicePlan>,
+  names: NameRegistry,
+): PlannedAlias[] {
   const planned = new Map<string, PlannedAlias>();
   for (const ref of reachability.references) {
     const plan = plans.get(ref.server);
     const name = ref.name.toLowerCase();
-    if (ref.source === 'environment' || !plan?.hasService || plan.kind === WorkloadKind.VM || name === plan.name
-      || planned.has(name) || !isServiceName(name) || names.has('Service', name)) {
+    if (
+      ref.source === 'environment' ||
+      !plan?.hasService ||
+      plan.kind === WorkloadKind.VM ||
+      name === plan.name ||
+      planned.has(name) ||
+      !isServiceName(name) ||
+      names.has('Service', name)
+    ) {
       continue;
     }
     names.claim('Service', name, { owner: `the name "${ref.name}" of service "${ref.server}"`, at: ref.at });
@@ -62,13 +73,20 @@ export function createAliasServices(props: AliasServicesProps): Record<string, k
       metadata: { name: alias.name, namespace: props.namespace, labels: { app: target.name } },
       type: kplus.ServiceType.CLUSTER_IP,
       ports: target.ports.map((p) => ({
-        port: p.port, targetPort: p.port, name: p.name, protocol: p.protocol === kplus.Protocol.TCP ? undefined : p.protocol,
+        port: p.port,
+        targetPort: p.port,
+        name: p.name,
+        protocol: p.protocol === kplus.Protocol.TCP ? undefined : p.protocol,
       })),
     });
     service.selectLabel('app', target.name);
     services[alias.name] = service;
-    props.warn('alias-service', `${alias.what} reaches service "${alias.server}" as "${alias.name}", so the Service `
-      + `"${alias.name}" selects its pods too`, alias.at);
+    props.warn(
+      'alias-service',
+      `${alias.what} reaches service "${alias.server}" as "${alias.name}", so the Service ` +
+        `"${alias.name}" selects its pods too`,
+      alias.at,
+    );
   }
   return services;
 }

@@ -29,17 +29,21 @@ export class AppMetadata {
     checkLabels(`${path}: labels`, this.labels);
     for (const key of Object.keys(this.labels)) {
       if (RESERVED_LABELS.includes(key) || RESERVED_LABEL_PREFIXES.some((p) => key.startsWith(p))) {
-        throw new ComposeError(`${path}: labels sets "${key}", which the app sets itself (Service selectors and network policies use it)`, {
-          allowed: `a key other than ${RESERVED_LABELS.join(', ')} and ${RESERVED_LABEL_PREFIXES.map((p) => `${p}…`).join(', ')}`,
-          hint: 'use another key',
-        });
+        throw new ComposeError(
+          `${path}: labels sets "${key}", which the app sets itself (Service selectors and network policies use it)`,
+          {
+            allowed: `a key other than ${RESERVED_LABELS.join(', ')} and ${RESERVED_LABEL_PREFIXES.map((p) => `${p}…`).join(', ')}`,
+            hint: 'use another key',
+          },
+        );
       }
     }
     for (const key of Object.keys(this.annotations)) {
       if (!isLabelKey(key)) {
         throw new ComposeError(`${path}: annotations has a key Kubernetes does not accept`, {
           value: key,
-          allowed: 'an optional DNS prefix and "/", then 1-63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit',
+          allowed:
+            'an optional DNS prefix and "/", then 1-63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit',
         });
       }
     }
@@ -58,7 +62,10 @@ export class AppMetadata {
     if (this.isEmpty) {
       return;
     }
-    for (const [what, values] of [['labels', this.labels], ['annotations', this.annotations]] as const) {
+    for (const [what, values] of [
+      ['labels', this.labels],
+      ['annotations', this.annotations],
+    ] as const) {
       for (const [key, value] of Object.entries(values)) {
         if (redactor.redact(value) !== value) {
           throw new ComposeError(`${scope.node.path}: the value of ${what}["${key}"] contains a secret value`, {

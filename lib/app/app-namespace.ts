@@ -30,9 +30,10 @@ export function resolveNamespace(path: string, model: ComposeModel, options: App
   if (SYSTEM_NAMESPACES.includes(namespace) && !options.allowSystemNamespace) {
     throw new ComposeError(`${path}: the namespace "${namespace}" belongs to the cluster`, {
       allowed: `a namespace of the app's own, not ${SYSTEM_NAMESPACES.join(', ')}`,
-      hint: 'choose another namespace (CLI: --namespace NAME, or a different project name), or allow it with '
-        + 'allowSystemNamespace: true (CLI: --allow-system-namespace): its default-deny NetworkPolicy and quota then '
-        + 'bind the cluster\'s own workloads',
+      hint:
+        'choose another namespace (CLI: --namespace NAME, or a different project name), or allow it with ' +
+        'allowSystemNamespace: true (CLI: --allow-system-namespace): its default-deny NetworkPolicy and quota then ' +
+        "bind the cluster's own workloads",
     });
   }
   return namespace;

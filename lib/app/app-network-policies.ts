@@ -1,7 +1,10 @@
 import { Construct } from 'constructs';
 import { ComposeModel, Protocol } from '../compose/model';
 import {
-  ComposeNetworkPolicies, ComposeNetworkPoliciesProps, PolicyWorkload, PortExposure,
+  ComposeNetworkPolicies,
+  ComposeNetworkPoliciesProps,
+  PolicyWorkload,
+  PortExposure,
 } from '../base/network-policy';
 import { ComposeVm } from '../vm/compose-vm';
 import { COMPOSE_APP_DEFAULTS, ComposeAppProps } from './compose-app-props';
@@ -41,8 +44,12 @@ export function createNetworkPolicies(scope: Construct, o: AppNetworkPoliciesOpt
     for (const [key, value] of Object.entries(labels)) {
       service.workload.podMetadata.addLabel(key, value);
     }
-    const exposed = [service, ...sidecars.filter((s) => s.workload === service.workload)].flatMap((s) => s.publishedPorts)
-      .filter((p) => p.access === PortAccess.INGRESS || p.access === PortAccess.LOAD_BALANCER || p.access === PortAccess.NODE_PORT)
+    const exposed = [service, ...sidecars.filter((s) => s.workload === service.workload)]
+      .flatMap((s) => s.publishedPorts)
+      .filter(
+        (p) =>
+          p.access === PortAccess.INGRESS || p.access === PortAccess.LOAD_BALANCER || p.access === PortAccess.NODE_PORT,
+      )
       .map((p) => ({
         port: p.mapping.target,
         protocol: p.mapping.protocol,
@@ -54,7 +61,9 @@ export function createNetworkPolicies(scope: Construct, o: AppNetworkPoliciesOpt
       networks,
       ports: service.ports.map((p) => ({ port: p.port, protocol: p.protocol.toLowerCase() as Protocol })),
       exposedPorts: dedupe(exposed, (p) => `${p.port}/${p.protocol}/${p.via}`),
-      extraEgress: service.waits.some((w) => w.kind !== WaitKind.TCP) ? [ComposeNetworkPolicies.kubernetesApiEgress()] : [],
+      extraEgress: service.waits.some((w) => w.kind !== WaitKind.TCP)
+        ? [ComposeNetworkPolicies.kubernetesApiEgress()]
+        : [],
       at: service.at,
     });
     const backup = service.statefulDependency?.backup;
@@ -73,7 +82,8 @@ export function createNetworkPolicies(scope: Construct, o: AppNetworkPoliciesOpt
   return new ComposeNetworkPolicies(scope, 'NetworkPolicies', {
     ...options,
     ingressControllerNamespaceLabels: options.ingressControllerNamespaceLabels ?? {
-      'kubernetes.io/metadata.name': o.props.ingressControllerNamespace ?? COMPOSE_APP_DEFAULTS.ingressControllerNamespace,
+      'kubernetes.io/metadata.name':
+        o.props.ingressControllerNamespace ?? COMPOSE_APP_DEFAULTS.ingressControllerNamespace,
     },
     ingressControllerPodLabels: options.ingressControllerPodLabels ?? o.props.ingressControllerPodLabels,
     namespace: o.namespace,

@@ -25,7 +25,11 @@ export function collectSecretValues(redactor: Redactor, options: SecretValuesOpt
   for (const service of model.services) {
     const extra = settings.overrides(service).sensitiveEnv ?? [];
     for (const variable of service.environment) {
-      if (isSensitiveName(variable.name, patterns) || extra.includes(variable.name) || hasEmbeddedPassword(variable.value)) {
+      if (
+        isSensitiveName(variable.name, patterns) ||
+        extra.includes(variable.name) ||
+        hasEmbeddedPassword(variable.value)
+      ) {
         redactor.add(variable.value);
         embeddedPasswords(variable.value).forEach((p) => redactor.add(p));
       }
@@ -38,9 +42,18 @@ export function collectSecretValues(redactor: Redactor, options: SecretValuesOpt
   }
   (model.secretValues ?? []).forEach((value) => redactor.add(value));
   // Public names: a secret that is part of one is public anyway (weak-secret), and is neither redacted nor refused.
-  redactor.keepNames([model.name, namespace, settings.ingressDomain, ...model.services.flatMap((s) => [s.name, s.image])]);
+  redactor.keepNames([
+    model.name,
+    namespace,
+    settings.ingressDomain,
+    ...model.services.flatMap((s) => [s.name, s.image]),
+  ]);
   for (const service of model.services) {
-    checkPlainFields(service, settings.overrides(service).ingressHost ?? readServiceExtension(service).ingressHost, redactor);
+    checkPlainFields(
+      service,
+      settings.overrides(service).ingressHost ?? readServiceExtension(service).ingressHost,
+      redactor,
+    );
   }
   reportWeakSecrets(options);
 }
@@ -53,10 +66,12 @@ function reportWeakSecrets({ model, namespace, settings, warn }: SecretValuesOpt
   const patterns = settings.sensitiveNamePatterns;
   // One search per value in all the names joined by NUL, not one per name (quadratic in services): a value
   // without NUL is found in the joined text exactly when it is part of one of the names.
-  const names = [model.name, namespace, ...model.services.flatMap((s) => [s.name, s.image])]
-    .map((n) => n.toLowerCase());
+  const names = [model.name, namespace, ...model.services.flatMap((s) => [s.name, s.image])].map((n) =>
+    n.toLowerCase(),
+  );
   const joined = names.join('\0');
-  const inAName = (value: string) => (value.includes('\0') ? names.some((name) => name.includes(value)) : joined.includes(value));
+  const inAName = (value: string) =>
+    value.includes('\0') ? names.some((name) => name.includes(value)) : joined.includes(value);
   for (const service of model.services) {
     const extra = settings.overrides(service).sensitiveEnv ?? [];
     for (const variable of service.environment) {
@@ -64,22 +79,34 @@ function reportWeakSecrets({ model, namespace, settings, warn }: SecretValuesOpt
       const sensitive = isSensitiveName(variable.name, patterns) || extra.includes(variable.name);
       if (sensitive && value === '') {
         const engine = DatabaseEngine.detect(service.image);
-        warn('empty-secret', `${variable.name} is empty, so its Secret key holds 0 bytes`
-          + (engine && /PASS/i.test(variable.name) ? `; the ${engine.name} image refuses to start with it empty` : '')
-          + '; set a value (an unset variable gives an empty string)', variable.at);
+        warn(
+          'empty-secret',
+          `${variable.name} is empty, so its Secret key holds 0 bytes` +
+            (engine && /PASS/i.test(variable.name) ? `; the ${engine.name} image refuses to start with it empty` : '') +
+            '; set a value (an unset variable gives an empty string)',
+          variable.at,
+        );
       }
       if (sensitive && value !== '' && inAName(value)) {
-        warn('weak-secret', `the value of ${variable.name} is also part of an image, service or project name, so it `
-          + 'appears outside the Secret anyway; set a real secret', variable.at);
+        warn(
+          'weak-secret',
+          `the value of ${variable.name} is also part of an image, service or project name, so it ` +
+            'appears outside the Secret anyway; set a real secret',
+          variable.at,
+        );
       }
     }
   }
 }
 
 /** Rule 3 for the VM's `.env`: the same test the containers' env Secrets use. */
-export function sensitiveEnvTest(settings: AppSettings, redactor: Redactor): (variable: EnvVar, service: ComposeService) => boolean {
-  return (variable, service) => isSensitiveName(variable.name, settings.sensitiveNamePatterns)
-    || (settings.overrides(service).sensitiveEnv ?? []).includes(variable.name)
-    || hasEmbeddedPassword(variable.value)
-    || redactor.foundIn(variable.value);
+export function sensitiveEnvTest(
+  settings: AppSettings,
+  redactor: Redactor,
+): (variable: EnvVar, service: ComposeService) => boolean {
+  return (variable, service) =>
+    isSensitiveName(variable.name, settings.sensitiveNamePatterns) ||
+    (settings.overrides(service).sensitiveEnv ?? []).includes(variable.name) ||
+    hasEmbeddedPassword(variable.value) ||
+    redactor.foundIn(variable.value);
 }

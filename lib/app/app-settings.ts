@@ -12,7 +12,11 @@ import { COMPOSE_APP_DEFAULTS, ComposeAppProps } from './compose-app-props';
 import { WaitSettings } from './dependency-wait';
 import { KomposeControllerType, KomposeServiceLabels } from './kompose-labels';
 import {
-  IngressRuleSettings, ResolvedResources, ServicePlan, ServiceSettings, resolveResources,
+  IngressRuleSettings,
+  ResolvedResources,
+  ServicePlan,
+  ServiceSettings,
+  resolveResources,
 } from './migrated-service';
 import { ServiceAutoscaler } from './autoscaler';
 import { Exposure, HttpOptions, ServiceExtension, ServiceOverrides, readServiceExtension } from './settings';
@@ -66,8 +70,12 @@ export class AppSettings {
 
   /** The controller of a stateful dependency: the prop, else `kompose.controller.type`, else the app's. */
   public statefulController(overrides: ServiceOverrides, labels: KomposeServiceLabels): WorkloadController {
-    const label = labels.controller === KomposeControllerType.STATEFUL_SET ? WorkloadController.STATEFUL_SET
-      : labels.controller === KomposeControllerType.DEPLOYMENT ? WorkloadController.DEPLOYMENT : undefined;
+    const label =
+      labels.controller === KomposeControllerType.STATEFUL_SET
+        ? WorkloadController.STATEFUL_SET
+        : labels.controller === KomposeControllerType.DEPLOYMENT
+          ? WorkloadController.DEPLOYMENT
+          : undefined;
     return overrides.controller ?? label ?? this.props.controller ?? WorkloadController.DEPLOYMENT;
   }
 
@@ -135,8 +143,10 @@ export class AppSettings {
     // Checked in this order, so that the first problem of a service is the one reported.
     const ingressRules = this.ingressRules(plan, overrides, extension);
     const resourceDefaults = this.resourceDefaults();
-    const autoscaling = overrides.autoscaling === false ? undefined
-      : overrides.autoscaling ?? ServiceAutoscaler.parseKomposeLabels(service.labels, service.at);
+    const autoscaling =
+      overrides.autoscaling === false
+        ? undefined
+        : (overrides.autoscaling ?? ServiceAutoscaler.parseKomposeLabels(service.labels, service.at));
     return {
       replicas: overrides.replicas ?? service.deploy.replicas ?? 1,
       image: overrides.image ?? service.image,
@@ -164,7 +174,10 @@ export class AppSettings {
       readinessLabels: labels.readiness,
       livenessLabels: labels.liveness,
       cronJob: labels.cronJob,
-      restartPolicy: service.restart === 'no' || service.restart === undefined ? kplus.RestartPolicy.NEVER : kplus.RestartPolicy.ON_FAILURE,
+      restartPolicy:
+        service.restart === 'no' || service.restart === undefined
+          ? kplus.RestartPolicy.NEVER
+          : kplus.RestartPolicy.ON_FAILURE,
       imagePullPolicy: labels.imagePullPolicy,
       imagePullSecret: labels.imagePullSecret,
       fsGroup: labels.fsGroup,
@@ -172,15 +185,20 @@ export class AppSettings {
   }
 
   /** The Ingress rules of a service: the prop or the x- key name one host; kompose.service.expose may name several. */
-  private ingressRules(plan: ServicePlan, overrides: ServiceOverrides, extension: ServiceExtension): IngressRuleSettings[] {
+  private ingressRules(
+    plan: ServicePlan,
+    overrides: ServiceOverrides,
+    extension: ServiceExtension,
+  ): IngressRuleSettings[] {
     const service = plan.service;
     const labels = plan.labels;
     const defaultHost = `${plan.name}.${this.ingressDomain}`;
     const givenHost = overrides.ingressHost ?? extension.ingressHost;
     const givenPath = overrides.ingressPath ?? extension.ingressPath;
-    const rules: IngressRuleSettings[] = givenHost !== undefined || labels.expose === undefined
-      ? [{ host: givenHost ?? defaultHost, path: givenPath ?? '/' }]
-      : labels.expose.map((entry) => ({ host: entry.host ?? defaultHost, path: givenPath ?? entry.path ?? '/' }));
+    const rules: IngressRuleSettings[] =
+      givenHost !== undefined || labels.expose === undefined
+        ? [{ host: givenHost ?? defaultHost, path: givenPath ?? '/' }]
+        : labels.expose.map((entry) => ({ host: entry.host ?? defaultHost, path: givenPath ?? entry.path ?? '/' }));
     for (const rule of rules) {
       if (!isIngressHost(rule.host)) {
         throw new ComposeError(`service "${service.name}": invalid Ingress host`, {
@@ -191,7 +209,9 @@ export class AppSettings {
       }
       if (!rule.path.startsWith('/')) {
         throw new ComposeError(`service "${service.name}": invalid Ingress path`, {
-          at: service.at, value: rule.path, allowed: 'a path starting with "/"',
+          at: service.at,
+          value: rule.path,
+          allowed: 'a path starting with "/"',
         });
       }
     }
@@ -209,7 +229,10 @@ export class AppSettings {
     };
   }
 
-  private httpSettings(plan: ServicePlan, http: ServiceExtension['http'] | HttpOptions | boolean | undefined): ServiceSettings['http'] {
+  private httpSettings(
+    plan: ServicePlan,
+    http: ServiceExtension['http'] | HttpOptions | boolean | undefined,
+  ): ServiceSettings['http'] {
     if (http === undefined || http === false) {
       return undefined;
     }
@@ -219,20 +242,30 @@ export class AppSettings {
     const publishedTcp = service.ports.filter((p) => p.protocol === 'tcp').map((p) => p.target);
     const port = options.port ?? publishedTcp[0] ?? tcp[0];
     if (port === undefined || !tcp.includes(port)) {
-      throw new ComposeError(`service "${service.name}" is declared HTTP on port ${port ?? '(none)'}, which it does not listen on`, {
-        at: service.at,
-        value: port,
-        allowed: tcp.length > 0 ? `one of its TCP ports: ${tcp.join(', ')}` : 'a TCP port from ports or expose; the service has none',
-        hint: 'add the port to ports or expose, or give http.port',
-      });
+      throw new ComposeError(
+        `service "${service.name}" is declared HTTP on port ${port ?? '(none)'}, which it does not listen on`,
+        {
+          at: service.at,
+          value: port,
+          allowed:
+            tcp.length > 0
+              ? `one of its TCP ports: ${tcp.join(', ')}`
+              : 'a TCP port from ports or expose; the service has none',
+          hint: 'add the port to ports or expose, or give http.port',
+        },
+      );
     }
     const probes = this.props.httpProbes ?? {};
-    const full = http === true ? {} : http as HttpOptions;
+    const full = http === true ? {} : (http as HttpOptions);
     return {
       port,
       livenessPath: options.livenessPath ?? '/health',
       readinessPath: options.readinessPath ?? '/ready',
-      initialDelaySeconds: (full.initialDelay ?? probes.initialDelay ?? COMPOSE_APP_DEFAULTS.httpProbeInitialDelay).toSeconds(),
+      initialDelaySeconds: (
+        full.initialDelay ??
+        probes.initialDelay ??
+        COMPOSE_APP_DEFAULTS.httpProbeInitialDelay
+      ).toSeconds(),
       periodSeconds: (full.period ?? probes.period ?? COMPOSE_APP_DEFAULTS.httpProbePeriod).toSeconds(),
     };
   }
@@ -244,7 +277,8 @@ export function checkLabels(what: string, labels: Readonly<Record<string, string
     if (!isLabelKey(key) || !isLabelValue(value)) {
       throw new ComposeError(`${what} has a label Kubernetes does not accept`, {
         value: `${key}=${value}`,
-        allowed: 'a label key (an optional DNS prefix and "/", then 1-63 letters, digits, "-", "_" or ".") and a value of at most 63 of them',
+        allowed:
+          'a label key (an optional DNS prefix and "/", then 1-63 letters, digits, "-", "_" or ".") and a value of at most 63 of them',
       });
     }
   }
@@ -252,7 +286,10 @@ export function checkLabels(what: string, labels: Readonly<Record<string, string
 
 function checkSize(size: Size, what: string): void {
   if (!(storageBytes(size) > 0)) {
-    throw new ComposeError(`${what} is not a positive size`, { value: `${storageBytes(size)} bytes`, allowed: STORAGE_QUANTITY_FORMAT });
+    throw new ComposeError(`${what} is not a positive size`, {
+      value: `${storageBytes(size)} bytes`,
+      allowed: STORAGE_QUANTITY_FORMAT,
+    });
   }
 }
 

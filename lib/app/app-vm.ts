@@ -56,7 +56,10 @@ export class AppVm {
     const { scope, model, names, settings, warnings } = props;
     const inVm = new Set(plans.map((p) => p.service.name));
     const vmHosts = serviceHostRewriter({
-      plans: props.plans, include: (plan) => plan.hasService && plan.kind !== WorkloadKind.VM, warnings, at: model.at,
+      plans: props.plans,
+      include: (plan) => plan.hasService && plan.kind !== WorkloadKind.VM,
+      warnings,
+      at: model.at,
     });
     const vmModel: ComposeModel = {
       ...model,
@@ -83,7 +86,11 @@ export class AppVm {
       },
     });
     if (composeVm.vm.userDataSecret) {
-      names.claim('Secret', composeVm.vm.userDataSecret.name, { owner: 'the VM\'s cloud-init user data', at: model.at, hint: 'set vm.name' });
+      names.claim('Secret', composeVm.vm.userDataSecret.name, {
+        owner: "the VM's cloud-init user data",
+        at: model.at,
+        hint: 'set vm.name',
+      });
     }
     warnings.addAll(composeVm.warnings, true);
     this.migrateServices(plans, serviceSettings, composeVm);
@@ -94,19 +101,30 @@ export class AppVm {
   private claimVmNames(name: string): void {
     const { names, model } = this.props;
     names.claim('VirtualMachine', name, { owner: 'the VM', at: model.at, hint: 'set vm.name' });
-    names.claim('DataVolume', joinDnsLabel(name, 'rootdisk'), { owner: 'the VM\'s root disk', at: model.at, hint: 'set vm.name' });
+    names.claim('DataVolume', joinDnsLabel(name, 'rootdisk'), {
+      owner: "the VM's root disk",
+      at: model.at,
+      hint: 'set vm.name',
+    });
   }
 
   /** One VmMigratedService per service in the VM: its Service, Ingress and policies reach the VM's ports. */
-  private migrateServices(plans: readonly ServicePlan[], serviceSettings: ReadonlyMap<string, ServiceSettings>, composeVm: ComposeVm): void {
+  private migrateServices(
+    plans: readonly ServicePlan[],
+    serviceSettings: ReadonlyMap<string, ServiceSettings>,
+    composeVm: ComposeVm,
+  ): void {
     for (const plan of plans) {
-      this.services.set(plan.service.name, new VmMigratedService(this.props.scope, plan.service.name, {
-        plan,
-        settings: serviceSettings.get(plan.service.name)!,
-        context: this.props.context,
-        composeVm,
-        reasons: this.props.reasons.get(plan.service.name)!,
-      }));
+      this.services.set(
+        plan.service.name,
+        new VmMigratedService(this.props.scope, plan.service.name, {
+          plan,
+          settings: serviceSettings.get(plan.service.name)!,
+          context: this.props.context,
+          composeVm,
+          reasons: this.props.reasons.get(plan.service.name)!,
+        }),
+      );
     }
   }
 
@@ -116,8 +134,12 @@ export class AppVm {
     const environment = service.environment.map((variable) => {
       const rewritten = hosts.rewrite(variable.value);
       for (const rewrite of rewritten.rewrites) {
-        warnings.warn('host-rewrite', `host "${rewrite.from}" in ${variable.name} rewritten to the Service name "${rewrite.to}" (the `
-          + 'service runs in the VM and reaches it through its Service)', variable.at);
+        warnings.warn(
+          'host-rewrite',
+          `host "${rewrite.from}" in ${variable.name} rewritten to the Service name "${rewrite.to}" (the ` +
+            'service runs in the VM and reaches it through its Service)',
+          variable.at,
+        );
       }
       return { ...variable, value: rewritten.value };
     });
@@ -135,8 +157,13 @@ export class AppVm {
     }
     for (const [what, text, at] of files) {
       for (const reference of hosts.references(text)) {
-        warnings.warnOnce(`vm-file:${what}:${reference.from}`, 'file-host-reference', `${what} refers to "${reference.from}", which runs `
-          + `outside the VM as the Service "${reference.to}"; edit the file`, at);
+        warnings.warnOnce(
+          `vm-file:${what}:${reference.from}`,
+          'file-host-reference',
+          `${what} refers to "${reference.from}", which runs ` +
+            `outside the VM as the Service "${reference.to}"; edit the file`,
+          at,
+        );
       }
     }
     return { ...service, environment };
@@ -146,7 +173,10 @@ export class AppVm {
    * Dependencies of the VM's services on container services: compose cannot order across the VM's edge, so the VM's
    * unit waits until each one's Service accepts TCP connections before it starts the app.
    */
-  private vmWaits(plans: readonly ServicePlan[], inVm: ReadonlySet<string>): Record<string, { host: string; port: number; timeoutSeconds: number }> {
+  private vmWaits(
+    plans: readonly ServicePlan[],
+    inVm: ReadonlySet<string>,
+  ): Record<string, { host: string; port: number; timeoutSeconds: number }> {
     const waits: Record<string, { host: string; port: number; timeoutSeconds: number }> = {};
     const timeoutSeconds = this.props.settings.waitTimeoutSeconds;
     for (const plan of plans) {
@@ -159,8 +189,12 @@ export class AppVm {
         if (target.hasService && tcp) {
           waits[dependency.service] = { host: target.name, port: tcp.port, timeoutSeconds };
         } else {
-          this.props.warnings.warn('vm-dependency', `"${dependency.service}" has no TCP Service the VM can wait on, so the VM starts without `
-            + 'waiting for it', dependency.at);
+          this.props.warnings.warn(
+            'vm-dependency',
+            `"${dependency.service}" has no TCP Service the VM can wait on, so the VM starts without ` +
+              'waiting for it',
+            dependency.at,
+          );
         }
       }
     }
@@ -181,8 +215,13 @@ function vmCores(settings: readonly ServiceSettings[]): number {
  * limited alike (the guest sees the request); cpu requests the services' requests and is limited to the vCPUs.
  */
 function vmResources(settings: readonly ServiceSettings[]): ComposeVmProps['resources'] {
-  const memory = Size.gibibytes(Math.max(2, Math.ceil(settings.reduce((sum, s) => sum + s.resources.memoryLimitBytes, 0) / GIB) + 1));
-  const cpuRequest = Math.max(100, settings.reduce((sum, s) => sum + s.resources.cpuRequestMillis, 0));
+  const memory = Size.gibibytes(
+    Math.max(2, Math.ceil(settings.reduce((sum, s) => sum + s.resources.memoryLimitBytes, 0) / GIB) + 1),
+  );
+  const cpuRequest = Math.max(
+    100,
+    settings.reduce((sum, s) => sum + s.resources.cpuRequestMillis, 0),
+  );
   return {
     requests: { memory, cpu: cpuFromMillicores(cpuRequest) },
     limits: { memory, cpu: kplus.Cpu.units(vmCores(settings)) },

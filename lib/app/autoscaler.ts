@@ -148,7 +148,9 @@ export class ServiceAutoscaler extends Construct {
     labels: Readonly<Record<string, string>>,
     at?: ComposeLocation,
   ): AutoscalingSettings | undefined {
-    const keys = Object.keys(labels).filter((key) => key.startsWith(KOMPOSE_HPA_PREFIX)).sort();
+    const keys = Object.keys(labels)
+      .filter((key) => key.startsWith(KOMPOSE_HPA_PREFIX))
+      .sort();
     if (keys.length === 0) {
       return undefined;
     }
@@ -167,9 +169,12 @@ export class ServiceAutoscaler extends Construct {
     const maxText = text(KomposeHpaLabel.MAX_REPLICAS);
     const cpuText = text(KomposeHpaLabel.CPU);
     const memoryText = text(KomposeHpaLabel.MEMORY);
-    const minReplicas = minText === undefined ? undefined : labelNumber(minText, /^\d+$/, at, KomposeHpaLabel.MIN_REPLICAS);
-    const maxReplicas = maxText === undefined ? undefined : labelNumber(maxText, /^\d+$/, at, KomposeHpaLabel.MAX_REPLICAS);
-    const cpuUtilization = cpuText === undefined ? undefined : labelNumber(cpuText, /^\d+\s*%?$/, at, KomposeHpaLabel.CPU);
+    const minReplicas =
+      minText === undefined ? undefined : labelNumber(minText, /^\d+$/, at, KomposeHpaLabel.MIN_REPLICAS);
+    const maxReplicas =
+      maxText === undefined ? undefined : labelNumber(maxText, /^\d+$/, at, KomposeHpaLabel.MAX_REPLICAS);
+    const cpuUtilization =
+      cpuText === undefined ? undefined : labelNumber(cpuText, /^\d+\s*%?$/, at, KomposeHpaLabel.CPU);
     const settings: AutoscalingSettings = {
       minReplicas,
       maxReplicas,
@@ -206,10 +211,12 @@ export class ServiceAutoscaler extends Construct {
       });
     }
 
-    const metrics: MetricSpecV2[] = [{
-      type: 'Resource',
-      resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: cpuUtilization } },
-    }];
+    const metrics: MetricSpecV2[] = [
+      {
+        type: 'Resource',
+        resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: cpuUtilization } },
+      },
+    ];
     if (props.memory) {
       metrics.push({ type: 'Resource', resource: { name: 'memory', target: memoryMetricTarget(props.memory) } });
     }
@@ -264,7 +271,7 @@ function checkSettings(settings: AutoscalingSettings, where: (key: SettingKey) =
     throw new ComposeError('invalid cpu utilization', {
       at: where('cpuUtilization'),
       value: cpuUtilization,
-      allowed: 'a whole percentage of the pods\' cpu request, 1 or more',
+      allowed: "a whole percentage of the pods' cpu request, 1 or more",
     });
   }
   if (memory?.type === MemoryTargetType.UTILIZATION && !isWholeInRange(memory.amount, 1)) {
@@ -347,7 +354,8 @@ function targetReference(target: IScalable | ScaleTargetReference, where: Compos
       throw new ComposeError(`the scale target has no ${key}`, {
         at: where,
         value: target,
-        allowed: 'a target with apiVersion, kind and name, e.g. { apiVersion: "apps/v1", kind: "Deployment", name: "web" }',
+        allowed:
+          'a target with apiVersion, kind and name, e.g. { apiVersion: "apps/v1", kind: "Deployment", name: "web" }',
       });
     }
   }

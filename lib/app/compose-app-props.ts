@@ -230,7 +230,10 @@ export interface ComposeAppProps {
 }
 
 /** The app's golden-image VM: `ComposeVm`'s options, less what the app decides. */
-export interface ComposeAppVmOptions extends Omit<ComposeVmProps, 'model' | 'services' | 'serviceNames' | 'serviceType' | 'namespace'> {
+export interface ComposeAppVmOptions extends Omit<
+  ComposeVmProps,
+  'model' | 'services' | 'serviceNames' | 'serviceType' | 'namespace'
+> {
   /**
    * Services to run in the VM, by compose name, on top of those routed by `target`.
    * @default - none

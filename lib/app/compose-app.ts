@@ -33,9 +33,7 @@ import { VerifyReport, verifyManifests } from './verify';
 import { VmMigratedService } from './vm-migrated-service';
 import { compare } from '../util/sort';
 
-export {
-  COMPOSE_APP_DEFAULTS, SYSTEM_NAMESPACES, WARNING_METADATA,
-} from './compose-app-props';
+export { COMPOSE_APP_DEFAULTS, SYSTEM_NAMESPACES, WARNING_METADATA } from './compose-app-props';
 export type { ComposeAppProps, ComposeAppVmOptions } from './compose-app-props';
 
 /**
@@ -61,7 +59,9 @@ export class ComposeApp extends Construct {
    * identical findings of several services as one line naming them all. Print them after `app.synth()`.
    */
   public static warningsOf(scope: IConstruct): string[] {
-    return scope.node.findAll().flatMap((c) => c.node.metadata.filter((m) => m.type === WARNING_METADATA).map((m) => String(m.data)));
+    return scope.node
+      .findAll()
+      .flatMap((c) => c.node.metadata.filter((m) => m.type === WARNING_METADATA).map((m) => String(m.data)));
   }
 
   /** The compose model the app was made from. */
@@ -131,7 +131,10 @@ export class ComposeApp extends Construct {
     this.vmPart = this.createVm(props, planner, context, metadata);
     this.vm = this.vmPart.composeVm;
     this.aliasServices = createAliasServices({
-      aliases, services: this.migrated, namespace: this.namespace, warn: this.findings.warn,
+      aliases,
+      services: this.migrated,
+      namespace: this.namespace,
+      warn: this.findings.warn,
     });
     this.reportFindings();
     this.claims = this.shared.claims;
@@ -139,7 +142,10 @@ export class ComposeApp extends Construct {
     this.configs = this.shared.configs;
     this.networkPolicies = this.createNetworkPolicies(props);
     if (props.quota !== false) {
-      this.quota = new NamespaceQuota(this, 'Quota', { ...(props.quota === true ? {} : props.quota ?? {}), namespace: this.namespace });
+      this.quota = new NamespaceQuota(this, 'Quota', {
+        ...(props.quota === true ? {} : (props.quota ?? {})),
+        namespace: this.namespace,
+      });
     }
     this.addValidations(props.syncWaves ?? true);
     metadata.applyTo(this, this.redactor);
@@ -154,9 +160,12 @@ export class ComposeApp extends Construct {
     const found = this.migrated.get(composeName);
     if (!found) {
       if (this.vmPart.services.has(composeName)) {
-        throw new ComposeError(`${this.node.path}: service "${composeName}" runs in the VM "${this.vm!.vm.name}", not in a container`, {
-          hint: `use vmService("${composeName}")`,
-        });
+        throw new ComposeError(
+          `${this.node.path}: service "${composeName}" runs in the VM "${this.vm!.vm.name}", not in a container`,
+          {
+            hint: `use vmService("${composeName}")`,
+          },
+        );
       }
       throw new ComposeError(`${this.node.path}: no compose service "${composeName}"`, {
         allowed: [...this.migrated.keys()].join(', ') || 'no services',
@@ -232,30 +241,67 @@ export class ComposeApp extends Construct {
   /** Each service's plan: its names, kind and target (container or VM). */
   private planServices(props: ComposeAppProps): ServicePlanner {
     const { model, namespace, names, settings, reachability } = this;
-    return new ServicePlanner({ path: this.node.path, model, props, settings, namespace, reachability, names, warn: this.findings.warn });
+    return new ServicePlanner({
+      path: this.node.path,
+      model,
+      props,
+      settings,
+      namespace,
+      reachability,
+      names,
+      warn: this.findings.warn,
+    });
   }
 
   /** Rewrites the hosts one service names to reach another into their Services' names. */
   private hostRewriter(aliases: ReturnType<typeof planAliases>): HostRewriter {
     return serviceHostRewriter({
-      plans: this.plans, include: (plan) => plan.hasService, aliases, warnings: this.findings, at: this.model.at,
+      plans: this.plans,
+      include: (plan) => plan.hasService,
+      aliases,
+      warnings: this.findings,
+      at: this.model.at,
     });
   }
 
   /** The claims, Secrets and ConfigMaps the services share. */
   private createSharedObjects(props: ComposeAppProps): SharedObjects {
     const { model, namespace, names, hosts, redactor } = this;
-    const shared = new SharedObjects({ scope: this, model, props, namespace, names, hosts, redactor, warnings: this.findings });
+    const shared = new SharedObjects({
+      scope: this,
+      model,
+      props,
+      namespace,
+      names,
+      hosts,
+      redactor,
+      warnings: this.findings,
+    });
     shared.createAll(this.plans.values());
     return shared;
   }
 
   /** The VM that runs the services that cannot run as containers (it creates nothing when there are none). */
-  private createVm(props: ComposeAppProps, planner: ServicePlanner, context: MigrationContext, template: AppMetadata): AppVm {
+  private createVm(
+    props: ComposeAppProps,
+    planner: ServicePlanner,
+    context: MigrationContext,
+    template: AppMetadata,
+  ): AppVm {
     const { model, namespace, plans, settings, names, redactor } = this;
     return new AppVm({
-      scope: this, model, options: props.vm, namespace, plans, reasons: planner.vmReasons, settings, names,
-      redactor, warnings: this.findings, context, template,
+      scope: this,
+      model,
+      options: props.vm,
+      namespace,
+      plans,
+      reasons: planner.vmReasons,
+      settings,
+      names,
+      redactor,
+      warnings: this.findings,
+      context,
+      template,
     });
   }
 
@@ -264,13 +310,19 @@ export class ComposeApp extends Construct {
       return undefined;
     }
     return createNetworkPolicies(this, {
-      options: props.networkPolicies === true ? {} : props.networkPolicies ?? {},
-      props, model: this.model, namespace: this.namespace, services: this.migrated, vm: this.vm, vmServices: this.vmServices,
+      options: props.networkPolicies === true ? {} : (props.networkPolicies ?? {}),
+      props,
+      model: this.model,
+      namespace: this.namespace,
+      services: this.migrated,
+      vm: this.vm,
+      vmServices: this.vmServices,
     });
   }
 
   private migrateServices(context: MigrationContext): void {
-    const order = [...this.plans.values()].filter((p) => p.kind !== WorkloadKind.VM)
+    const order = [...this.plans.values()]
+      .filter((p) => p.kind !== WorkloadKind.VM)
       .sort((a, b) => Number(a.kind === WorkloadKind.SIDECAR) - Number(b.kind === WorkloadKind.SIDECAR));
     for (const plan of order) {
       this.migrated.set(plan.service.name, this.migrateService(plan, this.settings.settingsFor(plan), context));
@@ -283,7 +335,9 @@ export class ComposeApp extends Construct {
   /** Findings over every service: unreachable names, placeholder hosts, ignored volume labels, shared claims. */
   private reportFindings(): void {
     const warnings = this.findings;
-    reportUnreachable(this.reachability, this.plans, (key, code, message, at) => warnings.warnOnce(key, code, message, at));
+    reportUnreachable(this.reachability, this.plans, (key, code, message, at) =>
+      warnings.warnOnce(key, code, message, at),
+    );
     if (this.settings.hasDefaultIngressDomain) {
       reportPlaceholderHosts([...this.migrated.values(), ...this.vmServices], this.model, warnings.warn);
     }

@@ -63,7 +63,11 @@ export function needsApi(wait: DependencyWait): boolean {
  * kubectl image has no shell), which prints `<object> condition met` or `timed out waiting for the condition`.
  * `scratch` is a writable volume for kubectl's cache (the root filesystem is read-only); TCP waits need none.
  */
-export function waitContainer(wait: DependencyWait, settings: WaitSettings, scratch?: kplus.Volume): kplus.ContainerProps {
+export function waitContainer(
+  wait: DependencyWait,
+  settings: WaitSettings,
+  scratch?: kplus.Volume,
+): kplus.ContainerProps {
   const image = wait.kind === WaitKind.TCP ? settings.tcpImage : settings.kubectlImage;
   return {
     name: waitContainerName(wait),
@@ -98,17 +102,30 @@ function tcpWaitScript(wait: DependencyWait, settings: WaitSettings): string {
  */
 function kubectlWaitArgs(wait: DependencyWait, settings: WaitSettings): string[] {
   if (wait.kind !== WaitKind.JOB_COMPLETE && wait.workload === 'DaemonSet') {
-    return ['rollout', 'status', `--namespace=${settings.namespace}`, `--timeout=${settings.timeoutSeconds}s`, `daemonset/${wait.target}`];
+    return [
+      'rollout',
+      'status',
+      `--namespace=${settings.namespace}`,
+      `--timeout=${settings.timeoutSeconds}s`,
+      `daemonset/${wait.target}`,
+    ];
   }
   // A StatefulSet has no Available condition: its one pod is ready when readyReplicas is 1.
-  const [resource, condition] = wait.kind === WaitKind.JOB_COMPLETE
-    ? ['job', 'condition=complete']
-    : wait.workload === 'StatefulSet'
-      ? ['statefulset', 'jsonpath={.status.readyReplicas}=1']
-      : wait.workload === 'VirtualMachine'
-        ? ['virtualmachine', 'condition=Ready']
-        : ['deployment', 'condition=available'];
-  return ['wait', `--namespace=${settings.namespace}`, `--for=${condition}`, `--timeout=${settings.timeoutSeconds}s`, `${resource}/${wait.target}`];
+  const [resource, condition] =
+    wait.kind === WaitKind.JOB_COMPLETE
+      ? ['job', 'condition=complete']
+      : wait.workload === 'StatefulSet'
+        ? ['statefulset', 'jsonpath={.status.readyReplicas}=1']
+        : wait.workload === 'VirtualMachine'
+          ? ['virtualmachine', 'condition=Ready']
+          : ['deployment', 'condition=available'];
+  return [
+    'wait',
+    `--namespace=${settings.namespace}`,
+    `--for=${condition}`,
+    `--timeout=${settings.timeoutSeconds}s`,
+    `${resource}/${wait.target}`,
+  ];
 }
 
 /**
@@ -122,7 +139,8 @@ export function waitResource(wait: DependencyWait): kplus.IApiResource {
   if (wait.workload === 'VirtualMachine') {
     return { apiGroup: 'kubevirt.io', resourceType: 'virtualmachines', resourceName: wait.target };
   }
-  const resourceType = wait.workload === 'StatefulSet' ? 'statefulsets' : wait.workload === 'DaemonSet' ? 'daemonsets' : 'deployments';
+  const resourceType =
+    wait.workload === 'StatefulSet' ? 'statefulsets' : wait.workload === 'DaemonSet' ? 'daemonsets' : 'deployments';
   return { apiGroup: 'apps', resourceType, resourceName: wait.target };
 }
 

@@ -124,7 +124,9 @@ export function planWaves(app: WaveSource): Wave[] {
       });
       return;
     }
-    const services = app.services.filter((s) => kind === WaveKind.NAMESPACE ? false : (kind === WaveKind.STATEFUL) === early.has(s.composeName));
+    const services = app.services.filter((s) =>
+      kind === WaveKind.NAMESPACE ? false : (kind === WaveKind.STATEFUL) === early.has(s.composeName),
+    );
     waves.push({
       kind,
       syncWave: position,
@@ -180,9 +182,21 @@ function sharedObjectUsers(app: WaveSource): [IConstruct, string[]][] {
     }
   };
   for (const s of app.model.services) {
-    note(byVolume, s.volumes.filter((m) => m.type === 'volume' && m.source !== undefined).map((m) => m.source!), s.name);
-    note(bySecret, s.secrets.map((r) => r.source), s.name);
-    note(byConfig, s.configs.map((r) => r.source), s.name);
+    note(
+      byVolume,
+      s.volumes.filter((m) => m.type === 'volume' && m.source !== undefined).map((m) => m.source!),
+      s.name,
+    );
+    note(
+      bySecret,
+      s.secrets.map((r) => r.source),
+      s.name,
+    );
+    note(
+      byConfig,
+      s.configs.map((r) => r.source),
+      s.name,
+    );
   }
   const result: [IConstruct, string[]][] = [];
   for (const [volume, claim] of Object.entries(app.claims)) {

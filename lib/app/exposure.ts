@@ -13,15 +13,21 @@ import { Exposure, KomposeLabel, KomposeServiceType } from './settings';
  * no prop for it); reported when the service has none (its published ports go through the Ingress, or stay internal).
  */
 export function setExternalTrafficPolicy(
-  service: kplus.Service | undefined, policy: 'Cluster' | 'Local' | undefined, at: ComposeLocation,
+  service: kplus.Service | undefined,
+  policy: 'Cluster' | 'Local' | undefined,
+  at: ComposeLocation,
   warn: (code: string, message: string, at: ComposeLocation) => void,
 ): void {
   if (policy === undefined) {
     return;
   }
   if (!service) {
-    warn('unsupported-label', `ignored ${KomposeLabel.EXTERNAL_TRAFFIC_POLICY} "${policy.toLowerCase()}": the service has no `
-      + 'LoadBalancer or NodePort Service (its published ports go through the Ingress, or stay internal)', at);
+    warn(
+      'unsupported-label',
+      `ignored ${KomposeLabel.EXTERNAL_TRAFFIC_POLICY} "${policy.toLowerCase()}": the service has no ` +
+        'LoadBalancer or NodePort Service (its published ports go through the Ingress, or stay internal)',
+      at,
+    );
     return;
   }
   ApiObject.of(service).addJsonPatch(JsonPatch.add('/spec/externalTrafficPolicy', policy));
@@ -56,16 +62,24 @@ const LOCAL_HOSTS = ['127.0.0.1', '::1', 'localhost'];
  */
 export function portAccess(mapping: PortMapping, ingressFree: boolean, context: ExposureContext): PortAccess {
   if (mapping.hostIp !== undefined && LOCAL_HOSTS.includes(mapping.hostIp)) {
-    context.warn('local-only-port', `port ${mapping.published ?? mapping.target} is bound to ${mapping.hostIp} in compose, `
-      + `so it stays inside the cluster (reach it with kubectl port-forward svc/${context.name} ${mapping.target})`, mapping.at);
+    context.warn(
+      'local-only-port',
+      `port ${mapping.published ?? mapping.target} is bound to ${mapping.hostIp} in compose, ` +
+        `so it stays inside the cluster (reach it with kubectl port-forward svc/${context.name} ${mapping.target})`,
+      mapping.at,
+    );
     return PortAccess.INTERNAL;
   }
   if (context.runsToCompletion) {
     return PortAccess.INTERNAL;
   }
   if (mapping.hostIp !== undefined) {
-    context.warn('host-ip', `the binding to host address ${mapping.hostIp} is not kept; the port is exposed on the `
-      + 'cluster\'s external address instead', mapping.at);
+    context.warn(
+      'host-ip',
+      `the binding to host address ${mapping.hostIp} is not kept; the port is exposed on the ` +
+        "cluster's external address instead",
+      mapping.at,
+    );
   }
   const expose = context.expose ?? komposeExposure(context.komposeServiceType);
   if (expose === Exposure.INTERNAL) {
@@ -75,16 +89,25 @@ export function portAccess(mapping: PortMapping, ingressFree: boolean, context: 
     return PortAccess.NODE_PORT;
   }
   if (expose === undefined && context.stateful) {
-    context.warn('database-port-internal', `published port ${mapping.published ?? mapping.target} of a database stays inside `
-      + `the cluster; reach it with kubectl port-forward svc/${context.name} ${mapping.target}, or set expose`, mapping.at);
+    context.warn(
+      'database-port-internal',
+      `published port ${mapping.published ?? mapping.target} of a database stays inside ` +
+        `the cluster; reach it with kubectl port-forward svc/${context.name} ${mapping.target}, or set expose`,
+      mapping.at,
+    );
     return PortAccess.INTERNAL;
   }
-  const isHttp = mapping.protocol === 'tcp' && (
-    (context.httpPort !== undefined && context.httpPort === mapping.target)
-    || mapping.appProtocol === 'http'
-    || (context.httpPort === undefined && context.httpPorts.includes(mapping.target)));
-  if (expose !== Exposure.LOAD_BALANCER && ingressFree && context.hasService
-    && (isHttp || (expose === Exposure.INGRESS && mapping.protocol === 'tcp'))) {
+  const isHttp =
+    mapping.protocol === 'tcp' &&
+    ((context.httpPort !== undefined && context.httpPort === mapping.target) ||
+      mapping.appProtocol === 'http' ||
+      (context.httpPort === undefined && context.httpPorts.includes(mapping.target)));
+  if (
+    expose !== Exposure.LOAD_BALANCER &&
+    ingressFree &&
+    context.hasService &&
+    (isHttp || (expose === Exposure.INGRESS && mapping.protocol === 'tcp'))
+  ) {
     return PortAccess.INGRESS;
   }
   return PortAccess.LOAD_BALANCER;
@@ -92,10 +115,13 @@ export function portAccess(mapping: PortMapping, ingressFree: boolean, context: 
 
 function komposeExposure(type: KomposeServiceType | undefined): Exposure | undefined {
   switch (type) {
-    case 'loadbalancer': return Exposure.LOAD_BALANCER;
+    case 'loadbalancer':
+      return Exposure.LOAD_BALANCER;
     case 'clusterip':
-    case 'headless': return Exposure.INTERNAL;
-    default: return undefined;
+    case 'headless':
+      return Exposure.INTERNAL;
+    default:
+      return undefined;
   }
 }
 
@@ -114,12 +140,20 @@ export interface ExternalObjectsProps {
 
 /** The Ingress of a service's HTTP port, routing each rule's host and path to `service`; TLS when a secret is named. */
 export function addIngress(
-  scope: Construct, props: ExternalObjectsProps, service: kplus.Service, port: PortMapping,
+  scope: Construct,
+  props: ExternalObjectsProps,
+  service: kplus.Service,
+  port: PortMapping,
 ): { ingress: kplus.Ingress; rules: IngressRule[] } {
   const { settings } = props;
   props.names.claim('Ingress', props.name, { owner: `service "${props.composeName}"`, at: props.at });
   const ingress = new kplus.Ingress(scope, 'Ingress', {
-    metadata: { name: props.name, namespace: props.namespace, labels: props.labels, annotations: { ...settings.ingressAnnotations } },
+    metadata: {
+      name: props.name,
+      namespace: props.namespace,
+      labels: props.labels,
+      annotations: { ...settings.ingressAnnotations },
+    },
     className: settings.ingressClassName,
   });
   const backend = kplus.IngressBackend.fromService(service, { port: port.target });
@@ -141,12 +175,15 @@ export function addIngress(
  * non-HTTP ports, each on its published port; the caller makes it select the pods.
  */
 export function addExternalService(
-  scope: Construct, props: ExternalObjectsProps, ports: ReadonlyArray<{ readonly mapping: PortMapping; readonly targetPort: number }>,
+  scope: Construct,
+  props: ExternalObjectsProps,
+  ports: ReadonlyArray<{ readonly mapping: PortMapping; readonly targetPort: number }>,
 ): kplus.Service {
   const { settings } = props;
   const nodePort = settings.komposeServiceType === 'nodeport';
   const name = props.names.claim('Service', joinDnsLabel(props.name, 'external'), {
-    owner: `the published ports of service "${props.composeName}"`, at: props.at,
+    owner: `the published ports of service "${props.composeName}"`,
+    at: props.at,
   });
   return new kplus.Service(scope, 'ExternalService', {
     metadata: { name, namespace: props.namespace, labels: props.labels },
@@ -158,7 +195,7 @@ export function addExternalService(
         targetPort,
         protocol: explicitProtocol(toProtocol(mapping.protocol)),
         name: `${mapping.protocol}-${port}`,
-        nodePort: !nodePort ? undefined : settings.nodePort ?? (port >= 30000 && port <= 32767 ? port : undefined),
+        nodePort: !nodePort ? undefined : (settings.nodePort ?? (port >= 30000 && port <= 32767 ? port : undefined)),
       };
     }),
   });

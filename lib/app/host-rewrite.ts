@@ -53,12 +53,10 @@ export class HostRewriter {
    */
   public rewrite(value: string): RewrittenValue {
     const bare = LIST_OF_HOSTS.test(value.trim());
-    return this.replace(value, (before, after) =>
-      bare
-      || before.endsWith('://')
-      || before.endsWith('@')
-      || /^:\d/.test(after)
-      || DSN_HOST_KEY.test(before),
+    return this.replace(
+      value,
+      (before, after) =>
+        bare || before.endsWith('://') || before.endsWith('@') || /^:\d/.test(after) || DSN_HOST_KEY.test(before),
     );
   }
 

@@ -17,12 +17,17 @@ export function ingressCollisions(services: readonly IngressService[]): string[]
       const key = `${rule.host}${rule.path}`;
       const other = seen.get(key);
       if (other) {
-        errors.push(new ComposeError(`services "${other.composeName}" and "${service.composeName}" both route `
-          + `${rule.host}${rule.path} through an Ingress`, {
-          at: rule.at,
-          allowed: 'one service per Ingress host and path',
-          hint: `give one of them another ingressHost or ingressPath in services["${service.composeName}"]`,
-        }).message);
+        errors.push(
+          new ComposeError(
+            `services "${other.composeName}" and "${service.composeName}" both route ` +
+              `${rule.host}${rule.path} through an Ingress`,
+            {
+              at: rule.at,
+              allowed: 'one service per Ingress host and path',
+              hint: `give one of them another ingressHost or ingressPath in services["${service.composeName}"]`,
+            },
+          ).message,
+        );
       }
       seen.set(key, service);
     }
@@ -39,8 +44,12 @@ export function reportPlaceholderHosts(services: readonly IngressService[], mode
     for (const host of [...new Set(service.ingressRules.map((r) => r.host))]) {
       if (host === `${service.name}.${COMPOSE_APP_DEFAULTS.ingressDomain}`) {
         const source = model.services.find((s) => s.name === service.composeName);
-        warn('placeholder-host', `the Ingress of service "${service.composeName}" has the placeholder host "${host}"; set the `
-          + `real one (--ingress-host ${service.composeName}=HOST, the ingressHost prop or kompose.service.expose)`, source?.at ?? model.at);
+        warn(
+          'placeholder-host',
+          `the Ingress of service "${service.composeName}" has the placeholder host "${host}"; set the ` +
+            `real one (--ingress-host ${service.composeName}=HOST, the ingressHost prop or kompose.service.expose)`,
+          source?.at ?? model.at,
+        );
       }
     }
   }

@@ -10,12 +10,17 @@ export class KeyNames {
    * @param dnsLabel make DNS-1123 labels (volume names) instead of ConfigMap keys
    * @param prefix put before every key: a sidecar's volumes must not take its host's volume names
    */
-  constructor(private readonly dnsLabel = false, private readonly prefix?: string) {}
+  constructor(
+    private readonly dnsLabel = false,
+    private readonly prefix?: string,
+  ) {}
 
   public key(text: string): string {
     const base = this.dnsLabel
       ? toDnsLabel(this.prefix !== undefined ? `${this.prefix}-${text}` : text) || 'volume'
-      : (CONFIG_KEY.test(text) ? text : text.replace(/[^-._a-zA-Z0-9]/g, '_'));
+      : CONFIG_KEY.test(text)
+        ? text
+        : text.replace(/[^-._a-zA-Z0-9]/g, '_');
     let candidate = base;
     for (let i = 2; this.used.has(candidate); i++) {
       candidate = this.dnsLabel ? joinDnsLabel(base, String(i)) : `${base}_${i}`;

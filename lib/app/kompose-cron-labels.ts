@@ -21,7 +21,12 @@ export function readCronJob(service: ComposeService): KomposeCronJob | undefined
   const policyText = service.labels[KomposeLabel.CRON_CONCURRENCY_POLICY]?.trim();
   const backoffText = service.labels[KomposeLabel.CRON_BACKOFF_LIMIT]?.trim();
   if (scheduleText === undefined) {
-    const orphan = policyText !== undefined ? KomposeLabel.CRON_CONCURRENCY_POLICY : backoffText !== undefined ? KomposeLabel.CRON_BACKOFF_LIMIT : undefined;
+    const orphan =
+      policyText !== undefined
+        ? KomposeLabel.CRON_CONCURRENCY_POLICY
+        : backoffText !== undefined
+          ? KomposeLabel.CRON_BACKOFF_LIMIT
+          : undefined;
     if (orphan) {
       throw new ComposeError(`${orphan} needs ${KomposeLabel.CRON_SCHEDULE}`, {
         at: at(orphan),
@@ -35,15 +40,20 @@ export function readCronJob(service: ComposeService): KomposeCronJob | undefined
     throw new ComposeError(`invalid schedule: ${schedule}`, {
       at: at(KomposeLabel.CRON_SCHEDULE),
       value: scheduleText,
-      allowed: 'five fields (minute hour day-of-month month day-of-week), e.g. "*/15 * * * *", or @hourly, @daily, @weekly, @monthly, @yearly',
+      allowed:
+        'five fields (minute hour day-of-month month day-of-week), e.g. "*/15 * * * *", or @hourly, @daily, @weekly, @monthly, @yearly',
     });
   }
   let concurrencyPolicy: kplus.ConcurrencyPolicy | undefined;
   if (policyText !== undefined) {
-    concurrencyPolicy = Object.values(kplus.ConcurrencyPolicy).find((p) => p.toLowerCase() === policyText.toLowerCase());
+    concurrencyPolicy = Object.values(kplus.ConcurrencyPolicy).find(
+      (p) => p.toLowerCase() === policyText.toLowerCase(),
+    );
     if (!concurrencyPolicy) {
       throw new ComposeError('invalid concurrency policy', {
-        at: at(KomposeLabel.CRON_CONCURRENCY_POLICY), value: policyText, allowed: Object.values(kplus.ConcurrencyPolicy).join(', '),
+        at: at(KomposeLabel.CRON_CONCURRENCY_POLICY),
+        value: policyText,
+        allowed: Object.values(kplus.ConcurrencyPolicy).join(', '),
       });
     }
   }
@@ -52,7 +62,9 @@ export function readCronJob(service: ComposeService): KomposeCronJob | undefined
     backoffLimit = WHOLE_NUMBER.test(backoffText) ? Number(backoffText) : NaN;
     if (!(backoffLimit >= 0 && backoffLimit <= 2 ** 31 - 1)) {
       throw new ComposeError('invalid backoff limit', {
-        at: at(KomposeLabel.CRON_BACKOFF_LIMIT), value: backoffText, allowed: 'a whole number of retries, 0 or more',
+        at: at(KomposeLabel.CRON_BACKOFF_LIMIT),
+        value: backoffText,
+        allowed: 'a whole number of retries, 0 or more',
       });
     }
   }
@@ -72,7 +84,12 @@ const CRON_FIELDS: ReadonlyArray<{ name: string; min: number; max: number; names
   { name: 'minute', min: 0, max: 59 },
   { name: 'hour', min: 0, max: 23 },
   { name: 'day of month', min: 1, max: 31 },
-  { name: 'month', min: 1, max: 12, names: ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'] },
+  {
+    name: 'month',
+    min: 1,
+    max: 12,
+    names: ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'],
+  },
   { name: 'day of week', min: 0, max: 6, names: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] },
 ];
 
@@ -101,7 +118,8 @@ export function parseCronSchedule(text: string): Cron | string {
       if (!match) {
         return `the ${field.name} field "${fields[i]}" is not a cron field`;
       }
-      const bounds = match[1] === '*' || match[1] === '?' ? [] : [match[1], match[2]].filter((w): w is string => w !== undefined);
+      const bounds =
+        match[1] === '*' || match[1] === '?' ? [] : [match[1], match[2]].filter((w): w is string => w !== undefined);
       for (const word of bounds) {
         const n = value(word);
         if (Number.isNaN(n)) {

@@ -79,7 +79,10 @@ export const HONOURED_KOMPOSE_LABELS: readonly string[] = [
 ].sort();
 
 /** The labels `ComposeApp` honours on a top-level volume. */
-export const HONOURED_KOMPOSE_VOLUME_LABELS: readonly string[] = [KomposeLabel.VOLUME_SIZE, KomposeLabel.VOLUME_STORAGE_CLASS];
+export const HONOURED_KOMPOSE_VOLUME_LABELS: readonly string[] = [
+  KomposeLabel.VOLUME_SIZE,
+  KomposeLabel.VOLUME_STORAGE_CLASS,
+];
 
 /** True for a `kompose.*` service label that `ComposeApp` honours. */
 export function isHonouredKomposeLabel(key: string): boolean {
@@ -102,7 +105,11 @@ export function readKomposeLabels(service: ComposeService): KomposeServiceLabels
   const nodePortText = text(KomposeLabel.NODE_PORT);
   let nodePort: number | undefined;
   if (nodePortText !== undefined) {
-    nodePort = port(nodePortText, at(KomposeLabel.NODE_PORT), 'a port number 1-65535 (the cluster\'s NodePort range is usually 30000-32767)');
+    nodePort = port(
+      nodePortText,
+      at(KomposeLabel.NODE_PORT),
+      "a port number 1-65535 (the cluster's NodePort range is usually 30000-32767)",
+    );
     if (serviceType !== 'nodeport') {
       throw new ComposeError(`${KomposeLabel.NODE_PORT} needs ${KomposeLabel.SERVICE_TYPE}: nodeport`, {
         at: at(KomposeLabel.NODE_PORT),
@@ -112,12 +119,15 @@ export function readKomposeLabels(service: ComposeService): KomposeServiceLabels
     }
     const published = new Set(service.ports.map((p) => `${p.published ?? p.target}/${p.protocol}`));
     if (published.size !== 1) {
-      throw new ComposeError(`${KomposeLabel.NODE_PORT} names one node port, and the service publishes ${published.size} ports`, {
-        at: at(KomposeLabel.NODE_PORT),
-        value: nodePortText,
-        allowed: 'a service that publishes exactly one port',
-        hint: `remove ${KomposeLabel.NODE_PORT}: each published port then gets its own node port`,
-      });
+      throw new ComposeError(
+        `${KomposeLabel.NODE_PORT} names one node port, and the service publishes ${published.size} ports`,
+        {
+          at: at(KomposeLabel.NODE_PORT),
+          value: nodePortText,
+          allowed: 'a service that publishes exactly one port',
+          hint: `remove ${KomposeLabel.NODE_PORT}: each published port then gets its own node port`,
+        },
+      );
     }
   }
 
@@ -125,13 +135,17 @@ export function readKomposeLabels(service: ComposeService): KomposeServiceLabels
   const tlsSecret = text(KomposeLabel.TLS_SECRET);
   if (tlsSecret !== undefined && !isDnsSubdomain(tlsSecret)) {
     throw new ComposeError('invalid TLS Secret name', {
-      at: at(KomposeLabel.TLS_SECRET), value: tlsSecret, allowed: 'a Secret name: lower case letters, digits, "-" and "."',
+      at: at(KomposeLabel.TLS_SECRET),
+      value: tlsSecret,
+      allowed: 'a Secret name: lower case letters, digits, "-" and "."',
     });
   }
   const ingressClassName = text(KomposeLabel.INGRESS_CLASS);
   if (ingressClassName !== undefined && !isDnsSubdomain(ingressClassName)) {
     throw new ComposeError('invalid IngressClass name', {
-      at: at(KomposeLabel.INGRESS_CLASS), value: ingressClassName, allowed: 'an IngressClass name: lower case letters, digits, "-" and "."',
+      at: at(KomposeLabel.INGRESS_CLASS),
+      value: ingressClassName,
+      allowed: 'an IngressClass name: lower case letters, digits, "-" and "."',
     });
   }
 
@@ -141,7 +155,9 @@ export function readKomposeLabels(service: ComposeService): KomposeServiceLabels
     controller = controllerText.toLowerCase() as KomposeControllerType;
     if (!Object.values(KomposeControllerType).includes(controller)) {
       throw new ComposeError('invalid controller type', {
-        at: at(KomposeLabel.CONTROLLER_TYPE), value: controllerText, allowed: Object.values(KomposeControllerType).join(', '),
+        at: at(KomposeLabel.CONTROLLER_TYPE),
+        value: controllerText,
+        allowed: Object.values(KomposeControllerType).join(', '),
       });
     }
   }
@@ -149,17 +165,23 @@ export function readKomposeLabels(service: ComposeService): KomposeServiceLabels
   const pullPolicyText = text(KomposeLabel.IMAGE_PULL_POLICY);
   let imagePullPolicy: kplus.ImagePullPolicy | undefined;
   if (pullPolicyText !== undefined) {
-    imagePullPolicy = Object.values(kplus.ImagePullPolicy).find((p) => p.toLowerCase() === pullPolicyText.toLowerCase());
+    imagePullPolicy = Object.values(kplus.ImagePullPolicy).find(
+      (p) => p.toLowerCase() === pullPolicyText.toLowerCase(),
+    );
     if (!imagePullPolicy) {
       throw new ComposeError('invalid image pull policy', {
-        at: at(KomposeLabel.IMAGE_PULL_POLICY), value: pullPolicyText, allowed: Object.values(kplus.ImagePullPolicy).join(', '),
+        at: at(KomposeLabel.IMAGE_PULL_POLICY),
+        value: pullPolicyText,
+        allowed: Object.values(kplus.ImagePullPolicy).join(', '),
       });
     }
   }
   const imagePullSecret = text(KomposeLabel.IMAGE_PULL_SECRET);
   if (imagePullSecret !== undefined && !isDnsSubdomain(imagePullSecret)) {
     throw new ComposeError('invalid image pull Secret name', {
-      at: at(KomposeLabel.IMAGE_PULL_SECRET), value: imagePullSecret, allowed: 'a Secret name: lower case letters, digits, "-" and "."',
+      at: at(KomposeLabel.IMAGE_PULL_SECRET),
+      value: imagePullSecret,
+      allowed: 'a Secret name: lower case letters, digits, "-" and "."',
     });
   }
   const fsGroupText = text(KomposeLabel.FS_GROUP);
@@ -167,7 +189,11 @@ export function readKomposeLabels(service: ComposeService): KomposeServiceLabels
   if (fsGroupText !== undefined) {
     fsGroup = WHOLE_NUMBER.test(fsGroupText) ? Number(fsGroupText) : NaN;
     if (!(fsGroup >= 0 && fsGroup <= 2 ** 31 - 1)) {
-      throw new ComposeError('invalid fsGroup', { at: at(KomposeLabel.FS_GROUP), value: fsGroupText, allowed: 'a group id, 0 or more' });
+      throw new ComposeError('invalid fsGroup', {
+        at: at(KomposeLabel.FS_GROUP),
+        value: fsGroupText,
+        allowed: 'a group id, 0 or more',
+      });
     }
   }
 
@@ -177,7 +203,9 @@ export function readKomposeLabels(service: ComposeService): KomposeServiceLabels
     const lower = trafficText.toLowerCase();
     if (lower !== 'cluster' && lower !== 'local') {
       throw new ComposeError('invalid external traffic policy', {
-        at: at(KomposeLabel.EXTERNAL_TRAFFIC_POLICY), value: trafficText, allowed: 'cluster, local',
+        at: at(KomposeLabel.EXTERNAL_TRAFFIC_POLICY),
+        value: trafficText,
+        allowed: 'cluster, local',
       });
     }
     externalTrafficPolicy = lower === 'local' ? 'Local' : 'Cluster';
@@ -186,7 +214,8 @@ export function readKomposeLabels(service: ComposeService): KomposeServiceLabels
   const serviceAccountName = text(KomposeLabel.SERVICE_ACCOUNT_NAME);
   if (serviceAccountName !== undefined && (serviceAccountName.length > 253 || !isDnsSubdomain(serviceAccountName))) {
     throw new ComposeError('invalid service account name', {
-      at: at(KomposeLabel.SERVICE_ACCOUNT_NAME), value: serviceAccountName,
+      at: at(KomposeLabel.SERVICE_ACCOUNT_NAME),
+      value: serviceAccountName,
       allowed: 'a ServiceAccount name: lower case letters, digits, "-" and "."',
     });
   }
@@ -260,7 +289,10 @@ function readExpose(service: ComposeService): KomposeExposeHost[] | undefined {
     return undefined;
   }
   const hosts: KomposeExposeHost[] = [];
-  for (const entry of value.split(',').map((e) => e.trim()).filter((e) => e !== '')) {
+  for (const entry of value
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '')) {
     if (entry === 'true') {
       hosts.push({});
       continue;
@@ -279,7 +311,9 @@ function readExpose(service: ComposeService): KomposeExposeHost[] | undefined {
   }
   if (hosts.length === 0) {
     throw new ComposeError('empty exposure', {
-      at: labelAt(service, KomposeLabel.SERVICE_EXPOSE), value: raw, allowed: 'true, false, or host names separated by ","',
+      at: labelAt(service, KomposeLabel.SERVICE_EXPOSE),
+      value: raw,
+      allowed: 'true, false, or host names separated by ","',
     });
   }
   return hosts;
@@ -297,18 +331,22 @@ function readInitContainer(service: ComposeService): KomposeInitContainer | unde
   }
   const given = name !== undefined ? KomposeLabel.INIT_CONTAINER_NAME : KomposeLabel.INIT_CONTAINER_COMMAND;
   if (image === undefined || image === '' || /\s/.test(image)) {
-    throw new ComposeError(image ? 'invalid init container image' : `${given} needs ${KomposeLabel.INIT_CONTAINER_IMAGE}`, {
-      at: labelAt(service, image ? KomposeLabel.INIT_CONTAINER_IMAGE : given),
-      ...(image ? { value: image } : {}),
-      allowed: 'an image reference such as busybox:1.36',
-      hint: `add the label ${KomposeLabel.INIT_CONTAINER_IMAGE} with the image the init container runs`,
-    });
+    throw new ComposeError(
+      image ? 'invalid init container image' : `${given} needs ${KomposeLabel.INIT_CONTAINER_IMAGE}`,
+      {
+        at: labelAt(service, image ? KomposeLabel.INIT_CONTAINER_IMAGE : given),
+        ...(image ? { value: image } : {}),
+        allowed: 'an image reference such as busybox:1.36',
+        hint: `add the label ${KomposeLabel.INIT_CONTAINER_IMAGE} with the image the init container runs`,
+      },
+    );
   }
   if (name !== undefined && (name.length > 63 || !CONTAINER_NAME.test(name) || name.startsWith('wait-'))) {
     throw new ComposeError('invalid init container name', {
       at: labelAt(service, KomposeLabel.INIT_CONTAINER_NAME),
       value: name,
-      allowed: 'a container name: at most 63 lower case letters, digits and "-", not starting with "wait-" (the dependency waits\' names)',
+      allowed:
+        'a container name: at most 63 lower case letters, digits and "-", not starting with "wait-" (the dependency waits\' names)',
     });
   }
   let command: string[] | undefined;
@@ -323,7 +361,9 @@ function readInitContainer(service: ComposeService): KomposeInitContainer | unde
       }
       if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((word) => typeof word === 'string')) {
         throw new ComposeError('invalid init container command', {
-          at, value: commandText, allowed: 'a JSON list of strings, ["sh", "-c", "…"], or words as a shell splits them',
+          at,
+          value: commandText,
+          allowed: 'a JSON list of strings, ["sh", "-c", "…"], or words as a shell splits them',
         });
       }
       command = parsed as string[];
@@ -331,7 +371,9 @@ function readInitContainer(service: ComposeService): KomposeInitContainer | unde
       command = shellSplit(commandText);
       if (command === undefined || command.length === 0) {
         throw new ComposeError('invalid init container command', {
-          at, value: commandText, allowed: 'a JSON list of strings, ["sh", "-c", "…"], or words as a shell splits them',
+          at,
+          value: commandText,
+          allowed: 'a JSON list of strings, ["sh", "-c", "…"], or words as a shell splits them',
           hint: 'close the quotes, or write the command as a JSON list',
         });
       }

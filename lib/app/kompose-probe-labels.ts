@@ -29,14 +29,26 @@ export interface KomposeProbeLabels {
 }
 
 /** The keys of one probe's labels, `kompose.service.healthcheck.<probe>.<key>`. */
-export const PROBE_KEYS = ['disable', 'http_get_path', 'http_get_port', 'interval', 'retries', 'start_period', 'tcp_port', 'test', 'timeout'];
+export const PROBE_KEYS = [
+  'disable',
+  'http_get_path',
+  'http_get_port',
+  'interval',
+  'retries',
+  'start_period',
+  'tcp_port',
+  'test',
+  'timeout',
+];
 /** The prefix of the healthcheck labels. */
 export const PROBE_PREFIX = 'kompose.service.healthcheck.';
 const PROBE_LABEL = /^kompose\.service\.healthcheck\.(readiness|liveness)\.([a-z_]+)$/;
 
 /** The labels of one probe of a service, checked; undefined when it has none. */
 export function readProbe(service: ComposeService, probe: 'readiness' | 'liveness'): KomposeProbeLabels | undefined {
-  const keys = Object.keys(service.labels).sort().filter((key) => key.startsWith(`${PROBE_PREFIX}${probe}.`));
+  const keys = Object.keys(service.labels)
+    .sort()
+    .filter((key) => key.startsWith(`${PROBE_PREFIX}${probe}.`));
   if (keys.length === 0) {
     return undefined;
   }
@@ -73,7 +85,11 @@ export function readProbe(service: ComposeService, probe: 'readiness' | 'livenes
   }
   if (values.http_get_path !== undefined) {
     if (!values.http_get_path.startsWith('/')) {
-      throw new ComposeError('invalid HTTP path', { at: at('http_get_path'), value: values.http_get_path, allowed: 'a path starting with "/"' });
+      throw new ComposeError('invalid HTTP path', {
+        at: at('http_get_path'),
+        value: values.http_get_path,
+        allowed: 'a path starting with "/"',
+      });
     }
     checks.push({
       kind: 'http',
@@ -82,7 +98,9 @@ export function readProbe(service: ComposeService, probe: 'readiness' | 'livenes
     });
   } else if (values.http_get_port !== undefined) {
     throw new ComposeError(`${label('http_get_port')} needs ${label('http_get_path')}`, {
-      at: at('http_get_port'), value: values.http_get_port, hint: `add ${label('http_get_path')}, e.g. /health`,
+      at: at('http_get_port'),
+      value: values.http_get_port,
+      hint: `add ${label('http_get_path')}, e.g. /health`,
     });
   }
   if (values.tcp_port !== undefined) {
@@ -101,7 +119,11 @@ export function readProbe(service: ComposeService, probe: 'readiness' | 'livenes
     }
     const parsed = parseDuration(values[key]);
     if (parsed === undefined) {
-      throw new ComposeError('invalid duration', { at: at(key), value: values[key], allowed: 'a duration such as 10s, 1m30s or 500ms' });
+      throw new ComposeError('invalid duration', {
+        at: at(key),
+        value: values[key],
+        allowed: 'a duration such as 10s, 1m30s or 500ms',
+      });
     }
     return Math.max(minimum, Math.ceil(parsed));
   };
@@ -109,7 +131,11 @@ export function readProbe(service: ComposeService, probe: 'readiness' | 'livenes
   if (values.retries !== undefined) {
     failureThreshold = WHOLE_NUMBER.test(values.retries) ? Number(values.retries) : NaN;
     if (!(failureThreshold >= 1 && failureThreshold <= 2 ** 31 - 1)) {
-      throw new ComposeError('invalid retries', { at: at('retries'), value: values.retries, allowed: 'a whole number, 1 or more' });
+      throw new ComposeError('invalid retries', {
+        at: at('retries'),
+        value: values.retries,
+        allowed: 'a whole number, 1 or more',
+      });
     }
   }
   return {
@@ -141,7 +167,11 @@ function probeCommand(value: string, at: ComposeLocation): string[] | 'NONE' {
       words = undefined;
     }
     if (!words) {
-      throw new ComposeError('invalid probe test', { at, value, allowed: 'a command, or a JSON list of strings such as ["CMD", "curl", "-f", "http://localhost/"]' });
+      throw new ComposeError('invalid probe test', {
+        at,
+        value,
+        allowed: 'a command, or a JSON list of strings such as ["CMD", "curl", "-f", "http://localhost/"]',
+      });
     }
     if (words[0] === 'NONE') {
       return 'NONE';

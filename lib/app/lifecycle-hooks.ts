@@ -26,7 +26,10 @@ export function addLifecycleHooks(target: HookTarget): void {
   const { service } = target;
   (service.preStart ?? []).forEach((hook, index) => addPreStart(target, hook, index));
   const lifecycle: Record<string, { exec: { command: string[] } }> = {};
-  for (const [key, hooks] of [['postStart', service.postStart], ['preStop', service.preStop]] as const) {
+  for (const [key, hooks] of [
+    ['postStart', service.postStart],
+    ['preStop', service.preStop],
+  ] as const) {
     if (hooks && hooks.length > 0) {
       lifecycle[key] = { exec: { command: handlerCommand(hooks, key, target.warn) } };
     }
@@ -34,7 +37,9 @@ export function addLifecycleHooks(target: HookTarget): void {
   if (Object.keys(lifecycle).length > 0) {
     // kplus takes a container's lifecycle only when the container is made; the patch adds it to the finished one.
     const index = target.workload.containers.indexOf(target.container);
-    ApiObject.of(target.workload).addJsonPatch(JsonPatch.add(`${target.podTemplatePath}/spec/containers/${index}/lifecycle`, lifecycle));
+    ApiObject.of(target.workload).addJsonPatch(
+      JsonPatch.add(`${target.podTemplatePath}/spec/containers/${index}/lifecycle`, lifecycle),
+    );
   }
 }
 
@@ -43,8 +48,12 @@ function handlerCommand(hooks: readonly LifecycleHook[], key: string, warn: Warn
   if (hooks.length === 1) {
     return [...hooks[0].command];
   }
-  warn('lifecycle-hooks-joined', `${hooks.length} ${key === 'postStart' ? 'post_start' : 'pre_stop'} hooks run as one `
-    + `lifecycle.${key} handler, one after the other in sh -c (Kubernetes takes one handler; the image needs a shell)`, hooks[0].at);
+  warn(
+    'lifecycle-hooks-joined',
+    `${hooks.length} ${key === 'postStart' ? 'post_start' : 'pre_stop'} hooks run as one ` +
+      `lifecycle.${key} handler, one after the other in sh -c (Kubernetes takes one handler; the image needs a shell)`,
+    hooks[0].at,
+  );
   return ['sh', '-c', hooks.map((hook) => hook.command.map(shellWord).join(' ')).join(' && ')];
 }
 
@@ -55,8 +64,12 @@ function addPreStart(target: HookTarget, hook: NonNullable<ComposeService['preSt
     target.warn('unsupported-key', `ignored pre_start user "${hook.user}": Kubernetes takes a numeric uid`, hook.at);
   }
   if (!hook.perReplica && (service.deploy.replicas ?? 1) > 1) {
-    target.warn('pre-start-per-pod', 'the pre_start hook runs in every pod, before each replica starts: Kubernetes has '
-      + 'no hook that runs once for the whole service', hook.at);
+    target.warn(
+      'pre-start-per-pod',
+      'the pre_start hook runs in every pod, before each replica starts: Kubernetes has ' +
+        'no hook that runs once for the whole service',
+      hook.at,
+    );
   }
   const init = target.workload.addInitContainer({
     name: `pre-start-${index + 1}`,
@@ -76,8 +89,12 @@ function addPreStart(target: HookTarget, hook: NonNullable<ComposeService['preSt
   target.container.env.sources.forEach((source) => init.env.copyFrom(source));
   for (const variable of hook.environment) {
     if (target.isSecret(variable.name, variable.value)) {
-      target.warn('secret-hook-environment', `pre_start variable ${variable.name} holds a secret and is left out: put it in the `
-        + 'service\'s environment, which keeps it in a Secret', variable.at);
+      target.warn(
+        'secret-hook-environment',
+        `pre_start variable ${variable.name} holds a secret and is left out: put it in the ` +
+          "service's environment, which keeps it in a Secret",
+        variable.at,
+      );
     } else {
       init.env.addVariable(variable.name, kplus.EnvValue.fromValue(variable.value));
     }

@@ -13,8 +13,17 @@ import { ServiceEnvironment } from './service-environment';
 import { ServiceExposure, checkPublishedPorts } from './service-exposure';
 import { ServiceMounts } from './service-mounts';
 import {
-  IngressRule, MigrationContext, PodHost, PublishedPort, ServicePartProps, ServicePlan, ServiceSettings, WorkloadKind, WorkloadPort,
-  podTemplatePath, toContainerResources,
+  IngressRule,
+  MigrationContext,
+  PodHost,
+  PublishedPort,
+  ServicePartProps,
+  ServicePlan,
+  ServiceSettings,
+  WorkloadKind,
+  WorkloadPort,
+  podTemplatePath,
+  toContainerResources,
 } from './service-plan';
 import { addDevices, containerSecurityContext } from './service-pod';
 import { serviceProbes } from './service-probes';
@@ -24,8 +33,15 @@ import { ServiceWorkload } from './service-workload';
 
 export { WorkloadKind, resolveResources, toContainerResources, toProtocol } from './service-plan';
 export type {
-  IngressRule, IngressRuleSettings, MigrationContext, MountedFileSource, PublishedPort, ResolvedResources, ServicePlan,
-  ServiceSettings, WorkloadPort,
+  IngressRule,
+  IngressRuleSettings,
+  MigrationContext,
+  MountedFileSource,
+  PublishedPort,
+  ResolvedResources,
+  ServicePlan,
+  ServiceSettings,
+  WorkloadPort,
 } from './service-plan';
 export { PortAccess } from './service-plan';
 
@@ -96,7 +112,10 @@ export class MigratedService extends Construct {
     this.sidecarOf = plan.sidecarOf;
     const host = plan.sidecarOf !== undefined ? context.migrated(plan.sidecarOf) : undefined;
     if (plan.sidecarOf !== undefined && !host) {
-      throw new ComposeError(`service "${service.name}" joins the pod of "${plan.sidecarOf}", which is not migrated yet`, { at: service.at });
+      throw new ComposeError(
+        `service "${service.name}" joins the pod of "${plan.sidecarOf}", which is not migrated yet`,
+        { at: service.at },
+      );
     }
     // A sidecar's objects belong to its host's pod: they carry the host's app label, and its Services select it.
     const part: ServicePartProps = { plan, settings, context, labels: { app: host?.name ?? this.name } };
@@ -114,7 +133,14 @@ export class MigratedService extends Construct {
     const resources = toContainerResources(settings.resources);
     const securityContext = containerSecurityContext(part);
     this.pod = new ServiceWorkload(this, {
-      part, host, replicas: this.replicas, env: this.environment, mounts: this.mounts, probes, resources, securityContext,
+      part,
+      host,
+      replicas: this.replicas,
+      env: this.environment,
+      mounts: this.mounts,
+      probes,
+      resources,
+      securityContext,
     });
     this.autoscaler = this.addAutoscaler(part, host);
 
@@ -222,27 +248,44 @@ export class MigratedService extends Construct {
   }
 
   /** The HorizontalPodAutoscaler of a service with autoscaling, unless it cannot be scaled (reported). */
-  private addAutoscaler({ plan, settings, context, labels }: ServicePartProps, host?: PodHost): ServiceAutoscaler | undefined {
+  private addAutoscaler(
+    { plan, settings, context, labels }: ServicePartProps,
+    host?: PodHost,
+  ): ServiceAutoscaler | undefined {
     if (!settings.autoscaling) {
       return undefined;
     }
     if (host) {
-      context.warn('unsupported-key', `ignored the autoscaling of a service in the pod of "${host.composeName}": it scales with that pod`, this.at);
+      context.warn(
+        'unsupported-key',
+        `ignored the autoscaling of a service in the pod of "${host.composeName}": it scales with that pod`,
+        this.at,
+      );
       return undefined;
     }
     const workload = this.workload;
     if (workload instanceof kplus.Job || workload instanceof kplus.CronJob || workload instanceof kplus.DaemonSet) {
-      context.warn('unsupported-key', `ignored the autoscaling of a service that runs as a ${plan.kind}: it is not scaled`, this.at);
+      context.warn(
+        'unsupported-key',
+        `ignored the autoscaling of a service that runs as a ${plan.kind}: it is not scaled`,
+        this.at,
+      );
       return undefined;
     }
     return new ServiceAutoscaler(this, 'Autoscaler', {
-      ...settings.autoscaling, target: workload, namespace: context.namespace, labels: { ...labels }, at: this.at,
+      ...settings.autoscaling,
+      target: workload,
+      namespace: context.namespace,
+      labels: { ...labels },
+      at: this.at,
     });
   }
 
   /** compose's lifecycle hooks, then the exact sizes of every container and tmpfs the service's resources reach. */
   private addHooksAndSizes(
-    { plan, settings, context }: ServicePartProps, pod: ServicePod, resources: kplus.ContainerResources,
+    { plan, settings, context }: ServicePartProps,
+    pod: ServicePod,
+    resources: kplus.ContainerResources,
     securityContext: kplus.ContainerSecurityContextProps,
   ): void {
     addLifecycleHooks({
@@ -252,8 +295,11 @@ export class MigratedService extends Construct {
       podTemplatePath: pod.podTemplatePath,
       resources,
       securityContext,
-      isSecret: (name, value) => isSensitiveName(name, settings.sensitiveNamePatterns) || settings.sensitiveEnv.includes(name)
-        || hasEmbeddedPassword(value) || context.secretValues.foundIn(value),
+      isSecret: (name, value) =>
+        isSensitiveName(name, settings.sensitiveNamePatterns) ||
+        settings.sensitiveEnv.includes(name) ||
+        hasEmbeddedPassword(value) ||
+        context.secretValues.foundIn(value),
       warn: (code, message, at) => context.warn(code, message, at),
     });
     keepExactSizes({

@@ -18,12 +18,19 @@ export function checkPlainFields(service: ComposeService, ingressHost: string | 
   ];
   for (const [field, text] of fields) {
     if (text !== undefined && redactor.hides(text)) {
-      throw new ComposeError(`${field} holds a secret value, which would be written in plain text into the manifests and `
-        + 'the runbook (this field cannot read from a Secret)', {
-        at: { file: service.at.file, path: field.startsWith('the ') ? service.at.path : `${service.at.path}.${field}` },
-        hint: 'use a value there that is not secret (an Ingress host: --ingress-host SERVICE=HOST or the ingressHost '
-          + 'prop), or rename the variable if it is not a secret',
-      });
+      throw new ComposeError(
+        `${field} holds a secret value, which would be written in plain text into the manifests and ` +
+          'the runbook (this field cannot read from a Secret)',
+        {
+          at: {
+            file: service.at.file,
+            path: field.startsWith('the ') ? service.at.path : `${service.at.path}.${field}`,
+          },
+          hint:
+            'use a value there that is not secret (an Ingress host: --ingress-host SERVICE=HOST or the ingressHost ' +
+            'prop), or rename the variable if it is not a secret',
+        },
+      );
     }
   }
 }

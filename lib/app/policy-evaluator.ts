@@ -37,9 +37,14 @@ export class PolicyEvaluator {
         this.others.push(policy);
       }
     }
-    const peers = policies.flatMap((p) => [...(p.spec?.ingress ?? []).flatMap((r: any) => r.from ?? []),
-      ...(p.spec?.egress ?? []).flatMap((r: any) => r.to ?? [])]);
-    this.peersUseApp = peers.some((peer: any) => peer.podSelector?.matchLabels?.app !== undefined || peer.podSelector?.matchExpressions !== undefined);
+    const peers = policies.flatMap((p) => [
+      ...(p.spec?.ingress ?? []).flatMap((r: any) => r.from ?? []),
+      ...(p.spec?.egress ?? []).flatMap((r: any) => r.to ?? []),
+    ]);
+    this.peersUseApp = peers.some(
+      (peer: any) =>
+        peer.podSelector?.matchLabels?.app !== undefined || peer.podSelector?.matchExpressions !== undefined,
+    );
   }
 
   /** True when the policies admit `from` → `to` on a TCP container port, or why not. */
@@ -47,14 +52,20 @@ export class PolicyEvaluator {
     // Pods with the same labels (but their own app label, which no peer selector uses) are admitted alike.
     const ingress = memo(this.ingressMemo, this.signature(from), to.name, port, () => {
       const selecting = this.selecting(to).ingress;
-      return selecting.length === 0 || selecting.some((p) => (p.spec.ingress ?? []).some((rule: any) => ruleAdmits(rule, 'from', from.labels, port)));
+      return (
+        selecting.length === 0 ||
+        selecting.some((p) => (p.spec.ingress ?? []).some((rule: any) => ruleAdmits(rule, 'from', from.labels, port)))
+      );
     });
     if (!ingress) {
       return `no NetworkPolicy admits "${from.name}" into "${to.name}" on port ${port}`;
     }
     const egress = memo(this.egressMemo, this.signature(to), from.name, port, () => {
       const selecting = this.selecting(from).egress;
-      return selecting.length === 0 || selecting.some((p) => (p.spec.egress ?? []).some((rule: any) => ruleAdmits(rule, 'to', to.labels, port)));
+      return (
+        selecting.length === 0 ||
+        selecting.some((p) => (p.spec.egress ?? []).some((rule: any) => ruleAdmits(rule, 'to', to.labels, port)))
+      );
     });
     return egress ? true : `no NetworkPolicy lets "${from.name}" out to "${to.name}" on port ${port}`;
   }
@@ -63,7 +74,8 @@ export class PolicyEvaluator {
   private signature(pod: EvaluatedPod): number {
     let found = this.signatures.get(pod.name);
     if (found === undefined) {
-      const labels = Object.entries(pod.labels).filter(([key]) => this.peersUseApp || key !== 'app')
+      const labels = Object.entries(pod.labels)
+        .filter(([key]) => this.peersUseApp || key !== 'app')
         .sort(([a], [b]) => compare(a, b));
       const text = JSON.stringify(labels);
       found = this.signatureIds.get(text) ?? this.signatureIds.size;
@@ -77,7 +89,10 @@ export class PolicyEvaluator {
   private selecting(pod: EvaluatedPod): { ingress: any[]; egress: any[] } {
     let found = this.policiesOf.get(pod.name);
     if (!found) {
-      const candidates = [...(pod.labels.app !== undefined ? this.byApp.get(pod.labels.app) ?? [] : []), ...this.others];
+      const candidates = [
+        ...(pod.labels.app !== undefined ? (this.byApp.get(pod.labels.app) ?? []) : []),
+        ...this.others,
+      ];
       const selecting = candidates.filter((p) => matches(p.spec?.podSelector?.matchLabels ?? {}, pod.labels));
       found = {
         ingress: selecting.filter((p) => (p.spec.policyTypes ?? ['Ingress']).includes('Ingress')),
@@ -95,7 +110,11 @@ export function matches(selector: Labels, labels: Labels): boolean {
 }
 
 function memo(
-  cache: Map<number, Map<string, Map<number, boolean>>>, signature: number, service: string, port: number, compute: () => boolean,
+  cache: Map<number, Map<string, Map<number, boolean>>>,
+  signature: number,
+  service: string,
+  port: number,
+  compute: () => boolean,
 ): boolean {
   let bySignature = cache.get(signature);
   if (!bySignature) {
@@ -117,12 +136,24 @@ function memo(
 
 function ruleAdmits(rule: any, key: 'from' | 'to', peer: Labels, port: number): boolean {
   const peers: any[] | undefined = rule[key];
-  const peerOk = peers === undefined || peers.length === 0
-    || peers.some((p) => p.podSelector !== undefined && p.namespaceSelector === undefined && p.ipBlock === undefined
-      && matches(p.podSelector.matchLabels ?? {}, peer));
+  const peerOk =
+    peers === undefined ||
+    peers.length === 0 ||
+    peers.some(
+      (p) =>
+        p.podSelector !== undefined &&
+        p.namespaceSelector === undefined &&
+        p.ipBlock === undefined &&
+        matches(p.podSelector.matchLabels ?? {}, peer),
+    );
   const ports: any[] | undefined = rule.ports;
-  const portOk = ports === undefined || ports.length === 0
-    || ports.some((p) => (p.protocol ?? 'TCP') === 'TCP' && (p.port === undefined || p.port === port
-      || (p.endPort !== undefined && port >= p.port && port <= p.endPort)));
+  const portOk =
+    ports === undefined ||
+    ports.length === 0 ||
+    ports.some(
+      (p) =>
+        (p.protocol ?? 'TCP') === 'TCP' &&
+        (p.port === undefined || p.port === port || (p.endPort !== undefined && port >= p.port && port <= p.endPort)),
+    );
   return peerOk && portOk;
 }

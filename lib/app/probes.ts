@@ -38,14 +38,17 @@ export function probesFromHealthcheck(healthcheck: Healthcheck): ContainerProbes
   const period = probeSeconds(healthcheck.intervalSeconds ?? COMPOSE_HEALTHCHECK_DEFAULTS.intervalSeconds);
   const timeout = probeSeconds(healthcheck.timeoutSeconds ?? COMPOSE_HEALTHCHECK_DEFAULTS.timeoutSeconds);
   const retries = Math.max(1, healthcheck.retries ?? COMPOSE_HEALTHCHECK_DEFAULTS.retries);
-  const check = (): kplus.Probe => kplus.Probe.fromCommand(command, {
-    periodSeconds: Duration.seconds(period),
-    timeoutSeconds: Duration.seconds(timeout),
-    failureThreshold: retries,
-  });
+  const check = (): kplus.Probe =>
+    kplus.Probe.fromCommand(command, {
+      periodSeconds: Duration.seconds(period),
+      timeoutSeconds: Duration.seconds(timeout),
+      failureThreshold: retries,
+    });
   let startup: kplus.Probe | undefined;
   if ((healthcheck.startPeriodSeconds ?? 0) > 0) {
-    const startPeriod = probeSeconds(healthcheck.startIntervalSeconds ?? COMPOSE_HEALTHCHECK_DEFAULTS.startIntervalSeconds);
+    const startPeriod = probeSeconds(
+      healthcheck.startIntervalSeconds ?? COMPOSE_HEALTHCHECK_DEFAULTS.startIntervalSeconds,
+    );
     startup = kplus.Probe.fromCommand(command, {
       periodSeconds: Duration.seconds(startPeriod),
       timeoutSeconds: Duration.seconds(timeout),

@@ -34,8 +34,20 @@ export interface NamespaceNeeds extends PodResourceAmounts {
 }
 
 /** The kinds that computeNeeds reads: workloads, autoscalers, claims, and KubeVirt/CDI objects. */
-export const COUNTED_KINDS = new Set(['Deployment', 'StatefulSet', 'ReplicaSet', 'ReplicationController', 'DaemonSet', 'Job', 'CronJob', 'Pod',
-  'HorizontalPodAutoscaler', 'PersistentVolumeClaim', 'DataVolume', 'VirtualMachine']);
+export const COUNTED_KINDS = new Set([
+  'Deployment',
+  'StatefulSet',
+  'ReplicaSet',
+  'ReplicationController',
+  'DaemonSet',
+  'Job',
+  'CronJob',
+  'Pod',
+  'HorizontalPodAutoscaler',
+  'PersistentVolumeClaim',
+  'DataVolume',
+  'VirtualMachine',
+]);
 const DEFAULT_MAX_SURGE = '25%';
 
 /**
@@ -60,9 +72,12 @@ export function namespaceNeeds(docs: any[], nodeCount: number): NamespaceNeeds {
     } else if (doc.kind === 'VirtualMachine') {
       claims += (doc.spec?.dataVolumeTemplates ?? []).length;
     }
-    const vmNeed = doc.kind === 'VirtualMachine' ? virtualMachineNeed(doc, workload, problems)
-      : doc.kind === 'DataVolume' && (doc.spec?.source?.http || doc.spec?.source?.registry) ? { workload, pods: 1, perPod: CDI_IMPORTER_POD }
-        : undefined;
+    const vmNeed =
+      doc.kind === 'VirtualMachine'
+        ? virtualMachineNeed(doc, workload, problems)
+        : doc.kind === 'DataVolume' && (doc.spec?.source?.http || doc.spec?.source?.registry)
+          ? { workload, pods: 1, perPod: CDI_IMPORTER_POD }
+          : undefined;
     if (vmNeed) {
       workloads.push(vmNeed);
       continue;
@@ -108,7 +123,12 @@ function podShape(doc: any, nodeCount: number, autoscalerMax: number | undefined
     }
     case 'StatefulSet': {
       const replicas = replicasOf();
-      return { podSpec: spec.template?.spec, replicas, pods: replicas, claimsPerReplica: (spec.volumeClaimTemplates ?? []).length };
+      return {
+        podSpec: spec.template?.spec,
+        replicas,
+        pods: replicas,
+        claimsPerReplica: (spec.volumeClaimTemplates ?? []).length,
+      };
     }
     case 'ReplicaSet':
     case 'ReplicationController': {
@@ -120,7 +140,12 @@ function podShape(doc: any, nodeCount: number, autoscalerMax: number | undefined
     case 'Job':
       return { podSpec: spec.template?.spec, replicas: 1, pods: jobPods(spec), claimsPerReplica: 0 };
     case 'CronJob':
-      return { podSpec: spec.jobTemplate?.spec?.template?.spec, replicas: 1, pods: jobPods(spec.jobTemplate?.spec ?? {}), claimsPerReplica: 0 };
+      return {
+        podSpec: spec.jobTemplate?.spec?.template?.spec,
+        replicas: 1,
+        pods: jobPods(spec.jobTemplate?.spec ?? {}),
+        claimsPerReplica: 0,
+      };
     case 'Pod':
       return { podSpec: spec, replicas: 1, pods: 1, claimsPerReplica: 0 };
     default:
@@ -161,7 +186,10 @@ function virtualMachineNeed(doc: any, workload: string, problems: string[]): Wor
   const memory = (value: unknown) => (value === undefined ? 0 : parseMemoryBytes(value as string | number));
   const vcpus = (domain.cpu?.cores ?? 1) * (domain.cpu?.sockets ?? 1) * (domain.cpu?.threads ?? 1);
   const guest = memory(requests.memory ?? limits.memory ?? domain.memory?.guest);
-  const overhead = VM_POD_OVERHEAD.fixedBytes + vcpus * VM_POD_OVERHEAD.perVcpuBytes + Math.ceil(guest / VM_POD_OVERHEAD.guestMemoryDivisor);
+  const overhead =
+    VM_POD_OVERHEAD.fixedBytes +
+    vcpus * VM_POD_OVERHEAD.perVcpuBytes +
+    Math.ceil(guest / VM_POD_OVERHEAD.guestMemoryDivisor);
   return {
     workload,
     pods: 1,
@@ -185,7 +213,7 @@ function scaled(value: number | string, replicas: number): number {
     return value;
   }
   const percent = /^(\d+)%$/.exec(value);
-  return percent ? Math.ceil(Number(percent[1]) * replicas / 100) : Number(value) || 0;
+  return percent ? Math.ceil((Number(percent[1]) * replicas) / 100) : Number(value) || 0;
 }
 
 /** Effective requests and limits of one pod, noting containers the quota admission would reject. */
@@ -212,10 +240,11 @@ function podAmounts(podSpec: any, workload: string, problems: string[]): PodReso
   };
   const app = containers.map(amounts);
   const init = initContainers.map(amounts);
-  const effective = (key: keyof PodResourceAmounts) => Math.max(
-    app.reduce((sum, a) => sum + a[key], 0),
-    ...init.map((a) => a[key]),
-  );
+  const effective = (key: keyof PodResourceAmounts) =>
+    Math.max(
+      app.reduce((sum, a) => sum + a[key], 0),
+      ...init.map((a) => a[key]),
+    );
   return {
     requestsCpuMillicores: effective('requestsCpuMillicores'),
     requestsMemoryBytes: effective('requestsMemoryBytes'),

@@ -4,7 +4,11 @@ import { Construct, IConstruct } from 'constructs';
 import { KubeResourceQuota, Quantity } from '../../imports/k8s';
 import { ComposeError } from '../compose/errors';
 import {
-  formatCpu, formatMemory, parseCpuMillicores, roundUpCpuMillicores, roundUpMemoryBytes,
+  formatCpu,
+  formatMemory,
+  parseCpuMillicores,
+  roundUpCpuMillicores,
+  roundUpMemoryBytes,
   sizeToBytes,
 } from '../base/quantities';
 import { compare } from '../util/sort';
@@ -128,11 +132,19 @@ export class NamespaceQuota extends Construct {
     this.namespace = props.namespace ?? Chart.of(this).namespace;
     this.headroomPercent = props.headroomPercent ?? DEFAULT_HEADROOM_PERCENT;
     if (!(Number.isFinite(this.headroomPercent) && this.headroomPercent >= 0)) {
-      throw new ComposeError('invalid headroomPercent', { at: where, value: props.headroomPercent, allowed: 'a percentage, 0 or more' });
+      throw new ComposeError('invalid headroomPercent', {
+        at: where,
+        value: props.headroomPercent,
+        allowed: 'a percentage, 0 or more',
+      });
     }
     this.nodeCount = props.nodeCount ?? DEFAULT_NODE_COUNT;
     if (!(Number.isInteger(this.nodeCount) && this.nodeCount >= 1)) {
-      throw new ComposeError('invalid nodeCount', { at: where, value: props.nodeCount, allowed: 'a whole number, 1 or more' });
+      throw new ComposeError('invalid nodeCount', {
+        at: where,
+        value: props.nodeCount,
+        allowed: 'a whole number, 1 or more',
+      });
     }
     this.explicit = explicitAmounts(props.hard ?? {}, where);
 
@@ -150,13 +162,23 @@ export class NamespaceQuota extends Construct {
 
   private hardFor(needs: NamespaceNeeds): Record<QuotaKey, string> {
     const amount = (key: QuotaKey, computed: () => number) => this.explicit[key] ?? computed();
-    const withHeadroom = (value: number) => Math.ceil(value * (100 + this.headroomPercent) / 100);
+    const withHeadroom = (value: number) => Math.ceil((value * (100 + this.headroomPercent)) / 100);
     return {
-      [QuotaKey.REQUESTS_CPU]: formatCpu(amount(QuotaKey.REQUESTS_CPU, () => roundUpCpuMillicores(withHeadroom(needs.requestsCpuMillicores)))),
-      [QuotaKey.REQUESTS_MEMORY]: formatMemory(amount(QuotaKey.REQUESTS_MEMORY, () => roundUpMemoryBytes(withHeadroom(needs.requestsMemoryBytes)))),
-      [QuotaKey.LIMITS_CPU]: formatCpu(amount(QuotaKey.LIMITS_CPU, () => roundUpCpuMillicores(withHeadroom(needs.limitsCpuMillicores)))),
-      [QuotaKey.LIMITS_MEMORY]: formatMemory(amount(QuotaKey.LIMITS_MEMORY, () => roundUpMemoryBytes(withHeadroom(needs.limitsMemoryBytes)))),
-      [QuotaKey.PERSISTENT_VOLUME_CLAIMS]: String(amount(QuotaKey.PERSISTENT_VOLUME_CLAIMS, () => needs.persistentVolumeClaims)),
+      [QuotaKey.REQUESTS_CPU]: formatCpu(
+        amount(QuotaKey.REQUESTS_CPU, () => roundUpCpuMillicores(withHeadroom(needs.requestsCpuMillicores))),
+      ),
+      [QuotaKey.REQUESTS_MEMORY]: formatMemory(
+        amount(QuotaKey.REQUESTS_MEMORY, () => roundUpMemoryBytes(withHeadroom(needs.requestsMemoryBytes))),
+      ),
+      [QuotaKey.LIMITS_CPU]: formatCpu(
+        amount(QuotaKey.LIMITS_CPU, () => roundUpCpuMillicores(withHeadroom(needs.limitsCpuMillicores))),
+      ),
+      [QuotaKey.LIMITS_MEMORY]: formatMemory(
+        amount(QuotaKey.LIMITS_MEMORY, () => roundUpMemoryBytes(withHeadroom(needs.limitsMemoryBytes))),
+      ),
+      [QuotaKey.PERSISTENT_VOLUME_CLAIMS]: String(
+        amount(QuotaKey.PERSISTENT_VOLUME_CLAIMS, () => needs.persistentVolumeClaims),
+      ),
     };
   }
 
@@ -170,20 +192,31 @@ export class NamespaceQuota extends Construct {
     // it: the rendering takes the needs validation just computed (once) instead of reading every workload again.
     const needs = this.validatedNeeds ?? this.computeNeeds();
     this.validatedNeeds = undefined;
-    return Object.fromEntries(Object.entries(this.hardFor(needs)).map(([key, value]) => [key, Quantity.fromString(value)]));
+    return Object.fromEntries(
+      Object.entries(this.hardFor(needs)).map(([key, value]) => [key, Quantity.fromString(value)]),
+    );
   }
 
   private validateFit(): string[] {
     const errors: string[] = [];
-    const others = this.node.root.node.findAll()
+    const others = this.node.root.node
+      .findAll()
       .filter((c): c is NamespaceQuota => c instanceof NamespaceQuota && c !== this && c.namespace === this.namespace);
     // Reported by the first of them only, so the message appears once.
     if (others.length > 0 && others.every((other) => compare(this.node.path, other.node.path) < 0)) {
-      errors.push(new ComposeError(`${[this, ...others].length} NamespaceQuotas cover namespace "${this.namespace ?? 'default'}"`, {
-        value: [this, ...others].map((q) => q.node.path).sort(compare).join(', '),
-        allowed: 'one NamespaceQuota per namespace',
-        hint: 'remove all but one',
-      }).message);
+      errors.push(
+        new ComposeError(
+          `${[this, ...others].length} NamespaceQuotas cover namespace "${this.namespace ?? 'default'}"`,
+          {
+            value: [this, ...others]
+              .map((q) => q.node.path)
+              .sort(compare)
+              .join(', '),
+            allowed: 'one NamespaceQuota per namespace',
+            hint: 'remove all but one',
+          },
+        ).message,
+      );
     }
 
     const needs = namespaceNeeds(this.namespaceDocs(), this.nodeCount);
@@ -194,9 +227,11 @@ export class NamespaceQuota extends Construct {
       this.validatedNeeds = undefined;
     });
     for (const problem of needs.problems) {
-      errors.push(new ComposeError(`${problem}; the ResourceQuota rejects pods whose containers lack cpu and memory limits`, {
-        hint: 'set resources.limits (and requests) for cpu and memory on every container, init containers included',
-      }).message);
+      errors.push(
+        new ComposeError(`${problem}; the ResourceQuota rejects pods whose containers lack cpu and memory limits`, {
+          hint: 'set resources.limits (and requests) for cpu and memory on every container, init containers included',
+        }).message,
+      );
     }
     for (const [key, field, unit] of RESOURCE_KEYS) {
       const allowed = this.explicit[key];
@@ -209,30 +244,43 @@ export class NamespaceQuota extends Construct {
           .sort((a, b) => b.pods * b.perPod[field] - a.pods * a.perPod[field] || compare(a.workload, b.workload))
           .slice(0, 3)
           .map((w) => `${w.workload} ${w.pods} × ${format(w.perPod[field])}`);
-        errors.push(new ComposeError(`the app does not fit the quota: ${key} needs ${format(needed)} at its peak (${biggest.join(', ')}), `
-          + `the quota allows ${format(allowed)}`, {
-          hint: `raise ${key} in the quota, or lower replicas, maxReplicas or the ${unit} ${key.split('.')[0]}`,
-        }).message);
+        errors.push(
+          new ComposeError(
+            `the app does not fit the quota: ${key} needs ${format(needed)} at its peak (${biggest.join(', ')}), ` +
+              `the quota allows ${format(allowed)}`,
+            {
+              hint: `raise ${key} in the quota, or lower replicas, maxReplicas or the ${unit} ${key.split('.')[0]}`,
+            },
+          ).message,
+        );
       }
     }
     const allowedClaims = this.explicit[QuotaKey.PERSISTENT_VOLUME_CLAIMS];
     if (allowedClaims !== undefined && needs.persistentVolumeClaims > allowedClaims) {
-      errors.push(new ComposeError(`the app does not fit the quota: persistentvolumeclaims needs ${needs.persistentVolumeClaims}, `
-        + `the quota allows ${allowedClaims}`, {
-        hint: 'raise persistentVolumeClaims in the quota, or share volumes between services',
-      }).message);
+      errors.push(
+        new ComposeError(
+          `the app does not fit the quota: persistentvolumeclaims needs ${needs.persistentVolumeClaims}, ` +
+            `the quota allows ${allowedClaims}`,
+          {
+            hint: 'raise persistentVolumeClaims in the quota, or share volumes between services',
+          },
+        ).message,
+      );
     }
     return errors;
   }
 
   /** The rendered API objects of the whole app in this quota's namespace. */
   private namespaceDocs(): any[] {
-    return this.node.root.node.findAll()
-      .filter((c: IConstruct): c is ApiObject => ApiObject.isApiObject(c) && c.metadata.namespace === this.namespace)
-      // Only the kinds counted are rendered (a quota is not: rendering one computes its amounts, which would read this one).
-      .filter((o) => COUNTED_KINDS.has(o.kind))
-      .map((o) => o.toJson())
-      .filter((doc) => doc && typeof doc === 'object');
+    return (
+      this.node.root.node
+        .findAll()
+        .filter((c: IConstruct): c is ApiObject => ApiObject.isApiObject(c) && c.metadata.namespace === this.namespace)
+        // Only the kinds counted are rendered (a quota is not: rendering one computes its amounts, which would read this one).
+        .filter((o) => COUNTED_KINDS.has(o.kind))
+        .map((o) => o.toJson())
+        .filter((doc) => doc && typeof doc === 'object')
+    );
   }
 }
 
@@ -247,7 +295,11 @@ function explicitAmounts(hard: QuotaAmounts, where: { file: string; path: string
     if (value !== undefined) {
       const bytes = sizeToBytes(value);
       if (!(bytes >= 0)) {
-        throw new ComposeError(`invalid quota ${key}`, { at: where, value: value.asString(), allowed: 'a memory size, 0 or more' });
+        throw new ComposeError(`invalid quota ${key}`, {
+          at: where,
+          value: value.asString(),
+          allowed: 'a memory size, 0 or more',
+        });
       }
       result[key] = bytes;
     }

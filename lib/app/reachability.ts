@@ -51,7 +51,8 @@ const HOST_VARIABLE = /^(.*?)(?:HOST|HOSTNAME|SERVER|ADDR|ADDRESS)$/i;
 const IMAGE_REFERENCE = /(?:\bimage\s*[:=]\s*["']?|\bFROM\s+(?:--platform=\S+\s+)?)[\w./-]*$/i;
 /** Files of a bound directory that describe how to build or run the project, not how it runs: not read for hosts. */
 const PROJECT_FILES = /^(?:(?:docker-)?compose[\w.-]*\.ya?ml|Dockerfile[\w.-]*|[\w.-]*\.dockerfile|\.env[\w.-]*)$/i;
-const HOST_LIKE_VARIABLE = /HOST|SERVER|ADDR|URL|URI|ENDPOINT|BROKER|UPSTREAM|BACKEND|NODE|PEER|SEED|CLUSTER|SERVICE|DSN|CONN|TARGET|REMOTE/i;
+const HOST_LIKE_VARIABLE =
+  /HOST|SERVER|ADDR|URL|URI|ENDPOINT|BROKER|UPSTREAM|BACKEND|NODE|PEER|SEED|CLUSTER|SERVICE|DSN|CONN|TARGET|REMOTE/i;
 const LOCAL_PORT = /(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])(?::|\s+)(\d{1,5})\b/g;
 const LOCAL_URL = /\b([a-z][a-z0-9+.-]*):\/\/(?:localhost|127\.0\.0\.1)(?=[/\s"']|$)/gi;
 
@@ -94,9 +95,17 @@ export class Reachability {
     for (const client of model.services) {
       references.push(...this.referencesOf(client));
     }
-    const unique = new Map(references.map((r) => [`${r.client}\0${r.server}\0${r.what}\0${r.name}\0${r.port ?? ''}`, r]));
-    this.references = [...unique.values()].sort((a, b) => compare(a.client, b.client) || compare(a.server, b.server)
-      || compare(a.what, b.what) || compare(a.name, b.name) || (a.port ?? 0) - (b.port ?? 0));
+    const unique = new Map(
+      references.map((r) => [`${r.client}\0${r.server}\0${r.what}\0${r.name}\0${r.port ?? ''}`, r]),
+    );
+    this.references = [...unique.values()].sort(
+      (a, b) =>
+        compare(a.client, b.client) ||
+        compare(a.server, b.server) ||
+        compare(a.what, b.what) ||
+        compare(a.name, b.name) ||
+        (a.port ?? 0) - (b.port ?? 0),
+    );
     // The references with a port, by server, in the order above: each service's inference reads only its own.
     const withPort = new Map<string, ServiceReference[]>();
     for (const ref of this.references) {
@@ -174,7 +183,9 @@ export class Reachability {
         edges.set(`${ref.client}\0${ref.server}\0${port}`, { client: ref.client, server: ref.server, port });
       }
     }
-    return [...edges.values()].sort((a, b) => compare(a.client, b.client) || compare(a.server, b.server) || a.port - b.port);
+    return [...edges.values()].sort(
+      (a, b) => compare(a.client, b.client) || compare(a.server, b.server) || a.port - b.port,
+    );
   }
 
   /** Declared (`ports`, `expose`) and inferred TCP ports of a service, sorted. */
@@ -188,7 +199,9 @@ export class Reachability {
   }
 
   private inferPorts(service: ComposeService, reached: readonly ServiceReference[]): InferredPort[] {
-    const declared = new Set([...service.ports, ...service.expose].filter((p) => p.protocol === 'tcp').map((p) => p.target));
+    const declared = new Set(
+      [...service.ports, ...service.expose].filter((p) => p.protocol === 'tcp').map((p) => p.target),
+    );
     const found = new Map<number, string>();
     const add = (port: number, reason: string) => {
       if (!declared.has(port) && !found.has(port) && port >= 1 && port <= 65535) {
@@ -236,26 +249,49 @@ export class Reachability {
           if (own === undefined && port === undefined && !HOST_LIKE_VARIABLE.test(variable.name)) {
             continue;
           }
-          found.push({ client: client.name, server, name, port: own ?? port, source: 'environment', what, at: variable.at });
+          found.push({
+            client: client.name,
+            server,
+            name,
+            port: own ?? port,
+            source: 'environment',
+            what,
+            at: variable.at,
+          });
         }
         continue;
       }
       found.push(...this.scan(client, variable.value, 'environment', what, variable.at, true));
     }
     const argv: Array<[ReferenceSource, readonly string[] | undefined]> = [
-      ['entrypoint', client.entrypoint], ['command', client.command],
-      ['healthcheck', client.healthcheck && !client.healthcheck.disabled ? client.healthcheck.test?.command : undefined],
+      ['entrypoint', client.entrypoint],
+      ['command', client.command],
+      [
+        'healthcheck',
+        client.healthcheck && !client.healthcheck.disabled ? client.healthcheck.test?.command : undefined,
+      ],
     ];
     for (const [source, words] of argv) {
       if (words && words.length > 0) {
         const at = source === 'healthcheck' ? client.healthcheck!.at : { ...client.at, path: `${base}.${source}` };
-        found.push(...this.scan(client, words.join(' '), source, `${base}.${source === 'healthcheck' ? 'healthcheck.test' : source}`, at, false));
+        found.push(
+          ...this.scan(
+            client,
+            words.join(' '),
+            source,
+            `${base}.${source === 'healthcheck' ? 'healthcheck.test' : source}`,
+            at,
+            false,
+          ),
+        );
       }
     }
     for (const ref of client.configs) {
       const config = this.configs.get(ref.source);
       if (config && 'content' in config.source && !config.source.content.binary) {
-        found.push(...this.scan(client, config.source.content.text, 'config', `config "${config.name}"`, config.at, false));
+        found.push(
+          ...this.scan(client, config.source.content.text, 'config', `config "${config.name}"`, config.at, false),
+        );
       }
     }
     for (const mount of client.volumes) {
@@ -293,7 +329,14 @@ export class Reachability {
    * Names of services used as hosts in a text: `name:port`, `scheme://[user@]name[:port]` (the scheme's default port
    * when none is written), `server name;` in an nginx upstream, and in env values a DSN key (`host=name`).
    */
-  private scan(client: ComposeService, text: string, source: ReferenceSource, what: string, at: ComposeLocation, isEnv: boolean): ServiceReference[] {
+  private scan(
+    client: ComposeService,
+    text: string,
+    source: ReferenceSource,
+    what: string,
+    at: ComposeLocation,
+    isEnv: boolean,
+  ): ServiceReference[] {
     const found: ServiceReference[] = [];
     for (const match of text.matchAll(TOKEN)) {
       const token = match[0];
@@ -322,7 +365,15 @@ export class Reachability {
       } else if (isEnv && DSN_HOST_KEY.test(before)) {
         // A key=value DSN names its port with port=.
         const dsnPort = /(?:^|[\s;?&])port\s*=\s*(\d{1,5})\b/i.exec(text);
-        found.push({ client: client.name, server, name: token, port: dsnPort ? Number(dsnPort[1]) : undefined, source, what, at });
+        found.push({
+          client: client.name,
+          server,
+          name: token,
+          port: dsnPort ? Number(dsnPort[1]) : undefined,
+          source,
+          what,
+          at,
+        });
       }
     }
     return found;

@@ -15,7 +15,9 @@ export interface SecretVariable {
 /** Splits a text into literal parts and secret parts, longest secret first. */
 function split(text: string, secrets: readonly SecretVariable[]): Array<string | SecretVariable> {
   let parts: Array<string | SecretVariable> = [text];
-  for (const secret of [...secrets].sort((a, b) => b.value.length - a.value.length || (a.variable < b.variable ? -1 : 1))) {
+  for (const secret of [...secrets].sort(
+    (a, b) => b.value.length - a.value.length || (a.variable < b.variable ? -1 : 1),
+  )) {
     parts = parts.flatMap((part) => {
       if (typeof part !== 'string' || !part.includes(secret.value)) {
         return [part];
@@ -33,14 +35,22 @@ export function holdsSecret(text: string, secrets: readonly SecretVariable[]): b
 }
 
 /** Command or args with each secret value replaced by `$(VAR)`; the variables used are added to `used`. */
-export function argvWithSecretVariables(argv: readonly string[], secrets: readonly SecretVariable[], used: Set<string>): string[] {
-  return argv.map((arg) => split(arg, secrets).map((part) => {
-    if (typeof part === 'string') {
-      return part;
-    }
-    used.add(part.variable);
-    return `$(${part.variable})`;
-  }).join(''));
+export function argvWithSecretVariables(
+  argv: readonly string[],
+  secrets: readonly SecretVariable[],
+  used: Set<string>,
+): string[] {
+  return argv.map((arg) =>
+    split(arg, secrets)
+      .map((part) => {
+        if (typeof part === 'string') {
+          return part;
+        }
+        used.add(part.variable);
+        return `$(${part.variable})`;
+      })
+      .join(''),
+  );
 }
 
 /**
@@ -49,41 +59,52 @@ export function argvWithSecretVariables(argv: readonly string[], secrets: readon
  * the quotes around it. Undefined when the test holds no secret.
  */
 export function healthcheckWithSecretVariables(
-  healthcheck: Healthcheck, secrets: readonly SecretVariable[], used: Set<string>,
+  healthcheck: Healthcheck,
+  secrets: readonly SecretVariable[],
+  used: Set<string>,
 ): Healthcheck | undefined {
   const test = healthcheck.test;
   if (!test || !test.command.some((word) => holdsSecret(word, secrets))) {
     return undefined;
   }
-  const script = test.kind === 'exec'
-    ? test.command.map((word) => split(word, secrets).map((part) => {
-      if (typeof part === 'string') {
-        return `'${part.replace(/'/g, '\'\\\'\'')}'`;
-      }
-      used.add(part.variable);
-      return `"\${${part.variable}}"`;
-    }).join('') || '\'\'').join(' ')
-    : shellWithSecretVariables(test.command.join(' '), secrets, used);
+  const script =
+    test.kind === 'exec'
+      ? test.command
+          .map(
+            (word) =>
+              split(word, secrets)
+                .map((part) => {
+                  if (typeof part === 'string') {
+                    return `'${part.replace(/'/g, "'\\''")}'`;
+                  }
+                  used.add(part.variable);
+                  return `"\${${part.variable}}"`;
+                })
+                .join('') || "''",
+          )
+          .join(' ')
+      : shellWithSecretVariables(test.command.join(' '), secrets, used);
   return { ...healthcheck, test: { kind: 'shell', command: [script] } };
 }
 
 /** A shell script with each secret replaced by its variable, quoted for where it stands. */
 function shellWithSecretVariables(script: string, secrets: readonly SecretVariable[], used: Set<string>): string {
   let out = '';
-  let quote: '' | '\'' | '"' = '';
+  let quote: '' | "'" | '"' = '';
   for (const part of split(script, secrets)) {
     if (typeof part !== 'string') {
       used.add(part.variable);
-      out += quote === '\'' ? `'"\${${part.variable}}"'` : quote === '"' ? `\${${part.variable}}` : `"\${${part.variable}}"`;
+      out +=
+        quote === "'" ? `'"\${${part.variable}}"'` : quote === '"' ? `\${${part.variable}}` : `"\${${part.variable}}"`;
       continue;
     }
     for (let i = 0; i < part.length; i++) {
       const c = part[i];
-      if (c === '\\' && quote !== '\'') {
+      if (c === '\\' && quote !== "'") {
         i++;
-      } else if (c === '\'' && quote !== '"') {
-        quote = quote === '\'' ? '' : '\'';
-      } else if (c === '"' && quote !== '\'') {
+      } else if (c === "'" && quote !== '"') {
+        quote = quote === "'" ? '' : "'";
+      } else if (c === '"' && quote !== "'") {
         quote = quote === '"' ? '' : '"';
       }
     }

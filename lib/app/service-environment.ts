@@ -7,7 +7,12 @@ import { joinDnsLabel } from '../base/naming';
 import { secretHandle } from '../base/secret-handle';
 import { sortedRecord } from '../util/sort';
 import { KeyNames, base64 } from './key-names';
-import { SecretVariable, argvWithSecretVariables, healthcheckWithSecretVariables, holdsSecret } from './secret-references';
+import {
+  SecretVariable,
+  argvWithSecretVariables,
+  healthcheckWithSecretVariables,
+  holdsSecret,
+} from './secret-references';
 import { escapeExpansion } from './service-pod';
 import { ServicePartProps, objectMetadata } from './service-plan';
 
@@ -43,7 +48,9 @@ export class ServiceEnvironment {
     const { service } = part.plan;
     // Secret values in the command, entrypoint or healthcheck are read from the env Secret (rule 3).
     const healthcheckWords = service.healthcheck?.test?.command ?? [];
-    const inCommands = part.context.secretValues.valuesIn([...service.entrypoint ?? [], ...service.command ?? [], ...healthcheckWords].join('\n'));
+    const inCommands = part.context.secretValues.valuesIn(
+      [...(service.entrypoint ?? []), ...(service.command ?? []), ...healthcheckWords].join('\n'),
+    );
     const { plain, sensitive } = this.classify(inCommands);
     const values: Record<string, kplus.EnvValue> = {};
     // An empty value cannot be a ConfigMap key (kplus drops it, and the pod would then fail on the missing key):
@@ -76,12 +83,19 @@ export class ServiceEnvironment {
       }
     }
     this.values = sortedRecord(values);
-    this.secretVariables = sensitive.map(([variable, value]) => ({ value, variable: variable.name }))
+    this.secretVariables = sensitive
+      .map(([variable, value]) => ({ value, variable: variable.name }))
       .filter((s) => inCommands.includes(s.value));
-    this.healthcheck = service.healthcheck && !service.healthcheck.disabled
-      ? healthcheckWithSecretVariables(service.healthcheck, this.secretVariables, this.used) ?? service.healthcheck : undefined;
-    this.command = service.entrypoint ? argvWithSecretVariables(escapeExpansion(service.entrypoint), this.secretVariables, this.used) : undefined;
-    this.args = service.command ? argvWithSecretVariables(escapeExpansion(service.command), this.secretVariables, this.used) : undefined;
+    this.healthcheck =
+      service.healthcheck && !service.healthcheck.disabled
+        ? (healthcheckWithSecretVariables(service.healthcheck, this.secretVariables, this.used) ?? service.healthcheck)
+        : undefined;
+    this.command = service.entrypoint
+      ? argvWithSecretVariables(escapeExpansion(service.entrypoint), this.secretVariables, this.used)
+      : undefined;
+    this.args = service.command
+      ? argvWithSecretVariables(escapeExpansion(service.command), this.secretVariables, this.used)
+      : undefined;
   }
 
   /** Reports where the command, entrypoint or healthcheck read a secret from the Secret. */
@@ -96,8 +110,16 @@ export class ServiceEnvironment {
       holdsSecret((service.command ?? []).join(' '), this.secretVariables) && 'command',
       healthcheckChanged && 'healthcheck',
     ].filter((w) => w);
-    this.part.context.warn('secret-reference', `a secret value in the ${where.join(' and ')} is read from the Secret "${this.secretHandle?.name}" through ${[...this.used].sort().map((v) => `$(${v})`).join(', ')}`
-      + `${healthcheckChanged ? ' (the probe runs through sh -c to read it)' : ''}`, service.at);
+    this.part.context.warn(
+      'secret-reference',
+      `a secret value in the ${where.join(' and ')} is read from the Secret "${this.secretHandle?.name}" through ${[
+        ...this.used,
+      ]
+        .sort()
+        .map((v) => `$(${v})`)
+        .join(', ')}` + `${healthcheckChanged ? ' (the probe runs through sh -c to read it)' : ''}`,
+      service.at,
+    );
   }
 
   /**
@@ -112,18 +134,25 @@ export class ServiceEnvironment {
     for (const variable of plan.service.environment) {
       const rewritten = context.hosts.rewrite(variable.value);
       for (const rewrite of rewritten.rewrites) {
-        context.warn('host-rewrite', `host "${rewrite.from}" in ${variable.name} rewritten to the Service name "${rewrite.to}"`, variable.at);
+        context.warn(
+          'host-rewrite',
+          `host "${rewrite.from}" in ${variable.name} rewritten to the Service name "${rewrite.to}"`,
+          variable.at,
+        );
       }
-      const isSensitive = isSensitiveName(variable.name, settings.sensitiveNamePatterns)
-        || settings.sensitiveEnv.includes(variable.name)
-        || hasEmbeddedPassword(variable.value)
-        || context.secretValues.foundIn(variable.value);
+      const isSensitive =
+        isSensitiveName(variable.name, settings.sensitiveNamePatterns) ||
+        settings.sensitiveEnv.includes(variable.name) ||
+        hasEmbeddedPassword(variable.value) ||
+        context.secretValues.foundIn(variable.value);
       (isSensitive ? sensitive : plain).push([variable, rewritten.value, keys.key(variable.name)]);
     }
-    secretsInCommands.filter((value) => !sensitive.some(([, v]) => v === value)).forEach((value, i) => {
-      const name = `CDK8S_COMPOSE_SECRET_${i + 1}`;
-      sensitive.push([{ name, value, origin: 'environment', at: plan.service.at }, value, keys.key(name)]);
-    });
+    secretsInCommands
+      .filter((value) => !sensitive.some(([, v]) => v === value))
+      .forEach((value, i) => {
+        const name = `CDK8S_COMPOSE_SECRET_${i + 1}`;
+        sensitive.push([{ name, value, origin: 'environment', at: plan.service.at }, value, keys.key(name)]);
+      });
     return { plain, sensitive };
   }
 }

@@ -43,8 +43,13 @@ export class ServiceExposure {
       }
     }
     const objects = {
-      name: plan.name, composeName: compose.name, at: compose.at, namespace: context.namespace,
-      labels: { ...part.labels }, names: context.names, settings,
+      name: plan.name,
+      composeName: compose.name,
+      at: compose.at,
+      namespace: context.namespace,
+      labels: { ...part.labels },
+      names: context.names,
+      settings,
     };
     if (ingressPort && service) {
       const { ingress, rules } = addIngress(scope, objects, service, ingressPort);
@@ -53,15 +58,27 @@ export class ServiceExposure {
     }
     checkIngressLabels(compose, this.ingress !== undefined);
     if (external.length > 0) {
-      this.externalService = addExternalService(scope, objects, external.map((mapping) => ({ mapping, targetPort: mapping.target })));
+      this.externalService = addExternalService(
+        scope,
+        objects,
+        external.map((mapping) => ({ mapping, targetPort: mapping.target })),
+      );
       this.externalService.select(pods);
     }
-    setExternalTrafficPolicy(this.externalService, settings.externalTrafficPolicy,
-      labelAt(compose, KomposeLabel.EXTERNAL_TRAFFIC_POLICY), (code, message, at) => context.warn(code, message, at));
+    setExternalTrafficPolicy(
+      this.externalService,
+      settings.externalTrafficPolicy,
+      labelAt(compose, KomposeLabel.EXTERNAL_TRAFFIC_POLICY),
+      (code, message, at) => context.warn(code, message, at),
+    );
   }
 }
 
-function accessOf({ plan, settings, context }: ServicePartProps, mapping: PortMapping, ingressFree: boolean): PortAccess {
+function accessOf(
+  { plan, settings, context }: ServicePartProps,
+  mapping: PortMapping,
+  ingressFree: boolean,
+): PortAccess {
   return portAccess(mapping, ingressFree, {
     name: plan.name,
     expose: settings.expose,
@@ -85,13 +102,16 @@ export function checkPublishedPorts(service: ComposeService): void {
     const key = `${mapping.hostIp ?? ''}|${mapping.published}/${mapping.protocol}`;
     const earlier = seen.get(key);
     if (earlier && earlier.target !== mapping.target) {
-      throw new ComposeError(`host port ${mapping.published}/${mapping.protocol} is published twice in service `
-        + `"${service.name}", to container ports ${earlier.target} (${earlier.at.path}) and ${mapping.target}`, {
-        at: mapping.at,
-        value: `${mapping.published}:${mapping.target}/${mapping.protocol}`,
-        allowed: 'each host port and protocol published once per host address',
-        hint: 'publish one of them on another host port',
-      });
+      throw new ComposeError(
+        `host port ${mapping.published}/${mapping.protocol} is published twice in service ` +
+          `"${service.name}", to container ports ${earlier.target} (${earlier.at.path}) and ${mapping.target}`,
+        {
+          at: mapping.at,
+          value: `${mapping.published}:${mapping.target}/${mapping.protocol}`,
+          allowed: 'each host port and protocol published once per host address',
+          hint: 'publish one of them on another host port',
+        },
+      );
     }
     seen.set(key, mapping);
   }

@@ -47,8 +47,12 @@ export function serviceHostRewriter({ plans, include, aliases = [], warnings, at
     if (to.size === 1) {
       hosts.set(from, [...to][0]);
     } else {
-      warnings.warnOnce(`ambiguous-host:${from}`, 'ambiguous-host', `the name "${from}" belongs to several services `
-        + `(${[...to].sort().join(', ')}), so it is not rewritten`, at);
+      warnings.warnOnce(
+        `ambiguous-host:${from}`,
+        'ambiguous-host',
+        `the name "${from}" belongs to several services ` + `(${[...to].sort().join(', ')}), so it is not rewritten`,
+        at,
+      );
     }
   }
   return new HostRewriter(hosts, new Set(aliases.map((a) => a.name)));

@@ -56,15 +56,29 @@ export class ServiceMounts {
       this.planVolume(mount);
     }
     const fileRefs = [
-      ...plan.service.secrets.map((ref) => ({ ref, what: 'secret', id: 'Secret', source: context.secretSource(ref.source, plan, ref.at) })),
-      ...plan.service.configs.map((ref) => ({ ref, what: 'config', id: 'Config', source: context.configSource(ref.source, plan, ref.at) })),
+      ...plan.service.secrets.map((ref) => ({
+        ref,
+        what: 'secret',
+        id: 'Secret',
+        source: context.secretSource(ref.source, plan, ref.at),
+      })),
+      ...plan.service.configs.map((ref) => ({
+        ref,
+        what: 'config',
+        id: 'Config',
+        source: context.configSource(ref.source, plan, ref.at),
+      })),
     ];
     for (const { ref, what, id, source } of fileRefs) {
       if (source) {
         this.mounts.push(this.fileMount(source, ref.target, ref.mode, `${id}-${ref.source}`));
       }
       if (ref.uid !== undefined || ref.gid !== undefined) {
-        context.warn('unsupported-key', `ignored uid/gid of ${what} "${ref.source}": mounted files belong to the pod's user`, ref.at);
+        context.warn(
+          'unsupported-key',
+          `ignored uid/gid of ${what} "${ref.source}": mounted files belong to the pod's user`,
+          ref.at,
+        );
       }
     }
     if (this.files.length > 0) {
@@ -114,23 +128,37 @@ export class ServiceMounts {
     const engine = plan.kind === WorkloadKind.STATEFUL ? plan.engine : undefined;
     const target = mount.target.replace(/\/+$/, '');
     const onEngineData = engine !== undefined && target === engine.dataPath;
-    const keepsEngineData = engine !== undefined && (target === engine.dataPath || engine.dataPath.startsWith(`${target}/`));
+    const keepsEngineData =
+      engine !== undefined && (target === engine.dataPath || engine.dataPath.startsWith(`${target}/`));
     if (keepsEngineData && (mount.type === 'bind' || (mount.type === 'volume' && mount.source !== undefined))) {
       this.dataKept = true;
     }
     if (mount.type === 'tmpfs') {
-      const volume = kplus.Volume.fromEmptyDir(this.scope, `Tmpfs${mount.target}`, this.volumeNames.key(`tmpfs-${mount.target}`), {
-        medium: kplus.EmptyDirMedium.MEMORY,
-        sizeLimit: mount.sizeBytes !== undefined ? sizeFromBytes(mount.sizeBytes) : undefined,
-      });
+      const volume = kplus.Volume.fromEmptyDir(
+        this.scope,
+        `Tmpfs${mount.target}`,
+        this.volumeNames.key(`tmpfs-${mount.target}`),
+        {
+          medium: kplus.EmptyDirMedium.MEMORY,
+          sizeLimit: mount.sizeBytes !== undefined ? sizeFromBytes(mount.sizeBytes) : undefined,
+        },
+      );
       this.mounts.push({ path: mount.target, volume, readOnly: mount.readOnly });
     } else if (mount.type === 'volume' && mount.source === undefined) {
       if (onEngineData) {
         return;
       }
-      context.warn('anonymous-volume', `anonymous volume at ${mount.target} becomes an emptyDir: it starts empty (docker would `
-        + 'copy the image\'s files into it) and is lost with the pod', mount.at);
-      const volume = kplus.Volume.fromEmptyDir(this.scope, `Anonymous${mount.target}`, this.volumeNames.key(`anon-${mount.target}`));
+      context.warn(
+        'anonymous-volume',
+        `anonymous volume at ${mount.target} becomes an emptyDir: it starts empty (docker would ` +
+          "copy the image's files into it) and is lost with the pod",
+        mount.at,
+      );
+      const volume = kplus.Volume.fromEmptyDir(
+        this.scope,
+        `Anonymous${mount.target}`,
+        this.volumeNames.key(`anon-${mount.target}`),
+      );
       this.mounts.push({ path: mount.target, volume, readOnly: mount.readOnly });
     } else if (mount.type === 'volume') {
       const claim = context.claimFor(mount.source!, plan, mount.at);
@@ -141,13 +169,20 @@ export class ServiceMounts {
       // The key is taken even for a claim mounted twice, so the names after it stay as they are.
       const newName = this.volumeNames.key(claim.name);
       const volumeName = Object.entries(this.claims).find(([, c]) => c === claim)?.[0];
-      const volume = volumeName !== undefined
-        ? this.mounts.find((m) => m.volumeName === volumeName)!.volume
-        : kplus.Volume.fromPersistentVolumeClaim(this.scope, `Claim-${mount.source}`, claim, { name: newName });
+      const volume =
+        volumeName !== undefined
+          ? this.mounts.find((m) => m.volumeName === volumeName)!.volume
+          : kplus.Volume.fromPersistentVolumeClaim(this.scope, `Claim-${mount.source}`, claim, { name: newName });
       if (volumeName === undefined) {
         this.claims[newName] = claim;
       }
-      this.mounts.push({ path: mount.target, volume, volumeName: volumeName ?? newName, subPath: mount.subpath, readOnly: mount.readOnly });
+      this.mounts.push({
+        path: mount.target,
+        volume,
+        volumeName: volumeName ?? newName,
+        subPath: mount.subpath,
+        readOnly: mount.readOnly,
+      });
     } else {
       this.planBind(mount, onEngineData);
     }
@@ -158,21 +193,37 @@ export class ServiceMounts {
     const source = mount.source ?? '';
     const kind = mount.bind?.kind ?? 'missing';
     if (onEngineData) {
-      context.warn('directory-bind', `bind mount "${source}" at the data path ${mount.target} is replaced by the database's `
-        + 'claim: host data does not travel; restore it from a dump', mount.at);
+      context.warn(
+        'directory-bind',
+        `bind mount "${source}" at the data path ${mount.target} is replaced by the database's ` +
+          'claim: host data does not travel; restore it from a dump',
+        mount.at,
+      );
       return;
     }
     if (kind === 'file' && mount.bind?.content) {
       if (!mount.readOnly) {
-        context.warn('bind-read-only', `the bound file "${source}" is mounted read-only from a ConfigMap; writes to it fail`, mount.at);
+        context.warn(
+          'bind-read-only',
+          `the bound file "${source}" is mounted read-only from a ConfigMap; writes to it fail`,
+          mount.at,
+        );
       }
       this.files.push({ mount, content: mount.bind.content, key: this.fileKeys.key(basename(source)) });
     } else if (kind === 'file') {
-      context.warn('large-bind-file', `the bound file "${source}" was not read, so it is not mounted at ${mount.target}`, mount.at);
+      context.warn(
+        'large-bind-file',
+        `the bound file "${source}" was not read, so it is not mounted at ${mount.target}`,
+        mount.at,
+      );
     } else if (kind === 'directory' && mount.bind?.files && mount.bind.files.length > 0) {
       if (!mount.readOnly) {
-        context.warn('bind-read-only', `the bound directory "${source}" is mounted read-only from a ConfigMap (its files, `
-          + `${mount.bind.files.length} of them); writes to it fail`, mount.at);
+        context.warn(
+          'bind-read-only',
+          `the bound directory "${source}" is mounted read-only from a ConfigMap (its files, ` +
+            `${mount.bind.files.length} of them); writes to it fail`,
+          mount.at,
+        );
       }
       const target = mount.target.replace(/\/+$/, '');
       for (const file of mount.bind.files) {
@@ -183,32 +234,63 @@ export class ServiceMounts {
         });
       }
     } else if (kind === 'directory' && mount.bind?.files) {
-      const volume = kplus.Volume.fromEmptyDir(this.scope, `Empty${mount.target}`, this.volumeNames.key(`bind-${mount.target}`));
+      const volume = kplus.Volume.fromEmptyDir(
+        this.scope,
+        `Empty${mount.target}`,
+        this.volumeNames.key(`bind-${mount.target}`),
+      );
       this.mounts.push({ path: mount.target, volume, readOnly: mount.readOnly });
     } else if (kind === 'directory' && mount.bind?.sizeBytes !== undefined) {
-      context.warn('large-bind-directory', `directory bind mount "${source}" → ${mount.target} holds more than a ConfigMap `
-        + `can (1 MiB, 256 files), so it is not migrated: the container sees the image's own files there. Put the data in `
-        + `a named volume and copy it in after deploying (kubectl cp ${source} <pod>:${mount.target} -n ${context.namespace})`, mount.at);
+      context.warn(
+        'large-bind-directory',
+        `directory bind mount "${source}" → ${mount.target} holds more than a ConfigMap ` +
+          `can (1 MiB, 256 files), so it is not migrated: the container sees the image's own files there. Put the data in ` +
+          `a named volume and copy it in after deploying (kubectl cp ${source} <pod>:${mount.target} -n ${context.namespace})`,
+        mount.at,
+      );
     } else if (kind === 'directory') {
-      context.warn('directory-bind', `directory bind mount "${source}" → ${mount.target} is not migrated: host data does not `
-        + 'travel, and the container sees the image\'s own files there. Use a named volume (and copy the data in) or '
-        + 'configs for files', mount.at);
+      context.warn(
+        'directory-bind',
+        `directory bind mount "${source}" → ${mount.target} is not migrated: host data does not ` +
+          "travel, and the container sees the image's own files there. Use a named volume (and copy the data in) or " +
+          'configs for files',
+        mount.at,
+      );
     } else if (kind === 'missing') {
-      context.warn('directory-bind', `bind mount "${source}" does not exist; ${mount.target} becomes an empty emptyDir, as `
-        + 'docker would create an empty directory', mount.at);
-      const volume = kplus.Volume.fromEmptyDir(this.scope, `Missing${mount.target}`, this.volumeNames.key(`bind-${mount.target}`));
+      context.warn(
+        'directory-bind',
+        `bind mount "${source}" does not exist; ${mount.target} becomes an empty emptyDir, as ` +
+          'docker would create an empty directory',
+        mount.at,
+      );
+      const volume = kplus.Volume.fromEmptyDir(
+        this.scope,
+        `Missing${mount.target}`,
+        this.volumeNames.key(`bind-${mount.target}`),
+      );
       this.mounts.push({ path: mount.target, volume, readOnly: mount.readOnly });
     } else {
-      context.warn('host-path', `bind mount of the host path "${source}" is not migrated: a pod does not see its node's files. `
-        + 'Run this service on a VM (GoldenImageVm) if it needs the host', mount.at);
+      context.warn(
+        'host-path',
+        `bind mount of the host path "${source}" is not migrated: a pod does not see its node's files. ` +
+          'Run this service on a VM (GoldenImageVm) if it needs the host',
+        mount.at,
+      );
     }
   }
 
   /** A compose secret or config, mounted through the handle of the object that holds it. */
   private fileMount(source: MountedFileSource, target: string, mode: number | undefined, id: string): PodMount {
-    const volume = source.kind === 'Secret'
-      ? kplus.Volume.fromSecret(this.scope, id, source.secret, { name: this.volumeNames.key(`secret-${source.secret.name}`), defaultMode: mode })
-      : kplus.Volume.fromConfigMap(this.scope, id, source.configMap, { name: this.volumeNames.key(`config-${source.configMap.name}`), defaultMode: mode });
+    const volume =
+      source.kind === 'Secret'
+        ? kplus.Volume.fromSecret(this.scope, id, source.secret, {
+            name: this.volumeNames.key(`secret-${source.secret.name}`),
+            defaultMode: mode,
+          })
+        : kplus.Volume.fromConfigMap(this.scope, id, source.configMap, {
+            name: this.volumeNames.key(`config-${source.configMap.name}`),
+            defaultMode: mode,
+          });
     return { path: target, volume, subPath: source.key, readOnly: true };
   }
 
@@ -225,18 +307,27 @@ export class ServiceMounts {
       const configMap = new kplus.ConfigMap(this.scope, 'FilesConfigMap', {
         metadata: objectMetadata(this.part, name),
         data: Object.fromEntries(plainFiles.filter((f) => !asBinary(f.content)).map((f) => [f.key, f.content.text])),
-        binaryData: Object.fromEntries(plainFiles.filter((f) => asBinary(f.content))
-          .map((f) => [f.key, f.content.binary ? f.content.text : base64(f.content.text)])),
+        binaryData: Object.fromEntries(
+          plainFiles
+            .filter((f) => asBinary(f.content))
+            .map((f) => [f.key, f.content.binary ? f.content.text : base64(f.content.text)]),
+        ),
       });
       this.filesObjects = { configMap };
-      const volume = kplus.Volume.fromConfigMap(this.scope, 'FilesVolume', configMap, { name: this.volumeNames.key('files') });
+      const volume = kplus.Volume.fromConfigMap(this.scope, 'FilesVolume', configMap, {
+        name: this.volumeNames.key('files'),
+      });
       this.mountEach(plainFiles, volume);
     }
     if (holdsSecret.length > 0) {
       context.names.claim('Secret', name, owner);
       for (const file of holdsSecret) {
-        context.warn('file-holds-secret', `the bound file "${file.mount.source}" contains a secret value, so it is mounted from `
-          + `the Secret "${name}" instead of a ConfigMap`, file.mount.at);
+        context.warn(
+          'file-holds-secret',
+          `the bound file "${file.mount.source}" contains a secret value, so it is mounted from ` +
+            `the Secret "${name}" instead of a ConfigMap`,
+          file.mount.at,
+        );
       }
       const secret = new KubeSecret(this.scope, 'FilesSecret', {
         metadata: objectMetadata(this.part, name),
@@ -245,7 +336,12 @@ export class ServiceMounts {
       });
       this.filesObjects = { ...this.filesObjects, secret };
       const handle = secretHandle(this.scope, 'FilesSecretRef', secret);
-      this.mountEach(holdsSecret, kplus.Volume.fromSecret(this.scope, 'FilesSecretVolume', handle, { name: this.volumeNames.key('files-secret') }));
+      this.mountEach(
+        holdsSecret,
+        kplus.Volume.fromSecret(this.scope, 'FilesSecretVolume', handle, {
+          name: this.volumeNames.key('files-secret'),
+        }),
+      );
     }
     for (const file of this.files.filter((f) => !f.content.binary)) {
       this.reportReferences(file.content.text, `the bound file "${file.mount.source}"`, file.mount.at);
@@ -261,8 +357,12 @@ export class ServiceMounts {
   /** Rule 2 for files: names that would not resolve in Kubernetes are reported, one warning each. */
   private reportReferences(text: string, what: string, at: ComposeLocation): void {
     for (const reference of this.part.context.hosts.references(text)) {
-      this.part.context.warn('file-host-reference', `${what} refers to "${reference.from}", which is the Service "${reference.to}" in `
-        + 'Kubernetes; edit the file', at);
+      this.part.context.warn(
+        'file-host-reference',
+        `${what} refers to "${reference.from}", which is the Service "${reference.to}" in ` +
+          'Kubernetes; edit the file',
+        at,
+      );
     }
   }
 }

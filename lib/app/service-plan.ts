@@ -186,7 +186,6 @@ export interface MigrationContext {
   migrated(composeName: string): PodHost | undefined;
 }
 
-
 /** One ingress rule this app renders, for the collision check over the whole app. */
 export interface IngressRule {
   readonly host: string;
@@ -208,14 +207,22 @@ export function toContainerResources(r: ResolvedResources): kplus.ContainerResou
  * limit below a given request is raised to it, so the pair is always valid.
  */
 export function resolveResources(
-  service: ComposeService, override: kplus.ContainerResources | undefined, defaults: Required<ResolvedResources>,
+  service: ComposeService,
+  override: kplus.ContainerResources | undefined,
+  defaults: Required<ResolvedResources>,
 ): ResolvedResources {
   const limits = service.deploy.limits;
   const reservations = service.deploy.reservations;
-  const cpuLimitGiven = override?.cpu?.limit ? cpuToMillicores(override.cpu.limit)
-    : limits.cpus !== undefined ? coresToMillicores(limits.cpus) : undefined;
-  const cpuRequestGiven = override?.cpu?.request ? cpuToMillicores(override.cpu.request)
-    : reservations.cpus !== undefined ? coresToMillicores(reservations.cpus) : undefined;
+  const cpuLimitGiven = override?.cpu?.limit
+    ? cpuToMillicores(override.cpu.limit)
+    : limits.cpus !== undefined
+      ? coresToMillicores(limits.cpus)
+      : undefined;
+  const cpuRequestGiven = override?.cpu?.request
+    ? cpuToMillicores(override.cpu.request)
+    : reservations.cpus !== undefined
+      ? coresToMillicores(reservations.cpus)
+      : undefined;
   const memLimitGiven = override?.memory?.limit ? sizeToBytes(override.memory.limit) : limits.memoryBytes;
   const memRequestGiven = override?.memory?.request ? sizeToBytes(override.memory.request) : reservations.memoryBytes;
   const pair = (request: number | undefined, limit: number | undefined, defRequest: number, defLimit: number) => {
@@ -223,8 +230,18 @@ export function resolveResources(
     const r = request ?? Math.min(defRequest, l);
     return [Math.min(r, l), l];
   };
-  const [cpuRequest, cpuLimit] = pair(cpuRequestGiven, cpuLimitGiven, defaults.cpuRequestMillis, defaults.cpuLimitMillis);
-  const [memRequest, memLimit] = pair(memRequestGiven, memLimitGiven, defaults.memoryRequestBytes, defaults.memoryLimitBytes);
+  const [cpuRequest, cpuLimit] = pair(
+    cpuRequestGiven,
+    cpuLimitGiven,
+    defaults.cpuRequestMillis,
+    defaults.cpuLimitMillis,
+  );
+  const [memRequest, memLimit] = pair(
+    memRequestGiven,
+    memLimitGiven,
+    defaults.memoryRequestBytes,
+    defaults.memoryLimitBytes,
+  );
   return {
     cpuRequestMillis: Math.max(1, cpuRequest),
     cpuLimitMillis: Math.max(1, cpuLimit),
@@ -253,7 +270,10 @@ export interface ServicePartProps {
 }
 
 /** The metadata of an object of the service: its name, the app's namespace, the service's labels. */
-export function objectMetadata(part: ServicePartProps, name: string): { name: string; namespace: string; labels: Record<string, string> } {
+export function objectMetadata(
+  part: ServicePartProps,
+  name: string,
+): { name: string; namespace: string; labels: Record<string, string> } {
   return { name, namespace: part.context.namespace, labels: { ...part.labels } };
 }
 

@@ -68,20 +68,30 @@ export class ServicePlanner {
       warn('vm-target', `service "${service.name}" runs in the VM "${vmName}": ${reasons.join('; ')}`, service.at);
       const ports = vmPorts(service);
       this.plans.set(service.name, {
-        service, name, kind: WorkloadKind.VM, ports, hasService: ports.length > 0, labels, vm: vmName,
+        service,
+        name,
+        kind: WorkloadKind.VM,
+        ports,
+        hasService: ports.length > 0,
+        labels,
+        vm: vmName,
       });
       return;
     }
     const engineChoice = overrides.engine ?? extension.engine;
-    let engine = engineChoice === false ? undefined : engineChoice ?? DatabaseEngine.detect(overrides.image ?? service.image);
+    let engine =
+      engineChoice === false ? undefined : (engineChoice ?? DatabaseEngine.detect(overrides.image ?? service.image));
     let kind = WorkloadKind.DEPLOYMENT;
     if (jobs.has(service.name)) {
       if (labels.cronJob) {
-        throw new ComposeError(`service "${service.name}" is awaited with service_completed_successfully, so it runs once as a `
-          + `Job, and ${KomposeLabel.CRON_SCHEDULE} would run it on a schedule`, {
-          at: labelAt(service, KomposeLabel.CRON_SCHEDULE),
-          hint: 'remove the schedule label, or the dependents\' service_completed_successfully condition',
-        });
+        throw new ComposeError(
+          `service "${service.name}" is awaited with service_completed_successfully, so it runs once as a ` +
+            `Job, and ${KomposeLabel.CRON_SCHEDULE} would run it on a schedule`,
+          {
+            at: labelAt(service, KomposeLabel.CRON_SCHEDULE),
+            hint: "remove the schedule label, or the dependents' service_completed_successfully condition",
+          },
+        );
       }
       kind = WorkloadKind.JOB;
       engine = undefined;
@@ -91,24 +101,39 @@ export class ServicePlanner {
       engine = undefined;
     } else if (engine && engineChoice === undefined && (overrides.replicas ?? service.deploy.replicas ?? 1) > 1) {
       // The image suggests a database, but compose asks for several replicas: compose wins.
-      warn('engine-default', `image "${service.image}" looks like ${engine.name}, but the service asks for `
-        + `${overrides.replicas ?? service.deploy.replicas} replicas, so it runs as a Deployment with them (a stateful `
-        + 'dependency has one pod); set x-cdk8s-compose.engine to run it as one', service.at);
+      warn(
+        'engine-default',
+        `image "${service.image}" looks like ${engine.name}, but the service asks for ` +
+          `${overrides.replicas ?? service.deploy.replicas} replicas, so it runs as a Deployment with them (a stateful ` +
+          'dependency has one pod); set x-cdk8s-compose.engine to run it as one',
+        service.at,
+      );
       engine = undefined;
     } else if (engine) {
       kind = WorkloadKind.STATEFUL;
       if (engineChoice === undefined) {
         const backup = (overrides.backup ?? this.props.props.backup) === false ? '' : ' and a backup CronJob';
-        warn('engine-default', `image "${service.image}" runs as a ${engine.name} stateful dependency: one pod, its `
-          + `data on a claim, a credentials Secret, the engine's readiness check${backup}; the service's own command, `
-          + 'ports, environment and volumes are kept (x-cdk8s-compose.engine: none runs it as a plain Deployment)', service.at);
+        warn(
+          'engine-default',
+          `image "${service.image}" runs as a ${engine.name} stateful dependency: one pod, its ` +
+            `data on a claim, a credentials Secret, the engine's readiness check${backup}; the service's own command, ` +
+            'ports, environment and volumes are kept (x-cdk8s-compose.engine: none runs it as a plain Deployment)',
+          service.at,
+        );
       }
     }
     const ports = withInferredPorts(this.props.reachability, service, workloadPorts(service), kind, engine, warn);
-    if (kind === WorkloadKind.DEPLOYMENT && labels.controller === KomposeControllerType.STATEFUL_SET && ports.length > 0) {
+    if (
+      kind === WorkloadKind.DEPLOYMENT &&
+      labels.controller === KomposeControllerType.STATEFUL_SET &&
+      ports.length > 0
+    ) {
       kind = WorkloadKind.STATEFUL_SET;
-    } else if (kind === WorkloadKind.DEPLOYMENT && (labels.controller === KomposeControllerType.DAEMON_SET
-      || (labels.controller === undefined && service.deploy.mode === 'global'))) {
+    } else if (
+      kind === WorkloadKind.DEPLOYMENT &&
+      (labels.controller === KomposeControllerType.DAEMON_SET ||
+        (labels.controller === undefined && service.deploy.mode === 'global'))
+    ) {
       kind = WorkloadKind.DAEMON_SET;
     }
     if (engine && !ports.some((p) => p.protocol === kplus.Protocol.TCP)) {
@@ -127,9 +152,13 @@ export class ServicePlanner {
       labels,
     });
     if (runsToCompletion && service.ports.length + service.expose.length > 0) {
-      warn('job-ports', kind === WorkloadKind.JOB
-        ? `service "${service.name}" runs as a Job (others wait for it to complete), so its ports get no Service`
-        : `service "${service.name}" runs as a CronJob (on its ${KomposeLabel.CRON_SCHEDULE}), so its ports get no Service`, service.at);
+      warn(
+        'job-ports',
+        kind === WorkloadKind.JOB
+          ? `service "${service.name}" runs as a Job (others wait for it to complete), so its ports get no Service`
+          : `service "${service.name}" runs as a CronJob (on its ${KomposeLabel.CRON_SCHEDULE}), so its ports get no Service`,
+        service.at,
+      );
     }
   }
 
@@ -157,9 +186,12 @@ export class ServicePlanner {
     const { path, props } = this.props;
     const listed = (props.vm?.services ?? []).includes(service.name);
     if (listed && overrides.target !== undefined && overrides.target !== ServiceTarget.VM) {
-      throw new ComposeError(`${path}: vm.services lists "${service.name}", and services["${service.name}"].target is "${overrides.target}"`, {
-        hint: 'remove one of them',
-      });
+      throw new ComposeError(
+        `${path}: vm.services lists "${service.name}", and services["${service.name}"].target is "${overrides.target}"`,
+        {
+          hint: 'remove one of them',
+        },
+      );
     }
     return vmRoutingReasons(service, { override: overrides.target, listed, target: props.target });
   }
@@ -169,14 +201,21 @@ export class ServicePlanner {
     const { path, props, model, warn } = this.props;
     const routed = [...this.vmReasons.keys()];
     if (routed.length > 0 && !props.vm) {
-      throw new ComposeError(`${path}: ${routed.map((n) => `"${n}"`).join(', ')} run${routed.length === 1 ? 's' : ''} in a VM, `
-        + 'which needs the vm prop', {
-        allowed: 'vm: { imageBaseUrl: "<the folder URL where the golden image is published>" }',
-        hint: 'pass vm.imageBaseUrl, or run the services as containers (target: ServiceTarget.CONTAINER)',
-      });
+      throw new ComposeError(
+        `${path}: ${routed.map((n) => `"${n}"`).join(', ')} run${routed.length === 1 ? 's' : ''} in a VM, ` +
+          'which needs the vm prop',
+        {
+          allowed: 'vm: { imageBaseUrl: "<the folder URL where the golden image is published>" }',
+          hint: 'pass vm.imageBaseUrl, or run the services as containers (target: ServiceTarget.CONTAINER)',
+        },
+      );
     }
     if (routed.length === 0 && props.vm) {
-      warn('vm-unused', `no service runs in the VM, so the vm prop makes nothing (route services with target or vm.services)`, model.at);
+      warn(
+        'vm-unused',
+        `no service runs in the VM, so the vm prop makes nothing (route services with target or vm.services)`,
+        model.at,
+      );
     }
   }
 }
@@ -187,10 +226,16 @@ function workloadPorts(service: ComposeService): WorkloadPort[] {
   for (const item of [...service.ports, ...service.expose]) {
     const key = `${item.target}/${item.protocol}`;
     if (!byKey.has(key)) {
-      byKey.set(key, { port: item.target, protocol: toProtocol(item.protocol), name: portName(item.protocol, item.target) });
+      byKey.set(key, {
+        port: item.target,
+        protocol: toProtocol(item.protocol),
+        name: portName(item.protocol, item.target),
+      });
     }
   }
-  return [...byKey.values()].sort((a, b) => a.port - b.port || (a.protocol < b.protocol ? -1 : a.protocol > b.protocol ? 1 : 0));
+  return [...byKey.values()].sort(
+    (a, b) => a.port - b.port || (a.protocol < b.protocol ? -1 : a.protocol > b.protocol ? 1 : 0),
+  );
 }
 
 /**
@@ -198,7 +243,9 @@ function workloadPorts(service: ComposeService): WorkloadPort[] {
  * ports bound to one host address (they stay on it); with `network_mode: host` every port.
  */
 function vmPorts(service: ComposeService): WorkloadPort[] {
-  const reachable = service.networkMode === 'host' ? service.ports
-    : service.ports.filter((p) => p.hostIp === undefined || p.hostIp === '0.0.0.0' || p.hostIp === '::');
+  const reachable =
+    service.networkMode === 'host'
+      ? service.ports
+      : service.ports.filter((p) => p.hostIp === undefined || p.hostIp === '0.0.0.0' || p.hostIp === '::');
   return workloadPorts({ ...service, ports: reachable });
 }

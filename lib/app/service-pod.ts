@@ -9,8 +9,12 @@ import { ServicePartProps, atKey } from './service-plan';
 
 // Sysctls Kubernetes allows without a kubelet allow-list (1.27).
 const SAFE_SYSCTLS = [
-  'kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net.ipv4.ip_unprivileged_port_start',
-  'net.ipv4.tcp_syncookies', 'net.ipv4.ping_group_range', 'net.ipv4.ip_local_reserved_ports',
+  'kernel.shm_rmid_forced',
+  'net.ipv4.ip_local_port_range',
+  'net.ipv4.ip_unprivileged_port_start',
+  'net.ipv4.tcp_syncookies',
+  'net.ipv4.ping_group_range',
+  'net.ipv4.ip_local_reserved_ports',
 ];
 
 /** The container's security context: compose's user, capabilities, privileged and read_only. */
@@ -26,10 +30,13 @@ export function containerSecurityContext({ plan, settings }: ServicePartProps): 
     privileged: service.privileged,
     readOnlyRootFilesystem: service.readOnly,
     allowPrivilegeEscalation: settings.allowPrivilegeEscalation ?? (service.privileged || sysAdmin),
-    capabilities: service.capAdd.length + service.capDrop.length > 0 ? {
-      add: service.capAdd.length > 0 ? service.capAdd.map(capability) : undefined,
-      drop: service.capDrop.length > 0 ? service.capDrop.map(capability) : undefined,
-    } : undefined,
+    capabilities:
+      service.capAdd.length + service.capDrop.length > 0
+        ? {
+            add: service.capAdd.length > 0 ? service.capAdd.map(capability) : undefined,
+            drop: service.capDrop.length > 0 ? service.capDrop.map(capability) : undefined,
+          }
+        : undefined,
   };
 }
 
@@ -41,8 +48,12 @@ export function podSysctls({ plan, context }: ServicePartProps): kplus.Sysctl[] 
     if (SAFE_SYSCTLS.includes(name)) {
       sysctls.push({ name, value: service.sysctls[name] });
     } else {
-      context.warn('unsafe-sysctl', `sysctl "${name}" is not set: Kubernetes rejects unsafe sysctls unless the kubelet allows `
-        + 'them (--allowed-unsafe-sysctls)', atKey(service, `sysctls.${name}`));
+      context.warn(
+        'unsafe-sysctl',
+        `sysctl "${name}" is not set: Kubernetes rejects unsafe sysctls unless the kubelet allows ` +
+          'them (--allowed-unsafe-sysctls)',
+        atKey(service, `sysctls.${name}`),
+      );
     }
   }
   return sysctls;
@@ -55,8 +66,11 @@ export function podHostAliases({ plan, context }: ServicePartProps): kplus.HostA
     if (/^[0-9.]+$|:/.test(host.ip)) {
       byIp.set(host.ip, [...(byIp.get(host.ip) ?? []), host.hostname]);
     } else {
-      context.warn('unsupported-key', `extra host "${host.hostname}:${host.ip}" is not kept: "${host.ip}" is not an address `
-        + 'a pod can use', atKey(plan.service, 'extra_hosts'));
+      context.warn(
+        'unsupported-key',
+        `extra host "${host.hostname}:${host.ip}" is not kept: "${host.ip}" is not an address ` + 'a pod can use',
+        atKey(plan.service, 'extra_hosts'),
+      );
     }
   }
   return [...byIp.keys()].sort().map((ip) => ({ ip, hostnames: byIp.get(ip)!.sort() }));
@@ -64,13 +78,20 @@ export function podHostAliases({ plan, context }: ServicePartProps): kplus.HostA
 
 /** GPUs from deploy.resources.reservations.devices become `nvidia.com/gpu` limits of the container. */
 export function addDevices(
-  { plan, context }: ServicePartProps, workload: kplus.AbstractPod | kplus.Workload, container: kplus.Container, templatePath: string,
+  { plan, context }: ServicePartProps,
+  workload: kplus.AbstractPod | kplus.Workload,
+  container: kplus.Container,
+  templatePath: string,
 ): void {
   const devices = plan.service.deploy.reservations.devices;
   let gpus = 0;
   for (const device of devices) {
     if (!device.capabilities.includes('gpu')) {
-      context.warn('unsupported-key', `ignored device reservation with capabilities ${device.capabilities.join(', ')}: only GPUs are converted`, device.at);
+      context.warn(
+        'unsupported-key',
+        `ignored device reservation with capabilities ${device.capabilities.join(', ')}: only GPUs are converted`,
+        device.at,
+      );
       continue;
     }
     if (device.count === 'all' || (device.count === undefined && device.deviceIds.length === 0)) {
@@ -84,8 +105,11 @@ export function addDevices(
     // kplus's ContainerResources has no extended resources, so the limit is patched in. The generated class maps
     // the patched tree through its TypeScript types afterwards, so the value must be a Quantity, not a number.
     ApiObject.of(workload).addJsonPatch(
-      JsonPatch.add(`${templatePath}/spec/containers/${workload.containers.indexOf(container)}/resources/limits/nvidia.com~1gpu`,
-        Quantity.fromNumber(gpus)));
+      JsonPatch.add(
+        `${templatePath}/spec/containers/${workload.containers.indexOf(container)}/resources/limits/nvidia.com~1gpu`,
+        Quantity.fromNumber(gpus),
+      ),
+    );
   }
 }
 
@@ -102,5 +126,7 @@ export function escapeExpansion(argv: readonly string[]): string[] {
 
 /** stop_grace_period, in whole seconds. */
 export function gracePeriod(service: ComposeService): Duration | undefined {
-  return service.stopGracePeriodSeconds !== undefined ? Duration.seconds(Math.ceil(service.stopGracePeriodSeconds)) : undefined;
+  return service.stopGracePeriodSeconds !== undefined
+    ? Duration.seconds(Math.ceil(service.stopGracePeriodSeconds))
+    : undefined;
 }

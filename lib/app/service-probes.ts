@@ -3,7 +3,14 @@ import * as kplus from 'cdk8s-plus-27';
 import { ComposeError } from '../compose/errors';
 import { Healthcheck } from '../compose/model';
 import { KomposeProbeCheck, KomposeProbeLabels } from './kompose-labels';
-import { ContainerProbes, healthcheckCommand, httpProbes, probeSeconds, probesFromHealthcheck, tcpReadiness } from './probes';
+import {
+  ContainerProbes,
+  healthcheckCommand,
+  httpProbes,
+  probeSeconds,
+  probesFromHealthcheck,
+  tcpReadiness,
+} from './probes';
 import { ServicePartProps, WorkloadKind } from './service-plan';
 
 /** The probes of a service's container, and whether the readiness probe is turned off by a label. */
@@ -21,23 +28,34 @@ export function serviceProbes(part: ServicePartProps, healthcheck: Healthcheck |
   const livenessLabels = settings.livenessLabels;
   if (plan.kind === WorkloadKind.JOB || plan.kind === WorkloadKind.CRON_JOB) {
     for (const labels of [readinessLabels, livenessLabels].filter((l): l is KomposeProbeLabels => l !== undefined)) {
-      context.warn('unsupported-label', `ignored the ${labels.prefix}.* labels: a ${plan.kind}'s pods run to completion `
-        + 'and are not probed', labels.at);
+      context.warn(
+        'unsupported-label',
+        `ignored the ${labels.prefix}.* labels: a ${plan.kind}'s pods run to completion ` + 'and are not probed',
+        labels.at,
+      );
     }
     return { readinessOff: false };
   }
   let base: ContainerProbes;
   if (settings.http) {
     if (healthcheck?.test) {
-      context.warn('healthcheck-replaced', 'the healthcheck is replaced by the HTTP probes of a service declared HTTP', healthcheck.at);
+      context.warn(
+        'healthcheck-replaced',
+        'the healthcheck is replaced by the HTTP probes of a service declared HTTP',
+        healthcheck.at,
+      );
     }
     base = httpProbes(settings.http);
   } else if (healthcheck?.test) {
     base = probesFromHealthcheck(healthcheck);
   } else {
     if (healthcheck && !(readinessLabels?.check && livenessLabels?.check)) {
-      context.warn('healthcheck-inherited', 'the healthcheck sets only timings, so it uses the image\'s HEALTHCHECK, which '
-        + 'Kubernetes does not run; a tcpSocket readiness probe is used where there is a port', healthcheck.at);
+      context.warn(
+        'healthcheck-inherited',
+        "the healthcheck sets only timings, so it uses the image's HEALTHCHECK, which " +
+          'Kubernetes does not run; a tcpSocket readiness probe is used where there is a port',
+        healthcheck.at,
+      );
     }
     const tcp = plan.ports.find((p) => p.protocol === kplus.Protocol.TCP && !p.inferred);
     base = plan.kind === WorkloadKind.STATEFUL || !tcp ? {} : tcpReadiness(tcp.port);
@@ -57,10 +75,13 @@ export function serviceProbes(part: ServicePartProps, healthcheck: Healthcheck |
  * each timing from the labels, else from the compose healthcheck, else Kubernetes' default.
  */
 function labelProbe(
-  { plan, settings }: ServicePartProps, healthcheck: Healthcheck | undefined, labels: KomposeProbeLabels, which: string,
+  { plan, settings }: ServicePartProps,
+  healthcheck: Healthcheck | undefined,
+  labels: KomposeProbeLabels,
+  which: string,
 ): kplus.Probe {
-  const check: KomposeProbeCheck | undefined = labels.check
-    ?? (healthcheck?.test ? { kind: 'exec', command: healthcheckCommand(healthcheck.test) } : undefined);
+  const check: KomposeProbeCheck | undefined =
+    labels.check ?? (healthcheck?.test ? { kind: 'exec', command: healthcheckCommand(healthcheck.test) } : undefined);
   if (!check) {
     throw new ComposeError(`the ${which} labels set timings but no check, and the compose healthcheck has no test`, {
       at: labels.at,
@@ -69,12 +90,17 @@ function labelProbe(
     });
   }
   const seconds = (label: number | undefined, compose: number | undefined) =>
-    label !== undefined ? Duration.seconds(label) : compose !== undefined ? Duration.seconds(probeSeconds(compose)) : undefined;
+    label !== undefined
+      ? Duration.seconds(label)
+      : compose !== undefined
+        ? Duration.seconds(probeSeconds(compose))
+        : undefined;
   const options = {
     periodSeconds: seconds(labels.periodSeconds, healthcheck?.intervalSeconds),
     timeoutSeconds: seconds(labels.timeoutSeconds, healthcheck?.timeoutSeconds),
     failureThreshold: labels.failureThreshold ?? healthcheck?.retries,
-    initialDelaySeconds: labels.initialDelaySeconds !== undefined ? Duration.seconds(labels.initialDelaySeconds) : undefined,
+    initialDelaySeconds:
+      labels.initialDelaySeconds !== undefined ? Duration.seconds(labels.initialDelaySeconds) : undefined,
   };
   switch (check.kind) {
     case 'exec':
@@ -85,7 +111,8 @@ function labelProbe(
       const port = check.port ?? settings.http?.port ?? plan.ports.find((p) => p.protocol === kplus.Protocol.TCP)?.port;
       if (port === undefined) {
         throw new ComposeError(`the ${which} probe's HTTP check has no port, and the service has no TCP port`, {
-          at: labels.at, hint: `add ${labels.prefix}.http_get_port`,
+          at: labels.at,
+          hint: `add ${labels.prefix}.http_get_port`,
         });
       }
       return kplus.Probe.fromHttpGet(check.path, { ...options, port });

@@ -6,7 +6,15 @@ import { isUnpinnedImage } from '../compose/image';
 import { joinDnsLabel } from '../base/naming';
 import { pullPolicyFor } from '../base/pod-defaults';
 import { WorkloadController } from '../stateful/stateful-dependency';
-import { DependencyWait, WAIT_VERBS, WaitKind, needsApi, waitContainer, waitContainerName, waitResource } from './dependency-wait';
+import {
+  DependencyWait,
+  WAIT_VERBS,
+  WaitKind,
+  needsApi,
+  waitContainer,
+  waitContainerName,
+  waitResource,
+} from './dependency-wait';
 import { labelAt } from './kompose-labels';
 import { KomposeLabel } from './settings';
 import { ServicePartProps, WorkloadKind, objectMetadata } from './service-plan';
@@ -47,8 +55,12 @@ export class ServiceWaits {
       const present = new Set(pod.workload.initContainers.map((c) => c.name));
       for (const wait of this.waits.filter((w) => !present.has(waitContainerName(w)))) {
         if (needsApi(wait)) {
-          context.warn('sidecar-wait', `does not wait for "${wait.service}" through the API: the service runs in the pod of `
-            + `"${plan.sidecarOf}", whose service account it cannot change; give "${wait.service}" a port to wait on`, plan.service.at);
+          context.warn(
+            'sidecar-wait',
+            `does not wait for "${wait.service}" through the API: the service runs in the pod of ` +
+              `"${plan.sidecarOf}", whose service account it cannot change; give "${wait.service}" a port to wait on`,
+            plan.service.at,
+          );
         } else {
           pod.workload.addInitContainer(waitContainer(wait, context.wait));
         }
@@ -66,9 +78,12 @@ export class ServiceWaits {
     const metadata = objectMetadata(this.part, joinDnsLabel(plan.name, 'wait'));
     // Under kompose.serviceaccount-name the pod's own account gets the wait's Role: a pod has one account.
     const own = settings.serviceAccountName;
-    const account = own !== undefined
-      ? kplus.ServiceAccount.fromServiceAccountName(scope, 'WaitServiceAccount', own, { namespaceName: context.namespace })
-      : new kplus.ServiceAccount(scope, 'WaitServiceAccount', { metadata, automountToken: false });
+    const account =
+      own !== undefined
+        ? kplus.ServiceAccount.fromServiceAccountName(scope, 'WaitServiceAccount', own, {
+            namespaceName: context.namespace,
+          })
+        : new kplus.ServiceAccount(scope, 'WaitServiceAccount', { metadata, automountToken: false });
     const role = new kplus.Role(scope, 'WaitRole', { metadata });
     for (const wait of apiWaits) {
       role.allow([...WAIT_VERBS], waitResource(wait));
@@ -88,9 +103,12 @@ export class ServiceWaits {
     if (settings.serviceAccountName === undefined) {
       return;
     }
-    context.warn('external-service-account', `the pod runs as service account "${settings.serviceAccountName}", with its token mounted: `
-      + `create it in namespace "${context.namespace}" before applying (cdk8s-compose does not)`,
-    labelAt(plan.service, KomposeLabel.SERVICE_ACCOUNT_NAME));
+    context.warn(
+      'external-service-account',
+      `the pod runs as service account "${settings.serviceAccountName}", with its token mounted: ` +
+        `create it in namespace "${context.namespace}" before applying (cdk8s-compose does not)`,
+      labelAt(plan.service, KomposeLabel.SERVICE_ACCOUNT_NAME),
+    );
     if (!waitsSetIt) {
       runAs(pod, settings.serviceAccountName);
     }
@@ -101,7 +119,9 @@ export class ServiceWaits {
    * (a ResourceQuota rejects containers without resources).
    */
   public addKomposeInitContainer(
-    pod: ServicePod, resources: kplus.ContainerResources, securityContext: kplus.ContainerSecurityContextProps,
+    pod: ServicePod,
+    resources: kplus.ContainerResources,
+    securityContext: kplus.ContainerSecurityContextProps,
   ): void {
     const { plan, settings, context } = this.part;
     const init = settings.initContainer;
@@ -116,8 +136,12 @@ export class ServiceWaits {
       });
     }
     if (isUnpinnedImage(init.image)) {
-      context.warn('unpinned-image', `image "${init.image}" of the init container is not pinned (no tag, or :latest): `
-        + 'each node may pull a different image; pin a version tag or a digest', init.at);
+      context.warn(
+        'unpinned-image',
+        `image "${init.image}" of the init container is not pinned (no tag, or :latest): ` +
+          'each node may pull a different image; pin a version tag or a digest',
+        init.at,
+      );
     }
     pod.workload.addInitContainer({
       name: init.name,
@@ -137,17 +161,33 @@ export class ServiceWaits {
       if (!target || dependency.service === plan.sidecarOf) {
         continue;
       }
-      const tcp = target.ports.find((p) => p.protocol === kplus.Protocol.TCP && !p.inferred)
-        ?? target.ports.find((p) => p.protocol === kplus.Protocol.TCP);
-      const sharesNetwork = plan.service.networks.some((mine) => target.service.networks.some((theirs) => theirs.name === mine.name));
-      const vmReady: DependencyWait = { kind: WaitKind.WORKLOAD_READY, service: dependency.service, target: target.vm ?? target.name, workload: 'VirtualMachine' };
+      const tcp =
+        target.ports.find((p) => p.protocol === kplus.Protocol.TCP && !p.inferred) ??
+        target.ports.find((p) => p.protocol === kplus.Protocol.TCP);
+      const sharesNetwork = plan.service.networks.some((mine) =>
+        target.service.networks.some((theirs) => theirs.name === mine.name),
+      );
+      const vmReady: DependencyWait = {
+        kind: WaitKind.WORKLOAD_READY,
+        service: dependency.service,
+        target: target.vm ?? target.name,
+        workload: 'VirtualMachine',
+      };
       if (target.kind === WorkloadKind.VM && dependency.condition === 'service_completed_successfully') {
-        context.warn('vm-dependency', `"${dependency.service}" runs in the VM, where its completion is not visible to Kubernetes: `
-          + 'the pod waits for the VM to be ready instead', dependency.at);
+        context.warn(
+          'vm-dependency',
+          `"${dependency.service}" runs in the VM, where its completion is not visible to Kubernetes: ` +
+            'the pod waits for the VM to be ready instead',
+          dependency.at,
+        );
         waits.push(vmReady);
       } else if (target.kind === WorkloadKind.CRON_JOB) {
-        context.warn('scheduled-dependency', `does not wait for "${dependency.service}": it runs on a schedule (a CronJob), so there is `
-          + 'nothing to wait for', dependency.at);
+        context.warn(
+          'scheduled-dependency',
+          `does not wait for "${dependency.service}": it runs on a schedule (a CronJob), so there is ` +
+            'nothing to wait for',
+          dependency.at,
+        );
       } else if (target.kind === WorkloadKind.JOB) {
         waits.push({ kind: WaitKind.JOB_COMPLETE, service: dependency.service, target: target.name });
       } else if (target.hasService && tcp && sharesNetwork) {
@@ -155,14 +195,18 @@ export class ServiceWaits {
       } else if (target.kind === WorkloadKind.VM) {
         waits.push(vmReady);
       } else {
-        const workload = target.controller === WorkloadController.STATEFUL_SET || target.kind === WorkloadKind.STATEFUL_SET
-          ? 'StatefulSet' : target.kind === WorkloadKind.DAEMON_SET ? 'DaemonSet' : 'Deployment';
+        const workload =
+          target.controller === WorkloadController.STATEFUL_SET || target.kind === WorkloadKind.STATEFUL_SET
+            ? 'StatefulSet'
+            : target.kind === WorkloadKind.DAEMON_SET
+              ? 'DaemonSet'
+              : 'Deployment';
         waits.push({ kind: WaitKind.WORKLOAD_READY, service: dependency.service, target: target.name, workload });
       }
     }
     // Databases and caches first (rule 1), then the rest in compose's order; init containers run in this order.
     // Several services in the VM are one wait for the VM.
-    const stateful = (w: DependencyWait) => context.plans.get(w.service)?.kind === WorkloadKind.STATEFUL ? 0 : 1;
+    const stateful = (w: DependencyWait) => (context.plans.get(w.service)?.kind === WorkloadKind.STATEFUL ? 0 : 1);
     const unique = waits.filter((w, i) => waits.findIndex((o) => waitContainerName(o) === waitContainerName(w)) === i);
     return unique.sort((x, y) => stateful(x) - stateful(y));
   }
@@ -176,5 +220,6 @@ export class ServiceWaits {
 function runAs(pod: ServicePod, account: string): void {
   ApiObject.of(pod.workload).addJsonPatch(
     JsonPatch.add(`${pod.podTemplatePath}/spec/serviceAccountName`, account),
-    JsonPatch.add(`${pod.podTemplatePath}/spec/automountServiceAccountToken`, true));
+    JsonPatch.add(`${pod.podTemplatePath}/spec/automountServiceAccountToken`, true),
+  );
 }

@@ -3,7 +3,11 @@ import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { POD_SECURITY_CONTEXT, pullPolicyFor } from '../base/pod-defaults';
 import {
-  LabelledCronJob, LabelledDaemonSet, LabelledDeployment, LabelledJob, LabelledStatefulSet,
+  LabelledCronJob,
+  LabelledDaemonSet,
+  LabelledDeployment,
+  LabelledJob,
+  LabelledStatefulSet,
 } from '../base/labelled-workloads';
 import { claimSize } from '../base/sizes';
 import { DatabaseCredentials, DatabaseEngine } from '../stateful/engine';
@@ -12,7 +16,14 @@ import { ServiceEnvironment } from './service-environment';
 import { ServiceMounts } from './service-mounts';
 import { gracePeriod, podHostAliases, podSysctls } from './service-pod';
 import { ServiceProbes } from './service-probes';
-import { PodHost, ServicePartProps, WorkloadKind, WorkloadPort, explicitProtocol, objectMetadata } from './service-plan';
+import {
+  PodHost,
+  ServicePartProps,
+  WorkloadKind,
+  WorkloadPort,
+  explicitProtocol,
+  objectMetadata,
+} from './service-plan';
 import { warnStatefulPodKeys } from './service-warnings';
 
 /** What the workload of a service is made from: its parts, already planned. */
@@ -57,7 +68,9 @@ export class ServiceWorkload {
       this.workload = host.workload;
       this.service = host.service;
       // Its ports on the pod: those the host's plan gives it (a port the host declares is the host container's).
-      this.container = host.workload.addContainer(this.containerProps(host.ports.filter((p) => p.via === plan.service.name)));
+      this.container = host.workload.addContainer(
+        this.containerProps(host.ports.filter((p) => p.via === plan.service.name)),
+      );
     } else {
       // A StatefulSet names its pods through its Service, so that Service comes first; any other one after the workload.
       const service = plan.kind === WorkloadKind.STATEFUL_SET ? this.clusterService() : undefined;
@@ -91,7 +104,9 @@ export class ServiceWorkload {
   }
 
   /** A workload of the service's own, with the pod settings compose gives. */
-  private ownWorkload(service: kplus.Service | undefined): kplus.Deployment | kplus.StatefulSet | kplus.DaemonSet | kplus.Job | kplus.CronJob {
+  private ownWorkload(
+    service: kplus.Service | undefined,
+  ): kplus.Deployment | kplus.StatefulSet | kplus.DaemonSet | kplus.Job | kplus.CronJob {
     const { part, replicas, mounts } = this.props;
     const { plan, settings } = part;
     const scope = this.scope;
@@ -103,12 +118,18 @@ export class ServiceWorkload {
       hostAliases: podHostAliases(part),
       terminationGracePeriod: gracePeriod(plan.service),
       // A reference by name: the pull secret is the cluster's, outside the app.
-      dockerRegistryAuth: settings.imagePullSecret ? kplus.Secret.fromSecretName(scope, 'ImagePullSecret', settings.imagePullSecret) : undefined,
+      dockerRegistryAuth: settings.imagePullSecret
+        ? kplus.Secret.fromSecretName(scope, 'ImagePullSecret', settings.imagePullSecret)
+        : undefined,
       containers: [this.containerProps(plan.ports.filter((p) => p.via === undefined))],
     };
     switch (plan.kind) {
       case WorkloadKind.JOB:
-        return new LabelledJob(scope, 'Job', { ...podProps, restartPolicy: kplus.RestartPolicy.ON_FAILURE, backoffLimit: 6 });
+        return new LabelledJob(scope, 'Job', {
+          ...podProps,
+          restartPolicy: kplus.RestartPolicy.ON_FAILURE,
+          backoffLimit: 6,
+        });
       case WorkloadKind.CRON_JOB: {
         const cron = settings.cronJob!;
         return new LabelledCronJob(scope, 'CronJob', {
@@ -144,7 +165,12 @@ export class ServiceWorkload {
       metadata: objectMetadata(part, plan.name),
       type: kplus.ServiceType.CLUSTER_IP,
       clusterIP: settings.komposeServiceType === 'headless' ? 'None' : undefined,
-      ports: plan.ports.map((p) => ({ port: p.port, targetPort: p.port, protocol: explicitProtocol(p.protocol), name: p.name })),
+      ports: plan.ports.map((p) => ({
+        port: p.port,
+        targetPort: p.port,
+        protocol: explicitProtocol(p.protocol),
+        name: p.name,
+      })),
     });
   }
 
@@ -154,8 +180,9 @@ export class ServiceWorkload {
     const { plan, settings, context } = part;
     const engine = plan.engine!;
     const dataClaim = mounts.engineDataClaim;
-    const enginePort = plan.ports.find((p) => p.port === engine.port && p.protocol === kplus.Protocol.TCP)
-      ?? plan.ports.find((p) => p.protocol === kplus.Protocol.TCP);
+    const enginePort =
+      plan.ports.find((p) => p.port === engine.port && p.protocol === kplus.Protocol.TCP) ??
+      plan.ports.find((p) => p.protocol === kplus.Protocol.TCP);
     const dependency = new StatefulDependency(this.scope, 'Stateful', {
       engine,
       image: settings.image,
@@ -179,17 +206,31 @@ export class ServiceWorkload {
       storageSize: dataClaim ? undefined : claimSize(settings.stateStorageBytes).size,
       storageClassName: settings.storageClassName,
       // A cache whose data compose does not keep (no volume at its data path) has nothing worth a backup.
-      backup: settings.backup === undefined ? (mounts.engineDataKept ? {} : false)
-        : settings.backup === true ? {} : settings.backup,
+      backup:
+        settings.backup === undefined
+          ? mounts.engineDataKept
+            ? {}
+            : false
+          : settings.backup === true
+            ? {}
+            : settings.backup,
       terminationGracePeriod: gracePeriod(plan.service),
     });
     warnStatefulPodKeys(plan, (code, message, at) => context.warn(code, message, at));
     for (const port of plan.ports) {
       if (port.port !== dependency.port || port.protocol !== kplus.Protocol.TCP) {
         if (port.via === undefined) {
-          dependency.container.addPort({ number: port.port, protocol: explicitProtocol(port.protocol), name: port.name });
+          dependency.container.addPort({
+            number: port.port,
+            protocol: explicitProtocol(port.protocol),
+            name: port.name,
+          });
         }
-        dependency.service.bind(port.port, { targetPort: port.port, protocol: explicitProtocol(port.protocol), name: port.name });
+        dependency.service.bind(port.port, {
+          targetPort: port.port,
+          protocol: explicitProtocol(port.protocol),
+          name: port.name,
+        });
       }
     }
     return dependency;

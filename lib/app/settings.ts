@@ -192,14 +192,19 @@ export function readServiceExtension(service: ComposeService): ServiceExtension 
   });
   if (typeof raw !== 'object' || Array.isArray(raw)) {
     throw new ComposeError('invalid extension', {
-      at: at(), value: raw, allowed: `a mapping with the keys ${EXTENSION_KEYS.join(', ')}`,
+      at: at(),
+      value: raw,
+      allowed: `a mapping with the keys ${EXTENSION_KEYS.join(', ')}`,
     });
   }
   const ext = raw as Record<string, unknown>;
   for (const key of Object.keys(ext).sort()) {
     if (!EXTENSION_KEYS.includes(key)) {
       throw new ComposeError('unknown key', {
-        at: at(key), value: key, allowed: EXTENSION_KEYS.join(', '), hint: 'remove the key or fix its spelling',
+        at: at(key),
+        value: key,
+        allowed: EXTENSION_KEYS.join(', '),
+        hint: 'remove the key or fix its spelling',
       });
     }
   }
@@ -226,13 +231,19 @@ export function readServiceExtension(service: ComposeService): ServiceExtension 
     }
     for (const key of ['livenessPath', 'readinessPath']) {
       if (h[key] !== undefined && (typeof h[key] !== 'string' || !(h[key] as string).startsWith('/'))) {
-        throw new ComposeError('invalid path', { at: at(`http.${key}`), value: h[key], allowed: 'a path starting with "/"' });
+        throw new ComposeError('invalid path', {
+          at: at(`http.${key}`),
+          value: h[key],
+          allowed: 'a path starting with "/"',
+        });
       }
     }
     http = h as ServiceExtension['http'];
   } else {
     throw new ComposeError('invalid value', {
-      at: at('http'), value: ext.http, allowed: 'true, false, or a mapping with port, livenessPath, readinessPath',
+      at: at('http'),
+      value: ext.http,
+      allowed: 'true, false, or a mapping with port, livenessPath, readinessPath',
     });
   }
   const exposeText = text('expose');
@@ -248,7 +259,9 @@ export function readServiceExtension(service: ComposeService): ServiceExtension 
     engine = DatabaseEngine.fromName(engineText);
     if (!engine) {
       throw new ComposeError('unknown engine', {
-        at: at('engine'), value: engineText, allowed: 'postgres, mysql, mariadb, mongo, redis, or none',
+        at: at('engine'),
+        value: engineText,
+        allowed: 'postgres, mysql, mariadb, mongo, redis, or none',
       });
     }
   }
@@ -295,7 +308,7 @@ export enum KomposeLabel {
 
 /** The Service types `kompose.service.type` may name, in lower case as kompose reads them. */
 export const KOMPOSE_SERVICE_TYPES = ['clusterip', 'headless', 'loadbalancer', 'nodeport'] as const;
-export type KomposeServiceType = typeof KOMPOSE_SERVICE_TYPES[number];
+export type KomposeServiceType = (typeof KOMPOSE_SERVICE_TYPES)[number];
 
 /** Reads a size label (`kompose.volume.size`) into bytes. */
 export function sizeLabel(value: string, at: ComposeLocation): number {

@@ -2,7 +2,14 @@ import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { KubeSecret } from '../../imports/k8s';
 import { ComposeError } from '../compose/errors';
-import { ComposeConfig, ComposeLocation, ComposeModel, ComposeSecret, ComposeVolume, FileSource } from '../compose/model';
+import {
+  ComposeConfig,
+  ComposeLocation,
+  ComposeModel,
+  ComposeSecret,
+  ComposeVolume,
+  FileSource,
+} from '../compose/model';
 import { Redactor } from '../compose/sensitive';
 import { NameRegistry, toDnsLabel } from '../base/naming';
 import { secretHandle } from '../base/secret-handle';
@@ -80,12 +87,18 @@ export class SharedObjects {
   }
 
   /** The claim of a named volume: created on first use, referenced when external. */
-  public claimFor(volumeName: string, user: ServicePlan, at: ComposeLocation, mounted = true): kplus.IPersistentVolumeClaim {
+  public claimFor(
+    volumeName: string,
+    user: ServicePlan,
+    at: ComposeLocation,
+    mounted = true,
+  ): kplus.IPersistentVolumeClaim {
     const { model, namespace, names, warnings, scope } = this.props;
     const volume = model.volumes.find((v) => v.name === volumeName);
     if (!volume) {
       throw new ComposeError(`volume "${volumeName}" is not declared in the top-level volumes`, {
-        at, hint: `declare it under volumes:`,
+        at,
+        hint: `declare it under volumes:`,
       });
     }
     if (mounted) {
@@ -98,13 +111,24 @@ export class SharedObjects {
     let claim: kplus.IPersistentVolumeClaim;
     if (volume.external) {
       const name = volume.externalName ?? volume.name;
-      warnings.warn('external-volume', `volume "${volume.name}" is external: the claim "${name}" must exist in namespace `
-        + `"${namespace}" before deploying`, volume.at);
+      warnings.warn(
+        'external-volume',
+        `volume "${volume.name}" is external: the claim "${name}" must exist in namespace ` +
+          `"${namespace}" before deploying`,
+        volume.at,
+      );
       claim = kplus.PersistentVolumeClaim.fromClaimName(scope, `Volume-${volume.name}`, name);
     } else {
-      const name = names.claim('PersistentVolumeClaim', toDnsLabel(volume.name) || 'volume', { owner: `volume "${volume.name}"`, at: volume.at });
+      const name = names.claim('PersistentVolumeClaim', toDnsLabel(volume.name) || 'volume', {
+        owner: `volume "${volume.name}"`,
+        at: volume.at,
+      });
       if (volume.driver !== undefined && volume.driver !== 'local') {
-        warnings.warn('unsupported-key', `ignored volume driver "${volume.driver}": the claim uses a storage class`, volume.at);
+        warnings.warn(
+          'unsupported-key',
+          `ignored volume driver "${volume.driver}": the claim uses a storage class`,
+          volume.at,
+        );
       }
       if (Object.keys(volume.driverOpts).length > 0) {
         warnings.warn('unsupported-key', 'ignored driver_opts: the claim uses a storage class', volume.at);
@@ -112,17 +136,22 @@ export class SharedObjects {
       const bytes = this.volumeBytes(volume, user);
       const { size, rounded } = claimSize(bytes);
       if (rounded) {
-        warnings.warn('volume-size-rounded', `volume "${volume.name}" asks for ${bytes} bytes; the claim asks for ${size.toGibibytes()}Gi `
-          + '(claims are sized in whole GiB)', volume.at);
+        warnings.warn(
+          'volume-size-rounded',
+          `volume "${volume.name}" asks for ${bytes} bytes; the claim asks for ${size.toGibibytes()}Gi ` +
+            '(claims are sized in whole GiB)',
+          volume.at,
+        );
       }
       claim = new kplus.PersistentVolumeClaim(scope, `Volume-${volume.name}`, {
         metadata: { name, namespace },
         accessModes: [kplus.PersistentVolumeAccessMode.READ_WRITE_ONCE],
         storage: size,
-        storageClassName: this.props.props.volumes?.[volume.name]?.storageClassName
-          ?? volume.labels[KomposeLabel.VOLUME_STORAGE_CLASS]
-          ?? user.service.labels[KomposeLabel.VOLUME_STORAGE_CLASS]
-          ?? this.props.props.storageClassName,
+        storageClassName:
+          this.props.props.volumes?.[volume.name]?.storageClassName ??
+          volume.labels[KomposeLabel.VOLUME_STORAGE_CLASS] ??
+          user.service.labels[KomposeLabel.VOLUME_STORAGE_CLASS] ??
+          this.props.props.storageClassName,
       });
     }
     this.claimMap.set(volumeName, claim);
@@ -138,20 +167,30 @@ export class SharedObjects {
     const secret = model.secrets.find((s) => s.name === name);
     let source: MountedFileSource | undefined;
     if (!secret) {
-      throw new ComposeError(`secret "${name}" is not declared in the top-level secrets`, { at, hint: 'declare it under secrets:' });
+      throw new ComposeError(`secret "${name}" is not declared in the top-level secrets`, {
+        at,
+        hint: 'declare it under secrets:',
+      });
     }
     const key = fileKey(secret.name);
     if (secret.source.kind === 'external' || secret.source.kind === 'outside') {
       source = this.referencedFileSource('secret', secret.name, secret.source, key, secret.at);
     } else {
-      const objectName = names.claim('Secret', toDnsLabel(secret.name) || 'secret', { owner: `secret "${secret.name}"`, at: secret.at });
+      const objectName = names.claim('Secret', toDnsLabel(secret.name) || 'secret', {
+        owner: `secret "${secret.name}"`,
+        at: secret.at,
+      });
       const content = secret.source.content;
       this.secrets[secret.name] = new KubeSecret(scope, `Secret-${secret.name}`, {
         metadata: { name: objectName, namespace },
         type: 'Opaque',
         data: { [key]: content.binary ? content.text : Buffer.from(content.text, 'utf8').toString('base64') },
       });
-      source = { kind: 'Secret', secret: secretHandle(scope, `SecretRef-${secret.name}`, this.secrets[secret.name]), key };
+      source = {
+        kind: 'Secret',
+        secret: secretHandle(scope, `SecretRef-${secret.name}`, this.secrets[secret.name]),
+        key,
+      };
     }
     this.warnLabels(secret, 'secret');
     this.secretSources.set(name, source);
@@ -161,7 +200,9 @@ export class SharedObjects {
   /** The text of a compose secret the app read (trimmed), for values that embed it; undefined otherwise. */
   public secretContent(name: string): string | undefined {
     const secret = this.props.model.secrets.find((s) => s.name === name);
-    return secret && 'content' in secret.source && !secret.source.content.binary ? secret.source.content.text.trim() : undefined;
+    return secret && 'content' in secret.source && !secret.source.content.binary
+      ? secret.source.content.text.trim()
+      : undefined;
   }
 
   /** The ConfigMap (or Secret) and key of a compose config: created on first use, referenced when external. */
@@ -172,7 +213,10 @@ export class SharedObjects {
     const { model, namespace, names, scope, warnings } = this.props;
     const config = model.configs.find((c) => c.name === name);
     if (!config) {
-      throw new ComposeError(`config "${name}" is not declared in the top-level configs`, { at, hint: 'declare it under configs:' });
+      throw new ComposeError(`config "${name}" is not declared in the top-level configs`, {
+        at,
+        hint: 'declare it under configs:',
+      });
     }
     const key = fileKey(config.name);
     let source: MountedFileSource | undefined;
@@ -182,9 +226,16 @@ export class SharedObjects {
       const content = config.source.content;
       const holdsSecret = !content.binary && this.props.redactor.foundIn(content.text);
       const kind = holdsSecret ? 'Secret' : 'ConfigMap';
-      const objectName = names.claim(kind, toDnsLabel(config.name) || 'config', { owner: `config "${config.name}"`, at: config.at });
+      const objectName = names.claim(kind, toDnsLabel(config.name) || 'config', {
+        owner: `config "${config.name}"`,
+        at: config.at,
+      });
       if (holdsSecret) {
-        warnings.warn('file-holds-secret', `config "${config.name}" contains a secret value, so it is kept in the Secret "${objectName}"`, config.at);
+        warnings.warn(
+          'file-holds-secret',
+          `config "${config.name}" contains a secret value, so it is kept in the Secret "${objectName}"`,
+          config.at,
+        );
         const object = new KubeSecret(scope, `Config-${config.name}`, {
           metadata: { name: objectName, namespace },
           type: 'Opaque',
@@ -204,8 +255,12 @@ export class SharedObjects {
       if (!content.binary) {
         // References are reported once per config, not per service that mounts it.
         for (const reference of this.props.hosts.references(content.text)) {
-          warnings.warn('file-host-reference', `config "${config.name}" refers to "${reference.from}", which is the Service `
-            + `"${reference.to}" in Kubernetes; edit the file`, config.at);
+          warnings.warn(
+            'file-host-reference',
+            `config "${config.name}" refers to "${reference.from}", which is the Service ` +
+              `"${reference.to}" in Kubernetes; edit the file`,
+            config.at,
+          );
         }
       }
     }
@@ -220,18 +275,30 @@ export class SharedObjects {
     for (const [volume, users] of [...this.claimUsers.entries()].sort()) {
       const at = model.volumes.find((v) => v.name === volume)!.at;
       if (users.size > 1) {
-        warnings.warn('shared-volume', `volume "${volume}" is mounted by services ${[...users].sort().join(', ')}: its ReadWriteOnce `
-          + 'claim attaches to one node at a time, so their pods must land on the same node (or use a ReadWriteMany storage class)', at);
+        warnings.warn(
+          'shared-volume',
+          `volume "${volume}" is mounted by services ${[...users].sort().join(', ')}: its ReadWriteOnce ` +
+            'claim attaches to one node at a time, so their pods must land on the same node (or use a ReadWriteMany storage class)',
+          at,
+        );
       }
       for (const user of users) {
         const service = migrated.get(user);
         if (service?.kind === WorkloadKind.DAEMON_SET) {
-          warnings.warn('shared-volume', `volume "${volume}" is mounted by service "${user}", a DaemonSet with a pod on every node: a `
-            + 'ReadWriteOnce claim attaches to one node at a time, so the pods on other nodes stay Pending (use a ReadWriteMany '
-            + 'storage class, or run it as a Deployment)', at);
+          warnings.warn(
+            'shared-volume',
+            `volume "${volume}" is mounted by service "${user}", a DaemonSet with a pod on every node: a ` +
+              'ReadWriteOnce claim attaches to one node at a time, so the pods on other nodes stay Pending (use a ReadWriteMany ' +
+              'storage class, or run it as a Deployment)',
+            at,
+          );
         } else if (service && service.replicas > 1) {
-          warnings.warn('shared-volume', `volume "${volume}" is mounted by ${service.replicas} replicas of service "${user}": a `
-            + 'ReadWriteOnce claim attaches to one node at a time', at);
+          warnings.warn(
+            'shared-volume',
+            `volume "${volume}" is mounted by ${service.replicas} replicas of service "${user}": a ` +
+              'ReadWriteOnce claim attaches to one node at a time',
+            at,
+          );
         }
       }
     }
@@ -242,7 +309,11 @@ export class SharedObjects {
     for (const volume of this.props.model.volumes) {
       for (const label of Object.keys(volume.labels).sort()) {
         if (label.startsWith('kompose.') && !HONOURED_KOMPOSE_VOLUME_LABELS.includes(label)) {
-          this.props.warnings.warn('unsupported-label', `ignored label "${label}": this kompose label is not honoured`, labelAt(volume, label));
+          this.props.warnings.warn(
+            'unsupported-label',
+            `ignored label "${label}": this kompose label is not honoured`,
+            labelAt(volume, label),
+          );
         }
       }
     }
@@ -271,14 +342,22 @@ export class SharedObjects {
    * the project that was not read.
    */
   private referencedFileSource(
-    what: 'secret' | 'config', name: string, source: Extract<FileSource, { kind: 'external' | 'outside' }>, key: string,
+    what: 'secret' | 'config',
+    name: string,
+    source: Extract<FileSource, { kind: 'external' | 'outside' }>,
+    key: string,
     at: ComposeLocation,
   ): MountedFileSource {
     const kind = what === 'secret' ? 'Secret' : 'ConfigMap';
     const objectName = toDnsLabel(source.kind === 'external' ? source.externalName : name);
-    const why = source.kind === 'external' ? 'is external' : `reads "${source.path}", outside the project, which was not read`;
-    this.props.warnings.warn(`external-${what}`, `${what} "${name}" ${why}: create the ${kind} "${objectName}" with the key "${key}" in `
-      + `namespace "${this.props.namespace}" before deploying`, at);
+    const why =
+      source.kind === 'external' ? 'is external' : `reads "${source.path}", outside the project, which was not read`;
+    this.props.warnings.warn(
+      `external-${what}`,
+      `${what} "${name}" ${why}: create the ${kind} "${objectName}" with the key "${key}" in ` +
+        `namespace "${this.props.namespace}" before deploying`,
+      at,
+    );
     // A reference by name: the object is outside the app.
     const id = `${what === 'secret' ? 'Secret' : 'Config'}Ref-${name}`;
     return what === 'secret'
@@ -288,7 +367,12 @@ export class SharedObjects {
 
   private warnLabels(item: ComposeSecret | ComposeConfig, what: string): void {
     if (Object.keys(item.labels).length > 0) {
-      this.props.warnings.warnOnce(`${what}:${item.name}:labels`, 'unsupported-key', `ignored the labels of ${what} "${item.name}"`, item.at);
+      this.props.warnings.warnOnce(
+        `${what}:${item.name}:labels`,
+        'unsupported-key',
+        `ignored the labels of ${what} "${item.name}"`,
+        item.at,
+      );
     }
   }
 }

@@ -2,7 +2,12 @@ import * as kplus from 'cdk8s-plus-27';
 import { ServicePlan, WorkloadKind } from './migrated-service';
 import { portName } from '../base/naming';
 
-const HOST_KINDS: readonly WorkloadKind[] = [WorkloadKind.DEPLOYMENT, WorkloadKind.STATEFUL, WorkloadKind.STATEFUL_SET, WorkloadKind.DAEMON_SET];
+const HOST_KINDS: readonly WorkloadKind[] = [
+  WorkloadKind.DEPLOYMENT,
+  WorkloadKind.STATEFUL,
+  WorkloadKind.STATEFUL_SET,
+  WorkloadKind.DAEMON_SET,
+];
 
 /**
  * `network_mode: service:X`: a service that would run as a Deployment becomes a second container in X's pod (a
@@ -13,11 +18,21 @@ const HOST_KINDS: readonly WorkloadKind[] = [WorkloadKind.DEPLOYMENT, WorkloadKi
 export function planSidecars(plans: Map<string, ServicePlan>): void {
   for (const plan of [...plans.values()]) {
     const host = plans.get(/^service:(.+)$/.exec(plan.service.networkMode ?? '')?.[1] ?? '');
-    if (!host || host === plan || !HOST_KINDS.includes(host.kind) || host.service.networkMode?.startsWith('service:')
-      || plan.kind !== WorkloadKind.DEPLOYMENT) {
+    if (
+      !host ||
+      host === plan ||
+      !HOST_KINDS.includes(host.kind) ||
+      host.service.networkMode?.startsWith('service:') ||
+      plan.kind !== WorkloadKind.DEPLOYMENT
+    ) {
       continue;
     }
-    plans.set(plan.service.name, { ...plan, kind: WorkloadKind.SIDECAR, hasService: false, sidecarOf: host.service.name });
+    plans.set(plan.service.name, {
+      ...plan,
+      kind: WorkloadKind.SIDECAR,
+      hasService: false,
+      sidecarOf: host.service.name,
+    });
     // In one network namespace a port is one process's: the host's declared ports stay the host container's; the
     // sidecar's others (and those the host only had inferred, from references that reach the pod) are the sidecar's.
     const current = plans.get(host.service.name)!;
@@ -26,11 +41,17 @@ export function planSidecars(plans: Map<string, ServicePlan>): void {
     const added = plan.ports.filter((p) => !declaredByHost(p)).map((p) => ({ ...p, via: plan.service.name }));
     const kept = current.ports.filter((q) => !added.some((p) => p.port === q.port && p.protocol === q.protocol));
     const engine = current.engine;
-    if (engine && !kept.some((q) => q.protocol === kplus.Protocol.TCP && !q.inferred) && !kept.some((q) => q.port === engine.port)) {
+    if (
+      engine &&
+      !kept.some((q) => q.protocol === kplus.Protocol.TCP && !q.inferred) &&
+      !kept.some((q) => q.port === engine.port)
+    ) {
       // The references that gave the host its only ports may reach the sidecar: the database keeps its engine's port.
       kept.push({ port: engine.port, protocol: kplus.Protocol.TCP, name: portName('tcp', engine.port) });
     }
-    const ports = [...kept, ...added].sort((a, b) => a.port - b.port || (a.protocol < b.protocol ? -1 : a.protocol > b.protocol ? 1 : 0));
+    const ports = [...kept, ...added].sort(
+      (a, b) => a.port - b.port || (a.protocol < b.protocol ? -1 : a.protocol > b.protocol ? 1 : 0),
+    );
     plans.set(host.service.name, { ...current, ports, hasService: current.hasService || ports.length > 0 });
   }
 }

@@ -46,7 +46,10 @@ export class VerifiedManifests {
    */
   private readonly warnedUnder = new Map<string, ComposeWarning[]>();
 
-  constructor(public readonly app: VerifiedApp, manifests: readonly any[]) {
+  constructor(
+    public readonly app: VerifiedApp,
+    manifests: readonly any[],
+  ) {
     for (const manifest of manifests) {
       if (manifest?.metadata?.namespace !== undefined && manifest.metadata.namespace !== app.namespace) {
         continue;
@@ -81,9 +84,12 @@ export class VerifiedManifests {
     this.migrated = new Map(app.services.map((s) => [s.composeName, s]));
     for (const service of app.services) {
       const workload = this.find(ApiObject.of(service.workload).kind, service.workload.name);
-      const template = workload?.kind === 'CronJob' ? workload.spec.jobTemplate.spec.template : workload?.spec?.template;
+      const template =
+        workload?.kind === 'CronJob' ? workload.spec.jobTemplate.spec.template : workload?.spec?.template;
       if (template) {
-        const container = (template.spec.containers ?? []).find((c: any) => c.name === service.container.name) ?? template.spec.containers[0];
+        const container =
+          (template.spec.containers ?? []).find((c: any) => c.name === service.container.name) ??
+          template.spec.containers[0];
         this.pods.set(service.composeName, { labels: template.metadata?.labels ?? {}, spec: template.spec, container });
       }
     }

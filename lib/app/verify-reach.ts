@@ -14,7 +14,13 @@ export function checkReferences(m: VerifiedManifests): void {
     const subject = `${ref.name}${ref.port !== undefined ? `:${ref.port}` : ''} → ${ref.server} (${ref.what})`;
     const server = serverName(m, ref.server);
     if (server === undefined) {
-      m.add(ref.client, VerifyCheck.REACH, subject, VerifyStatus.BROKEN, `service "${ref.server}" is not in the manifests`);
+      m.add(
+        ref.client,
+        VerifyCheck.REACH,
+        subject,
+        VerifyStatus.BROKEN,
+        `service "${ref.server}" is not in the manifests`,
+      );
       continue;
     }
     let name = ref.name.toLowerCase();
@@ -26,20 +32,40 @@ export function checkReferences(m: VerifiedManifests): void {
     const service = m.find('Service', name);
     if (!service || !selects(m, service, ref.server)) {
       const reported = m.warned(ref.at.path, ['file-host-reference', 'unreachable-service']);
-      m.add(ref.client, VerifyCheck.REACH, subject, reported ? VerifyStatus.REPORTED : VerifyStatus.BROKEN,
-        reported ? reported.message : `no Service "${name}" selects the pods of "${ref.server}"`);
+      m.add(
+        ref.client,
+        VerifyCheck.REACH,
+        subject,
+        reported ? VerifyStatus.REPORTED : VerifyStatus.BROKEN,
+        reported ? reported.message : `no Service "${name}" selects the pods of "${ref.server}"`,
+      );
       continue;
     }
     const ports: any[] = service.spec?.ports ?? [];
-    const port = ref.port !== undefined ? ports.find((p) => p.port === ref.port) : ports.find((p) => (p.protocol ?? 'TCP') === 'TCP');
+    const port =
+      ref.port !== undefined
+        ? ports.find((p) => p.port === ref.port)
+        : ports.find((p) => (p.protocol ?? 'TCP') === 'TCP');
     if (!port) {
-      m.add(ref.client, VerifyCheck.REACH, subject, VerifyStatus.BROKEN,
-        `the Service "${name}" has no port ${ref.port ?? '(TCP)'}: it has ${ports.map((p) => p.port).join(', ') || 'none'}`);
+      m.add(
+        ref.client,
+        VerifyCheck.REACH,
+        subject,
+        VerifyStatus.BROKEN,
+        `the Service "${name}" has no port ${ref.port ?? '(TCP)'}: it has ${ports.map((p) => p.port).join(', ') || 'none'}`,
+      );
       continue;
     }
     const admitted = admits(m, ref.client, ref.server, targetPort(port));
-    m.add(ref.client, VerifyCheck.REACH, subject, admitted === true ? VerifyStatus.OK : VerifyStatus.BROKEN,
-      admitted === true ? `Service "${name}" port ${port.port}` : `Service "${name}" port ${port.port}, but ${admitted}`);
+    m.add(
+      ref.client,
+      VerifyCheck.REACH,
+      subject,
+      admitted === true ? VerifyStatus.OK : VerifyStatus.BROKEN,
+      admitted === true
+        ? `Service "${name}" port ${port.port}`
+        : `Service "${name}" port ${port.port}, but ${admitted}`,
+    );
   }
 }
 
@@ -49,7 +75,9 @@ export function checkReferences(m: VerifiedManifests): void {
  * fails.
  */
 export function checkNetworks(m: VerifiedManifests): void {
-  const networkKey = new Map(m.app.model.services.map((s) => [s.name, [...new Set(m.app.reachability.networksOf(s))].sort().join('\0')]));
+  const networkKey = new Map(
+    m.app.model.services.map((s) => [s.name, [...new Set(m.app.reachability.networksOf(s))].sort().join('\0')]),
+  );
   // By pair of network sets (few distinct ones), looked up without building a key string per pair of services.
   const shares = new Map<string, Map<string, boolean>>();
   const together = (a: string, b: string): boolean => {
@@ -66,9 +94,17 @@ export function checkNetworks(m: VerifiedManifests): void {
     }
     return found;
   };
-  const pod = (s: MigratedService): EvaluatedPod => ({ name: s.composeName, labels: m.pods.get(s.composeName)!.labels });
-  const servers = m.app.services.filter((s) => s.service !== undefined && m.pods.has(s.composeName))
-    .map((s) => ({ pod: pod(s), tcp: s.ports.filter((p) => p.protocol === 'TCP').map((p) => p.port), nets: networkKey.get(s.composeName) ?? '' }))
+  const pod = (s: MigratedService): EvaluatedPod => ({
+    name: s.composeName,
+    labels: m.pods.get(s.composeName)!.labels,
+  });
+  const servers = m.app.services
+    .filter((s) => s.service !== undefined && m.pods.has(s.composeName))
+    .map((s) => ({
+      pod: pod(s),
+      tcp: s.ports.filter((p) => p.protocol === 'TCP').map((p) => p.port),
+      nets: networkKey.get(s.composeName) ?? '',
+    }))
     .filter((s) => s.tcp.length > 0);
   for (const client of m.app.services.filter((s) => m.pods.has(s.composeName))) {
     const from = pod(client);
@@ -85,17 +121,28 @@ export function checkNetworks(m: VerifiedManifests): void {
       (onShared ? shared : isolated).push(name);
       const wrong = server.tcp.filter((port) => (m.policies.admits(from, server.pod, port) === true) !== onShared);
       if (wrong.length > 0) {
-        problems.push(`${name}:${wrong.join(',')} ${onShared ? 'not admitted on a shared network' : 'admitted without a shared network'}`);
+        problems.push(
+          `${name}:${wrong.join(',')} ${onShared ? 'not admitted on a shared network' : 'admitted without a shared network'}`,
+        );
       }
     }
-    const list = (names: string[]) => (names.length <= 6 ? names.join(', ') : `${names.slice(0, 6).join(', ')} and ${names.length - 6} more`);
-    for (const [names, what, ok] of [[shared, 'shared networks', 'admitted on their TCP ports'], [isolated, 'no shared network', 'not admitted']] as const) {
+    const list = (names: string[]) =>
+      names.length <= 6 ? names.join(', ') : `${names.slice(0, 6).join(', ')} and ${names.length - 6} more`;
+    for (const [names, what, ok] of [
+      [shared, 'shared networks', 'admitted on their TCP ports'],
+      [isolated, 'no shared network', 'not admitted'],
+    ] as const) {
       if (names.length === 0) {
         continue;
       }
       const mineWrong = problems.filter((p) => names.some((n) => p.startsWith(`${n}:`)));
-      m.add(client.composeName, VerifyCheck.NETWORK, `${what}: ${list(names)}`, mineWrong.length === 0 ? VerifyStatus.OK : VerifyStatus.BROKEN,
-        mineWrong.length === 0 ? ok : mineWrong.join('; '));
+      m.add(
+        client.composeName,
+        VerifyCheck.NETWORK,
+        `${what}: ${list(names)}`,
+        mineWrong.length === 0 ? VerifyStatus.OK : VerifyStatus.BROKEN,
+        mineWrong.length === 0 ? ok : mineWrong.join('; '),
+      );
     }
   }
 }
@@ -126,7 +173,9 @@ function admits(m: VerifiedManifests, client: string, server: string, port: numb
   const from = m.pods.get(client);
   const to = m.pods.get(server);
   // A service in the VM is reached through the VM's own policy workload: not modelled here beyond its Service.
-  return from && to ? m.policies.admits({ name: client, labels: from.labels }, { name: server, labels: to.labels }, port) : true;
+  return from && to
+    ? m.policies.admits({ name: client, labels: from.labels }, { name: server, labels: to.labels }, port)
+    : true;
 }
 
 function targetPort(port: any): number {

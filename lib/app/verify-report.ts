@@ -1,6 +1,5 @@
 import { compare } from '../util/sort';
 
-
 /** What an expectation is about. */
 export enum VerifyCheck {
   /** A name and port one service uses to reach another. */
@@ -50,7 +49,9 @@ export function verifySummary(report: VerifyReport): string {
 
 /** The report of these expectations: sorted by service, check and subject, and counted by status. */
 export function verifyReport(expectations: VerifyExpectation[]): VerifyReport {
-  const sorted = expectations.sort((a, b) => compare(a.service, b.service) || compare(a.check, b.check) || compare(a.subject, b.subject));
+  const sorted = expectations.sort(
+    (a, b) => compare(a.service, b.service) || compare(a.check, b.check) || compare(a.subject, b.subject),
+  );
   return {
     expectations: sorted,
     ok: sorted.filter((e) => e.status === VerifyStatus.OK).length,

@@ -7,7 +7,14 @@ import { VmPublishedPort } from '../vm/compose-subset';
 import { VM_LABEL } from '../vm/golden-image-vm';
 import { PortAccess, addExternalService, addIngress, portAccess, setExternalTrafficPolicy } from './exposure';
 import { checkIngressLabels, isHonouredKomposeLabel, labelAt } from './kompose-labels';
-import { IngressRule, MigrationContext, PublishedPort, ServicePlan, ServiceSettings, WorkloadKind } from './service-plan';
+import {
+  IngressRule,
+  MigrationContext,
+  PublishedPort,
+  ServicePlan,
+  ServiceSettings,
+  WorkloadKind,
+} from './service-plan';
 import { KomposeLabel } from './settings';
 
 /** Props of `VmMigratedService`: one compose service that runs in the app's VM, and why. */
@@ -26,7 +33,11 @@ export interface VmMigratedServiceProps {
 
 /** The kompose labels that still apply to a service in the VM: they shape its Services and Ingress. */
 const VM_LABELS: readonly string[] = [
-  KomposeLabel.SERVICE_TYPE, KomposeLabel.NODE_PORT, KomposeLabel.SERVICE_EXPOSE, KomposeLabel.TLS_SECRET, KomposeLabel.INGRESS_CLASS,
+  KomposeLabel.SERVICE_TYPE,
+  KomposeLabel.NODE_PORT,
+  KomposeLabel.SERVICE_EXPOSE,
+  KomposeLabel.TLS_SECRET,
+  KomposeLabel.INGRESS_CLASS,
   KomposeLabel.EXTERNAL_TRAFFIC_POLICY,
 ];
 const ALL_ADDRESSES = ['0.0.0.0', '::'];
@@ -88,7 +99,12 @@ export class VmMigratedService extends Construct {
     this.publishedPorts = access.published;
     this.exposedPorts = access.exposed;
     const objects = {
-      name: this.name, composeName: this.composeName, at: this.at, namespace: context.namespace, names: context.names, settings,
+      name: this.name,
+      composeName: this.composeName,
+      at: this.at,
+      namespace: context.namespace,
+      names: context.names,
+      settings,
     };
     if (access.ingressPort && this.service) {
       const { ingress, rules } = addIngress(this, objects, this.service, access.ingressPort);
@@ -102,8 +118,12 @@ export class VmMigratedService extends Construct {
       this.externalService = addExternalService(this, objects, access.external);
       this.externalService.selectLabel(VM_LABEL, composeVm.vm.name);
     }
-    setExternalTrafficPolicy(this.externalService, settings.externalTrafficPolicy,
-      labelAt(plan.service, KomposeLabel.EXTERNAL_TRAFFIC_POLICY), (code, message, at) => context.warn(code, message, at));
+    setExternalTrafficPolicy(
+      this.externalService,
+      settings.externalTrafficPolicy,
+      labelAt(plan.service, KomposeLabel.EXTERNAL_TRAFFIC_POLICY),
+      (code, message, at) => context.warn(code, message, at),
+    );
   }
 
   /**
@@ -111,7 +131,9 @@ export class VmMigratedService extends Construct {
    * the namespace as the VM's pod sees them, the port of the Ingress, and the ports of the external Service.
    */
   private portAccesses(settings: ServiceSettings): {
-    published: PublishedPort[]; exposed: ExposedPolicyPort[]; ingressPort?: PortMapping;
+    published: PublishedPort[];
+    exposed: ExposedPolicyPort[];
+    ingressPort?: PortMapping;
     external: Array<{ mapping: PortMapping; targetPort: number }>;
   } {
     const published: PublishedPort[] = [];
@@ -121,17 +143,20 @@ export class VmMigratedService extends Construct {
     for (const mapping of this.plan.service.ports) {
       const vmPort = this.vmPort(mapping);
       // A port bound to one host address stays on that address in the VM (the bundle reports it).
-      const access = vmPort === undefined ? PortAccess.INTERNAL : portAccess(mapping, ingressPort === undefined, {
-        name: this.name,
-        expose: settings.expose,
-        komposeServiceType: settings.komposeServiceType,
-        httpPort: settings.http?.port,
-        httpPorts: settings.httpPorts,
-        runsToCompletion: false,
-        stateful: false,
-        hasService: this.service !== undefined,
-        warn: (code, message, at) => this.context.warn(code, message, at),
-      });
+      const access =
+        vmPort === undefined
+          ? PortAccess.INTERNAL
+          : portAccess(mapping, ingressPort === undefined, {
+              name: this.name,
+              expose: settings.expose,
+              komposeServiceType: settings.komposeServiceType,
+              httpPort: settings.http?.port,
+              httpPorts: settings.httpPorts,
+              runsToCompletion: false,
+              stateful: false,
+              hasService: this.service !== undefined,
+              warn: (code, message, at) => this.context.warn(code, message, at),
+            });
       published.push({ mapping, access });
       if (vmPort === undefined || access === PortAccess.INTERNAL) {
         continue;
@@ -161,9 +186,13 @@ export class VmMigratedService extends Construct {
   /** kompose labels other than the exposure ones configure pods, which a service in the VM does not have. */
   private warnLabels(): void {
     const service = this.plan.service;
-    for (const label of Object.keys(service.labels).sort().filter((l) => l.startsWith('kompose.'))) {
+    for (const label of Object.keys(service.labels)
+      .sort()
+      .filter((l) => l.startsWith('kompose.'))) {
       if (!VM_LABELS.includes(label)) {
-        const why = isHonouredKomposeLabel(label) ? 'it configures pods, and the service runs in the VM' : 'this kompose label is not honoured';
+        const why = isHonouredKomposeLabel(label)
+          ? 'it configures pods, and the service runs in the VM'
+          : 'this kompose label is not honoured';
         this.context.warn('unsupported-label', `ignored label "${label}": ${why}`, labelAt(service, label));
       }
     }

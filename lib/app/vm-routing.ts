@@ -26,10 +26,14 @@ export interface VmRoutingChoice {
  */
 export function vmRoutingReasons(service: ComposeService, choice: VmRoutingChoice): string[] {
   const own = readServiceExtension(service).target;
-  const [target, why] = choice.override !== undefined ? [choice.override, `services["${service.name}"].target is "${choice.override}"`]
-    : choice.listed ? [ServiceTarget.VM, 'vm.services lists it']
-      : own !== undefined ? [own, `x-cdk8s-compose.target is "${own}"`]
-        : [choice.target ?? ServiceTarget.CONTAINER, choice.targetWhy ?? `target is "${choice.target}"`];
+  const [target, why] =
+    choice.override !== undefined
+      ? [choice.override, `services["${service.name}"].target is "${choice.override}"`]
+      : choice.listed
+        ? [ServiceTarget.VM, 'vm.services lists it']
+        : own !== undefined
+          ? [own, `x-cdk8s-compose.target is "${own}"`]
+          : [choice.target ?? ServiceTarget.CONTAINER, choice.targetWhy ?? `target is "${choice.target}"`];
   if (target === ServiceTarget.VM) {
     return [why];
   }

@@ -36,7 +36,10 @@ export const WELL_KNOWN_IMAGES: readonly WellKnownImage[] = [
   { repositories: ['postgres', 'bitnami/postgresql', 'postgis/postgis', 'timescale/timescaledb'], ports: [5432] },
   { repositories: ['mysql', 'bitnami/mysql', 'mysql/mysql-server'], ports: [3306] },
   { repositories: ['mariadb', 'bitnami/mariadb', 'linuxserver/mariadb'], ports: [3306] },
-  { repositories: ['redis', 'bitnami/redis', 'redis/redis-stack-server', 'valkey/valkey', 'eqalpha/keydb'], ports: [6379] },
+  {
+    repositories: ['redis', 'bitnami/redis', 'redis/redis-stack-server', 'valkey/valkey', 'eqalpha/keydb'],
+    ports: [6379],
+  },
   { repositories: ['rabbitmq', 'bitnami/rabbitmq'], ports: [5672, 15672] },
   { repositories: ['mongo', 'bitnami/mongodb', 'mongodb/mongodb-community-server'], ports: [27017] },
   { repositories: ['memcached', 'bitnami/memcached'], ports: [11211] },
@@ -45,10 +48,26 @@ export const WELL_KNOWN_IMAGES: readonly WellKnownImage[] = [
   { repositories: ['kibana', 'kibana/kibana'], ports: [5601] },
   { repositories: ['logstash', 'logstash/logstash'], ports: [5044, 9600] },
   { repositories: ['apache/kafka', 'confluentinc/cp-kafka', 'bitnami/kafka', 'wurstmeister/kafka'], ports: [9092] },
-  { repositories: ['zookeeper', 'confluentinc/cp-zookeeper', 'bitnami/zookeeper', 'wurstmeister/zookeeper'], ports: [2181] },
+  {
+    repositories: ['zookeeper', 'confluentinc/cp-zookeeper', 'bitnami/zookeeper', 'wurstmeister/zookeeper'],
+    ports: [2181],
+  },
   { repositories: ['clickhouse/clickhouse-server', 'yandex/clickhouse-server'], ports: [8123, 9000, 9009] },
   { repositories: ['minio/minio', 'bitnami/minio'], ports: [9000, 9001] },
-  { repositories: ['nginx', 'nginxinc/nginx-unprivileged', 'httpd', 'caddy', 'traefik', 'phpmyadmin', 'wordpress', 'nextcloud', 'ghost'], ports: [80] },
+  {
+    repositories: [
+      'nginx',
+      'nginxinc/nginx-unprivileged',
+      'httpd',
+      'caddy',
+      'traefik',
+      'phpmyadmin',
+      'wordpress',
+      'nextcloud',
+      'ghost',
+    ],
+    ports: [80],
+  },
   { repositories: ['adminer', 'keycloak/keycloak', 'jboss/keycloak', 'tomcat'], ports: [8080] },
   { repositories: ['grafana/grafana', 'grafana/grafana-oss', 'gotenberg/gotenberg'], ports: [3000] },
   { repositories: ['prom/prometheus'], ports: [9090] },
@@ -94,7 +113,8 @@ export const SCHEME_PORTS: Readonly<Record<string, number>> = {
 };
 
 const BY_REPOSITORY = new Map<string, WellKnownImage>(
-  WELL_KNOWN_IMAGES.flatMap((entry) => entry.repositories.map((repo) => [repo, entry] as [string, WellKnownImage])));
+  WELL_KNOWN_IMAGES.flatMap((entry) => entry.repositories.map((repo) => [repo, entry] as [string, WellKnownImage])),
+);
 
 /** The TCP ports the image's maintainers document (its `EXPOSE`), or none for an image not in the table. */
 export function wellKnownPorts(image: string): readonly number[] {

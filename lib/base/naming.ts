@@ -19,7 +19,9 @@ const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
 export function isLabelKey(key: string): boolean {
   const slash = key.lastIndexOf('/');
   const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
-  return LABEL_NAME.test(key.slice(slash + 1)) && (prefix === undefined || (prefix.length <= 253 && isDnsSubdomain(prefix)));
+  return (
+    LABEL_NAME.test(key.slice(slash + 1)) && (prefix === undefined || (prefix.length <= 253 && isDnsSubdomain(prefix)))
+  );
 }
 
 /** True when `value` is a label value Kubernetes accepts (at most 63 characters, possibly empty). */

@@ -4,7 +4,11 @@ import { createHash } from 'crypto';
 import { isIPv4, isIPv6 } from 'net';
 import { NetworkProtocol } from 'cdk8s-plus-27';
 import {
-  IntOrString, NetworkPolicyEgressRule, NetworkPolicyIngressRule, NetworkPolicyPeer, NetworkPolicyPort,
+  IntOrString,
+  NetworkPolicyEgressRule,
+  NetworkPolicyIngressRule,
+  NetworkPolicyPeer,
+  NetworkPolicyPort,
 } from '../../imports/k8s';
 import { ComposeError } from '../compose/errors';
 import { ComposeLocation, Protocol } from '../compose/model';
@@ -110,7 +114,9 @@ const NETWORK_LABEL_PREFIX = 'network.cdk8s-compose.io/';
 const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const PROTOCOLS: Readonly<Record<string, NetworkProtocol>> = {
-  TCP: NetworkProtocol.TCP, UDP: NetworkProtocol.UDP, SCTP: NetworkProtocol.SCTP,
+  TCP: NetworkProtocol.TCP,
+  UDP: NetworkProtocol.UDP,
+  SCTP: NetworkProtocol.SCTP,
 };
 
 export interface NormalPort {
@@ -124,7 +130,10 @@ export function networkLabel(network: string): string {
     return NETWORK_LABEL_PREFIX + network;
   }
   const hash = createHash('sha256').update(network).digest('hex').slice(0, 8);
-  const cleaned = network.replace(/[^-A-Za-z0-9_.]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 54)
+  const cleaned = network
+    .replace(/[^-A-Za-z0-9_.]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 54)
     .replace(/[^A-Za-z0-9]+$/, '');
   return `${NETWORK_LABEL_PREFIX}${cleaned ? `${cleaned}-` : 'network-'}${hash}`;
 }
@@ -202,7 +211,10 @@ export interface NormalWorkload {
   readonly extraEgress: ReadonlyArray<CidrBlock & { readonly ports: readonly NormalPort[] }>;
 }
 
-export function checkNetworks(networks: readonly PolicyNetwork[], constructPath: string): Map<string, { internal: boolean }> {
+export function checkNetworks(
+  networks: readonly PolicyNetwork[],
+  constructPath: string,
+): Map<string, { internal: boolean }> {
   const byName = new Map<string, { internal: boolean }>();
   const byLabel = new Map<string, string>();
   for (const network of [...networks].sort((a, b) => compare(a.name, b.name))) {
@@ -233,53 +245,59 @@ export function checkWorkloads(
   constructPath: string,
 ): NormalWorkload[] {
   const seen = new Set<string>();
-  return [...workloads].sort((a, b) => compare(a.name, b.name)).map((workload) => {
-    const at = workload.at ?? { file: '', path: constructPath };
-    if (!DNS_LABEL.test(workload.name)) {
-      throw new ComposeError('invalid workload name', {
-        at,
-        value: workload.name,
-        allowed: 'a DNS-1123 label: lower-case letters, digits and "-", at most 63 characters',
-      });
-    }
-    if (seen.has(workload.name)) {
-      throw new ComposeError(`workload "${workload.name}" is given twice`, { at, hint: 'give each workload once' });
-    }
-    seen.add(workload.name);
-    if (Object.keys(workload.podLabels ?? {}).length === 0) {
-      throw new ComposeError(`workload "${workload.name}" has no pod labels`, {
-        at,
-        allowed: 'labels that select exactly its pods, e.g. { app: "web" }',
-        hint: 'an empty selector would open every pod in the namespace',
-      });
-    }
-    const workloadNetworks = [...new Set(workload.networks ?? [])].sort(compare);
-    for (const network of workloadNetworks) {
-      if (!networks.has(network)) {
-        throw new ComposeError(`workload "${workload.name}" is on network "${network}", which is not declared`, {
+  return [...workloads]
+    .sort((a, b) => compare(a.name, b.name))
+    .map((workload) => {
+      const at = workload.at ?? { file: '', path: constructPath };
+      if (!DNS_LABEL.test(workload.name)) {
+        throw new ComposeError('invalid workload name', {
           at,
-          allowed: [...networks.keys()].join(', ') || 'no networks were declared',
-          hint: 'declare the network in `networks`',
+          value: workload.name,
+          allowed: 'a DNS-1123 label: lower-case letters, digits and "-", at most 63 characters',
         });
       }
-    }
-    return {
-      name: workload.name,
-      podLabels: sortedRecord(workload.podLabels),
-      networks: workloadNetworks,
-      ports: sortPorts((workload.ports ?? []).map((p) => normalPort(p, at))),
-      exposed: (workload.exposedPorts ?? []).map((p) => {
-        if (!Object.values(PortExposure).includes(p.via)) {
-          throw new ComposeError('invalid port exposure', { at, value: p.via, allowed: Object.values(PortExposure).join(', ') });
+      if (seen.has(workload.name)) {
+        throw new ComposeError(`workload "${workload.name}" is given twice`, { at, hint: 'give each workload once' });
+      }
+      seen.add(workload.name);
+      if (Object.keys(workload.podLabels ?? {}).length === 0) {
+        throw new ComposeError(`workload "${workload.name}" has no pod labels`, {
+          at,
+          allowed: 'labels that select exactly its pods, e.g. { app: "web" }',
+          hint: 'an empty selector would open every pod in the namespace',
+        });
+      }
+      const workloadNetworks = [...new Set(workload.networks ?? [])].sort(compare);
+      for (const network of workloadNetworks) {
+        if (!networks.has(network)) {
+          throw new ComposeError(`workload "${workload.name}" is on network "${network}", which is not declared`, {
+            at,
+            allowed: [...networks.keys()].join(', ') || 'no networks were declared',
+            hint: 'declare the network in `networks`',
+          });
         }
-        return { ...normalPort(p, at), via: p.via };
-      }),
-      extraEgress: (workload.extraEgress ?? []).map((e) => ({
-        ...checkCidrBlock(e, at),
-        ports: sortPorts((e.ports ?? []).map((p) => normalPort(p, at))),
-      })),
-    };
-  });
+      }
+      return {
+        name: workload.name,
+        podLabels: sortedRecord(workload.podLabels),
+        networks: workloadNetworks,
+        ports: sortPorts((workload.ports ?? []).map((p) => normalPort(p, at))),
+        exposed: (workload.exposedPorts ?? []).map((p) => {
+          if (!Object.values(PortExposure).includes(p.via)) {
+            throw new ComposeError('invalid port exposure', {
+              at,
+              value: p.via,
+              allowed: Object.values(PortExposure).join(', '),
+            });
+          }
+          return { ...normalPort(p, at), via: p.via };
+        }),
+        extraEgress: (workload.extraEgress ?? []).map((e) => ({
+          ...checkCidrBlock(e, at),
+          ports: sortPorts((e.ports ?? []).map((p) => normalPort(p, at))),
+        })),
+      };
+    });
 }
 
 function normalPort(port: PolicyPort, at: ComposeLocation): NormalPort {
@@ -307,7 +325,10 @@ export function checkCidrBlock(block: CidrBlock, at: ComposeLocation): CidrBlock
       });
     }
   }
-  return { cidr: block.cidr, except: block.except && block.except.length > 0 ? [...block.except].sort(compare) : undefined };
+  return {
+    cidr: block.cidr,
+    except: block.except && block.except.length > 0 ? [...block.except].sort(compare) : undefined,
+  };
 }
 
 function isCidr(text: string): boolean {
@@ -345,4 +366,3 @@ export function namespacePeer(
 export function kubeIpBlock(block: CidrBlock) {
   return { cidr: block.cidr, except: block.except ? [...block.except] : undefined };
 }
-

@@ -3,14 +3,30 @@ import { Construct } from 'constructs';
 import { KubeNetworkPolicy } from '../../imports/k8s';
 import { ComposeError } from '../compose/errors';
 import {
-  CidrBlock, checkCidrBlock, checkNetworks, checkPort, checkWorkloads, CidrEgress, namespacePeer, networkLabel,
-  NetworkPolicyRules, NormalWorkload, PolicyNetwork, PolicyWorkload, toKubePort,
+  CidrBlock,
+  checkCidrBlock,
+  checkNetworks,
+  checkPort,
+  checkWorkloads,
+  CidrEgress,
+  namespacePeer,
+  networkLabel,
+  NetworkPolicyRules,
+  NormalWorkload,
+  PolicyNetwork,
+  PolicyWorkload,
+  toKubePort,
 } from './network-policy-rules';
 import { sortedRecord } from '../util/sort';
 
 export { PortExposure } from './network-policy-rules';
 export type {
-  CidrBlock, CidrEgress, ExposedPolicyPort, PolicyNetwork, PolicyPort, PolicyWorkload,
+  CidrBlock,
+  CidrEgress,
+  ExposedPolicyPort,
+  PolicyNetwork,
+  PolicyPort,
+  PolicyWorkload,
 } from './network-policy-rules';
 
 /** Props of `ComposeNetworkPolicies`: the compose networks and who may reach which workload's ports. */
@@ -161,8 +177,9 @@ export class ComposeNetworkPolicies extends Construct {
     });
     this.dnsEgress = this.addDnsEgress(props, dnsPort);
 
-    this.ingressControllerNamespaceLabels = props.ingressControllerNamespaceLabels
-      ?? { 'kubernetes.io/metadata.name': 'ingress-nginx' };
+    this.ingressControllerNamespaceLabels = props.ingressControllerNamespaceLabels ?? {
+      'kubernetes.io/metadata.name': 'ingress-nginx',
+    };
     this.ingressControllerPodLabels = props.ingressControllerPodLabels;
     const rules = new NetworkPolicyRules({
       networks,
@@ -183,16 +200,30 @@ export class ComposeNetworkPolicies extends Construct {
       spec: {
         podSelector: {},
         policyTypes: ['Egress'],
-        egress: [{
-          to: [namespacePeer(props.dnsNamespaceLabels ?? { 'kubernetes.io/metadata.name': 'kube-system' }, props.dnsPodLabels)],
-          ports: [toKubePort({ port: dnsPort, protocol: NetworkProtocol.TCP }), toKubePort({ port: dnsPort, protocol: NetworkProtocol.UDP })],
-        }],
+        egress: [
+          {
+            to: [
+              namespacePeer(
+                props.dnsNamespaceLabels ?? { 'kubernetes.io/metadata.name': 'kube-system' },
+                props.dnsPodLabels,
+              ),
+            ],
+            ports: [
+              toKubePort({ port: dnsPort, protocol: NetworkProtocol.TCP }),
+              toKubePort({ port: dnsPort, protocol: NetworkProtocol.UDP }),
+            ],
+          },
+        ],
       },
     });
   }
 
   /** The policy of one workload: the ingress and egress its rules allow, beyond the default deny. */
-  private addWorkloadPolicy(workload: NormalWorkload, rules: NetworkPolicyRules, namespace: string | undefined): KubeNetworkPolicy {
+  private addWorkloadPolicy(
+    workload: NormalWorkload,
+    rules: NetworkPolicyRules,
+    namespace: string | undefined,
+  ): KubeNetworkPolicy {
     const ingress = rules.ingressFor(workload);
     const egress = rules.egressFor(workload);
     return new KubeNetworkPolicy(this, `Allow-${workload.name}`, {

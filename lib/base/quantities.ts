@@ -25,7 +25,16 @@ const GIB = 1024 * MIB;
 
 const BINARY_SUFFIXES: Readonly<Record<string, number>> = { Ki: 1, Mi: 2, Gi: 3, Ti: 4, Pi: 5, Ei: 6 };
 const DECIMAL_SUFFIXES: Readonly<Record<string, number>> = {
-  'n': -9, 'u': -6, 'm': -3, '': 0, 'k': 3, 'M': 6, 'G': 9, 'T': 12, 'P': 15, 'E': 18,
+  'n': -9,
+  'u': -6,
+  'm': -3,
+  '': 0,
+  'k': 3,
+  'M': 6,
+  'G': 9,
+  'T': 12,
+  'P': 15,
+  'E': 18,
 };
 
 // The exponent form is tried before the bare `E` (exa) suffix, so `1E3` is 1000 and `1E` is 10^18.
@@ -150,7 +159,14 @@ export function formatMemory(bytes: number): string {
   if (bytes === 0) {
     return '0';
   }
-  const units: ReadonlyArray<[string, number]> = [['Ei', 6], ['Pi', 5], ['Ti', 4], ['Gi', 3], ['Mi', 2], ['Ki', 1]];
+  const units: ReadonlyArray<[string, number]> = [
+    ['Ei', 6],
+    ['Pi', 5],
+    ['Ti', 4],
+    ['Gi', 3],
+    ['Mi', 2],
+    ['Ki', 1],
+  ];
   for (const [unit, power] of units) {
     const size = 1024 ** power;
     if (bytes % size === 0) {

@@ -17,16 +17,25 @@ export function analysisWarning(warning: ComposeWarning): AnalysisWarning {
 /** True when a finding's key path lies under the service. */
 export function belongsTo(at: ComposeLocation, service: ComposeService): boolean {
   const base = service.at.path;
-  return at.file === service.at.file && (at.path === base || at.path.startsWith(`${base}.`) || at.path.startsWith(`${base}[`));
+  return (
+    at.file === service.at.file &&
+    (at.path === base || at.path.startsWith(`${base}.`) || at.path.startsWith(`${base}[`))
+  );
 }
 
 /** A service in the VM: its compose project there keeps the volumes; the operator or cloud-init supplies the secrets. */
 export function vmServiceAnalysis(
-  migrated: VmMigratedService, service: ComposeService, manifests: readonly any[], namespace: string, warnings: AnalysisWarning[],
+  migrated: VmMigratedService,
+  service: ComposeService,
+  manifests: readonly any[],
+  namespace: string,
+  warnings: AnalysisWarning[],
 ): ServiceAnalysis {
   const vm = migrated.vm;
   const engine = DatabaseEngine.detect(service.image);
-  const userData = vm.vm.userDataSecret ? manifests.find((m) => m.kind === 'Secret' && m.metadata?.name === vm.vm.userDataSecret?.name) : undefined;
+  const userData = vm.vm.userDataSecret
+    ? manifests.find((m) => m.kind === 'Secret' && m.metadata?.name === vm.vm.userDataSecret?.name)
+    : undefined;
   const mounts = [
     ...service.volumes.map((v) => ({ type: v.type, source: v.source ?? null, target: v.target })),
     ...service.secrets.map((x) => ({ type: 'secret', source: x.source, target: x.target })),
@@ -44,7 +53,8 @@ export function vmServiceAnalysis(
     engine: engine?.name ?? null,
     exposure: exposureOf(migrated, namespace),
     volumes: mounts.map((m) => ({ ...m, becomes: `kept by the compose project in the VM ${vm.vm.name}` })),
-    secrets: vm.bundle.operatorInputs.filter((i) => i.usedBy.some((u) => u.startsWith(`services.${service.name}.`)))
+    secrets: vm.bundle.operatorInputs
+      .filter((i) => i.usedBy.some((u) => u.startsWith(`services.${service.name}.`)))
       .map((i) => ({
         kind: i.kind === 'env' ? 'env' : 'file',
         name: i.name,
@@ -70,14 +80,16 @@ export function exposureOf(service: Exposed, namespace: string): Exposure {
   const inside = service.publishedPorts.filter((p) => p.access === PortAccess.INTERNAL);
   return {
     internal: service.service?.name ?? null,
-    external: service.publishedPorts.filter((p) => p.access !== PortAccess.INTERNAL).map((p) => ({
-      via: p.access,
-      port: p.mapping.published ?? p.mapping.target,
-      targetPort: p.mapping.target,
-      protocol: p.mapping.protocol,
-      host: p.access === PortAccess.INGRESS && rule ? rule.host : null,
-      path: p.access === PortAccess.INGRESS && rule ? rule.path : null,
-    })),
+    external: service.publishedPorts
+      .filter((p) => p.access !== PortAccess.INTERNAL)
+      .map((p) => ({
+        via: p.access,
+        port: p.mapping.published ?? p.mapping.target,
+        targetPort: p.mapping.target,
+        protocol: p.mapping.protocol,
+        host: p.access === PortAccess.INGRESS && rule ? rule.host : null,
+        path: p.access === PortAccess.INGRESS && rule ? rule.path : null,
+      })),
     portForward: inside.map((p) => {
       const port = p.mapping.published ?? p.mapping.target;
       return {
@@ -85,9 +97,10 @@ export function exposureOf(service: Exposed, namespace: string): Exposure {
         targetPort: p.mapping.target,
         protocol: p.mapping.protocol,
         hostIp: p.mapping.hostIp ?? null,
-        command: service.service && p.mapping.protocol === 'tcp'
-          ? `kubectl port-forward service/${service.service.name} ${port === p.mapping.target ? port : `${port}:${p.mapping.target}`} -n ${namespace}`
-          : '',
+        command:
+          service.service && p.mapping.protocol === 'tcp'
+            ? `kubectl port-forward service/${service.service.name} ${port === p.mapping.target ? port : `${port}:${p.mapping.target}`} -n ${namespace}`
+            : '',
       };
     }),
   };
@@ -103,7 +116,12 @@ export function volumesOf(service: ComposeService, spec: any, container: any): V
   const volumes = new Map<string, any>((spec?.volumes ?? []).map((v: any) => [v.name, v]));
   return mounts.map((mount) => {
     const volumeMount = (container?.volumeMounts ?? []).find((m: any) => m.mountPath === mount.target);
-    return { ...mount, becomes: volumeMount ? describeVolume(volumes.get(volumeMount.name), volumeMount.subPath) : 'not migrated (see the warnings)' };
+    return {
+      ...mount,
+      becomes: volumeMount
+        ? describeVolume(volumes.get(volumeMount.name), volumeMount.subPath)
+        : 'not migrated (see the warnings)',
+    };
   });
 }
 
@@ -125,7 +143,12 @@ function describeVolume(volume: any, subPath: string | undefined): string {
 }
 
 /** The secrets of a service by name: variables kept in a Secret, compose secrets, bound files holding a secret. */
-export function secretsOf(service: ComposeService, spec: any, container: any, manifests: readonly any[]): SecretAnalysis[] {
+export function secretsOf(
+  service: ComposeService,
+  spec: any,
+  container: any,
+  manifests: readonly any[],
+): SecretAnalysis[] {
   const result: SecretAnalysis[] = [];
   const sizeOf = (secret: string, key: string | undefined) => {
     const data = manifests.find((m) => m.kind === 'Secret' && m.metadata?.name === secret)?.data ?? {};
@@ -135,8 +158,14 @@ export function secretsOf(service: ComposeService, spec: any, container: any, ma
     const ref = env.valueFrom?.secretKeyRef;
     if (ref) {
       const value = service.environment.find((v) => v.name === env.name)?.value;
-      const secretByItself = value === undefined || isSensitiveName(env.name, DEFAULT_SENSITIVE_NAME_PATTERNS) || hasEmbeddedPassword(value);
-      result.push({ kind: secretByItself ? 'env' : 'copy', name: env.name, secret: ref.name, empty: sizeOf(ref.name, ref.key) === 0 });
+      const secretByItself =
+        value === undefined || isSensitiveName(env.name, DEFAULT_SENSITIVE_NAME_PATTERNS) || hasEmbeddedPassword(value);
+      result.push({
+        kind: secretByItself ? 'env' : 'copy',
+        name: env.name,
+        secret: ref.name,
+        empty: sizeOf(ref.name, ref.key) === 0,
+      });
     }
   }
   const volumes = new Map<string, any>((spec?.volumes ?? []).map((v: any) => [v.name, v]));

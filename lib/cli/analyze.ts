@@ -13,8 +13,16 @@ import { podSpec } from './runbook';
 
 export { analysisText } from './analysis-text';
 export type {
-  AnalysisWarning, BuildAnalysis, DependencyAnalysis, Exposure, ExternalAccess, PortForward, ProjectAnalysis, SecretAnalysis,
-  ServiceAnalysis, VolumeAnalysis,
+  AnalysisWarning,
+  BuildAnalysis,
+  DependencyAnalysis,
+  Exposure,
+  ExternalAccess,
+  PortForward,
+  ProjectAnalysis,
+  SecretAnalysis,
+  ServiceAnalysis,
+  VolumeAnalysis,
 } from './analysis';
 
 /** Stands in for `--image-base-url` in an assessment, which publishes nothing (`.invalid` is never a real host). */
@@ -25,9 +33,17 @@ export function analyze(options: AnalyzeOptions, io: CliIo): number {
   const stage = createTempStage();
   try {
     const rendered = renderProject(options, io, stage, { placeholderImageBaseUrl: ASSESSMENT_IMAGE_BASE_URL });
-    const analysis = { ...analyzeRendered(rendered), imageBaseUrlNeededBy: options.imageBaseUrl === undefined ? rendered.project.composeApp.vm?.vm.name ?? null : null };
+    const analysis = {
+      ...analyzeRendered(rendered),
+      imageBaseUrlNeededBy:
+        options.imageBaseUrl === undefined ? (rendered.project.composeApp.vm?.vm.name ?? null) : null,
+    };
     // The report quotes values (ports, hosts, commands): it passes through the redactor as every message does.
-    io.stdout(rendered.project.composeApp.redactor.redact(options.json ? `${JSON.stringify(analysis, undefined, 2)}\n` : analysisText(analysis)));
+    io.stdout(
+      rendered.project.composeApp.redactor.redact(
+        options.json ? `${JSON.stringify(analysis, undefined, 2)}\n` : analysisText(analysis),
+      ),
+    );
   } finally {
     removeStage(stage);
   }
@@ -42,16 +58,23 @@ export function analyzeRendered(rendered: Rendered): ProjectAnalysis {
   const builds = imageBuilds(model);
   const buildOf = (service: string): BuildAnalysis | null => {
     const found = builds.find((b) => b.service === service);
-    return found ? { image: found.image, commands: found.commands, argsFromEnvironment: found.argsFromEnvironment } : null;
+    return found
+      ? { image: found.image, commands: found.commands, argsFromEnvironment: found.argsFromEnvironment }
+      : null;
   };
   const containers = app.services.map((migrated) => {
     const service = model.services.find((s) => s.name === migrated.composeName)!;
     const own = warnings.filter((w) => belongsTo(w.at, service));
     own.forEach((w) => claimed.add(w));
     const assessment = assessService(service);
-    const workload = manifests.find((m) => ['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'].includes(m.kind) && m.metadata?.name === migrated.name);
+    const workload = manifests.find(
+      (m) =>
+        ['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'].includes(m.kind) &&
+        m.metadata?.name === migrated.name,
+    );
     const spec = podSpec(workload);
-    const container = (spec?.containers ?? []).find((c: any) => c.name === migrated.container.name) ?? spec?.containers?.[0];
+    const container =
+      (spec?.containers ?? []).find((c: any) => c.name === migrated.container.name) ?? spec?.containers?.[0];
     const result: ServiceAnalysis = {
       service: service.name,
       name: migrated.name,
@@ -75,7 +98,10 @@ export function analyzeRendered(rendered: Rendered): ProjectAnalysis {
     const service = model.services.find((s) => s.name === migrated.composeName)!;
     const own = warnings.filter((w) => belongsTo(w.at, service));
     own.forEach((w) => claimed.add(w));
-    return { ...vmServiceAnalysis(migrated, service, manifests, app.namespace, own.map(analysisWarning)), build: buildOf(service.name) };
+    return {
+      ...vmServiceAnalysis(migrated, service, manifests, app.namespace, own.map(analysisWarning)),
+      build: buildOf(service.name),
+    };
   });
   const services = [...containers, ...vms].sort((a, b) => (a.service < b.service ? -1 : a.service > b.service ? 1 : 0));
   return {

@@ -23,7 +23,11 @@ export interface DeployStep {
 }
 
 /** The kubectl calls that deploy the waves in `dir`, in order: apply a wave, wait for its dependencies, next wave. */
-export function deploySteps(rendered: Rendered, dir: string, options: Pick<DeployOptions, 'context' | 'timeoutSeconds'>): DeployStep[] {
+export function deploySteps(
+  rendered: Rendered,
+  dir: string,
+  options: Pick<DeployOptions, 'context' | 'timeoutSeconds'>,
+): DeployStep[] {
   const ns = rendered.project.composeApp.namespace;
   const context = options.context ? ['--context', options.context] : [];
   const folders = rendered.waves.map((w) => w.wave.folder);
@@ -31,7 +35,10 @@ export function deploySteps(rendered: Rendered, dir: string, options: Pick<Deplo
   rendered.waves.forEach(({ wave }, index) => {
     const remaining = folders.slice(index + 1);
     if (wave.kind === WaveKind.NAMESPACE) {
-      steps.push({ args: [...context, 'apply', '-f', path.join(dir, namespaceFile(rendered)!)], remaining: folders.slice(index) });
+      steps.push({
+        args: [...context, 'apply', '-f', path.join(dir, namespaceFile(rendered)!)],
+        remaining: folders.slice(index),
+      });
     }
     steps.push({ args: [...context, 'apply', '-f', `${path.join(dir, wave.folder)}${path.sep}`], remaining });
     for (const wait of wave.waits) {
@@ -103,13 +110,22 @@ function runSteps(steps: readonly DeployStep[], rendered: Rendered, options: Dep
       if (options.quiet) {
         io.stderr(result.stderr);
       }
-      const skipped = step.remaining.length > 0 ? `; not applied: ${step.remaining.map((f) => `${f}/`).join(', ')}` : '';
+      const skipped =
+        step.remaining.length > 0 ? `; not applied: ${step.remaining.map((f) => `${f}/`).join(', ')}` : '';
       if (step.wait) {
         const w = step.wait;
-        const selector = w.condition === 'complete' ? `job/${w.name}` : w.condition === 'vm-ready' ? `vm/${w.name}` : `pod -l app=${w.name}`;
-        const services = w.condition === 'vm-ready' ? `compose services ${w.composeName}` : `compose service ${w.composeName}`;
-        io.stderr(`error: ${w.name} (${w.what}, ${services}) was not ${w.condition === 'complete' ? 'complete' : 'ready'} `
-          + `within ${options.timeoutSeconds}s${skipped}. Look at: kubectl describe ${selector} -n ${ns}\n`);
+        const selector =
+          w.condition === 'complete'
+            ? `job/${w.name}`
+            : w.condition === 'vm-ready'
+              ? `vm/${w.name}`
+              : `pod -l app=${w.name}`;
+        const services =
+          w.condition === 'vm-ready' ? `compose services ${w.composeName}` : `compose service ${w.composeName}`;
+        io.stderr(
+          `error: ${w.name} (${w.what}, ${services}) was not ${w.condition === 'complete' ? 'complete' : 'ready'} ` +
+            `within ${options.timeoutSeconds}s${skipped}. Look at: kubectl describe ${selector} -n ${ns}\n`,
+        );
       } else {
         io.stderr(`error: kubectl ${step.args.join(' ')} failed (exit ${result.status})${skipped}\n`);
       }
@@ -119,4 +135,3 @@ function runSteps(steps: readonly DeployStep[], rendered: Rendered, options: Dep
   io.stderr(`deployed ${rendered.waves.length} waves into namespace ${ns}\n`);
   return ExitCode.OK;
 }
-

@@ -26,11 +26,36 @@ export const DEFAULT_GITOPS_BRANCH = 'main';
 
 /** The options of `convert` that shape its output for Kustomize, Argo CD and Flux. */
 export const GITOPS_SPECS: readonly OptionSpec[] = [
-  { name: 'gitops', kind: 'string', value: 'argocd|none', help: 'argocd (default): sync-wave annotations on every object, and gitops/ with an Argo CD Application and Flux Kustomizations per wave; none: neither' },
-  { name: 'gitops-repo', kind: 'string', value: 'URL', help: 'the Git repository the output is committed to, for gitops/ (default: a placeholder, with a warning)' },
-  { name: 'gitops-path', kind: 'string', value: 'PATH', help: 'the output folder\'s path in that repository, for gitops/ (default: a placeholder, with a warning)' },
-  { name: 'gitops-branch', kind: 'string', value: 'BRANCH', help: `the branch Argo CD and Flux follow (default ${DEFAULT_GITOPS_BRANCH})` },
-  { name: 'overlay', kind: 'list', value: 'NAME', help: 'start overlays/NAME/kustomization.yaml, a Kustomize overlay of the output that sets replicas and Ingress hosts (written once, then yours); repeatable' },
+  {
+    name: 'gitops',
+    kind: 'string',
+    value: 'argocd|none',
+    help: 'argocd (default): sync-wave annotations on every object, and gitops/ with an Argo CD Application and Flux Kustomizations per wave; none: neither',
+  },
+  {
+    name: 'gitops-repo',
+    kind: 'string',
+    value: 'URL',
+    help: 'the Git repository the output is committed to, for gitops/ (default: a placeholder, with a warning)',
+  },
+  {
+    name: 'gitops-path',
+    kind: 'string',
+    value: 'PATH',
+    help: "the output folder's path in that repository, for gitops/ (default: a placeholder, with a warning)",
+  },
+  {
+    name: 'gitops-branch',
+    kind: 'string',
+    value: 'BRANCH',
+    help: `the branch Argo CD and Flux follow (default ${DEFAULT_GITOPS_BRANCH})`,
+  },
+  {
+    name: 'overlay',
+    kind: 'list',
+    value: 'NAME',
+    help: 'start overlays/NAME/kustomization.yaml, a Kustomize overlay of the output that sets replicas and Ingress hosts (written once, then yours); repeatable',
+  },
 ];
 
 type Values = Readonly<Record<string, string | boolean | string[] | undefined>>;
@@ -44,7 +69,7 @@ const BRANCH = /^(?!\/|.*\/$|.*\/\/|.*\.\.)[A-Za-z0-9._/-]+$/;
  * `--single-file`, `--stdout`), which get no kustomizations, overlays or `gitops/`. `fail` throws the usage error.
  */
 export function parseGitOpsOptions(values: Values, oneFile: boolean, fail: (message: string) => never): GitOpsOptions {
-  const text = (name: string) => (typeof values[name] === 'string' ? values[name] as string : undefined);
+  const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
   const modeText = text('gitops') ?? GitOpsMode.ARGOCD;
   if (!(Object.values(GitOpsMode) as string[]).includes(modeText)) {
     fail(`--gitops "${modeText}" is not allowed. Allowed: argocd, none`);
@@ -61,12 +86,16 @@ export function parseGitOpsOptions(values: Values, oneFile: boolean, fail: (mess
     ...(overlays.length > 0 ? ['--overlay'] : []),
   ];
   if (oneFile && folderOnly.length > 0) {
-    fail(`${folderOnly.join(', ')} ${folderOnly.length === 1 ? 'needs' : 'need'} the folder output (one file per resource): `
-      + 'leave out -o FILE.yaml, --single-file and --stdout');
+    fail(
+      `${folderOnly.join(', ')} ${folderOnly.length === 1 ? 'needs' : 'need'} the folder output (one file per resource): ` +
+        'leave out -o FILE.yaml, --single-file and --stdout',
+    );
   }
   const gitopsOnly = folderOnly.filter((flag) => flag !== '--overlay');
   if (mode === GitOpsMode.NONE && gitopsOnly.length > 0) {
-    fail(`${gitopsOnly.join(', ')} ${gitopsOnly.length === 1 ? 'is' : 'are'} for gitops/, which --gitops none does not write`);
+    fail(
+      `${gitopsOnly.join(', ')} ${gitopsOnly.length === 1 ? 'is' : 'are'} for gitops/, which --gitops none does not write`,
+    );
   }
   if (repo !== undefined && !REPO_URL.test(repo)) {
     fail(`--gitops-repo "${repo}" is not a Git URL. Allowed: https://…, ssh://…, git@host:path`);
@@ -75,7 +104,9 @@ export function parseGitOpsOptions(values: Values, oneFile: boolean, fail: (mess
   if (rawPath !== undefined) {
     path = rawPath.replace(/^(\.\/)+/, '').replace(/\/+$/, '') || '.';
     if (path.startsWith('/') || path.split('/').some((part) => part === '..' || part === '') || /\s/.test(path)) {
-      fail(`--gitops-path "${rawPath}" is not a path inside the repository. Allowed: a relative path without "..", e.g. deploy/k8s`);
+      fail(
+        `--gitops-path "${rawPath}" is not a path inside the repository. Allowed: a relative path without "..", e.g. deploy/k8s`,
+      );
     }
   }
   if (branch !== undefined && !BRANCH.test(branch)) {
@@ -83,7 +114,9 @@ export function parseGitOpsOptions(values: Values, oneFile: boolean, fail: (mess
   }
   for (const overlay of overlays) {
     if (!OVERLAY_NAME.test(overlay)) {
-      fail(`--overlay "${overlay}" is not an overlay name. Allowed: a DNS-1123 label (lower case letters, digits and "-"), e.g. prod`);
+      fail(
+        `--overlay "${overlay}" is not an overlay name. Allowed: a DNS-1123 label (lower case letters, digits and "-"), e.g. prod`,
+      );
     }
   }
   return { mode, repo, path, branch: branch ?? DEFAULT_GITOPS_BRANCH, overlays: [...new Set(overlays)].sort() };

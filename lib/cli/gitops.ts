@@ -54,20 +54,24 @@ const FLUX_VM_TIMEOUT = '30m';
 export function kustomizationFiles(rendered: Rendered): OutputFile[] {
   const { namespace } = rendered.project.composeApp;
   const labels = rendered.project.labels;
-  const files = rendered.waves.map((wave) => generated(`${wave.wave.folder}/${WAVE_KUSTOMIZATION}`, {
-    apiVersion: KUSTOMIZE_API,
-    kind: 'Kustomization',
-    namespace,
-    ...(Object.keys(labels).length > 0 ? { labels: [{ pairs: { ...labels } }] } : {}),
-    resources: wave.objects.map((o) => path.posix.basename(o.file)),
-    sortOptions: IN_ORDER,
-  }));
-  files.push(generated(KUSTOMIZATION, {
-    apiVersion: KUSTOMIZE_API,
-    kind: 'Kustomization',
-    resources: rendered.waves.map((w) => w.wave.folder),
-    sortOptions: IN_ORDER,
-  }));
+  const files = rendered.waves.map((wave) =>
+    generated(`${wave.wave.folder}/${WAVE_KUSTOMIZATION}`, {
+      apiVersion: KUSTOMIZE_API,
+      kind: 'Kustomization',
+      namespace,
+      ...(Object.keys(labels).length > 0 ? { labels: [{ pairs: { ...labels } }] } : {}),
+      resources: wave.objects.map((o) => path.posix.basename(o.file)),
+      sortOptions: IN_ORDER,
+    }),
+  );
+  files.push(
+    generated(KUSTOMIZATION, {
+      apiVersion: KUSTOMIZE_API,
+      kind: 'Kustomization',
+      resources: rendered.waves.map((w) => w.wave.folder),
+      sortOptions: IN_ORDER,
+    }),
+  );
   return files;
 }
 
@@ -101,12 +105,14 @@ export function gitopsFiles(rendered: Rendered, options: GitOpsOptions, at: Comp
     },
   };
   const source = { kind: 'GitRepository', name: namespace };
-  const flux: object[] = [{
-    apiVersion: 'source.toolkit.fluxcd.io/v1',
-    kind: 'GitRepository',
-    metadata: { name: namespace, namespace: FLUX_NAMESPACE },
-    spec: { interval: '1m', url: repo, ref: { branch: options.branch } },
-  }];
+  const flux: object[] = [
+    {
+      apiVersion: 'source.toolkit.fluxcd.io/v1',
+      kind: 'GitRepository',
+      metadata: { name: namespace, namespace: FLUX_NAMESPACE },
+      spec: { interval: '1m', url: repo, ref: { branch: options.branch } },
+    },
+  ];
   rendered.waves.forEach((wave, index) => {
     const checks = wave.wave.waits.map((wait) => healthCheck(wave, wait, namespace));
     flux.push({
@@ -121,36 +127,50 @@ export function gitopsFiles(rendered: Rendered, options: GitOpsOptions, at: Comp
         sourceRef: source,
         // Only what deploy waits for: a claim whose class binds on first use stays Pending until its CronJob runs,
         // and a wait on everything (`wait: true`) would hold the next wave back until then.
-        ...(checks.length > 0 ? { healthChecks: checks, timeout: wave.wave.kind === WaveKind.VM ? FLUX_VM_TIMEOUT : FLUX_TIMEOUT } : {}),
+        ...(checks.length > 0
+          ? { healthChecks: checks, timeout: wave.wave.kind === WaveKind.VM ? FLUX_VM_TIMEOUT : FLUX_TIMEOUT }
+          : {}),
       },
     });
   });
   const files = [
     generated(`${GITOPS_FOLDER}/${ARGOCD_FILE}`, application),
-    { path: `${GITOPS_FOLDER}/${FLUX_FILE}`, content: `${YAML_HEADER}\n${flux.map((doc) => manifestYaml(doc)).join('---\n')}` },
+    {
+      path: `${GITOPS_FOLDER}/${FLUX_FILE}`,
+      content: `${YAML_HEADER}\n${flux.map((doc) => manifestYaml(doc)).join('---\n')}`,
+    },
   ];
   const warnings: ComposeWarning[] = [];
   const missing = [
     ...(options.repo === undefined ? [`${REPO_PLACEHOLDER} (--gitops-repo URL)`] : []),
-    ...(options.path === undefined ? [`${PATH_PLACEHOLDER} (--gitops-path PATH: the output folder's path in the repository)`] : []),
+    ...(options.path === undefined
+      ? [`${PATH_PLACEHOLDER} (--gitops-path PATH: the output folder's path in the repository)`]
+      : []),
   ];
   if (missing.length > 0) {
     warnings.push({
       code: 'gitops-placeholder',
-      message: `${GITOPS_FOLDER}/${ARGOCD_FILE} and ${GITOPS_FOLDER}/${FLUX_FILE} hold ${missing.join(' and ')}; `
-        + 'Argo CD and Flux cannot use them until then (--gitops none writes no gitops/)',
+      message:
+        `${GITOPS_FOLDER}/${ARGOCD_FILE} and ${GITOPS_FOLDER}/${FLUX_FILE} hold ${missing.join(' and ')}; ` +
+        'Argo CD and Flux cannot use them until then (--gitops none writes no gitops/)',
       at,
     });
   }
-  const secrets = rendered.waves.flatMap((w) => w.objects)
-    .filter((o) => o.kind === 'Secret' && Object.keys(o.manifest.data ?? {}).length + Object.keys(o.manifest.stringData ?? {}).length > 0)
+  const secrets = rendered.waves
+    .flatMap((w) => w.objects)
+    .filter(
+      (o) =>
+        o.kind === 'Secret' &&
+        Object.keys(o.manifest.data ?? {}).length + Object.keys(o.manifest.stringData ?? {}).length > 0,
+    )
     .map((o) => o.name);
   if (secrets.length > 0) {
     warnings.push({
       code: 'gitops-secret',
-      message: `the Secrets ${secrets.join(', ')} hold values from the compose project: committed to Git as they are, `
-        + 'anyone who reads the repository reads them; encrypt them (SOPS, Sealed Secrets) or create them in the cluster '
-        + 'and leave their files out of the commit',
+      message:
+        `the Secrets ${secrets.join(', ')} hold values from the compose project: committed to Git as they are, ` +
+        'anyone who reads the repository reads them; encrypt them (SOPS, Sealed Secrets) or create them in the cluster ' +
+        'and leave their files out of the commit',
       at,
     });
   }
@@ -159,7 +179,12 @@ export function gitopsFiles(rendered: Rendered, options: GitOpsOptions, at: Comp
 
 /** A Flux health check of what `deploy` waits for: the workload of a service, a Job, the VirtualMachine. */
 function healthCheck(wave: RenderedWave, wait: WaveWait, namespace: string): object {
-  const kinds = wait.condition === 'complete' ? ['Job'] : wait.condition === 'vm-ready' ? ['VirtualMachine'] : ['Deployment', 'StatefulSet', 'DaemonSet'];
+  const kinds =
+    wait.condition === 'complete'
+      ? ['Job']
+      : wait.condition === 'vm-ready'
+        ? ['VirtualMachine']
+        : ['Deployment', 'StatefulSet', 'DaemonSet'];
   const object = wave.objects.find((o) => o.name === wait.name && kinds.includes(o.kind));
   if (!object) {
     throw new Error(`the wave ${wave.wave.folder} waits for ${wait.name}, which it does not hold`);
@@ -184,11 +209,16 @@ export function overlayFiles(rendered: Rendered, overlays: readonly string[], ro
   const files: OutputFile[] = [];
   const kept: string[] = [];
   const objects = rendered.waves.flatMap((w) => w.objects);
-  const scaled = new Set(objects.filter((o) => o.kind === 'HorizontalPodAutoscaler')
-    .map((o) => `${o.manifest.spec?.scaleTargetRef?.kind}/${o.manifest.spec?.scaleTargetRef?.name}`));
+  const scaled = new Set(
+    objects
+      .filter((o) => o.kind === 'HorizontalPodAutoscaler')
+      .map((o) => `${o.manifest.spec?.scaleTargetRef?.kind}/${o.manifest.spec?.scaleTargetRef?.name}`),
+  );
   const patches: object[] = [];
   for (const wave of rendered.waves.filter((w) => w.wave.kind !== WaveKind.STATEFUL)) {
-    for (const object of wave.objects.filter((o) => ['Deployment', 'StatefulSet'].includes(o.kind) && !scaled.has(`${o.kind}/${o.name}`))) {
+    for (const object of wave.objects.filter(
+      (o) => ['Deployment', 'StatefulSet'].includes(o.kind) && !scaled.has(`${o.kind}/${o.name}`),
+    )) {
       patches.push(patch(object, [{ op: 'add', path: '/spec/replicas', value: object.manifest.spec?.replicas ?? 1 }]));
     }
   }
@@ -200,7 +230,9 @@ export function overlayFiles(rendered: Rendered, overlays: readonly string[], ro
       }
     });
     (object.manifest.spec?.tls ?? []).forEach((tls: { hosts?: string[] }, i: number) => {
-      (tls.hosts ?? []).forEach((host, j) => operations.push({ op: 'replace', path: `/spec/tls/${i}/hosts/${j}`, value: host }));
+      (tls.hosts ?? []).forEach((host, j) =>
+        operations.push({ op: 'replace', path: `/spec/tls/${i}/hosts/${j}`, value: host }),
+      );
     });
     if (operations.length > 0) {
       patches.push(patch(object, operations));
@@ -215,7 +247,7 @@ export function overlayFiles(rendered: Rendered, overlays: readonly string[], ro
     const header = [
       `# The overlay "${name}" of ${rendered.project.composeApp.namespace}, started by cdk8s-compose convert --overlay ${name}.`,
       `# It is yours: convert writes it only when it is missing. Set the values, then: kubectl apply -k ${OVERLAYS_FOLDER}/${name}`,
-      '# Each patch holds the base\'s value: the replicas of the app\'s workloads and the hosts of its Ingresses.',
+      "# Each patch holds the base's value: the replicas of the app's workloads and the hosts of its Ingresses.",
     ];
     files.push({
       path: file,

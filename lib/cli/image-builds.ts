@@ -1,5 +1,11 @@
 import * as path from 'path';
-import { DEFAULT_SENSITIVE_NAME_PATTERNS, SecretValues, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from '../compose/sensitive';
+import {
+  DEFAULT_SENSITIVE_NAME_PATTERNS,
+  SecretValues,
+  embeddedPasswords,
+  hasEmbeddedPassword,
+  isSensitiveName,
+} from '../compose/sensitive';
 import { ComposeModel, ComposeService } from '../compose/model';
 import { shellQuote } from './shell-words';
 
@@ -28,7 +34,10 @@ export function builtServices(model: ComposeModel): ComposeService[] {
 }
 
 /** The build and push commands of every service that runs an image built from source. */
-export function imageBuilds(model: ComposeModel, patterns: readonly string[] = DEFAULT_SENSITIVE_NAME_PATTERNS): ImageBuild[] {
+export function imageBuilds(
+  model: ComposeModel,
+  patterns: readonly string[] = DEFAULT_SENSITIVE_NAME_PATTERNS,
+): ImageBuild[] {
   const secrets = modelSecrets(model, patterns);
   return builtServices(model).map((service) => {
     const build = service.build!;
@@ -67,8 +76,17 @@ export function imageBuilds(model: ComposeModel, patterns: readonly string[] = D
  */
 export function bakeCommand(model: ComposeModel): string {
   const services = builtServices(model);
-  return ['docker', 'buildx', 'bake', ...model.files.flatMap((f) => ['-f', f]),
-    ...services.flatMap((s) => ['--set', `${s.name}.tags=${s.image}`]), '--push', ...services.map((s) => s.name)].map(shellQuote).join(' ');
+  return [
+    'docker',
+    'buildx',
+    'bake',
+    ...model.files.flatMap((f) => ['-f', f]),
+    ...services.flatMap((s) => ['--set', `${s.name}.tags=${s.image}`]),
+    '--push',
+    ...services.map((s) => s.name),
+  ]
+    .map(shellQuote)
+    .join(' ');
 }
 
 /**
@@ -81,16 +99,22 @@ export function imageBuildMarkdown(model: ComposeModel, patterns?: readonly stri
     return [];
   }
   const out = [
-    `${builds.map((b) => b.service).join(', ')} ${builds.length === 1 ? 'runs an image' : 'run images'} built from source. `
-      + 'Build and push each where the cluster can pull it, from the folder of the compose file, before the deploy:',
+    `${builds.map((b) => b.service).join(', ')} ${builds.length === 1 ? 'runs an image' : 'run images'} built from source. ` +
+      'Build and push each where the cluster can pull it, from the folder of the compose file, before the deploy:',
     '',
   ];
   for (const build of builds) {
-    out.push(`- ${build.service} → \`${build.image}\``
-      + `${build.argsFromEnvironment.length > 0 ? ` (set ${build.argsFromEnvironment.join(', ')} in the environment first: secret build arguments are read from it)` : ''}:`, '');
+    out.push(
+      `- ${build.service} → \`${build.image}\`` +
+        `${build.argsFromEnvironment.length > 0 ? ` (set ${build.argsFromEnvironment.join(', ')} in the environment first: secret build arguments are read from it)` : ''}:`,
+      '',
+    );
     out.push('  ```sh', ...build.commands.map((c) => `  ${c}`), '  ```', '');
   }
-  out.push('Or build and push them all with buildx, which reads the compose files (and the secret arguments from the environment):', '');
+  out.push(
+    'Or build and push them all with buildx, which reads the compose files (and the secret arguments from the environment):',
+    '',
+  );
   out.push('```sh', bakeCommand(model), '```', '');
   return out;
 }

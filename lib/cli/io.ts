@@ -52,7 +52,9 @@ export function printWarnings(warnings: readonly ComposeWarning[], io: CliIo, qu
   const counts = new Map<string, number>();
   warnings.forEach((w) => counts.set(w.code, (counts.get(w.code) ?? 0) + 1));
   const byCode = [...counts.entries()].sort(([a], [b]) => compare(a, b)).map(([code, n]) => `${code} ×${n}`);
-  io.stderr(`${warnings.length} warning${warnings.length === 1 ? '' : 's'}${byCode.length > 0 ? ` (${byCode.join(', ')})` : ''}\n`);
+  io.stderr(
+    `${warnings.length} warning${warnings.length === 1 ? '' : 's'}${byCode.length > 0 ? ` (${byCode.join(', ')})` : ''}\n`,
+  );
 }
 
 /** Text on one line: line breaks and the blanks around them become one space. */

@@ -48,8 +48,13 @@ function reportError(err: unknown, io: CliIo, debug: boolean): number {
     err = writeError(err, 'a file operation failed', 'check the output folder and the disk, then run again');
   }
   const message = err instanceof Error ? err.message : String(err);
-  const known = isComposeError(err) || message.startsWith('Validation failed') || (err as NodeJS.ErrnoException)?.code !== undefined;
-  io.stderr(`error: ${message}\n${known ? '' : `(an internal error of ${PROGRAM}: run with --debug for the stack trace)\n`}`
-    + `${detail ? `${detail.trimStart()}\n` : ''}`);
+  const known =
+    isComposeError(err) ||
+    message.startsWith('Validation failed') ||
+    (err as NodeJS.ErrnoException)?.code !== undefined;
+  io.stderr(
+    `error: ${message}\n${known ? '' : `(an internal error of ${PROGRAM}: run with --debug for the stack trace)\n`}` +
+      `${detail ? `${detail.trimStart()}\n` : ''}`,
+  );
   return ExitCode.BAD_INPUT;
 }

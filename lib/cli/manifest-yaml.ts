@@ -87,7 +87,13 @@ function text(value: string): string {
 
 function print(value: string): string | undefined {
   // `<<` is the YAML 1.1 merge key, which the yaml library identifies as its own type and prints its own way.
-  if (value === '<<' || value.length > 1024 || value.includes('\n') || SPECIAL.test(value) || DOCUMENT_MARKER.test(value)) {
+  if (
+    value === '<<' ||
+    value.length > 1024 ||
+    value.includes('\n') ||
+    SPECIAL.test(value) ||
+    DOCUMENT_MARKER.test(value)
+  ) {
     return undefined;
   }
   if (!NOT_PLAIN.test(value) && !OTHER_TYPES.some((test) => test.test(value))) {
@@ -107,7 +113,10 @@ function block(value: string, indent: string): string {
     throw FALLBACK;
   }
   let endStart = value.length;
-  while (endStart > 0 && (value[endStart - 1] === '\n' || value[endStart - 1] === '\t' || value[endStart - 1] === ' ')) {
+  while (
+    endStart > 0 &&
+    (value[endStart - 1] === '\n' || value[endStart - 1] === '\t' || value[endStart - 1] === ' ')
+  ) {
     endStart--;
   }
   let end = value.substring(endStart);
@@ -168,7 +177,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** A collection's text after `key:` or `- `, or undefined for a scalar. */
-function collection(value: unknown, indent: string, seen: Set<object>): { empty: string } | { text: string } | undefined {
+function collection(
+  value: unknown,
+  indent: string,
+  seen: Set<object>,
+): { empty: string } | { text: string } | undefined {
   if (Array.isArray(value)) {
     return value.length === 0 ? { empty: '[]' } : { text: seq(value, indent, seen) };
   }

@@ -4,19 +4,23 @@ import { UsageError } from './usage-error';
 
 /** kompose options that have no counterpart here, with what to do instead. */
 const KOMPOSE_ONLY: Readonly<Record<string, string>> = {
-  'json': 'kompose\'s --json is not supported: the manifests are YAML',
-  'j': 'kompose\'s -j (JSON output) is not supported: the manifests are YAML',
-  'chart': 'kompose\'s --chart is not supported: cdk8s-compose writes plain manifests with a kustomization; "kubectl apply -k OUT" applies the whole app',
+  'json': "kompose's --json is not supported: the manifests are YAML",
+  'j': "kompose's -j (JSON output) is not supported: the manifests are YAML",
+  'chart':
+    'kompose\'s --chart is not supported: cdk8s-compose writes plain manifests with a kustomization; "kubectl apply -k OUT" applies the whole app',
   'c': 'kompose\'s -c (Helm chart) is not supported: cdk8s-compose writes plain manifests with a kustomization; "kubectl apply -k OUT" applies the whole app',
-  'provider': 'kompose\'s --provider is not supported: the output is for Kubernetes',
-  'replicas': 'kompose\'s --replicas is not supported: set deploy.replicas in the compose file',
-  'volumes': 'kompose\'s --volumes is not supported: named volumes become PersistentVolumeClaims',
-  'build': 'kompose\'s --build is not supported: build and push the images with the commands RUNBOOK.md and analyze give (--registry HOST[/PATH] names where)',
-  'push-image': 'kompose\'s --push-image is not supported: build and push the images with the commands RUNBOOK.md and analyze give (--registry HOST[/PATH] names where)',
-  'pvc-request-size': 'kompose\'s --pvc-request-size is not supported: use the kompose.volume.size label',
-  'generate-network-policies': 'kompose\'s --generate-network-policies is not needed: NetworkPolicies are generated unless --network-policies off',
-  'with-kompose-annotation': 'kompose\'s --with-kompose-annotation is not supported',
-  'indent': 'kompose\'s --indent is not supported',
+  'provider': "kompose's --provider is not supported: the output is for Kubernetes",
+  'replicas': "kompose's --replicas is not supported: set deploy.replicas in the compose file",
+  'volumes': "kompose's --volumes is not supported: named volumes become PersistentVolumeClaims",
+  'build':
+    "kompose's --build is not supported: build and push the images with the commands RUNBOOK.md and analyze give (--registry HOST[/PATH] names where)",
+  'push-image':
+    "kompose's --push-image is not supported: build and push the images with the commands RUNBOOK.md and analyze give (--registry HOST[/PATH] names where)",
+  'pvc-request-size': "kompose's --pvc-request-size is not supported: use the kompose.volume.size label",
+  'generate-network-policies':
+    "kompose's --generate-network-policies is not needed: NetworkPolicies are generated unless --network-policies off",
+  'with-kompose-annotation': "kompose's --with-kompose-annotation is not supported",
+  'indent': "kompose's --indent is not supported",
 };
 
 /** Option values by the spec's name. */
@@ -28,7 +32,11 @@ export type Values = Record<string, string | boolean | string[] | undefined>;
  * checked here instead: unknown options (with kompose's refusals and a suggestion), one-dash long options and
  * grouped or glued short ones, missing values, values on switches, and single-valued options given twice.
  */
-export function scan(command: string, args: readonly string[], specs: readonly OptionSpec[]): { values: Values; positionals: string[] } {
+export function scan(
+  command: string,
+  args: readonly string[],
+  specs: readonly OptionSpec[],
+): { values: Values; positionals: string[] } {
   const config: NonNullable<ParseArgsConfig['options']> = {};
   const specOf = new Map<string, OptionSpec>();
   for (const spec of specs) {
@@ -38,7 +46,13 @@ export function scan(command: string, args: readonly string[], specs: readonly O
       specOf.set(name, spec);
     }
   }
-  const { tokens } = parseArgs({ args: [...args], options: config, strict: false, allowPositionals: true, tokens: true });
+  const { tokens } = parseArgs({
+    args: [...args],
+    options: config,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   const values: Values = {};
   const positionals: string[] = [];
   for (const token of tokens) {
@@ -54,7 +68,11 @@ export function scan(command: string, args: readonly string[], specs: readonly O
     const flag = long ? token.rawName : raw;
     const spec = specOf.get(token.name);
     if (!spec || (!long && raw !== `-${spec.short}`)) {
-      throw unknownOption(command, flag, [...specOf.keys()].map((name) => `--${name}`));
+      throw unknownOption(
+        command,
+        flag,
+        [...specOf.keys()].map((name) => `--${name}`),
+      );
     }
     if (spec.kind === 'boolean') {
       if (token.value !== undefined) {
@@ -86,7 +104,10 @@ function unknownOption(command: string, flag: string, known: readonly string[]):
     return new UsageError(kompose, command);
   }
   if (!flag.startsWith('--') && flag.length > 2) {
-    return new UsageError(`unknown option ${flag}: write long options with two dashes, short ones as one letter`, command);
+    return new UsageError(
+      `unknown option ${flag}: write long options with two dashes, short ones as one letter`,
+      command,
+    );
   }
   return new UsageError(`unknown option ${flag}${suggest(flag, known)}`, command);
 }

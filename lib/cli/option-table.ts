@@ -10,28 +10,117 @@ export const PROGRAM = 'cdk8s-compose';
 export type CommandName = 'convert' | 'analyze' | 'verify' | 'deploy';
 
 const CONVERSION_SPECS: readonly OptionSpec[] = [
-  { name: 'file', short: 'f', kind: 'list', value: 'FILE', help: 'compose file; repeat to merge in compose\'s override order (default: compose.yaml, compose.yml, docker-compose.yaml, docker-compose.yml and its .override file)' },
+  {
+    name: 'file',
+    short: 'f',
+    kind: 'list',
+    value: 'FILE',
+    help: "compose file; repeat to merge in compose's override order (default: compose.yaml, compose.yml, docker-compose.yaml, docker-compose.yml and its .override file)",
+  },
   { name: 'profile', kind: 'list', value: 'NAME', help: 'activate a compose profile; repeatable, "*" activates all' },
-  { name: 'env-file', kind: 'list', value: 'FILE', help: 'env file for interpolation instead of the project\'s .env; repeatable, later files win' },
+  {
+    name: 'env-file',
+    kind: 'list',
+    value: 'FILE',
+    help: "env file for interpolation instead of the project's .env; repeatable, later files win",
+  },
   { name: 'project-name', short: 'p', kind: 'string', value: 'NAME', help: 'compose project name' },
-  { name: 'image', kind: 'list', value: 'SERVICE=REF', help: 'image of a service instead of its own (or of the one build: makes); repeatable' },
-  { name: 'registry', kind: 'string', value: 'HOST[/PATH]', help: 'registry of the images built from source: HOST[/PATH]/<project>-<service> (default: no registry, as docker compose build tags them)' },
-  { name: 'allow-outside-project', kind: 'boolean', help: 'read env, secret, config and bind-mounted files outside the project folder' },
-  { name: 'namespace', kind: 'string', value: 'NAME', help: 'namespace of every object (default: the compose project name)' },
-  { name: 'allow-system-namespace', kind: 'boolean', help: 'accept kube-system, kube-public, kube-node-lease or default as the namespace (refused otherwise)' },
-  { name: 'controller', kind: 'string', value: 'deployment|statefulset', help: 'controller of the stateful dependencies (databases, caches); other services are Deployments' },
+  {
+    name: 'image',
+    kind: 'list',
+    value: 'SERVICE=REF',
+    help: 'image of a service instead of its own (or of the one build: makes); repeatable',
+  },
+  {
+    name: 'registry',
+    kind: 'string',
+    value: 'HOST[/PATH]',
+    help: 'registry of the images built from source: HOST[/PATH]/<project>-<service> (default: no registry, as docker compose build tags them)',
+  },
+  {
+    name: 'allow-outside-project',
+    kind: 'boolean',
+    help: 'read env, secret, config and bind-mounted files outside the project folder',
+  },
+  {
+    name: 'namespace',
+    kind: 'string',
+    value: 'NAME',
+    help: 'namespace of every object (default: the compose project name)',
+  },
+  {
+    name: 'allow-system-namespace',
+    kind: 'boolean',
+    help: 'accept kube-system, kube-public, kube-node-lease or default as the namespace (refused otherwise)',
+  },
+  {
+    name: 'controller',
+    kind: 'string',
+    value: 'deployment|statefulset',
+    help: 'controller of the stateful dependencies (databases, caches); other services are Deployments',
+  },
   { name: 'labels', kind: 'list', value: 'K=V,K=V', help: 'labels for every object and pod template; repeatable' },
-  { name: 'annotations', kind: 'list', value: 'K=V,K=V', help: 'annotations for every object and pod template; repeatable' },
-  { name: 'ingress-host', kind: 'list', value: 'SERVICE=HOST', help: 'host of a service\'s Ingress rule (default: kompose.service.expose, else SERVICE.example.com); repeatable' },
+  {
+    name: 'annotations',
+    kind: 'list',
+    value: 'K=V,K=V',
+    help: 'annotations for every object and pod template; repeatable',
+  },
+  {
+    name: 'ingress-host',
+    kind: 'list',
+    value: 'SERVICE=HOST',
+    help: "host of a service's Ingress rule (default: kompose.service.expose, else SERVICE.example.com); repeatable",
+  },
   { name: 'target', kind: 'string', value: 'container|vm|auto', help: 'where services run (default container)' },
-  { name: 'image-base-url', kind: 'string', value: 'URL', help: 'folder URL where the golden VM images are published (with --target vm|auto)' },
-  { name: 'network-policies', kind: 'string', value: 'on|off', help: 'NetworkPolicies from the compose networks: default deny, DNS, per-network allows (default on)' },
-  { name: 'ingress-controller-namespace', kind: 'string', value: 'NAME', help: 'namespace of the ingress controller, which the NetworkPolicies let in to the Ingress ports (default ingress-nginx)' },
-  { name: 'ingress-controller-pod-labels', kind: 'list', value: 'K=V,K=V', help: 'labels of the ingress controller\'s pods, to let in only them (default: every pod of its namespace); repeatable' },
-  { name: 'ingress-class-name', kind: 'string', value: 'NAME', help: 'ingressClassName of the Ingresses (default nginx; a kompose.service.expose.ingress-class-name label wins)' },
-  { name: 'storage-class-name', kind: 'string', value: 'NAME', help: 'storageClassName of the claims (default: the cluster\'s default class; kompose.volume.storage-class-name wins)' },
-  { name: 'backup', kind: 'string', value: 'on|off', help: 'backup CronJobs of the stateful dependencies: on for all, off for none (default: those whose data compose keeps in a volume)' },
-  { name: 'quota', kind: 'string', value: 'on|off|KEY=AMOUNT,...', help: 'the ResourceQuota: on (computed from the app, the default), off, or amounts such as limits.memory=16Gi,requests.cpu=4 (the rest computed)' },
+  {
+    name: 'image-base-url',
+    kind: 'string',
+    value: 'URL',
+    help: 'folder URL where the golden VM images are published (with --target vm|auto)',
+  },
+  {
+    name: 'network-policies',
+    kind: 'string',
+    value: 'on|off',
+    help: 'NetworkPolicies from the compose networks: default deny, DNS, per-network allows (default on)',
+  },
+  {
+    name: 'ingress-controller-namespace',
+    kind: 'string',
+    value: 'NAME',
+    help: 'namespace of the ingress controller, which the NetworkPolicies let in to the Ingress ports (default ingress-nginx)',
+  },
+  {
+    name: 'ingress-controller-pod-labels',
+    kind: 'list',
+    value: 'K=V,K=V',
+    help: "labels of the ingress controller's pods, to let in only them (default: every pod of its namespace); repeatable",
+  },
+  {
+    name: 'ingress-class-name',
+    kind: 'string',
+    value: 'NAME',
+    help: 'ingressClassName of the Ingresses (default nginx; a kompose.service.expose.ingress-class-name label wins)',
+  },
+  {
+    name: 'storage-class-name',
+    kind: 'string',
+    value: 'NAME',
+    help: "storageClassName of the claims (default: the cluster's default class; kompose.volume.storage-class-name wins)",
+  },
+  {
+    name: 'backup',
+    kind: 'string',
+    value: 'on|off',
+    help: 'backup CronJobs of the stateful dependencies: on for all, off for none (default: those whose data compose keeps in a volume)',
+  },
+  {
+    name: 'quota',
+    kind: 'string',
+    value: 'on|off|KEY=AMOUNT,...',
+    help: 'the ResourceQuota: on (computed from the app, the default), off, or amounts such as limits.memory=16Gi,requests.cpu=4 (the rest computed)',
+  },
 ];
 
 const COMMON_SPECS: readonly OptionSpec[] = [
@@ -43,12 +132,28 @@ const COMMON_SPECS: readonly OptionSpec[] = [
 export const COMMAND_SPECS: Readonly<Record<CommandName, readonly OptionSpec[]>> = {
   convert: [
     ...CONVERSION_SPECS,
-    { name: 'out', short: 'o', aliases: ['output'], kind: 'string', value: 'DIR|FILE', help: 'output folder (default: the current folder), or a .yaml/.yml file for one file' },
-    { name: 'single-file', kind: 'boolean', help: 'write every manifest into one file (<namespace>.yaml) instead of one file per resource' },
+    {
+      name: 'out',
+      short: 'o',
+      aliases: ['output'],
+      kind: 'string',
+      value: 'DIR|FILE',
+      help: 'output folder (default: the current folder), or a .yaml/.yml file for one file',
+    },
+    {
+      name: 'single-file',
+      kind: 'boolean',
+      help: 'write every manifest into one file (<namespace>.yaml) instead of one file per resource',
+    },
     { name: 'stdout', kind: 'boolean', help: 'print the manifests to stdout and write nothing' },
     { name: 'force', kind: 'boolean', help: 'overwrite files that cdk8s-compose did not generate' },
     ...GITOPS_SPECS,
-    { name: 'quiet', short: 'q', kind: 'boolean', help: 'print only errors and the summary (the warning count and what was written)' },
+    {
+      name: 'quiet',
+      short: 'q',
+      kind: 'boolean',
+      help: 'print only errors and the summary (the warning count and what was written)',
+    },
     ...COMMON_SPECS,
   ],
   analyze: [
@@ -64,18 +169,36 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, readonly OptionSpec[]>>
   deploy: [
     ...CONVERSION_SPECS,
     { name: 'context', kind: 'string', value: 'NAME', help: 'kubectl context (default: the current context)' },
-    { name: 'timeout', kind: 'string', value: 'DURATION', help: 'how long each wait may take, e.g. 300s, 5m (default 300s)' },
+    {
+      name: 'timeout',
+      kind: 'string',
+      value: 'DURATION',
+      help: 'how long each wait may take, e.g. 300s, 5m (default 300s)',
+    },
     { name: 'dry-run', kind: 'boolean', help: 'print the kubectl commands instead of running them' },
-    { name: 'out', short: 'o', aliases: ['output'], kind: 'string', value: 'DIR', help: 'also keep the manifests and the runbook in this folder (default: a temporary folder)' },
+    {
+      name: 'out',
+      short: 'o',
+      aliases: ['output'],
+      kind: 'string',
+      value: 'DIR',
+      help: 'also keep the manifests and the runbook in this folder (default: a temporary folder)',
+    },
     { name: 'force', kind: 'boolean', help: 'with -o: overwrite files that cdk8s-compose did not generate' },
-    { name: 'quiet', short: 'q', kind: 'boolean', help: 'print only errors and the summary (no warning lines, kubectl commands or their output)' },
+    {
+      name: 'quiet',
+      short: 'q',
+      kind: 'boolean',
+      help: 'print only errors and the summary (no warning lines, kubectl commands or their output)',
+    },
     ...COMMON_SPECS,
   ],
 };
 
 const USAGE: Readonly<Record<string, string>> = {
-  convert: `${PROGRAM} convert [-f FILE]... [-o DIR|FILE] [--namespace NAME] [--controller deployment|statefulset] [--labels K=V,...] [--annotations K=V,...] [options]\n`
-    + `       ${PROGRAM} convert FILE --output DIR [options]`,
+  convert:
+    `${PROGRAM} convert [-f FILE]... [-o DIR|FILE] [--namespace NAME] [--controller deployment|statefulset] [--labels K=V,...] [--annotations K=V,...] [options]\n` +
+    `       ${PROGRAM} convert FILE --output DIR [options]`,
   analyze: `${PROGRAM} analyze [-f FILE]... [--json] [options]`,
   verify: `${PROGRAM} verify [-f FILE]... [--json] [options]`,
   deploy: `${PROGRAM} deploy [-f FILE]... [--context NAME] [--timeout 300s] [--dry-run] [options]`,
@@ -83,44 +206,56 @@ const USAGE: Readonly<Record<string, string>> = {
 
 /** The one-line usage of a command, or of the program. */
 export function usageLine(command?: string): string {
-  return command && USAGE[command] ? `Usage: ${USAGE[command]}` : `Usage: ${PROGRAM} convert|analyze|verify|deploy [options]   (${PROGRAM} --help)`;
+  return command && USAGE[command]
+    ? `Usage: ${USAGE[command]}`
+    : `Usage: ${PROGRAM} convert|analyze|verify|deploy [options]   (${PROGRAM} --help)`;
 }
 
 /** The help text of a command, or of the program. */
 export function helpText(command?: string): string {
   if (command === 'convert' || command === 'analyze' || command === 'verify' || command === 'deploy') {
     const rows = COMMAND_SPECS[command].map((spec) => {
-      const names = [spec.short ? `-${spec.short}, ` : '    ', `--${spec.name}`, ...(spec.aliases ?? []).map((a) => `, --${a}`)].join('');
+      const names = [
+        spec.short ? `-${spec.short}, ` : '    ',
+        `--${spec.name}`,
+        ...(spec.aliases ?? []).map((a) => `, --${a}`),
+      ].join('');
       return [`${names}${spec.value ? ` ${spec.value}` : ''}`, spec.help];
     });
     const width = Math.max(...rows.map(([left]) => left.length)) + 2;
-    return [
-      `Usage: ${USAGE[command]}`,
-      '',
-      COMMAND_SUMMARY[command],
-      '',
-      'Options:',
-      ...rows.map(([left, right]) => `  ${left.padEnd(width)}${right}`),
-      '',
-      'Exit codes: 0 success, 1 bad input (verify: an expectation is broken), 2 bad usage, 3 a kubectl command failed or a wait timed out (deploy).',
-    ].join('\n') + '\n';
+    return (
+      [
+        `Usage: ${USAGE[command]}`,
+        '',
+        COMMAND_SUMMARY[command],
+        '',
+        'Options:',
+        ...rows.map(([left, right]) => `  ${left.padEnd(width)}${right}`),
+        '',
+        'Exit codes: 0 success, 1 bad input (verify: an expectation is broken), 2 bad usage, 3 a kubectl command failed or a wait timed out (deploy).',
+      ].join('\n') + '\n'
+    );
   }
-  return [
-    `Usage: ${PROGRAM} <command> [options]`,
-    '',
-    'Commands:',
-    `  convert   ${COMMAND_SUMMARY.convert}`,
-    `  analyze   ${COMMAND_SUMMARY.analyze}`,
-    `  verify    ${COMMAND_SUMMARY.verify}`,
-    `  deploy    ${COMMAND_SUMMARY.deploy}`,
-    '',
-    `Run "${PROGRAM} <command> --help" for the options of a command.`,
-  ].join('\n') + '\n';
+  return (
+    [
+      `Usage: ${PROGRAM} <command> [options]`,
+      '',
+      'Commands:',
+      `  convert   ${COMMAND_SUMMARY.convert}`,
+      `  analyze   ${COMMAND_SUMMARY.analyze}`,
+      `  verify    ${COMMAND_SUMMARY.verify}`,
+      `  deploy    ${COMMAND_SUMMARY.deploy}`,
+      '',
+      `Run "${PROGRAM} <command> --help" for the options of a command.`,
+    ].join('\n') + '\n'
+  );
 }
 
 const COMMAND_SUMMARY: Readonly<Record<string, string>> = {
   convert: 'Convert a compose project into Kubernetes manifests, one folder per deploy wave, and RUNBOOK.md.',
-  analyze: 'Print a migration assessment of every service: target, state, exposure, volumes, secrets, dependencies, warnings.',
-  verify: 'Check that the converted app behaves like the compose app: names and ports reached, networks, environment, files, waits.',
+  analyze:
+    'Print a migration assessment of every service: target, state, exposure, volumes, secrets, dependencies, warnings.',
+  verify:
+    'Check that the converted app behaves like the compose app: names and ports reached, networks, environment, files, waits.',
   deploy: 'Convert, then apply the waves with kubectl, waiting for the stateful dependencies between them.',
 };

@@ -7,8 +7,14 @@ import { UsageError } from './usage-error';
 // names the option, quotes the value and says what is allowed.
 
 /** The `spec.hard` keys `--quota` may give. */
-export const QUOTA_KEYS = ['requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory', 'persistentvolumeclaims'] as const;
-export type QuotaKeyName = typeof QUOTA_KEYS[number];
+export const QUOTA_KEYS = [
+  'requests.cpu',
+  'requests.memory',
+  'limits.cpu',
+  'limits.memory',
+  'persistentvolumeclaims',
+] as const;
+export type QuotaKeyName = (typeof QUOTA_KEYS)[number];
 
 /** `on`/`off` (also `true`/`false`) of a switch, or undefined when it is not given. */
 export function onOff(value: Values[string], flag: string, command: string): boolean | undefined {
@@ -27,10 +33,16 @@ export function onOff(value: Values[string], flag: string, command: string): boo
 }
 
 /** `--quota`: on, off, or `KEY=AMOUNT,…` by the ResourceQuota's `spec.hard` keys. */
-export function quotaChoice(text: string | undefined, command: string): boolean | Partial<Record<QuotaKeyName, string>> {
+export function quotaChoice(
+  text: string | undefined,
+  command: string,
+): boolean | Partial<Record<QuotaKeyName, string>> {
   if (text === undefined || !text.includes('=')) {
     if (text !== undefined && !/^(on|off|true|false)$/i.test(text)) {
-      throw new UsageError(`--quota "${text}" is not allowed. Allowed: on, off, or KEY=AMOUNT,… with the keys ${QUOTA_KEYS.join(', ')}`, command);
+      throw new UsageError(
+        `--quota "${text}" is not allowed. Allowed: on, off, or KEY=AMOUNT,… with the keys ${QUOTA_KEYS.join(', ')}`,
+        command,
+      );
     }
     return onOff(text, '--quota', command) ?? true;
   }
@@ -40,12 +52,28 @@ export function quotaChoice(text: string | undefined, command: string): boolean 
     const key = part.slice(0, eq).trim() as QuotaKeyName;
     const amount = part.slice(eq + 1).trim();
     if (eq <= 0 || !QUOTA_KEYS.includes(key)) {
-      throw new UsageError(`--quota "${part}": unknown key. Allowed: ${QUOTA_KEYS.join(', ')} (as KEY=AMOUNT, comma-separated), or on, off`, command);
+      throw new UsageError(
+        `--quota "${part}": unknown key. Allowed: ${QUOTA_KEYS.join(', ')} (as KEY=AMOUNT, comma-separated), or on, off`,
+        command,
+      );
     }
-    const shape = key === 'persistentvolumeclaims' ? /^[1-9]\d*$/ : key.endsWith('cpu') ? /^\d+(\.\d+)?m?$/ : /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
+    const shape =
+      key === 'persistentvolumeclaims'
+        ? /^[1-9]\d*$/
+        : key.endsWith('cpu')
+          ? /^\d+(\.\d+)?m?$/
+          : /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
     if (!shape.test(amount) || /^0+(\.0+)?[a-zA-Z]*$/.test(amount)) {
-      throw new UsageError(`--quota ${key}="${amount}" is not an amount. Allowed: ${key === 'persistentvolumeclaims' ? 'a whole number above 0'
-        : key.endsWith('cpu') ? 'cores or millicores above 0, e.g. 4, 1.5 or 500m' : 'a memory size above 0, e.g. 16Gi or 512Mi'}`, command);
+      throw new UsageError(
+        `--quota ${key}="${amount}" is not an amount. Allowed: ${
+          key === 'persistentvolumeclaims'
+            ? 'a whole number above 0'
+            : key.endsWith('cpu')
+              ? 'cores or millicores above 0, e.g. 4, 1.5 or 500m'
+              : 'a memory size above 0, e.g. 16Gi or 512Mi'
+        }`,
+        command,
+      );
     }
     if (amounts[key] !== undefined && amounts[key] !== amount) {
       throw new UsageError(`--quota gives ${key} twice`, command);
@@ -64,8 +92,11 @@ export function registryOption(value: string | undefined, command: string): stri
     // The loader is loaded only when the option is given: the option parser stays light for --help and usage errors.
     return (require('../compose/load') as typeof import('../compose/load')).checkRegistry(value);
   } catch {
-    throw new UsageError(`--registry "${value}" is not HOST[/PATH]. Allowed: a registry host with an optional port and path, `
-      + 'such as registry.example.com/shop or localhost:5000', command);
+    throw new UsageError(
+      `--registry "${value}" is not HOST[/PATH]. Allowed: a registry host with an optional port and path, ` +
+        'such as registry.example.com/shop or localhost:5000',
+      command,
+    );
   }
 }
 
@@ -101,7 +132,11 @@ const RESERVED_LABELS = ['app', 'name'];
 const RESERVED_PREFIXES = ['network.cdk8s-compose.io/', 'kubevirt.io/'];
 
 /** `k=v,k=v` items of `--labels` / `--annotations`, checked against Kubernetes' key and value rules. */
-export function metadataPairs(items: readonly string[], flag: '--labels' | '--annotations' | '--ingress-controller-pod-labels', command: string): Record<string, string> {
+export function metadataPairs(
+  items: readonly string[],
+  flag: '--labels' | '--annotations' | '--ingress-controller-pod-labels',
+  command: string,
+): Record<string, string> {
   const result: Record<string, string> = {};
   for (const item of items) {
     for (const part of item.split(',')) {
@@ -115,13 +150,22 @@ export function metadataPairs(items: readonly string[], flag: '--labels' | '--an
       const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
       const name = slash >= 0 ? key.slice(slash + 1) : key;
       if (!QUALIFIED_NAME.test(name) || (prefix !== undefined && (!isDnsSubdomain(prefix) || prefix.length > 253))) {
-        throw new UsageError(`${flag}: "${key}" is not a Kubernetes key. Allowed: an optional DNS prefix and "/", then 1-63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit`, command);
+        throw new UsageError(
+          `${flag}: "${key}" is not a Kubernetes key. Allowed: an optional DNS prefix and "/", then 1-63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit`,
+          command,
+        );
       }
       if (flag !== '--annotations' && !LABEL_VALUE.test(value)) {
-        throw new UsageError(`${flag}: the value of "${key}" ("${value}") is not a label value. Allowed: at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit`, command);
+        throw new UsageError(
+          `${flag}: the value of "${key}" ("${value}") is not a label value. Allowed: at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit`,
+          command,
+        );
       }
       if (flag === '--labels' && (RESERVED_LABELS.includes(key) || RESERVED_PREFIXES.some((p) => key.startsWith(p)))) {
-        throw new UsageError(`--labels: "${key}" is set by cdk8s-compose (Service selectors and network policies use it). Fix: use another key`, command);
+        throw new UsageError(
+          `--labels: "${key}" is set by cdk8s-compose (Service selectors and network policies use it). Fix: use another key`,
+          command,
+        );
       }
       if (key in result && result[key] !== value) {
         throw new UsageError(`${flag} gives "${key}" twice`, command);
@@ -139,7 +183,10 @@ export function metadataPairs(items: readonly string[], flag: '--labels' | '--an
 export function parseDuration(text: string, flag: string, command?: string): number {
   const seconds = /^\d+$/.test(text) ? Number(text) : parseComposeDuration(text);
   if (seconds === undefined || !(seconds > 0)) {
-    throw new UsageError(`${flag} "${text}" is not a duration. Allowed: a positive number of seconds, or e.g. 300s, 5m, 1h`, command);
+    throw new UsageError(
+      `${flag} "${text}" is not a duration. Allowed: a positive number of seconds, or e.g. 300s, 5m, 1h`,
+      command,
+    );
   }
   return seconds;
 }

@@ -5,7 +5,15 @@ import { GitOpsMode, GitOpsOptions, parseGitOpsOptions } from './gitops-options'
 import { Values, scan } from './option-scan';
 import { COMMAND_SPECS } from './option-table';
 import {
-  QuotaKeyName, list, metadataPairs, onOff, optionalString, pairs, parseDuration, quotaChoice, registryOption,
+  QuotaKeyName,
+  list,
+  metadataPairs,
+  onOff,
+  optionalString,
+  pairs,
+  parseDuration,
+  quotaChoice,
+  registryOption,
 } from './option-values';
 import { UsageError } from './usage-error';
 
@@ -121,9 +129,11 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     return rest.length > 0 ? parseCommandLine([...rest, '--debug']) : { command: 'help', debug };
   }
   if (first !== 'convert' && first !== 'analyze' && first !== 'verify' && first !== 'deploy') {
-    throw new UsageError(first.startsWith('-')
-      ? `expected a command before ${first}: convert, analyze, verify or deploy`
-      : `unknown command "${first}". Allowed: convert, analyze, verify, deploy`);
+    throw new UsageError(
+      first.startsWith('-')
+        ? `expected a command before ${first}: convert, analyze, verify or deploy`
+        : `unknown command "${first}". Allowed: convert, analyze, verify, deploy`,
+    );
   }
   const { values, positionals } = scan(first, rest, COMMAND_SPECS[first]);
   if (values.help === true) {
@@ -131,8 +141,13 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   }
   // The second tool's shape: `convert FILE --output DIR`.
   if (positionals.length > 1 || (positionals.length === 1 && first !== 'convert')) {
-    throw new UsageError(`unexpected argument "${positionals[first === 'convert' ? 1 : 0]}"`
-      + (first === 'convert' ? ': give one compose file as an argument, or several with -f' : ': give compose files with -f'), first);
+    throw new UsageError(
+      `unexpected argument "${positionals[first === 'convert' ? 1 : 0]}"` +
+        (first === 'convert'
+          ? ': give one compose file as an argument, or several with -f'
+          : ': give compose files with -f'),
+      first,
+    );
   }
   const conversion = conversionOptions(first, values, positionals);
   if (first === 'convert') {
@@ -193,7 +208,10 @@ function conversionOptions(command: string, values: Values, positionals: readonl
   const controllerText = optionalString(values.controller);
   const controller = Object.values(WorkloadController).find((c) => c.toLowerCase() === controllerText?.toLowerCase());
   if (controllerText !== undefined && controller === undefined) {
-    throw new UsageError(`--controller "${controllerText}" is not supported. Allowed: deployment, statefulset`, command);
+    throw new UsageError(
+      `--controller "${controllerText}" is not supported. Allowed: deployment, statefulset`,
+      command,
+    );
   }
   const targetText = optionalString(values.target) ?? ServiceTarget.CONTAINER;
   if (!(Object.values(ServiceTarget) as string[]).includes(targetText)) {
@@ -201,20 +219,32 @@ function conversionOptions(command: string, values: Values, positionals: readonl
   }
   const namespace = optionalString(values.namespace);
   if (namespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace)) {
-    throw new UsageError(`--namespace "${namespace}" is not a namespace name. Allowed: a DNS-1123 label (lower case letters, digits and "-", 1-63 characters)`, command);
+    throw new UsageError(
+      `--namespace "${namespace}" is not a namespace name. Allowed: a DNS-1123 label (lower case letters, digits and "-", 1-63 characters)`,
+      command,
+    );
   }
   const imageBaseUrl = optionalString(values['image-base-url']);
   if (imageBaseUrl !== undefined && !/^https?:\/\/[^\s/]+/.test(imageBaseUrl)) {
     throw new UsageError(`--image-base-url "${imageBaseUrl}" is not an http(s) URL`, command);
   }
   const ingressControllerNamespace = optionalString(values['ingress-controller-namespace']);
-  if (ingressControllerNamespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(ingressControllerNamespace)) {
-    throw new UsageError(`--ingress-controller-namespace "${ingressControllerNamespace}" is not a namespace name. Allowed: a DNS-1123 label (lower case letters, digits and "-", 1-63 characters)`, command);
+  if (
+    ingressControllerNamespace !== undefined &&
+    !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(ingressControllerNamespace)
+  ) {
+    throw new UsageError(
+      `--ingress-controller-namespace "${ingressControllerNamespace}" is not a namespace name. Allowed: a DNS-1123 label (lower case letters, digits and "-", 1-63 characters)`,
+      command,
+    );
   }
   for (const flag of ['ingress-class-name', 'storage-class-name']) {
     const name = optionalString(values[flag]);
     if (name !== undefined && (!isDnsSubdomain(name) || name.length > 253)) {
-      throw new UsageError(`--${flag} "${name}" is not a class name. Allowed: a DNS subdomain (lower case letters, digits, "-" and ".")`, command);
+      throw new UsageError(
+        `--${flag} "${name}" is not a class name. Allowed: a DNS subdomain (lower case letters, digits, "-" and ".")`,
+        command,
+      );
     }
   }
   return {
@@ -235,11 +265,14 @@ function conversionOptions(command: string, values: Values, positionals: readonl
     imageBaseUrl,
     networkPolicies: onOff(values['network-policies'], '--network-policies', command) ?? true,
     ingressControllerNamespace,
-    ingressControllerPodLabels: metadataPairs(list(values['ingress-controller-pod-labels']), '--ingress-controller-pod-labels', command),
+    ingressControllerPodLabels: metadataPairs(
+      list(values['ingress-controller-pod-labels']),
+      '--ingress-controller-pod-labels',
+      command,
+    ),
     ingressClassName: optionalString(values['ingress-class-name']),
     storageClassName: optionalString(values['storage-class-name']),
     backup: onOff(values.backup, '--backup', command),
     quota: quotaChoice(optionalString(values.quota), command),
   };
 }
-

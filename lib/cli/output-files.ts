@@ -46,8 +46,14 @@ export function writeError(err: unknown, what: string, fallbackHint: string, not
     ENOSPC: ['the disk is full', 'free some space on the disk of the output folder, or choose another output folder'],
     EDQUOT: ['the disk quota is used up', 'free some space, or choose another output folder'],
     EROFS: ['the file system is read-only', 'choose an output folder on a writable file system'],
-    EACCES: ['permission denied', 'make the folder writable by the user running the conversion, or choose another output folder'],
-    EPERM: ['permission denied', 'make the folder writable by the user running the conversion, or choose another output folder'],
+    EACCES: [
+      'permission denied',
+      'make the folder writable by the user running the conversion, or choose another output folder',
+    ],
+    EPERM: [
+      'permission denied',
+      'make the folder writable by the user running the conversion, or choose another output folder',
+    ],
     EXDEV: ['the folder is on another file system', 'choose an output folder whose sub-folders are on one file system'],
     ELOOP: ['a loop of symbolic links', 'remove the link loop, or choose another output folder'],
     ENOTDIR: ['a part of the path is a file, not a folder', 'move the file away, or choose another output folder'],

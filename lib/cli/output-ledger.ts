@@ -16,7 +16,11 @@ export class Ledger {
   private readonly folder: string;
   private readonly previous = new Map<string, string>();
 
-  constructor(private readonly root: string, folder: string, rootName: string) {
+  constructor(
+    private readonly root: string,
+    folder: string,
+    rootName: string,
+  ) {
     this.folder = folder.replace(/\/+$/, '');
     this.file = `${this.folder}/${LEDGER_FILE}`;
     const absolute = path.join(root, this.file);
@@ -25,17 +29,24 @@ export class Ledger {
     if (this.existed) {
       const read = readConfined(absolute, { confineTo: root, maxBytes: MAX_LEDGER_BYTES });
       if (read.kind !== 'file') {
-        throw new ComposeError(`the ledger ${this.file} in the output folder ${rootName} is not a regular file of at most 1 MiB`, {
-          hint: `delete ${this.file}; the next conversion writes it again`,
-        });
+        throw new ComposeError(
+          `the ledger ${this.file} in the output folder ${rootName} is not a regular file of at most 1 MiB`,
+          {
+            hint: `delete ${this.file}; the next conversion writes it again`,
+          },
+        );
       }
-      read.bytes.toString('utf-8').split('\n').slice(1).forEach((line, index) => {
-        const match = /^([0-9a-f]{64}) {2}(.+)$/.exec(line);
-        if (match) {
-          this.checkListed(match[2], index + 2, rootName);
-          this.previous.set(match[2], match[1]);
-        }
-      });
+      read.bytes
+        .toString('utf-8')
+        .split('\n')
+        .slice(1)
+        .forEach((line, index) => {
+          const match = /^([0-9a-f]{64}) {2}(.+)$/.exec(line);
+          if (match) {
+            this.checkListed(match[2], index + 2, rootName);
+            this.previous.set(match[2], match[1]);
+          }
+        });
     }
   }
 
@@ -45,14 +56,20 @@ export class Ledger {
    */
   private checkListed(listed: string, line: number, rootName: string): void {
     const parts = listed.split('/');
-    const plain = listed.startsWith(`${this.folder}/`) && !listed.includes('\\') && !listed.includes('\0')
-      && parts.every((part) => part !== '' && part !== '.' && part !== '..');
+    const plain =
+      listed.startsWith(`${this.folder}/`) &&
+      !listed.includes('\\') &&
+      !listed.includes('\0') &&
+      parts.every((part) => part !== '' && part !== '.' && part !== '..');
     if (!plain) {
-      throw new ComposeError(`the ledger ${this.file} in the output folder ${rootName} lists ${quoteValue(listed)} on line ${line}, `
-        + `which is not a file inside ${this.folder}/: nothing was written or removed`, {
-        allowed: `paths inside ${this.folder}/ without "..", "." or empty parts, as cdk8s-compose writes them`,
-        hint: `the ledger was changed by hand or by someone else: check ${this.folder}/, then delete ${this.file} (the next conversion writes it again)`,
-      });
+      throw new ComposeError(
+        `the ledger ${this.file} in the output folder ${rootName} lists ${quoteValue(listed)} on line ${line}, ` +
+          `which is not a file inside ${this.folder}/: nothing was written or removed`,
+        {
+          allowed: `paths inside ${this.folder}/ without "..", "." or empty parts, as cdk8s-compose writes them`,
+          hint: `the ledger was changed by hand or by someone else: check ${this.folder}/, then delete ${this.file} (the next conversion writes it again)`,
+        },
+      );
     }
   }
 
@@ -84,7 +101,9 @@ export class Ledger {
     if (covered.length === 0) {
       return [...files];
     }
-    const lines = covered.map((f) => `${sha256(typeof f.content === 'string' ? Buffer.from(f.content, 'utf-8') : f.content)}  ${f.path}`);
+    const lines = covered.map(
+      (f) => `${sha256(typeof f.content === 'string' ? Buffer.from(f.content, 'utf-8') : f.content)}  ${f.path}`,
+    );
     return [...files, { path: this.file, content: `${YAML_HEADER}\n${lines.join('\n')}\n` }];
   }
 }

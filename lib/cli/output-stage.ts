@@ -16,9 +16,12 @@ export function createStage(root: string, rootName = root): string {
   const absolute = path.resolve(root);
   const created: string[] = [];
   if (lstatOrUndefinedQuiet(absolute)?.isSymbolicLink() && !fs.existsSync(absolute)) {
-    throw new ComposeError(`the output ${rootName} is a symbolic link that leads nowhere (a loop, or a missing folder)`, {
-      hint: 'fix or remove the link, or choose another output folder',
-    });
+    throw new ComposeError(
+      `the output ${rootName} is a symbolic link that leads nowhere (a loop, or a missing folder)`,
+      {
+        hint: 'fix or remove the link, or choose another output folder',
+      },
+    );
   }
   if (fs.existsSync(absolute) && !fs.statSync(absolute).isDirectory()) {
     throw new ComposeError(`the output ${rootName} is a file, not a folder`, {

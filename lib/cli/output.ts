@@ -4,8 +4,17 @@ import { ComposeError, isComposeError } from '../compose/errors';
 import { descriptorOutside } from '../compose/files';
 import { Ledger } from './output-ledger';
 import {
-  OutputFile, STAGE_PREFIX, YAML_HEADER, hasLinkOnTheWay, isEmptyFolder, isGenerated, isRunning, lstatOrUndefined,
-  lstatOrUndefinedQuiet, removeIfEmpty, writeError,
+  OutputFile,
+  STAGE_PREFIX,
+  YAML_HEADER,
+  hasLinkOnTheWay,
+  isEmptyFolder,
+  isGenerated,
+  isRunning,
+  lstatOrUndefined,
+  lstatOrUndefinedQuiet,
+  removeIfEmpty,
+  writeError,
 } from './output-files';
 
 export type { OutputFile } from './output-files';
@@ -80,7 +89,8 @@ export function writeOutput(request: WriteRequest): WriteResult {
   const files = ledger ? ledger.withLedger(request.files) : request.files;
   const produced = new Set(files.map((f) => f.path));
   /** True when the file at `relative` (a regular file) was written by the tool and not changed since. */
-  const isOurs = (relative: string) => (ledger?.covers(relative) ? ledger.isUnchanged(relative) : isGenerated(path.join(root, relative)));
+  const isOurs = (relative: string) =>
+    ledger?.covers(relative) ? ledger.isUnchanged(relative) : isGenerated(path.join(root, relative));
 
   const conflicts: string[] = [];
   // Each folder is looked at once (a wave folder holds thousands of files): whether it exists, or is missing.
@@ -114,20 +124,28 @@ export function writeOutput(request: WriteRequest): WriteResult {
       continue;
     }
     if (stat.isDirectory()) {
-      throw new ComposeError(`${file.path} in the output folder ${rootName} is a folder where the output needs a file`, {
-        hint: 'move the folder away, or choose another output folder',
-      });
+      throw new ComposeError(
+        `${file.path} in the output folder ${rootName} is a folder where the output needs a file`,
+        {
+          hint: 'move the folder away, or choose another output folder',
+        },
+      );
     }
     if (stat.isSymbolicLink() || !stat.isFile() || !isOurs(file.path)) {
       conflicts.push(stat.isSymbolicLink() ? `${file.path} (a symbolic link)` : file.path);
     }
   }
   if (conflicts.length > 0 && !request.force) {
-    throw new ComposeError(`refusing to overwrite ${conflicts.length === 1 ? 'a file' : `${conflicts.length} files`} that `
-      + `cdk8s-compose did not generate (without the "${YAML_HEADER}" header, or changed since): ${conflicts.join(', ')}`, {
-      hint: conflicts.length === 1 ? 'move it away or choose another output folder, or pass --force to overwrite it'
-        : 'move them away or choose another output folder, or pass --force to overwrite them',
-    });
+    throw new ComposeError(
+      `refusing to overwrite ${conflicts.length === 1 ? 'a file' : `${conflicts.length} files`} that ` +
+        `cdk8s-compose did not generate (without the "${YAML_HEADER}" header, or changed since): ${conflicts.join(', ')}`,
+      {
+        hint:
+          conflicts.length === 1
+            ? 'move it away or choose another output folder, or pass --force to overwrite it'
+            : 'move them away or choose another output folder, or pass --force to overwrite them',
+      },
+    );
   }
 
   const stale: string[] = [];
@@ -188,17 +206,26 @@ interface Move {
  * and the stale ones are moved aside first. Any failure puts every file back and removes what was added.
  */
 function commit(
-  root: string, rootName: string, files: readonly OutputFile[], stale: readonly string[],
+  root: string,
+  rootName: string,
+  files: readonly OutputFile[],
+  stale: readonly string[],
   beforeStep: WriteRequest['beforeStep'],
 ): void {
-  const folders = [...new Set([...files.map((f) => path.posix.dirname(f.path)), ...stale.map((f) => path.posix.dirname(f))])].sort();
+  const folders = [
+    ...new Set([...files.map((f) => path.posix.dirname(f.path)), ...stale.map((f) => path.posix.dirname(f))]),
+  ].sort();
   for (const folder of folders) {
     const existing = nearestExisting(root, folder);
     try {
       fs.accessSync(path.join(root, existing), fs.constants.W_OK);
     } catch (err) {
-      throw writeError(err, `cannot write into ${existing === '.' ? 'the output folder' : existing} in ${rootName}`,
-        'make it writable by the user running the conversion, or choose another output folder', true);
+      throw writeError(
+        err,
+        `cannot write into ${existing === '.' ? 'the output folder' : existing} in ${rootName}`,
+        'make it writable by the user running the conversion, or choose another output folder',
+        true,
+      );
     }
   }
   const created: string[] = [];
@@ -242,8 +269,14 @@ function commit(
     });
   } catch (err) {
     rollBack(root, moves, created);
-    throw isComposeError(err) ? err
-      : writeError(err, `cannot write ${step} in the output folder ${rootName}`, 'free the space or fix the permission, then convert again', true);
+    throw isComposeError(err)
+      ? err
+      : writeError(
+          err,
+          `cannot write ${step} in the output folder ${rootName}`,
+          'free the space or fix the permission, then convert again',
+          true,
+        );
   }
   for (const move of moves) {
     if (move.backup) {
@@ -252,7 +285,11 @@ function commit(
   }
   // Folders the removed files leave empty go too, never above the output folder.
   for (const file of stale) {
-    for (let folder = path.posix.dirname(file); folder !== '.' && isEmptyFolder(path.join(root, folder)); folder = path.posix.dirname(folder)) {
+    for (
+      let folder = path.posix.dirname(file);
+      folder !== '.' && isEmptyFolder(path.join(root, folder));
+      folder = path.posix.dirname(folder)
+    ) {
       fs.rmdirSync(path.join(root, folder));
     }
   }
@@ -263,17 +300,29 @@ function commit(
  * output folder on the open descriptor before any byte goes in (a folder swapped for a link gets an empty file at
  * most, which is removed at once).
  */
-function writeConfined(root: string, realRoot: string, rootName: string, relative: string, content: string | Buffer): void {
-  const fd = fs.openSync(path.join(root, relative),
-    fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o666);
+function writeConfined(
+  root: string,
+  realRoot: string,
+  rootName: string,
+  relative: string,
+  content: string | Buffer,
+): void {
+  const fd = fs.openSync(
+    path.join(root, relative),
+    fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+    0o666,
+  );
   try {
     const outside = descriptorOutside(fd, realRoot);
     if (outside !== undefined) {
       fs.rmSync(outside, { force: true });
-      throw new ComposeError(`refusing to write into ${path.posix.dirname(relative)}, which changed into a symbolic link `
-        + `in the output folder ${rootName} during the conversion; nothing was written`, {
-        hint: 'remove the link, or choose another output folder; cdk8s-compose never writes through a link',
-      });
+      throw new ComposeError(
+        `refusing to write into ${path.posix.dirname(relative)}, which changed into a symbolic link ` +
+          `in the output folder ${rootName} during the conversion; nothing was written`,
+        {
+          hint: 'remove the link, or choose another output folder; cdk8s-compose never writes through a link',
+        },
+      );
     }
     fs.writeFileSync(fd, content);
   } finally {
@@ -324,10 +373,13 @@ function checkNoLink(root: string, rootName: string, relative: string): void {
     const folder = parts.slice(0, i).join('/');
     const stat = lstatOrUndefined(path.join(root, folder));
     if (!stat?.isDirectory()) {
-      throw new ComposeError(`refusing to write into ${folder}, which changed into ${stat?.isSymbolicLink() ? 'a symbolic link' : 'something other than a folder'} `
-        + `in the output folder ${rootName} during the conversion; nothing was written`, {
-        hint: 'remove the link, or choose another output folder; cdk8s-compose never writes through a link',
-      });
+      throw new ComposeError(
+        `refusing to write into ${folder}, which changed into ${stat?.isSymbolicLink() ? 'a symbolic link' : 'something other than a folder'} ` +
+          `in the output folder ${rootName} during the conversion; nothing was written`,
+        {
+          hint: 'remove the link, or choose another output folder; cdk8s-compose never writes through a link',
+        },
+      );
     }
   }
 }

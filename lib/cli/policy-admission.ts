@@ -20,23 +20,35 @@ function selects(selector: any, labels: PodLabels): boolean {
     return false;
   }
   const match: Record<string, string> = selector.matchLabels ?? {};
-  return Object.entries(match).every(([key, value]) => labels[key] === value) && (selector.matchExpressions ?? []).length === 0;
+  return (
+    Object.entries(match).every(([key, value]) => labels[key] === value) &&
+    (selector.matchExpressions ?? []).length === 0
+  );
 }
 
 function portAllowed(ports: readonly any[] | undefined, port: PodPort): boolean {
   if (!ports || ports.length === 0) {
     return true;
   }
-  return ports.some((p) => (p.protocol ?? 'TCP') === port.protocol
-    && (p.port === undefined || (typeof p.port === 'number' && port.port >= p.port && port.port <= (p.endPort ?? p.port))));
+  return ports.some(
+    (p) =>
+      (p.protocol ?? 'TCP') === port.protocol &&
+      (p.port === undefined ||
+        (typeof p.port === 'number' && port.port >= p.port && port.port <= (p.endPort ?? p.port))),
+  );
 }
 
 function peerAdmits(peers: readonly any[] | undefined, labels: PodLabels): boolean {
   if (!peers || peers.length === 0) {
     return true;
   }
-  return peers.some((peer) => peer.podSelector !== undefined && peer.namespaceSelector === undefined && peer.ipBlock === undefined
-    && selects(peer.podSelector, labels));
+  return peers.some(
+    (peer) =>
+      peer.podSelector !== undefined &&
+      peer.namespaceSelector === undefined &&
+      peer.ipBlock === undefined &&
+      selects(peer.podSelector, labels),
+  );
 }
 
 /**
@@ -44,14 +56,25 @@ function peerAdmits(peers: readonly any[] | undefined, labels: PodLabels): boole
  * the source's egress (when a policy with `Egress` selects it) and the destination's ingress (the same for
  * `Ingress`) both allow it. `only` checks one side.
  */
-export function admits(policies: readonly any[], from: PodLabels, to: PodLabels, port: PodPort, only?: 'Ingress' | 'Egress'): boolean {
+export function admits(
+  policies: readonly any[],
+  from: PodLabels,
+  to: PodLabels,
+  port: PodPort,
+  only?: 'Ingress' | 'Egress',
+): boolean {
   const direction = (type: 'Ingress' | 'Egress', pod: PodLabels, peer: PodLabels): boolean => {
-    const selecting = policies.filter((p) => selects(p.spec?.podSelector, pod) && (p.spec?.policyTypes ?? ['Ingress']).includes(type));
+    const selecting = policies.filter(
+      (p) => selects(p.spec?.podSelector, pod) && (p.spec?.policyTypes ?? ['Ingress']).includes(type),
+    );
     if (selecting.length === 0) {
       return true;
     }
-    return selecting.some((p) => ((type === 'Ingress' ? p.spec?.ingress : p.spec?.egress) ?? [])
-      .some((rule: any) => peerAdmits(type === 'Ingress' ? rule.from : rule.to, peer) && portAllowed(rule.ports, port)));
+    return selecting.some((p) =>
+      ((type === 'Ingress' ? p.spec?.ingress : p.spec?.egress) ?? []).some(
+        (rule: any) => peerAdmits(type === 'Ingress' ? rule.from : rule.to, peer) && portAllowed(rule.ports, port),
+      ),
+    );
   };
   return (only === 'Ingress' || direction('Egress', from, to)) && (only === 'Egress' || direction('Ingress', to, from));
 }

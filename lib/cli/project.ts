@@ -58,44 +58,64 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
   });
   const model = loaded.model;
   const names = model.services.map((s) => s.name);
-  for (const [flag, byService] of [['--image', options.images], ['--ingress-host', options.ingressHosts]] as const) {
+  for (const [flag, byService] of [
+    ['--image', options.images],
+    ['--ingress-host', options.ingressHosts],
+  ] as const) {
     for (const service of Object.keys(byService).filter((s) => !names.includes(s))) {
-      throw new UsageError(`${flag} ${service}=…: the project has no service "${service}" (or its profile is not active). `
-        + `Allowed: ${names.join(', ') || 'no services'}`);
+      throw new UsageError(
+        `${flag} ${service}=…: the project has no service "${service}" (or its profile is not active). ` +
+          `Allowed: ${names.join(', ') || 'no services'}`,
+      );
     }
   }
 
   const target = options.target;
-  const routed = model.services.map((s) => ({ name: s.name, reasons: vmRoutingReasons(s, { target, targetWhy: `--target ${target}` }) })).filter((s) => s.reasons.length > 0);
+  const routed = model.services
+    .map((s) => ({ name: s.name, reasons: vmRoutingReasons(s, { target, targetWhy: `--target ${target}` }) }))
+    .filter((s) => s.reasons.length > 0);
   const imageBaseUrl = options.imageBaseUrl ?? (routed.length > 0 ? settings.placeholderImageBaseUrl : undefined);
   if (routed.length > 0 && imageBaseUrl === undefined) {
     const first = routed[0];
-    throw new UsageError(`${routed.map((s) => s.name).join(', ')} ${routed.length === 1 ? 'runs' : 'run'} in a VM (${first.name}: `
-      + `${first.reasons[0]}), whose golden image needs a home: pass --image-base-url URL, the folder URL where you will `
-      + 'publish the image (RUNBOOK.md shows how to build and publish it)');
+    throw new UsageError(
+      `${routed.map((s) => s.name).join(', ')} ${routed.length === 1 ? 'runs' : 'run'} in a VM (${first.name}: ` +
+        `${first.reasons[0]}), whose golden image needs a home: pass --image-base-url URL, the folder URL where you will ` +
+        'publish the image (RUNBOOK.md shows how to build and publish it)',
+    );
   }
 
-  const app = new App({ outdir: settings.outdir, outputFileExtension: '.yaml', yamlOutputType: YamlOutputType.FILE_PER_RESOURCE });
+  const app = new App({
+    outdir: settings.outdir,
+    outputFileExtension: '.yaml',
+    yamlOutputType: YamlOutputType.FILE_PER_RESOURCE,
+  });
   const chart = new Chart(app, CHART_ID);
-  const composeApp = withRedaction(new Redactor().addAll(model.secretValues ?? []), () => new ComposeApp(chart, 'App', {
-    model,
-    namespace: options.namespace,
-    controller: options.controller,
-    services: Object.fromEntries(Object.entries(options.ingressHosts).map(([service, host]) => [service, { ingressHost: host }])),
-    target,
-    vm: imageBaseUrl !== undefined ? { imageBaseUrl } : undefined,
-    allowSystemNamespace: options.allowSystemNamespace,
-    syncWaves: options.syncWaves,
-    networkPolicies: options.networkPolicies,
-    ingressControllerNamespace: options.ingressControllerNamespace,
-    ingressControllerPodLabels: Object.keys(options.ingressControllerPodLabels).length > 0 ? options.ingressControllerPodLabels : undefined,
-    ingressClassName: options.ingressClassName,
-    storageClassName: options.storageClassName,
-    backup: options.backup,
-    quota: typeof options.quota === 'boolean' ? options.quota : { hard: quotaAmounts(options.quota) },
-    labels: options.labels,
-    annotations: options.annotations,
-  }));
+  const composeApp = withRedaction(
+    new Redactor().addAll(model.secretValues ?? []),
+    () =>
+      new ComposeApp(chart, 'App', {
+        model,
+        namespace: options.namespace,
+        controller: options.controller,
+        services: Object.fromEntries(
+          Object.entries(options.ingressHosts).map(([service, host]) => [service, { ingressHost: host }]),
+        ),
+        target,
+        vm: imageBaseUrl !== undefined ? { imageBaseUrl } : undefined,
+        allowSystemNamespace: options.allowSystemNamespace,
+        syncWaves: options.syncWaves,
+        networkPolicies: options.networkPolicies,
+        ingressControllerNamespace: options.ingressControllerNamespace,
+        ingressControllerPodLabels:
+          Object.keys(options.ingressControllerPodLabels).length > 0 ? options.ingressControllerPodLabels : undefined,
+        ingressClassName: options.ingressClassName,
+        storageClassName: options.storageClassName,
+        backup: options.backup,
+        quota: typeof options.quota === 'boolean' ? options.quota : { hard: quotaAmounts(options.quota) },
+        labels: options.labels,
+        annotations: options.annotations,
+      }),
+  );
   return {
     app,
     chart,
@@ -104,7 +124,10 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     waves: planWaves(composeApp),
     labels: options.labels,
     // The loader's warnings are redacted already; the app's pass through its redactor, which knows every secret.
-    warnings: [...loaded.warnings, ...composeApp.warnings.map((w) => ({ ...w, message: composeApp.redactor.redact(w.message) }))],
+    warnings: [
+      ...loaded.warnings,
+      ...composeApp.warnings.map((w) => ({ ...w, message: composeApp.redactor.redact(w.message) })),
+    ],
   };
 }
 

@@ -30,7 +30,12 @@ export const WAVE_FOLDER = /^\d+-(namespace|stateful|app|vm)$/;
  * `Yaml.stringify` (the call `app.synth()` makes for the file of one resource) writes, byte for byte, printed by
  * `manifestYaml`. The objects are the constructs' own: nothing here builds a manifest. The golden image bundles are written by `GoldenImageBundle.synthesizeAll` into `<stage>/synth` and read back.
  */
-export function renderProject(options: ConversionOptions, where: CliEnvironment, stage: string, settings: Omit<BuildSettings, 'outdir'> = {}): Rendered {
+export function renderProject(
+  options: ConversionOptions,
+  where: CliEnvironment,
+  stage: string,
+  settings: Omit<BuildSettings, 'outdir'> = {},
+): Rendered {
   const outdir = path.join(stage, 'synth');
   const project = buildProject(options, where, { ...settings, outdir });
   const manifests = new Map<string, any>();
@@ -44,10 +49,13 @@ export function renderProject(options: ConversionOptions, where: CliEnvironment,
       const file = `${wave.folder}/${object.name}-${object.kind.toLowerCase()}.yaml`;
       const other = seen.get(file.slice(wave.folder.length + 1));
       if (other) {
-        throw new ComposeError(`two objects are both ${object.kind} "${object.name}" (${other.node.path} and ${object.node.path}), `
-          + 'and the cluster keeps only one of them', {
-          hint: 'rename the compose service whose name the object took',
-        });
+        throw new ComposeError(
+          `two objects are both ${object.kind} "${object.name}" (${other.node.path} and ${object.node.path}), ` +
+            'and the cluster keeps only one of them',
+          {
+            hint: 'rename the compose service whose name the object took',
+          },
+        );
       }
       seen.set(file.slice(wave.folder.length + 1), object);
       const manifest = manifests.get(manifestKey(object.kind, object.metadata.namespace, object.name));
@@ -58,7 +66,10 @@ export function renderProject(options: ConversionOptions, where: CliEnvironment,
   // the redactor as every message does.
   const bundleFiles = GoldenImageBundle.synthesizeAll(project.app, outdir).map((file) => {
     const content = fs.readFileSync(path.join(outdir, file));
-    return { path: file, content: /\.md$/.test(file) ? project.composeApp.redactor.redact(content.toString('utf-8')) : content };
+    return {
+      path: file,
+      content: /\.md$/.test(file) ? project.composeApp.redactor.redact(content.toString('utf-8')) : content,
+    };
   });
   return { project, waves, bundleFiles };
 }
@@ -83,7 +94,12 @@ export interface OutputTarget {
 }
 
 /** The output folder and layout for `-o` (a folder, or a `.yaml` file) and `--single-file`. */
-export function outputTarget(out: string | undefined, layout: OutputLayout, cwd: string, namespace: string): OutputTarget {
+export function outputTarget(
+  out: string | undefined,
+  layout: OutputLayout,
+  cwd: string,
+  namespace: string,
+): OutputTarget {
   const resolved = path.resolve(cwd, out ?? '.');
   if (layout === OutputLayout.SINGLE_FILE && out !== undefined && /\.ya?ml$/i.test(out)) {
     return { root: path.dirname(resolved), layout, fileName: path.basename(resolved) };

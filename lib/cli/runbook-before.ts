@@ -16,8 +16,9 @@ const GROUPS: readonly BeforeDeployGroup[] = [
   {
     title: 'Empty secrets',
     codes: ['empty-secret'],
-    fix: 'set the variable (in `.env` or your environment) and convert again; a database image that finds an empty '
-      + 'credential refuses to start, and the deploy\'s wait then times out',
+    fix:
+      'set the variable (in `.env` or your environment) and convert again; a database image that finds an empty ' +
+      "credential refuses to start, and the deploy's wait then times out",
   },
   {
     title: 'Variables that are not set',
@@ -26,16 +27,33 @@ const GROUPS: readonly BeforeDeployGroup[] = [
   },
   {
     title: 'Files that did not travel',
-    codes: ['directory-bind', 'host-path', 'large-bind-file', 'special-bind-file', 'vm-bind-outside', 'vm-bind-unread',
-      'vm-bind-directory', 'vm-config-outside'],
-    fix: 'the pod gets an empty folder (or nothing) there and may start on its defaults, looking healthy: put the files '
-      + 'into a ConfigMap (`kubectl create configmap NAME --from-file=DIR/`) mounted at that path, or into the image',
+    codes: [
+      'directory-bind',
+      'host-path',
+      'large-bind-file',
+      'special-bind-file',
+      'vm-bind-outside',
+      'vm-bind-unread',
+      'vm-bind-directory',
+      'vm-config-outside',
+    ],
+    fix:
+      'the pod gets an empty folder (or nothing) there and may start on its defaults, looking healthy: put the files ' +
+      'into a ConfigMap (`kubectl create configmap NAME --from-file=DIR/`) mounted at that path, or into the image',
   },
   {
     title: 'What the app uses but does not define',
-    codes: ['external-secret', 'external-config', 'external-volume', 'external-service-account', 'vm-external-secret', 'vm-external-config'],
-    fix: 'create each in the namespace before its wave (the Deploy section gives the commands for Secrets and ConfigMaps); '
-      + 'a pod that refers to a missing one does not start',
+    codes: [
+      'external-secret',
+      'external-config',
+      'external-volume',
+      'external-service-account',
+      'vm-external-secret',
+      'vm-external-config',
+    ],
+    fix:
+      'create each in the namespace before its wave (the Deploy section gives the commands for Secrets and ConfigMaps); ' +
+      'a pod that refers to a missing one does not start',
   },
   {
     title: 'Images a cluster cannot pull',
@@ -45,13 +63,14 @@ const GROUPS: readonly BeforeDeployGroup[] = [
   {
     title: 'Placeholder hosts',
     codes: ['placeholder-host'],
-    fix: 'convert again with `--ingress-host SERVICE=HOST` for each, and point the host\'s DNS at the ingress controller',
+    fix: "convert again with `--ingress-host SERVICE=HOST` for each, and point the host's DNS at the ingress controller",
   },
   {
     title: 'Volumes shared by several pods',
     codes: ['shared-volume'],
-    fix: 'a ReadWriteOnce claim attaches to one node at a time: give the claims a ReadWriteMany storage class, or keep the '
-      + 'pods on one node (pod affinity)',
+    fix:
+      'a ReadWriteOnce claim attaches to one node at a time: give the claims a ReadWriteMany storage class, or keep the ' +
+      'pods on one node (pod affinity)',
   },
 ];
 
@@ -87,15 +106,20 @@ export function renderBeforeDeploy(md: Markdown, rendered: Rendered, extra: read
     items.push({
       title: 'Images to build',
       fix: 'build and push each where the cluster pulls from, under the name the manifests use (the Deploy section gives the commands)',
-      lines: builds.map((s) => `${s.name}: \`${s.image}\` from \`${s.build!.context}\`${s.build!.dockerfile ? ` (${s.build!.dockerfile})` : ''}`),
+      lines: builds.map(
+        (s) =>
+          `${s.name}: \`${s.image}\` from \`${s.build!.context}\`${s.build!.dockerfile ? ` (${s.build!.dockerfile})` : ''}`,
+      ),
     });
   }
   items.push(...extra);
   if (app.vm) {
     items.push({
-      title: 'The VM\'s platform and image',
+      title: "The VM's platform and image",
       fix: 'follow the section "Prepare the VM"',
-      lines: [`KubeVirt and CDI installed in the cluster, and the golden image of \`${app.vm.vm.name}\` built and published at its URL`],
+      lines: [
+        `KubeVirt and CDI installed in the cluster, and the golden image of \`${app.vm.vm.name}\` built and published at its URL`,
+      ],
     });
   }
   if (items.length === 0) {
@@ -112,8 +136,13 @@ export function renderBeforeDeploy(md: Markdown, rendered: Rendered, extra: read
   const others = new Map<string, number>();
   warnings.filter((w) => !listed.has(w)).forEach((w) => others.set(w.code, (others.get(w.code) ?? 0) + 1));
   if (others.size > 0) {
-    md.para(`The other warnings of the conversion (${[...others.entries()].sort(([a], [b]) => compare(a, b)).map(([code, n]) => `${code} ×${n}`).join(', ')})`,
-      'change nothing above; `cdk8s-compose analyze` lists them by service.');
+    md.para(
+      `The other warnings of the conversion (${[...others.entries()]
+        .sort(([a], [b]) => compare(a, b))
+        .map(([code, n]) => `${code} ×${n}`)
+        .join(', ')})`,
+      'change nothing above; `cdk8s-compose analyze` lists them by service.',
+    );
   }
   return count;
 }

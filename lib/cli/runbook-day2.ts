@@ -14,50 +14,73 @@ export function renderDay2(md: Markdown, rendered: Rendered, singleFile?: string
   const app = rendered.project.composeApp;
   const ns = app.namespace;
   const objects = rendered.waves.flatMap((w) => w.objects);
-  const ofKind = (...kinds: string[]) => objects.filter((o) => kinds.includes(o.kind)).sort((a, b) => compare(a.name, b.name));
+  const ofKind = (...kinds: string[]) =>
+    objects.filter((o) => kinds.includes(o.kind)).sort((a, b) => compare(a.name, b.name));
   const jobs = ofKind('Job');
-  const applyAll = singleFile ? [`kubectl apply -f ${singleFile}`]
+  const applyAll = singleFile
+    ? [`kubectl apply -f ${singleFile}`]
     : rendered.waves.map((w) => `kubectl apply -f ${w.wave.folder}/`);
 
   md.heading(3, 'Upgrade and re-apply');
-  md.para('Change the compose file (or the options), convert again into this folder, and look at what would change',
-    'before applying it. A Job\'s pod template cannot be changed in place: delete each Job first (its pods and their',
+  md.para(
+    'Change the compose file (or the options), convert again into this folder, and look at what would change',
+    "before applying it. A Job's pod template cannot be changed in place: delete each Job first (its pods and their",
     'logs go with it), or the apply of its wave fails with `field is immutable`. Objects the new conversion no longer',
-    'makes stay in the cluster: delete them by name.');
+    'makes stay in the cluster: delete them by name.',
+  );
   md.sh([
-    ...(singleFile ? [`kubectl diff -f ${singleFile}`] : rendered.waves.map((w) => `kubectl diff -f ${w.wave.folder}/`)),
+    ...(singleFile
+      ? [`kubectl diff -f ${singleFile}`]
+      : rendered.waves.map((w) => `kubectl diff -f ${w.wave.folder}/`)),
     ...jobs.map((j) => `kubectl delete job ${j.name} -n ${ns} --ignore-not-found`),
     ...applyAll,
-    ...ofKind(...ROLLOUT_KINDS).map((o) => `kubectl rollout status ${o.kind.toLowerCase()}/${o.name} -n ${ns} --timeout=${DEFAULT_WAIT_SECONDS}s`),
+    ...ofKind(...ROLLOUT_KINDS).map(
+      (o) => `kubectl rollout status ${o.kind.toLowerCase()}/${o.name} -n ${ns} --timeout=${DEFAULT_WAIT_SECONDS}s`,
+    ),
   ]);
-  md.para('`kubectl diff` exits with 1 when something would change. A rollout that does not finish leaves the old pods',
-    'running: read the new pod\'s events and logs ([pod start-up](#pod-start-up)), then roll back.');
+  md.para(
+    '`kubectl diff` exits with 1 when something would change. A rollout that does not finish leaves the old pods',
+    "running: read the new pod's events and logs ([pod start-up](#pod-start-up)), then roll back.",
+  );
 
   const rollouts = ofKind(...ROLLOUT_KINDS);
   if (rollouts.length > 0) {
     md.heading(3, 'Roll back');
-    md.para('Each Deployment, StatefulSet and DaemonSet keeps its earlier pod templates; `rollout undo` goes back one',
+    md.para(
+      'Each Deployment, StatefulSet and DaemonSet keeps its earlier pod templates; `rollout undo` goes back one',
       '(`--to-revision=<REVISION>` to a given one from `rollout history`). The next apply of these files rolls forward',
-      'again. A rollback does not undo what the new version wrote to a database: restore a backup for that.');
-    md.sh(rollouts.flatMap((o) => [
-      `kubectl rollout history ${o.kind.toLowerCase()}/${o.name} -n ${ns}`,
-      `kubectl rollout undo ${o.kind.toLowerCase()}/${o.name} -n ${ns}`,
-    ]));
+      'again. A rollback does not undo what the new version wrote to a database: restore a backup for that.',
+    );
+    md.sh(
+      rollouts.flatMap((o) => [
+        `kubectl rollout history ${o.kind.toLowerCase()}/${o.name} -n ${ns}`,
+        `kubectl rollout undo ${o.kind.toLowerCase()}/${o.name} -n ${ns}`,
+      ]),
+    );
   }
 
   if (jobs.length > 0) {
     md.heading(3, 'Re-run a one-shot Job');
-    md.para('A Job that failed stays failed: the services that wait for it (their `wait-*` init containers) keep',
-      'waiting. Read its logs, fix the cause, then delete it and apply it again; the waiting pods go on by themselves.');
+    md.para(
+      'A Job that failed stays failed: the services that wait for it (their `wait-*` init containers) keep',
+      'waiting. Read its logs, fix the cause, then delete it and apply it again; the waiting pods go on by themselves.',
+    );
     for (const job of jobs) {
-      const waiting = app.services.filter((s) => s.waits.some((w) => w.target === job.name)).map((s) => s.name).sort(compare);
+      const waiting = app.services
+        .filter((s) => s.waits.some((w) => w.target === job.name))
+        .map((s) => s.name)
+        .sort(compare);
       md.line(`${job.name}${waiting.length > 0 ? `, awaited by ${waiting.join(', ')}` : ''}:`);
       md.line('');
       md.sh([
         `kubectl logs job/${job.name} -n ${ns}`,
         `kubectl delete job ${job.name} -n ${ns}`,
         `kubectl apply -f ${singleFile ?? job.file}`,
-        waitCommand({ condition: 'complete', name: job.name, composeName: job.name, what: 'Job' }, ns, DEFAULT_WAIT_SECONDS).join(' '),
+        waitCommand(
+          { condition: 'complete', name: job.name, composeName: job.name, what: 'Job' },
+          ns,
+          DEFAULT_WAIT_SECONDS,
+        ).join(' '),
       ]);
     }
     if (singleFile) {
@@ -73,7 +96,8 @@ export function renderDay2(md: Markdown, rendered: Rendered, singleFile?: string
 /** Reading a generated Secret's key, and the keys that hold the same password (rotate them together). */
 function renderSecrets(md: Markdown, rendered: Rendered, objects: readonly RenderedObject[]): void {
   const ns = rendered.project.composeApp.namespace;
-  const secrets = objects.filter((o) => o.kind === 'Secret' && o.manifest.data && Object.keys(o.manifest.data).length > 0)
+  const secrets = objects
+    .filter((o) => o.kind === 'Secret' && o.manifest.data && Object.keys(o.manifest.data).length > 0)
     .sort((a, b) => compare(a.name, b.name));
   if (secrets.length === 0) {
     return;
@@ -84,31 +108,47 @@ function renderSecrets(md: Markdown, rendered: Rendered, objects: readonly Rende
   md.para('A key of a generated Secret, decoded (it prints the value: run it where nobody reads over your shoulder):');
   md.sh([`kubectl get secret ${first.name} -n ${ns} -o jsonpath='{.data.${jsonPathKey(firstKey)}}' | base64 -d`]);
   const groups = sharedValues(secrets);
-  md.para('To rotate a credential, change it where it is checked first (the database: `ALTER USER`, `CONFIG SET`,',
+  md.para(
+    'To rotate a credential, change it where it is checked first (the database: `ALTER USER`, `CONFIG SET`,',
     '`db.changeUserPassword`), then in every Secret key that holds it, then restart what reads those keys: a pod reads',
     'its environment once, at start. A database image reads its `*_PASSWORD` variable only on its first start, so',
     'changing the Secret alone changes nothing there. `read -rs` keeps each new value out of the shell history; a key',
-    'that holds the credential inside a longer value (a URL) takes that whole value, with the new credential in it.');
+    'that holds the credential inside a longer value (a URL) takes that whole value, with the new credential in it.',
+  );
   // Which workloads read which Secret, once: env and envFrom references, secret volumes, a VM's user data.
   const readers = new Map<string, RenderedObject[]>();
-  for (const o of objects.filter((x) => ['Deployment', 'StatefulSet', 'DaemonSet', 'VirtualMachine'].includes(x.kind))) {
+  for (const o of objects.filter((x) =>
+    ['Deployment', 'StatefulSet', 'DaemonSet', 'VirtualMachine'].includes(x.kind),
+  )) {
     const spec = podSpec(o.manifest) ?? o.manifest.spec?.template?.spec ?? {};
     const names = new Set<string>();
     for (const container of [...(spec.initContainers ?? []), ...(spec.containers ?? [])]) {
-      (container.env ?? []).forEach((e: any) => e.valueFrom?.secretKeyRef?.name && names.add(e.valueFrom.secretKeyRef.name));
+      (container.env ?? []).forEach(
+        (e: any) => e.valueFrom?.secretKeyRef?.name && names.add(e.valueFrom.secretKeyRef.name),
+      );
       (container.envFrom ?? []).forEach((e: any) => e.secretRef?.name && names.add(e.secretRef.name));
     }
     for (const volume of spec.volumes ?? []) {
-      [volume.secret?.secretName, volume.cloudInitNoCloud?.secretRef?.name, volume.cloudInitNoCloud?.networkDataSecretRef?.name]
-        .filter((n): n is string => typeof n === 'string').forEach((n) => names.add(n));
+      [
+        volume.secret?.secretName,
+        volume.cloudInitNoCloud?.secretRef?.name,
+        volume.cloudInitNoCloud?.networkDataSecretRef?.name,
+      ]
+        .filter((n): n is string => typeof n === 'string')
+        .forEach((n) => names.add(n));
     }
     names.forEach((n) => readers.set(n, [...(readers.get(n) ?? []), o]));
   }
-  const rotation = groups.length > 0 ? groups : [[{ secret: first.name, key: firstKey, whole: true, multiline: false, value: '' }]];
+  const rotation =
+    groups.length > 0 ? groups : [[{ secret: first.name, key: firstKey, whole: true, multiline: false, value: '' }]];
   for (const group of rotation) {
     if (groups.length > 0) {
-      md.line(`These keys hold the same credential, and change together: ${group.map((k) => `\`${k.secret}\` key \`${k.key}\``
-        + `${k.whole ? '' : ' (inside its value)'}`).join(', ')}.`, '');
+      md.line(
+        `These keys hold the same credential, and change together: ${group
+          .map((k) => `\`${k.secret}\` key \`${k.key}\`` + `${k.whole ? '' : ' (inside its value)'}`)
+          .join(', ')}.`,
+        '',
+      );
     }
     const commands: string[] = [];
     // One variable per distinct value (keys that hold the same URL take the same new URL), named after its first key.
@@ -125,17 +165,27 @@ function renderSecrets(md: Markdown, rendered: Rendered, objects: readonly Rende
         variables.set(ref.value, variable);
         commands.push(`read -rs ${variable}`);
       }
-      commands.push(`kubectl patch secret ${ref.secret} -n ${ns} --type=merge -p "{\\"stringData\\":{\\"${ref.key}\\":\\"$${variable}\\"}}"`);
+      commands.push(
+        `kubectl patch secret ${ref.secret} -n ${ns} --type=merge -p "{\\"stringData\\":{\\"${ref.key}\\":\\"$${variable}\\"}}"`,
+      );
     }
-    const restarted = [...new Set(group.flatMap((k) => readers.get(k.secret) ?? []))].sort((a, b) => compare(a.name, b.name));
+    const restarted = [...new Set(group.flatMap((k) => readers.get(k.secret) ?? []))].sort((a, b) =>
+      compare(a.name, b.name),
+    );
     for (const o of restarted) {
-      commands.push(o.kind === 'VirtualMachine' ? `virtctl restart ${o.name} -n ${ns}` : `kubectl rollout restart ${o.kind.toLowerCase()}/${o.name} -n ${ns}`);
+      commands.push(
+        o.kind === 'VirtualMachine'
+          ? `virtctl restart ${o.name} -n ${ns}`
+          : `kubectl rollout restart ${o.kind.toLowerCase()}/${o.name} -n ${ns}`,
+      );
     }
     md.sh(commands);
     const documents = group.filter((k) => k.multiline);
     if (documents.length > 0) {
-      md.para(`${documents.map((k) => `\`${k.secret}\` key \`${k.key}\``).join(', ')} ${documents.length === 1 ? 'is a whole file' : 'are whole files'}`,
-        'with the credential inside: convert again with the new value and apply that file.');
+      md.para(
+        `${documents.map((k) => `\`${k.secret}\` key \`${k.key}\``).join(', ')} ${documents.length === 1 ? 'is a whole file' : 'are whole files'}`,
+        'with the credential inside: convert again with the new value and apply that file.',
+      );
     }
   }
 }
@@ -153,8 +203,13 @@ interface SecretKeyRef {
 
 /** Groups of Secret keys that share one value (of 4 characters or more), named by Secret and key only. */
 function sharedValues(secrets: readonly RenderedObject[]): SecretKeyRef[][] {
-  const entries = secrets.flatMap((s) => Object.entries(s.manifest.data as Record<string, string>)
-    .map(([key, value]) => ({ secret: s.name, key, value: Buffer.from(value, 'base64').toString('utf-8') })));
+  const entries = secrets.flatMap((s) =>
+    Object.entries(s.manifest.data as Record<string, string>).map(([key, value]) => ({
+      secret: s.name,
+      key,
+      value: Buffer.from(value, 'base64').toString('utf-8'),
+    })),
+  );
   const groups = new Map<string, SecretKeyRef[]>();
   // One search in all the values joined, to pass over the values held once (most of them) without a scan of each.
   const joined = entries.map((e) => e.value).join('\0');
@@ -164,10 +219,16 @@ function sharedValues(secrets: readonly RenderedObject[]): SecretKeyRef[][] {
     }
     const holders = entries.filter((e) => e.value.includes(candidate.value));
     if (holders.length > 1 && !groups.has(candidate.value)) {
-      groups.set(candidate.value, holders.map((h) => ({
-        secret: h.secret, key: h.key, whole: h.value.trim() === candidate.value.trim(), multiline: h.value.trimEnd().includes('\n'),
-        value: h.value.trim(),
-      })));
+      groups.set(
+        candidate.value,
+        holders.map((h) => ({
+          secret: h.secret,
+          key: h.key,
+          whole: h.value.trim() === candidate.value.trim(),
+          multiline: h.value.trimEnd().includes('\n'),
+          value: h.value.trim(),
+        })),
+      );
     }
   }
   // A value inside another value of the group (a URL holding the password) makes one group, led by the shortest.
@@ -188,21 +249,35 @@ function sharedValues(secrets: readonly RenderedObject[]): SecretKeyRef[][] {
 function renderPortForward(md: Markdown, rendered: Rendered): void {
   const app = rendered.project.composeApp;
   const ns = app.namespace;
-  const forwards = [...app.services, ...app.vmServices].flatMap((s) => s.publishedPorts
-    .filter((p) => p.access === 'Internal' && p.mapping.protocol === 'tcp' && s.service !== undefined)
-    .map((p) => ({ service: s.service!.name, local: p.mapping.published ?? p.mapping.target, remote: p.mapping.target, hostIp: p.mapping.hostIp })));
-  const unique = [...new Map(forwards.map((f) => [`${f.service}:${f.local}`, f])).values()]
-    .sort((a, b) => compare(a.service, b.service) || a.local - b.local);
+  const forwards = [...app.services, ...app.vmServices].flatMap((s) =>
+    s.publishedPorts
+      .filter((p) => p.access === 'Internal' && p.mapping.protocol === 'tcp' && s.service !== undefined)
+      .map((p) => ({
+        service: s.service!.name,
+        local: p.mapping.published ?? p.mapping.target,
+        remote: p.mapping.target,
+        hostIp: p.mapping.hostIp,
+      })),
+  );
+  const unique = [...new Map(forwards.map((f) => [`${f.service}:${f.local}`, f])).values()].sort(
+    (a, b) => compare(a.service, b.service) || a.local - b.local,
+  );
   if (unique.length === 0) {
     return;
   }
   md.heading(3, 'Reach the ports kept inside the cluster');
-  md.para('Compose published these ports on the host only (`127.0.0.1`), or they belong to a database; in the cluster',
+  md.para(
+    'Compose published these ports on the host only (`127.0.0.1`), or they belong to a database; in the cluster',
     'they have no way in from outside. `kubectl port-forward` opens each on your machine while it runs (then',
-    '`127.0.0.1:<port>`); ports below 1024 need another local port, e.g. `8443:443`.');
-  md.sh(unique.map((f) => `kubectl port-forward service/${f.service} ${f.local === f.remote ? f.local : `${f.local}:${f.remote}`} -n ${ns}`));
+    '`127.0.0.1:<port>`); ports below 1024 need another local port, e.g. `8443:443`.',
+  );
+  md.sh(
+    unique.map(
+      (f) =>
+        `kubectl port-forward service/${f.service} ${f.local === f.remote ? f.local : `${f.local}:${f.remote}`} -n ${ns}`,
+    ),
+  );
 }
-
 
 /** A Secret key inside a kubectl JSONPath (dots escaped). */
 function jsonPathKey(key: string): string {

@@ -9,7 +9,6 @@ export function namespaceFile(rendered: Rendered): string | undefined {
   return rendered.waves.flatMap((w) => w.objects).find((o) => o.kind === 'Namespace')?.file;
 }
 
-
 /** The runbook's table of files: which wave is in which folder (or all in `file`), and what each holds. */
 export function renderFiles(md: Markdown, rendered: Rendered, file: string | undefined): void {
   md.heading(2, 'Files');
@@ -21,11 +20,17 @@ export function renderFiles(md: Markdown, rendered: Rendered, file: string | und
   md.line('| Wave | Folder | What it holds |', '| --- | --- | --- |');
   for (const { wave, objects: members } of rendered.waves) {
     const policyCount = members.filter((o) => o.kind === 'NetworkPolicy').length;
-    const what = wave.kind === WaveKind.NAMESPACE
-      ? ['the Namespace', ...(members.some((o) => o.kind === 'ResourceQuota') ? ['its ResourceQuota'] : []),
-        ...(policyCount > 0 ? [`${policyCount} NetworkPolicies`] : [])].join(', ').replace(/, ([^,]*)$/, ' and $1')
-      : `${wave.kind === WaveKind.STATEFUL ? 'stateful dependencies and what they need: ' : ''}${wave.services.join(', ')} `
-        + `(${members.length} objects)`;
+    const what =
+      wave.kind === WaveKind.NAMESPACE
+        ? [
+            'the Namespace',
+            ...(members.some((o) => o.kind === 'ResourceQuota') ? ['its ResourceQuota'] : []),
+            ...(policyCount > 0 ? [`${policyCount} NetworkPolicies`] : []),
+          ]
+            .join(', ')
+            .replace(/, ([^,]*)$/, ' and $1')
+        : `${wave.kind === WaveKind.STATEFUL ? 'stateful dependencies and what they need: ' : ''}${wave.services.join(', ')} ` +
+          `(${members.length} objects)`;
     md.line(`| ${wave.folder.split('-')[0]} | ${file ? '-' : `\`${wave.folder}/\``} | ${what} |`);
   }
   md.line('');
@@ -35,31 +40,47 @@ export function renderFiles(md: Markdown, rendered: Rendered, file: string | und
  * The runbook's Deploy section: the images to build, then the namespace, what the app uses but does not define, and
  * each wave applied and waited for, from `file` or from one folder per wave.
  */
-export function renderDeploy(md: Markdown, rendered: Rendered, file: string | undefined, { section, anchor }: RunbookSections): void {
+export function renderDeploy(
+  md: Markdown,
+  rendered: Rendered,
+  file: string | undefined,
+  { section, anchor }: RunbookSections,
+): void {
   const app = rendered.project.composeApp;
   const model = rendered.project.model;
   const ns = app.namespace;
   const vm = app.vm;
   const stepSh = (commands: readonly string[]) => md.sh(commands, '   ');
-  md.para('`cdk8s-compose deploy` runs the same steps with your kubectl (`--dry-run` prints them).',
-    `First settle [what the conversion left open](${anchor('Before you deploy')})`
-    + `${vm ? ` and [prepare the VM](${anchor('Prepare the VM')})` : ''}.`);
+  md.para(
+    '`cdk8s-compose deploy` runs the same steps with your kubectl (`--dry-run` prints them).',
+    `First settle [what the conversion left open](${anchor('Before you deploy')})` +
+      `${vm ? ` and [prepare the VM](${anchor('Prepare the VM')})` : ''}.`,
+  );
   md.line(...imageBuildMarkdown(model));
   let step = 1;
   const nsFile = namespaceFile(rendered);
   if (file) {
-    md.line(`${step++}. Create the namespace \`${ns}\` and apply every wave; kubectl applies the documents in file order, `
-      + 'and the dependents\' init containers wait for their dependencies:', '');
+    md.line(
+      `${step++}. Create the namespace \`${ns}\` and apply every wave; kubectl applies the documents in file order, ` +
+        "and the dependents' init containers wait for their dependencies:",
+      '',
+    );
     stepSh([`kubectl apply -f ${file}`]);
   } else {
-    md.line(`${step++}. Create the namespace \`${ns}\` (as \`kubectl create namespace ${ns}\` does, with the label \`name: ${ns}\`):`, '');
+    md.line(
+      `${step++}. Create the namespace \`${ns}\` (as \`kubectl create namespace ${ns}\` does, with the label \`name: ${ns}\`):`,
+      '',
+    );
     stepSh([`kubectl apply -f ${nsFile}`]);
     md.line(`${step++}. Apply its quota and network policies:`, '');
     stepSh([`kubectl apply -f ${rendered.waves[0].wave.folder}/`]);
   }
   const external = externalReferences(rendered.waves.flatMap((w) => w.objects));
   if (external.length > 0) {
-    md.line(`${step++}. Create what the app uses but does not define (external in the compose file); the values come from you:`, '');
+    md.line(
+      `${step++}. Create what the app uses but does not define (external in the compose file); the values come from you:`,
+      '',
+    );
     stepSh(external.map((e) => e.command(ns)));
   }
   const what: Record<string, string> = {
@@ -73,14 +94,24 @@ export function renderDeploy(md: Markdown, rendered: Rendered, file: string | un
       stepSh([`kubectl apply -f ${wave.folder}/`]);
     }
     if (wave.waits.length > 0) {
-      md.line(`${step++}. Wait until ${wave.waits.map((w) => `${w.name} (${w.what})`).join(', ')} ${wave.waits.length === 1 ? 'is' : 'are'} ready:`, '');
+      md.line(
+        `${step++}. Wait until ${wave.waits.map((w) => `${w.name} (${w.what})`).join(', ')} ${wave.waits.length === 1 ? 'is' : 'are'} ready:`,
+        '',
+      );
       stepSh(wave.waits.map((w) => waitCommand(w, ns, DEFAULT_WAIT_SECONDS).join(' ')));
-      md.line(...(wave.kind === WaveKind.VM
-        ? ['   Expect `condition met` once CDI has imported the image and the VM has booted; `kubectl get dv,vmi` shows the progress.',
-          `   A time-out means the VM did not start: see [${section('Operate the VM')}](${anchor('Operate the VM')}).`]
-        : ['   Expect `condition met`. `no matching resources found` means the pods are not created yet: run it again.',
-          '   A time-out means a dependency did not start: see [pod start-up](#pod-start-up) (an empty secret, a missing file:',
-          `   [${section('Before you deploy')}](${anchor('Before you deploy')})).`]), '');
+      md.line(
+        ...(wave.kind === WaveKind.VM
+          ? [
+              '   Expect `condition met` once CDI has imported the image and the VM has booted; `kubectl get dv,vmi` shows the progress.',
+              `   A time-out means the VM did not start: see [${section('Operate the VM')}](${anchor('Operate the VM')}).`,
+            ]
+          : [
+              '   Expect `condition met`. `no matching resources found` means the pods are not created yet: run it again.',
+              '   A time-out means a dependency did not start: see [pod start-up](#pod-start-up) (an empty secret, a missing file:',
+              `   [${section('Before you deploy')}](${anchor('Before you deploy')})).`,
+            ]),
+        '',
+      );
     }
   }
 }
@@ -95,7 +126,10 @@ interface ExternalReference {
 /** Secrets, ConfigMaps and claims the manifests use but do not define, with the command that creates each. */
 export function externalReferences(objects: readonly RenderedObject[]): ExternalReference[] {
   const defined = new Set(objects.map((o) => `${o.kind}/${o.name}`));
-  const wanted = new Map<string, { kind: ExternalReference['kind']; name: string; keys: Set<string>; files: Set<string> }>();
+  const wanted = new Map<
+    string,
+    { kind: ExternalReference['kind']; name: string; keys: Set<string>; files: Set<string> }
+  >();
   const want = (kind: ExternalReference['kind'], name: string | undefined, key?: string, file = false) => {
     if (!name || defined.has(`${kind === 'TLS' ? 'Secret' : kind}/${name}`)) {
       return;
@@ -108,7 +142,7 @@ export function externalReferences(objects: readonly RenderedObject[]): External
     wanted.set(id, entry);
   };
   for (const object of objects) {
-    for (const tls of object.kind === 'Ingress' ? object.manifest.spec?.tls ?? [] : []) {
+    for (const tls of object.kind === 'Ingress' ? (object.manifest.spec?.tls ?? []) : []) {
       want('TLS', tls.secretName);
     }
     const spec = podSpec(object.manifest);
@@ -133,24 +167,31 @@ export function externalReferences(objects: readonly RenderedObject[]): External
       want('PersistentVolumeClaim', volume.persistentVolumeClaim?.claimName);
     }
   }
-  return [...wanted.values()].sort((a, b) => compare(`${a.kind}/${a.name}`, `${b.kind}/${b.name}`)).map((entry) => ({
-    kind: entry.kind,
-    name: entry.name,
-    command: (namespace: string) => {
-      const placeholder = (key: string) => `<${key.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}>`;
-      const literal = [...entry.keys].sort().map((k) => ` --from-literal=${k}=${placeholder(k)}`).join('');
-      const files = [...entry.files].sort().map((k) => ` --from-file=${k}=${placeholder(`${k}_FILE`)}`).join('');
-      switch (entry.kind) {
-        case 'TLS':
-          return `kubectl create secret tls ${entry.name} --cert=<CERT_FILE> --key=<KEY_FILE> -n ${namespace}`;
-        case 'Secret':
-          return `kubectl create secret generic ${entry.name}${literal}${files} -n ${namespace}`;
-        case 'ConfigMap':
-          return `kubectl create configmap ${entry.name}${literal}${files} -n ${namespace}`;
-        default:
-          return `kubectl get pvc ${entry.name} -n ${namespace}   # create this claim (bound to the volume with the data) before deploying`;
-      }
-    },
-  }));
+  return [...wanted.values()]
+    .sort((a, b) => compare(`${a.kind}/${a.name}`, `${b.kind}/${b.name}`))
+    .map((entry) => ({
+      kind: entry.kind,
+      name: entry.name,
+      command: (namespace: string) => {
+        const placeholder = (key: string) => `<${key.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}>`;
+        const literal = [...entry.keys]
+          .sort()
+          .map((k) => ` --from-literal=${k}=${placeholder(k)}`)
+          .join('');
+        const files = [...entry.files]
+          .sort()
+          .map((k) => ` --from-file=${k}=${placeholder(`${k}_FILE`)}`)
+          .join('');
+        switch (entry.kind) {
+          case 'TLS':
+            return `kubectl create secret tls ${entry.name} --cert=<CERT_FILE> --key=<KEY_FILE> -n ${namespace}`;
+          case 'Secret':
+            return `kubectl create secret generic ${entry.name}${literal}${files} -n ${namespace}`;
+          case 'ConfigMap':
+            return `kubectl create configmap ${entry.name}${literal}${files} -n ${namespace}`;
+          default:
+            return `kubectl get pvc ${entry.name} -n ${namespace}   # create this claim (bound to the volume with the data) before deploying`;
+        }
+      },
+    }));
 }
-

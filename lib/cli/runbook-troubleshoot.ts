@@ -18,11 +18,15 @@ export function renderTroubleshoot(md: Markdown, rendered: Rendered): void {
   const objects = rendered.waves.flatMap((w) => w.objects);
   const ofKind = (kind: string) => objects.filter((o) => o.kind === kind).sort((a, b) => compare(a.name, b.name));
   md.heading(3, 'Pod start-up');
-  md.para('A pod that is not `Running` and ready: list the pods, describe the pod (events: image pulls, scheduling,',
+  md.para(
+    'A pod that is not `Running` and ready: list the pods, describe the pod (events: image pulls, scheduling,',
     'quota, probes), and read its logs. The init containers `wait-*` hold a pod until its dependencies are up;',
-    'their logs say what they wait for.');
+    'their logs say what they wait for.',
+  );
   const startup = [`kubectl get pods -n ${ns}`];
-  for (const object of objects.filter((o) => WORKLOAD_KINDS.includes(o.kind) && o.kind !== 'CronJob').sort((a, b) => compare(a.name, b.name))) {
+  for (const object of objects
+    .filter((o) => WORKLOAD_KINDS.includes(o.kind) && o.kind !== 'CronJob')
+    .sort((a, b) => compare(a.name, b.name))) {
     const ref = `${object.kind.toLowerCase()}/${object.name}`;
     startup.push(`kubectl describe pod -l app=${object.name} -n ${ns}`);
     startup.push(`kubectl logs ${ref} -n ${ns}`);
@@ -39,36 +43,55 @@ export function renderTroubleshoot(md: Markdown, rendered: Rendered): void {
   }
   md.sh(startup);
   md.heading(3, 'Service communication');
-  md.para('A Service without endpoints selects no ready pod. A temporary pod resolves each Service name; a second one',
+  md.para(
+    'A Service without endpoints selects no ready pod. A temporary pod resolves each Service name; a second one',
     'connects to its first port, carrying the labels of a workload whose network policy lets it reach that port (read',
-    'from the generated policies; a failing readiness probe keeps it out of that workload\'s Service). The test pods carry',
+    "from the generated policies; a failing readiness probe keeps it out of that workload's Service). The test pods carry",
     'requests and limits because the namespace quota requires them; `--override-type=strategic` merges them into the',
-    'container `kubectl run` makes, which keeps its image and command.');
+    'container `kubectl run` makes, which keeps its image and command.',
+  );
   const comm = [`kubectl get endpoints -n ${ns}`];
-  const connectTest = connectTester(objects, ofKind('NetworkPolicy').map((o) => o.manifest));
+  const connectTest = connectTester(
+    objects,
+    ofKind('NetworkPolicy').map((o) => o.manifest),
+  );
   for (const service of ofKind('Service')) {
     comm.push(`kubectl describe service ${service.name} -n ${ns}`);
     comm.push(testPod(`dns-${service.name}`, ns, {}, false, `nslookup ${service.name}.${ns}.svc.cluster.local`));
     const connect = connectTest(service);
     if (connect.labels) {
-      comm.push(testPod(`connect-${service.name}`, ns, connect.labels, connect.selectedByService, `nc -z -w 3 ${service.name} ${connect.port}`));
+      comm.push(
+        testPod(
+          `connect-${service.name}`,
+          ns,
+          connect.labels,
+          connect.selectedByService,
+          `nc -z -w 3 ${service.name} ${connect.port}`,
+        ),
+      );
     } else if (connect.port !== undefined) {
-      comm.push(`# ${service.name}:${connect.port}: no workload's policy reaches it; test from a pod that uses it (kubectl exec)`);
+      comm.push(
+        `# ${service.name}:${connect.port}: no workload's policy reaches it; test from a pod that uses it (kubectl exec)`,
+      );
     }
   }
   md.sh(comm);
   md.heading(3, 'Storage');
   const claims = ofKind('PersistentVolumeClaim');
-  md.para('A claim stuck in `Pending` has no volume: its events say why (no default storage class, no capacity, an',
-    'access mode the storage class lacks).');
+  md.para(
+    'A claim stuck in `Pending` has no volume: its events say why (no default storage class, no capacity, an',
+    'access mode the storage class lacks).',
+  );
   md.sh([
     `kubectl get pvc -n ${ns}`,
     ...claims.map((c) => `kubectl describe pvc ${c.name} -n ${ns}`),
     'kubectl get pv',
   ]);
   md.heading(3, 'Configuration');
-  md.para('A pod that fails with `CreateContainerConfigError` refers to a ConfigMap, Secret or key that does not exist.',
-    '`describe secret` lists the keys and their sizes, never the values: a key of 0 bytes is empty.');
+  md.para(
+    'A pod that fails with `CreateContainerConfigError` refers to a ConfigMap, Secret or key that does not exist.',
+    '`describe secret` lists the keys and their sizes, never the values: a key of 0 bytes is empty.',
+  );
   md.sh([
     `kubectl get configmap -n ${ns}`,
     ...ofKind('ConfigMap').map((c) => `kubectl describe configmap ${c.name} -n ${ns}`),
@@ -92,11 +115,19 @@ interface ConnectTest {
  * is first tried against its own policy's egress (enough for the egress side) before the whole set is read, so that
  * an app of a thousand services stays linear.
  */
-function connectTester(objects: readonly RenderedObject[], policies: readonly any[]): (service: RenderedObject) => ConnectTest {
+function connectTester(
+  objects: readonly RenderedObject[],
+  policies: readonly any[],
+): (service: RenderedObject) => ConnectTest {
   const matches = (labels: Readonly<Record<string, string>>, wanted: Readonly<Record<string, string>>) =>
     Object.keys(wanted).length > 0 && Object.entries(wanted).every(([k, v]) => labels[k] === v);
-  const selectors: Record<string, string>[] = objects.filter((o) => o.kind === 'Service').map((o) => o.manifest.spec?.selector ?? {});
-  const templates = objects.map((o) => (o.kind === 'VirtualMachine' ? o.manifest.spec?.template?.metadata?.labels : podTemplateLabels(o.manifest)))
+  const selectors: Record<string, string>[] = objects
+    .filter((o) => o.kind === 'Service')
+    .map((o) => o.manifest.spec?.selector ?? {});
+  const templates = objects
+    .map((o) =>
+      o.kind === 'VirtualMachine' ? o.manifest.spec?.template?.metadata?.labels : podTemplateLabels(o.manifest),
+    )
     .filter((labels): labels is Record<string, string> => labels !== undefined);
   // The templates by each of their labels, in order: a selector's match is among those that carry its first label,
   // so that finding the target of each of a thousand Services does not read every template.
@@ -114,7 +145,11 @@ function connectTester(objects: readonly RenderedObject[], policies: readonly an
   }
   const networkPrefix = ComposeNetworkPolicies.networkLabel('x').slice(0, -1);
   const candidates = policies
-    .map((p) => ({ policy: p, name: p.metadata?.name ?? '', labels: (p.spec?.podSelector?.matchLabels ?? {}) as Record<string, string> }))
+    .map((p) => ({
+      policy: p,
+      name: p.metadata?.name ?? '',
+      labels: (p.spec?.podSelector?.matchLabels ?? {}) as Record<string, string>,
+    }))
     .filter((c) => Object.keys(c.labels).length > 0)
     .map((c) => ({ ...c, selected: selectors.some((s) => matches(c.labels, s)) }))
     .sort((a, b) => Number(a.selected) - Number(b.selected) || compare(a.name, b.name));
@@ -137,7 +172,11 @@ function connectTester(objects: readonly RenderedObject[], policies: readonly an
         continue;
       }
       if (admits(policies, labels, target, targetPort)) {
-        return { port: port.port, labels, selectedByService: candidate.selected || selectors.some((s) => matches(labels, s)) };
+        return {
+          port: port.port,
+          labels,
+          selectedByService: candidate.selected || selectors.some((s) => matches(labels, s)),
+        };
       }
     }
     return { port: port.port, selectedByService: false };
@@ -145,8 +184,11 @@ function connectTester(objects: readonly RenderedObject[], policies: readonly an
 }
 
 function podTemplateLabels(manifest: any): Record<string, string> | undefined {
-  return manifest?.kind === 'CronJob' ? manifest.spec?.jobTemplate?.spec?.template?.metadata?.labels
-    : podSpec(manifest) ? manifest.spec?.template?.metadata?.labels : undefined;
+  return manifest?.kind === 'CronJob'
+    ? manifest.spec?.jobTemplate?.spec?.template?.metadata?.labels
+    : podSpec(manifest)
+      ? manifest.spec?.template?.metadata?.labels
+      : undefined;
 }
 
 /**
@@ -154,19 +196,29 @@ function podTemplateLabels(manifest: any): Record<string, string> | undefined {
  * would replace the container list and lose the image and command): requests and limits (the quota refuses pods
  * without), and a readiness probe that never passes when a Service selects the pod's labels.
  */
-function testPod(podName: string, namespace: string, labels: Readonly<Record<string, string>>, neverReady: boolean, command: string): string {
+function testPod(
+  podName: string,
+  namespace: string,
+  labels: Readonly<Record<string, string>>,
+  neverReady: boolean,
+  command: string,
+): string {
   const name = podName.slice(0, 63).replace(/-+$/, '');
   const overrides = JSON.stringify({
     spec: {
-      containers: [{
-        name,
-        resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '100m', memory: '32Mi' } },
-        ...(neverReady ? { readinessProbe: { exec: { command: ['false'] } } } : {}),
-      }],
+      containers: [
+        {
+          name,
+          resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '100m', memory: '32Mi' } },
+          ...(neverReady ? { readinessProbe: { exec: { command: ['false'] } } } : {}),
+        },
+      ],
     },
   });
   const sorted = Object.entries(labels).sort(([a], [b]) => compare(a, b));
   const labelFlag = sorted.length > 0 ? ` --labels=${sorted.map(([k, v]) => `${k}=${v}`).join(',')}` : '';
-  return `kubectl run ${name} --image=${TEST_POD_IMAGE} --rm -it --restart=Never -n ${namespace}${labelFlag} `
-    + `--override-type=strategic --overrides=${shellQuote(overrides)} -- ${command}`;
+  return (
+    `kubectl run ${name} --image=${TEST_POD_IMAGE} --rm -it --restart=Never -n ${namespace}${labelFlag} ` +
+    `--override-type=strategic --overrides=${shellQuote(overrides)} -- ${command}`
+  );
 }

@@ -36,9 +36,12 @@ export function trafficEdges(app: ComposeApp): TrafficEdge[] {
   };
   app.reachability.edges().forEach((edge) => add(edge.client, edge.server, edge.port));
   const withPort = new Set([...edges.values()].map((e) => `${e.from}\0${e.to}`));
-  app.reachability.references.filter((ref) => !withPort.has(`${ref.client}\0${ref.server}`))
+  app.reachability.references
+    .filter((ref) => !withPort.has(`${ref.client}\0${ref.server}`))
     .forEach((ref) => add(ref.client, ref.server));
-  return [...edges.values()].sort((a, b) => compare(a.from, b.from) || compare(a.to, b.to) || (a.port ?? 0) - (b.port ?? 0));
+  return [...edges.values()].sort(
+    (a, b) => compare(a.from, b.from) || compare(a.to, b.to) || (a.port ?? 0) - (b.port ?? 0),
+  );
 }
 
 /**
@@ -47,7 +50,11 @@ export function trafficEdges(app: ComposeApp): TrafficEdge[] {
  * for a `depends_on` condition that no traffic arrow already shows (`service_healthy`, a Job's completion), and the
  * ways in from outside. A service's compose networks are written in its box when there are several.
  */
-export function topologyDiagram(app: ComposeApp, waves: readonly TopologyWave[], edges: readonly TrafficEdge[] = trafficEdges(app)): string {
+export function topologyDiagram(
+  app: ComposeApp,
+  waves: readonly TopologyWave[],
+  edges: readonly TrafficEdge[] = trafficEdges(app),
+): string {
   const lines = ['flowchart LR'];
   const serviceId = (composeName: string) => `svc_${id(composeName)}`;
   // Looked up by name once: the picture of a 1,000-service app has thousands of nodes and arrows.
@@ -94,16 +101,26 @@ export function topologyDiagram(app: ComposeApp, waves: readonly TopologyWave[],
   const migrated = new Set([...services.keys(), ...vmServices.keys()]);
   const conditions = new Map<string, string>();
   for (const service of app.model.services.filter((s) => migrated.has(s.name))) {
-    for (const dependency of service.dependsOn.filter((d) => migrated.has(d.service) && d.condition !== 'service_started')) {
-      conditions.set(`${service.name}\0${dependency.service}`, dependency.condition === 'service_healthy' ? 'healthy' : 'completed');
+    for (const dependency of service.dependsOn.filter(
+      (d) => migrated.has(d.service) && d.condition !== 'service_started',
+    )) {
+      conditions.set(
+        `${service.name}\0${dependency.service}`,
+        dependency.condition === 'service_healthy' ? 'healthy' : 'completed',
+      );
     }
   }
   for (const edge of edges) {
     const condition = conditions.get(`${edge.from}\0${edge.to}`);
     const server = services.get(edge.to) ?? vmServices.get(edge.to);
     const unreachable = server !== undefined && server.service === undefined;
-    const label = [edge.port !== undefined ? String(edge.port) : '', condition ? `once ${condition}` : '', unreachable ? 'no Service' : '']
-      .filter((l) => l).join(', ');
+    const label = [
+      edge.port !== undefined ? String(edge.port) : '',
+      condition ? `once ${condition}` : '',
+      unreachable ? 'no Service' : '',
+    ]
+      .filter((l) => l)
+      .join(', ');
     lines.push(`  ${serviceId(edge.from)} -->${label ? `|"${label}"|` : ''} ${serviceId(edge.to)}`);
   }
   const drawn = new Set(edges.map((e) => `${e.from}\0${e.to}`));
@@ -114,7 +131,9 @@ export function topologyDiagram(app: ComposeApp, waves: readonly TopologyWave[],
     }
   }
   const entries: string[] = [];
-  for (const service of [...services.values(), ...vmServices.values()].sort((a, b) => compare(a.composeName, b.composeName))) {
+  for (const service of [...services.values(), ...vmServices.values()].sort((a, b) =>
+    compare(a.composeName, b.composeName),
+  )) {
     const sid = serviceId(service.composeName);
     for (const host of [...new Set(service.ingressRules.map((r) => `${r.host}${r.path === '/' ? '' : r.path}`))]) {
       entries.push(`  internet -->|"${text(host)}"| ${sid}`);
@@ -131,8 +150,16 @@ export function topologyDiagram(app: ComposeApp, waves: readonly TopologyWave[],
 function externalEntries(published: readonly PublishedPort[], sid: string): string[] {
   const entries: string[] = [];
   for (const access of [PortAccess.LOAD_BALANCER, PortAccess.NODE_PORT]) {
-    const ports = [...new Set(published.filter((p) => p.access === access)
-      .map((p) => `${p.mapping.published ?? p.mapping.target}${p.mapping.protocol === 'tcp' ? '' : `/${p.mapping.protocol}`}`))];
+    const ports = [
+      ...new Set(
+        published
+          .filter((p) => p.access === access)
+          .map(
+            (p) =>
+              `${p.mapping.published ?? p.mapping.target}${p.mapping.protocol === 'tcp' ? '' : `/${p.mapping.protocol}`}`,
+          ),
+      ),
+    ];
     if (ports.length > 0) {
       entries.push(`  internet -->|"${access === PortAccess.NODE_PORT ? 'NodePort ' : ''}${ports.join(' ')}"| ${sid}`);
     }

@@ -31,7 +31,10 @@ export function verifyExitCode(report: VerifyReport): ExitCode {
 
 /** The check over what `renderProject` made: the manifests as they are written. */
 export function verifyRendered(rendered: Rendered): VerifyReport {
-  return verifyManifests(rendered.project.composeApp, rendered.waves.flatMap((w) => w.objects.map((o) => o.manifest)));
+  return verifyManifests(
+    rendered.project.composeApp,
+    rendered.waves.flatMap((w) => w.objects.map((o) => o.manifest)),
+  );
 }
 
 /** One table per service (check, status, expectation, detail), then the summary line. */
@@ -39,11 +42,24 @@ export function verifyText(report: VerifyReport): string {
   const lines: string[] = [];
   const services = [...new Set(report.expectations.map((e) => e.service))];
   for (const service of services) {
-    const rows = report.expectations.filter((e) => e.service === service).map((e) => [e.check, e.status, e.subject, e.detail]);
-    const widths = [0, 1, 2].map((i) => Math.max(...[['CHECK', 'STATUS', 'EXPECTATION'][i], ...rows.map((r) => r[i])].map((c) => c.length)));
-    const line = (cells: string[]) => `  ${cells.slice(0, 3).map((c, i) => c.padEnd(widths[i])).join('  ')}  ${cells[3]}`.trimEnd();
+    const rows = report.expectations
+      .filter((e) => e.service === service)
+      .map((e) => [e.check, e.status, e.subject, e.detail]);
+    const widths = [0, 1, 2].map((i) =>
+      Math.max(...[['CHECK', 'STATUS', 'EXPECTATION'][i], ...rows.map((r) => r[i])].map((c) => c.length)),
+    );
+    const line = (cells: string[]) =>
+      `  ${cells
+        .slice(0, 3)
+        .map((c, i) => c.padEnd(widths[i]))
+        .join('  ')}  ${cells[3]}`.trimEnd();
     const broken = rows.filter((r) => r[1] === VerifyStatus.BROKEN).length;
-    lines.push(`${service}${broken > 0 ? ` (${broken} broken)` : ''}`, line(['CHECK', 'STATUS', 'EXPECTATION', 'DETAIL']), ...rows.map(line), '');
+    lines.push(
+      `${service}${broken > 0 ? ` (${broken} broken)` : ''}`,
+      line(['CHECK', 'STATUS', 'EXPECTATION', 'DETAIL']),
+      ...rows.map(line),
+      '',
+    );
   }
   lines.push(verifySummary(report));
   return `${lines.join('\n')}\n`;
@@ -51,7 +67,12 @@ export function verifyText(report: VerifyReport): string {
 
 function reportJson(report: VerifyReport) {
   return {
-    summary: { expectations: report.expectations.length, ok: report.ok, reported: report.reported, broken: report.broken },
+    summary: {
+      expectations: report.expectations.length,
+      ok: report.ok,
+      reported: report.reported,
+      broken: report.broken,
+    },
     expectations: report.expectations,
   };
 }

@@ -17,8 +17,11 @@ export function normalizeRestart(node: YNode | undefined, warn: Warn): RestartPo
   const text = asString(node, { allowed: RESTARTS.join(', ') });
   const match = /^on-failure:(\d+)$/.exec(text);
   if (match) {
-    warn('unsupported-key', `ignored the retry count of restart "${text}": Kubernetes retries without a limit`,
-      node.at);
+    warn(
+      'unsupported-key',
+      `ignored the retry count of restart "${text}": Kubernetes retries without a limit`,
+      node.at,
+    );
     return 'on-failure';
   }
   if (!RESTARTS.includes(text as RestartPolicy)) {
@@ -31,8 +34,9 @@ export function capabilities(node: YNode | undefined): string[] {
   if (node === undefined) {
     return [];
   }
-  const names = asStringList(node, { allowed: 'a list of capabilities such as NET_ADMIN' })
-    .map((cap) => cap.toUpperCase().replace(/^CAP_/, ''));
+  const names = asStringList(node, { allowed: 'a list of capabilities such as NET_ADMIN' }).map((cap) =>
+    cap.toUpperCase().replace(/^CAP_/, ''),
+  );
   return [...new Set(names)].sort();
 }
 
@@ -68,7 +72,11 @@ export function normalizeUlimits(node: YNode | undefined, warn: Warn): Ulimit[] 
       if (isNull(soft) || isNull(hard)) {
         throw invalid(value, `ulimit ${name} needs both soft and hard`, { allowed: 'a number, or {soft, hard}' });
       }
-      out.push({ name, soft: asInt(soft!, -1, Number.MAX_SAFE_INTEGER), hard: asInt(hard!, -1, Number.MAX_SAFE_INTEGER) });
+      out.push({
+        name,
+        soft: asInt(soft!, -1, Number.MAX_SAFE_INTEGER),
+        hard: asInt(hard!, -1, Number.MAX_SAFE_INTEGER),
+      });
     } else {
       const limit = asInt(value, -1, Number.MAX_SAFE_INTEGER, { allowed: 'a number, or {soft, hard}' });
       out.push({ name, soft: limit, hard: limit });

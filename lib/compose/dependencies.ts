@@ -6,7 +6,11 @@ import { SharedContext, sorted } from './normalize-context';
 import { asMap, asSeq, asString, checkKeys, invalid, isNull, optionalBool, optionalMap, optionalString } from './read';
 import { YMap, YNode } from './yaml';
 
-const CONDITIONS: readonly DependencyCondition[] = ['service_started', 'service_healthy', 'service_completed_successfully'];
+const CONDITIONS: readonly DependencyCondition[] = [
+  'service_started',
+  'service_healthy',
+  'service_completed_successfully',
+];
 
 /**
  * Refuses services that depend on each other in a cycle (through depends_on, links or network_mode: service:x), as
@@ -65,22 +69,30 @@ function checkTarget(name: string, target: string, node: YNode, required: boolea
   }
   const profiles = ctx.disabled.get(target);
   if (profiles && !required) {
-    ctx.warn('disabled-dependency', `optional dependency "${target}" is not enabled by the active profiles; `
-      + 'it is left out', node.at);
+    ctx.warn(
+      'disabled-dependency',
+      `optional dependency "${target}" is not enabled by the active profiles; ` + 'it is left out',
+      node.at,
+    );
     return false;
   }
   if (profiles) {
     throw new ComposeError(`service "${name}" depends on service "${target}", which is not enabled`, {
       at: node.at,
-      allowed: `a service without profiles, or one whose profile is active (${target} has profiles: `
-        + `${profiles.join(', ')})`,
-      hint: `activate one of its profiles (profiles: ['${profiles[0]}'], CLI: --profile ${profiles[0]}), `
-        + 'or mark the dependency required: false',
+      allowed:
+        `a service without profiles, or one whose profile is active (${target} has profiles: ` +
+        `${profiles.join(', ')})`,
+      hint:
+        `activate one of its profiles (profiles: ['${profiles[0]}'], CLI: --profile ${profiles[0]}), ` +
+        'or mark the dependency required: false',
     });
   }
   if (!required) {
-    ctx.warn('missing-dependency', `optional dependency "${target}" is not a service of the project; it is left out`,
-      node.at);
+    ctx.warn(
+      'missing-dependency',
+      `optional dependency "${target}" is not a service of the project; it is left out`,
+      node.at,
+    );
     return false;
   }
   const known = [...ctx.allNames].filter((n) => n !== name).sort();
@@ -91,7 +103,12 @@ function checkTarget(name: string, target: string, node: YNode, required: boolea
   });
 }
 
-export function normalizeDependencies(name: string, service: YMap, networkMode: string | undefined, ctx: SharedContext): Dependency[] {
+export function normalizeDependencies(
+  name: string,
+  service: YMap,
+  networkMode: string | undefined,
+  ctx: SharedContext,
+): Dependency[] {
   const deps = new Map<string, Dependency>();
   const check = (target: string, node: YNode, required: boolean): boolean =>
     checkTarget(name, target, node, required, ctx);
@@ -121,10 +138,20 @@ export function normalizeDependencies(name: string, service: YMap, networkMode: 
     for (const item of asSeq(links!, { allowed: 'a list of service names, or service:alias' }).items) {
       const [target, alias] = asString(item).split(':', 2);
       if (alias !== undefined && alias !== target) {
-        ctx.warn('unsupported-key', `ignored link alias "${alias}": reach the service by its name "${target}"`, item.at);
+        ctx.warn(
+          'unsupported-key',
+          `ignored link alias "${alias}": reach the service by its name "${target}"`,
+          item.at,
+        );
       }
       if (!deps.has(target) && check(target, item, true)) {
-        deps.set(target, { service: target, condition: 'service_started', required: true, restart: false, at: item.at });
+        deps.set(target, {
+          service: target,
+          condition: 'service_started',
+          required: true,
+          restart: false,
+          at: item.at,
+        });
       }
     }
   }

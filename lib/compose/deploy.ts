@@ -1,12 +1,27 @@
 // `deploy:` (replicas, mode, resources with device requests, restart policy, labels) and the legacy keys it replaces.
 import { ComposeError } from './errors';
 import {
-  DEPLOY_KEYS, DEVICE_REQUEST_KEYS, LIMITS_KEYS, RESERVATIONS_KEYS, RESOURCES_KEYS, RESTART_POLICY_KEYS,
+  DEPLOY_KEYS,
+  DEVICE_REQUEST_KEYS,
+  LIMITS_KEYS,
+  RESERVATIONS_KEYS,
+  RESOURCES_KEYS,
+  RESTART_POLICY_KEYS,
 } from './keys';
 import { Deploy, DeviceRequest, ResourceAmounts } from './model';
 import { durationOf, nonNull, optional } from './normalize-context';
 import {
-  asInt, asListOrMap, asMap, asSeq, asStringList, asTextMap, checkKeys, invalid, isNull, optionalMap, optionalString,
+  asInt,
+  asListOrMap,
+  asMap,
+  asSeq,
+  asStringList,
+  asTextMap,
+  checkKeys,
+  invalid,
+  isNull,
+  optionalMap,
+  optionalString,
   Warn,
 } from './read';
 import { parseCpus, parseSize } from './units';
@@ -18,8 +33,10 @@ function sizeOf(node: YNode | undefined): number | undefined {
   if (isNull(node)) {
     return undefined;
   }
-  const value = node!.kind === 'scalar' && (typeof node!.value === 'string' || typeof node!.value === 'number')
-    ? parseSize(node!.value) : undefined;
+  const value =
+    node!.kind === 'scalar' && (typeof node!.value === 'string' || typeof node!.value === 'number')
+      ? parseSize(node!.value)
+      : undefined;
   if (value === undefined) {
     throw invalid(node!, 'invalid size', { allowed: SIZE_ALLOWED });
   }
@@ -30,8 +47,10 @@ function cpusOf(node: YNode | undefined): number | undefined {
   if (isNull(node)) {
     return undefined;
   }
-  const value = node!.kind === 'scalar' && (typeof node!.value === 'string' || typeof node!.value === 'number')
-    ? parseCpus(node!.value) : undefined;
+  const value =
+    node!.kind === 'scalar' && (typeof node!.value === 'string' || typeof node!.value === 'number')
+      ? parseCpus(node!.value)
+      : undefined;
   if (value === undefined) {
     throw invalid(node!, 'invalid cpus', { allowed: 'a number of cores such as 0.5 or 2' });
   }
@@ -120,8 +139,10 @@ function deviceRequest(node: YNode, gpu: boolean, warn: Warn): DeviceRequest {
   const countNode = map.entries.get('count');
   let count: number | 'all' | undefined;
   if (!isNull(countNode)) {
-    count = countNode!.kind === 'scalar' && countNode!.value === 'all' ? 'all'
-      : asInt(countNode!, 0, 1024, { allowed: 'a number of devices, or all' });
+    count =
+      countNode!.kind === 'scalar' && countNode!.value === 'all'
+        ? 'all'
+        : asInt(countNode!, 0, 1024, { allowed: 'a number of devices, or all' });
   }
   const idsNode = map.entries.get('device_ids');
   return {

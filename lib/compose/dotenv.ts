@@ -66,8 +66,11 @@ export function parseDotenv(text: string, file: string, lookup: VariableLookup =
     }
     const name = raw.slice(0, sep.index).trim();
     if (!ENV_NAME.test(name)) {
-      fail('invalid variable name in env file', startLine,
-        'names start with a letter or _ and hold letters, digits, _, . and -; write NAME=value');
+      fail(
+        'invalid variable name in env file',
+        startLine,
+        'names start with a letter or _ and hold letters, digits, _, . and -; write NAME=value',
+      );
     }
     // The value starts after the separator in the whole text, since quoted values may span lines.
     let valueStart = pos + (src.slice(pos, lineEnd).length - raw.length) + sep.index + 1;
@@ -76,7 +79,7 @@ export function parseDotenv(text: string, file: string, lookup: VariableLookup =
     }
     const quote = src[valueStart];
     let value: string;
-    if (quote === '\'' || quote === '"') {
+    if (quote === "'" || quote === '"') {
       let i = valueStart + 1;
       let body = '';
       let closed = false;
@@ -84,7 +87,18 @@ export function parseDotenv(text: string, file: string, lookup: VariableLookup =
         const ch = src[i];
         if (ch === '\\' && quote === '"' && i + 1 < src.length) {
           const esc = src[i + 1];
-          body += esc === 'n' ? '\n' : esc === 'r' ? '\r' : esc === 't' ? '\t' : esc === '$' ? '$$' : esc === '\\' || esc === '"' ? esc : `\\${esc}`;
+          body +=
+            esc === 'n'
+              ? '\n'
+              : esc === 'r'
+                ? '\r'
+                : esc === 't'
+                  ? '\t'
+                  : esc === '$'
+                    ? '$$'
+                    : esc === '\\' || esc === '"'
+                      ? esc
+                      : `\\${esc}`;
           i += 2;
           continue;
         }
@@ -96,17 +110,23 @@ export function parseDotenv(text: string, file: string, lookup: VariableLookup =
         i += 1;
       }
       if (!closed) {
-        fail(`unterminated ${quote === '"' ? 'double' : 'single'} quote in the value of ${name}`, startLine,
-          `close the quote with ${quote}`);
+        fail(
+          `unterminated ${quote === '"' ? 'double' : 'single'} quote in the value of ${name}`,
+          startLine,
+          `close the quote with ${quote}`,
+        );
       }
       const newlines = src.slice(pos, i).split('\n').length - 1;
       const after = src.indexOf('\n', i);
       const rest = src.slice(i + 1, after < 0 ? src.length : after).trim();
       if (rest !== '' && !rest.startsWith('#')) {
-        fail(`unexpected text after the quoted value of ${name}`, startLine + newlines,
-          'put a comment after " #", or move the text inside the quotes');
+        fail(
+          `unexpected text after the quoted value of ${name}`,
+          startLine + newlines,
+          'put a comment after " #", or move the text inside the quotes',
+        );
       }
-      value = quote === '\'' ? body : interpolateValue(body, resolve, file, name, startLine);
+      value = quote === "'" ? body : interpolateValue(body, resolve, file, name, startLine);
       line = startLine + newlines + 1;
       pos = after < 0 ? src.length : after + 1;
     } else {

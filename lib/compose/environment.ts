@@ -13,9 +13,12 @@ export function normalizeEnvironment(service: YMap, ctx: SharedContext): EnvVar[
   const vars = new Map<string, EnvVar>();
   const envFileNode = service.entries.get('env_file');
   if (!isNull(envFileNode)) {
-    const entries = envFileNode!.kind === 'scalar' ? [envFileNode!] : asSeq(envFileNode!, {
-      allowed: 'a path, a list of paths, or a list of {path, required}',
-    }).items;
+    const entries =
+      envFileNode!.kind === 'scalar'
+        ? [envFileNode!]
+        : asSeq(envFileNode!, {
+            allowed: 'a path, a list of paths, or a list of {path, required}',
+          }).items;
     for (const entry of entries) {
       for (const variable of readEnvFile(entry, ctx)) {
         vars.set(variable.name, variable);
@@ -38,8 +41,11 @@ export function normalizeEnvironment(service: YMap, ctx: SharedContext): EnvVar[
         const value = ctx.lookup(name);
         if (value === undefined) {
           if (!vars.has(name)) {
-            ctx.warn('unset-variable', `environment variable ${name} has no value and is not set in the environment; `
-              + 'it is left out', node.at);
+            ctx.warn(
+              'unset-variable',
+              `environment variable ${name} has no value and is not set in the environment; ` + 'it is left out',
+              node.at,
+            );
           }
           continue;
         }
@@ -55,7 +61,12 @@ export function normalizeEnvironment(service: YMap, ctx: SharedContext): EnvVar[
 /** `label_file`: labels from files in the env-file format, later files winning; `labels` wins over them. */
 export function labelFiles(node: YNode | undefined, ctx: SharedContext): Record<string, string> {
   const out: Record<string, string> = {};
-  const entries = node === undefined ? [] : node.kind === 'scalar' ? [node] : asSeq(node, { allowed: 'a path or a list of paths' }).items;
+  const entries =
+    node === undefined
+      ? []
+      : node.kind === 'scalar'
+        ? [node]
+        : asSeq(node, { allowed: 'a path or a list of paths' }).items;
   for (const entry of entries) {
     for (const label of readEnvFile(entry, ctx, 'label file')) {
       out[label.name] = label.value;
@@ -89,8 +100,9 @@ function readEnvFile(entry: YNode, ctx: SharedContext, what: 'env file' | 'label
     throw new ComposeError(`${what} "${written}" is outside the project folder and was not read`, {
       at: entry.at,
       allowed: 'a path inside the folder of the compose file',
-      hint: 'move the file into the project folder, or allow it with allowOutsideProject: true '
-        + '(CLI: --allow-outside-project)',
+      hint:
+        'move the file into the project folder, or allow it with allowOutsideProject: true ' +
+        '(CLI: --allow-outside-project)',
     });
   }
   const absolute = where.kind === 'inside' ? where.absolute : path.resolve(ctx.projectDir, written);
@@ -106,10 +118,16 @@ function readEnvFile(entry: YNode, ctx: SharedContext, what: 'env file' | 'label
     return [];
   }
   if (stat.kind === 'directory') {
-    throw new ComposeError(`${what} "${written}" is a directory`, { at: entry.at, hint: `point ${what === 'env file' ? 'env_file' : 'label_file'} at a file` });
+    throw new ComposeError(`${what} "${written}" is a directory`, {
+      at: entry.at,
+      hint: `point ${what === 'env file' ? 'env_file' : 'label_file'} at a file`,
+    });
   }
   if (stat.kind === 'loop') {
-    throw new ComposeError(`${what} "${written}" is a loop of symbolic links`, { at: entry.at, hint: 'make the link point at a file' });
+    throw new ComposeError(`${what} "${written}" is a loop of symbolic links`, {
+      at: entry.at,
+      hint: 'make the link point at a file',
+    });
   }
   if (stat.kind === 'special') {
     throw new ComposeError(`${what} "${written}" is not a regular file (a FIFO, socket or device) and was not read`, {

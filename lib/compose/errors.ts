@@ -97,7 +97,8 @@ export function printable(text: string): string {
 
 /** The text cut to {@link MAX_MESSAGE_PART_CHARS}, saying how much was left out. */
 export function shorten(text: string): string {
-  return text.length <= MAX_MESSAGE_PART_CHARS ? text
+  return text.length <= MAX_MESSAGE_PART_CHARS
+    ? text
     : `${text.slice(0, MAX_MESSAGE_PART_CHARS - 1)}… (${text.length - MAX_MESSAGE_PART_CHARS + 1} more characters)`;
 }
 

@@ -7,9 +7,7 @@ import { ComposeLocation, FileContent } from './model';
 export const MAX_CONTENT_BYTES = 1024 * 1024;
 
 /** Where a path written in a compose file points, seen from the project folder. */
-export type ProjectPath =
-  | { readonly kind: 'inside'; readonly absolute: string }
-  | { readonly kind: 'outside' };
+export type ProjectPath = { readonly kind: 'inside'; readonly absolute: string } | { readonly kind: 'outside' };
 
 /**
  * Resolves a path as written (relative to the project folder, or absolute) and says whether it stays inside the
@@ -56,8 +54,14 @@ function realOrSelf(target: string): string {
  * device: reading one can block forever or never end, so the loader never reads them), or nothing. A loop of
  * symbolic links reads as `loop`.
  */
-export function statPath(absolute: string):
-  { kind: 'file'; size: number } | { kind: 'directory' } | { kind: 'special' } | { kind: 'missing' } | { kind: 'loop' } {
+export function statPath(
+  absolute: string,
+):
+  | { kind: 'file'; size: number }
+  | { kind: 'directory' }
+  | { kind: 'special' }
+  | { kind: 'missing' }
+  | { kind: 'loop' } {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(absolute);
@@ -228,7 +232,11 @@ export interface ProjectFileOptions {
  * error. `what` says what the file is, e.g. `env file`.
  */
 export function readProjectFile(
-  what: string, written: string, absolute: string, at: ComposeLocation, options: ProjectFileOptions = {},
+  what: string,
+  written: string,
+  absolute: string,
+  at: ComposeLocation,
+  options: ProjectFileOptions = {},
 ): Buffer {
   const maxBytes = options.maxBytes ?? MAX_CONTENT_BYTES;
   let found: ConfinedRead;
@@ -258,11 +266,14 @@ export function readProjectFile(
         hint: 'make the link point at a file',
       });
     case 'outside':
-      throw new ComposeError(`${what} "${written}" is outside the project folder (through a symbolic link) and was not read`, {
-        at,
-        allowed: 'a file inside the folder of the compose file',
-        hint: 'move the file into the project folder, or allow it with allowOutsideProject: true (CLI: --allow-outside-project)',
-      });
+      throw new ComposeError(
+        `${what} "${written}" is outside the project folder (through a symbolic link) and was not read`,
+        {
+          at,
+          allowed: 'a file inside the folder of the compose file',
+          hint: 'move the file into the project folder, or allow it with allowOutsideProject: true (CLI: --allow-outside-project)',
+        },
+      );
     case 'too-large':
       throw new ComposeError(`${what} "${written}" is larger than ${sizeInWords(maxBytes)}`, {
         at,
@@ -301,11 +312,14 @@ export function textOf(what: string, written: string, bytes: Buffer, at: Compose
   // The place is in the file itself when the location is that file; otherwise (an env_file named in compose.yaml) the
   // location stays the key that names it, and the message gives the place.
   const inFile = at.file === written;
-  throw new ComposeError(`${what} "${written}" is not a text file: ${why}${inFile ? '' : ` (line ${line}, column ${column})`}`, {
-    at: inFile ? { ...at, line, column } : at,
-    allowed: 'UTF-8 text',
-    hint: `check that "${written}" is the ${what} (not an image, archive or other binary file), or save it as UTF-8`,
-  });
+  throw new ComposeError(
+    `${what} "${written}" is not a text file: ${why}${inFile ? '' : ` (line ${line}, column ${column})`}`,
+    {
+      at: inFile ? { ...at, line, column } : at,
+      allowed: 'UTF-8 text',
+      hint: `check that "${written}" is the ${what} (not an image, archive or other binary file), or save it as UTF-8`,
+    },
+  );
 }
 
 /**
@@ -317,7 +331,13 @@ export class ReadOnce {
   private readonly read = new Map<string, Buffer>();
 
   /** {@link readProjectFile}, or the bytes it gave for the same file before. */
-  public bytes(what: string, written: string, absolute: string, at: ComposeLocation, options: ProjectFileOptions = {}): Buffer {
+  public bytes(
+    what: string,
+    written: string,
+    absolute: string,
+    at: ComposeLocation,
+    options: ProjectFileOptions = {},
+  ): Buffer {
     const key = `${absolute}\0${options.confineTo ?? ''}\0${options.maxBytes ?? MAX_CONTENT_BYTES}`;
     let bytes = this.read.get(key);
     if (bytes === undefined) {
@@ -335,7 +355,11 @@ export class ReadOnce {
 
 /** Reads a file for the model: UTF-8 text when it decodes cleanly and holds no NUL, base64 otherwise. */
 export function readContent(
-  what: string, written: string, absolute: string, at: ComposeLocation, options: ProjectFileOptions = {},
+  what: string,
+  written: string,
+  absolute: string,
+  at: ComposeLocation,
+  options: ProjectFileOptions = {},
 ): FileContent {
   return contentOf(written, readProjectFile(what, written, absolute, at, options));
 }

@@ -4,7 +4,16 @@ import { PRE_START_HOOK_KEYS, SERVICE_HOOK_KEYS } from './keys';
 import { ComposeLocation, EnvVar, LifecycleHook, PreStartHook } from './model';
 import { commandOf, nonNull, optional, SharedContext, sorted } from './normalize-context';
 import {
-  asMap, asSeq, asString, asText, checkKeys, isNull, optionalBool, optionalMap, optionalString, Warn,
+  asMap,
+  asSeq,
+  asString,
+  asText,
+  checkKeys,
+  isNull,
+  optionalBool,
+  optionalMap,
+  optionalString,
+  Warn,
 } from './read';
 import { childPath, YNode } from './yaml';
 
@@ -22,17 +31,23 @@ export function lifecycleHook(node: YNode, warn: Warn): LifecycleHook {
   if (command === undefined || command.length === 0) {
     throw new ComposeError('a lifecycle hook needs a command', { at: map.at, hint: 'add command: ["sh", "-c", "…"]' });
   }
-  const unsupported = ['user', 'privileged', 'working_dir', 'environment'].filter((key) => !isNull(map.entries.get(key)));
+  const unsupported = ['user', 'privileged', 'working_dir', 'environment'].filter(
+    (key) => !isNull(map.entries.get(key)),
+  );
   for (const key of unsupported) {
-    warn('unsupported-key', `ignored key "${key}": ${SERVICE_HOOK_KEYS[key]}`,
-      { ...map.entries.get(key)!.at, path: childPath(map.at.path, key) });
+    warn('unsupported-key', `ignored key "${key}": ${SERVICE_HOOK_KEYS[key]}`, {
+      ...map.entries.get(key)!.at,
+      path: childPath(map.at.path, key),
+    });
   }
   return { command, unsupported, at: map.at };
 }
 
 /** A `pre_start` entry: an init container of its own. */
 export function preStartHook(node: YNode, ctx: SharedContext): PreStartHook {
-  const map = asMap(node, { allowed: 'a list of {command, image, user, privileged, working_dir, environment, per_replica}' });
+  const map = asMap(node, {
+    allowed: 'a list of {command, image, user, privileged, working_dir, environment, per_replica}',
+  });
   checkKeys(map, PRE_START_HOOK_KEYS, 'a pre_start hook', undefined);
   const envNode = map.entries.get('environment');
   const entries: Array<[string, string | undefined, ComposeLocation]> = [];

@@ -33,7 +33,10 @@ export function includeEntries(node: YNode | undefined): IncludeEntry[] {
     }
     const paths = asStringList(pathNode!, { single: true });
     if (paths.length === 0) {
-      throw new ComposeError('an include entry needs a path', { at: pathNode!.at, hint: 'list at least one file under path' });
+      throw new ComposeError('an include entry needs a path', {
+        at: pathNode!.at,
+        hint: 'list at least one file under path',
+      });
     }
     const envNode = item.entries.get('env_file');
     const projectDirectory = optionalString(item.entries.get('project_directory'));
@@ -53,7 +56,10 @@ const RESOURCES = ['services', 'volumes', 'networks', 'secrets', 'configs'] as c
  * included project (or by two included projects, differently) is an error, as in compose; the same definition
  * included twice is one.
  */
-export function mergeIncluded(root: YMap, included: readonly { readonly tree: YMap; readonly entry: IncludeEntry }[]): YMap {
+export function mergeIncluded(
+  root: YMap,
+  included: readonly { readonly tree: YMap; readonly entry: IncludeEntry }[],
+): YMap {
   if (included.length === 0) {
     return root;
   }

@@ -8,8 +8,9 @@ export type VariableLookup = (name: string) => string | undefined;
 /** Called once for each `$VAR` or `${VAR}` without a default that is not set. */
 export type UnsetVariableHandler = (name: string, at: ComposeLocation) => void;
 
-const ALLOWED = '$VAR, ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?message}, ${VAR?message}, '
-  + '${VAR:+replacement}, ${VAR+replacement} and $$ for a literal $';
+const ALLOWED =
+  '$VAR, ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?message}, ${VAR?message}, ' +
+  '${VAR:+replacement}, ${VAR+replacement} and $$ for a literal $';
 
 /** Deepest nesting of defaults (`${A:-${B:-…}}`); deeper text is hostile (each level rescans the rest). */
 export const MAX_INTERPOLATION_DEPTH = 32;
@@ -186,7 +187,12 @@ function interpolateNode(node: YNode, lookup: VariableLookup, onUnset?: UnsetVar
       return out;
     }
     case 'seq': {
-      const out: YSeq = { kind: 'seq', items: node.items.map((item) => interpolateTree(item, lookup, onUnset)), at: node.at, keyAt: node.keyAt };
+      const out: YSeq = {
+        kind: 'seq',
+        items: node.items.map((item) => interpolateTree(item, lookup, onUnset)),
+        at: node.at,
+        keyAt: node.keyAt,
+      };
       return out;
     }
     case 'map': {

@@ -78,7 +78,7 @@ export const SERVICE_KEYS: KeyTable = {
   label_file: MODELLED,
   labels: MODELLED,
   links: MODELLED,
-  logging: 'the logging driver is not converted; container logs go to the cluster\'s log pipeline',
+  logging: "the logging driver is not converted; container logs go to the cluster's log pipeline",
   mac_address: 'fixed MAC addresses are not converted',
   mem_limit: MODELLED,
   mem_reservation: MODELLED,
@@ -121,7 +121,7 @@ export const SERVICE_KEYS: KeyTable = {
   userns_mode: `the user namespace mode is ${LOCAL_ONLY}`,
   uts: `the UTS namespace mode is ${LOCAL_ONLY}`,
   volumes: MODELLED,
-  volumes_from: 'mounting another container\'s volumes is not converted; mount the volumes by name',
+  volumes_from: "mounting another container's volumes is not converted; mount the volumes by name",
   working_dir: MODELLED,
 };
 
@@ -176,7 +176,7 @@ export const DEPLOY_KEYS: KeyTable = {
   endpoint_mode: SWARM_ONLY,
   placement: 'placement constraints and preferences are not converted (use node selectors on the workload)',
   rollback_config: SWARM_ONLY,
-  update_config: 'the rolling update configuration is not converted; the Deployment\'s default strategy is used',
+  update_config: "the rolling update configuration is not converted; the Deployment's default strategy is used",
 };
 
 export const RESOURCES_KEYS: KeyTable = {
@@ -341,10 +341,10 @@ export const INCLUDE_KEYS: KeyTable = {
 /** `post_start` and `pre_stop` hooks: `lifecycle.postStart` and `lifecycle.preStop` exec handlers. */
 export const SERVICE_HOOK_KEYS: KeyTable = {
   command: MODELLED,
-  user: 'a hook runs as the container\'s user: Kubernetes has no user per hook',
-  privileged: 'a hook runs with the container\'s privileges: Kubernetes has no privilege per hook',
-  working_dir: 'a hook runs in the container\'s working directory: Kubernetes has no working directory per hook',
-  environment: 'a hook sees the container\'s environment: Kubernetes has no environment per hook',
+  user: "a hook runs as the container's user: Kubernetes has no user per hook",
+  privileged: "a hook runs with the container's privileges: Kubernetes has no privilege per hook",
+  working_dir: "a hook runs in the container's working directory: Kubernetes has no working directory per hook",
+  environment: "a hook sees the container's environment: Kubernetes has no environment per hook",
 };
 
 /** `pre_start` hooks: init containers that share the service's volumes. */

@@ -15,7 +15,10 @@ import { parseYaml, YMap, YNode } from './yaml';
 
 /** The file names compose looks for, in its order. */
 export const DEFAULT_COMPOSE_FILES: readonly string[] = [
-  'compose.yaml', 'compose.yml', 'docker-compose.yaml', 'docker-compose.yml',
+  'compose.yaml',
+  'compose.yml',
+  'docker-compose.yaml',
+  'docker-compose.yml',
 ];
 
 /** A compose file as read: the name the user gave it, and its text. */
@@ -50,24 +53,34 @@ function checkVersion1(root: YMap): void {
     return;
   }
   const known = new Set(Object.keys(TOP_LEVEL_KEYS));
-  const looksLikeService = (node: YNode): boolean => node.kind === 'map'
-    && ['image', 'build', 'ports', 'command', 'environment', 'volumes', 'links'].some((key) => node.entries.has(key));
-  const services = [...root.entries].filter(([key, node]) => !known.has(key) && !key.startsWith('x-') && looksLikeService(node));
+  const looksLikeService = (node: YNode): boolean =>
+    node.kind === 'map' &&
+    ['image', 'build', 'ports', 'command', 'environment', 'volumes', 'links'].some((key) => node.entries.has(key));
+  const services = [...root.entries].filter(
+    ([key, node]) => !known.has(key) && !key.startsWith('x-') && looksLikeService(node),
+  );
   if (services.length === 0) {
     return;
   }
   const [first] = services[0];
-  throw new ComposeError(`this is a compose v1 file: its services (${services.map(([name]) => name).join(', ')}) are at the top level`, {
-    at: { ...root.entries.get(first)!.at, path: first },
-    allowed: 'the compose specification: the services under a top-level services: key',
-    hint: `add a first line "services:" and indent every service under it by two spaces ("services:", "  ${first}:", `
-      + '"    image: …"); the service keys stay the same, and the version key is no longer needed',
-  });
+  throw new ComposeError(
+    `this is a compose v1 file: its services (${services.map(([name]) => name).join(', ')}) are at the top level`,
+    {
+      at: { ...root.entries.get(first)!.at, path: first },
+      allowed: 'the compose specification: the services under a top-level services: key',
+      hint:
+        `add a first line "services:" and indent every service under it by two spaces ("services:", "  ${first}:", ` +
+        '"    image: …"); the service keys stay the same, and the version key is no longer needed',
+    },
+  );
 }
 
 /** Env files for interpolation: the explicit ones, else the project's `.env`. Later files win. */
 export function readInterpolationEnv(
-  projectDir: string, workingDir: string, options: LoadComposeOptions, shell: Readonly<Record<string, string | undefined>>,
+  projectDir: string,
+  workingDir: string,
+  options: LoadComposeOptions,
+  shell: Readonly<Record<string, string | undefined>>,
 ): Map<string, string> {
   const values = new Map<string, string>();
   const lookup: VariableLookup = (name) => shell[name] ?? values.get(name);
@@ -87,8 +100,12 @@ export function readInterpolationEnv(
     // The project's own .env must be inside the project, as env_file must; a file named with --env-file is the user's
     // choice. Both are bounded like env_file.
     const confineTo = explicit || options.allowOutsideProject ? undefined : projectDir;
-    const text = textOf('env file', file,
-      readProjectFile('env file', file, absolute, { file, path: '' }, { confineTo, maxBytes: MAX_CONTENT_BYTES }), { file, path: '' });
+    const text = textOf(
+      'env file',
+      file,
+      readProjectFile('env file', file, absolute, { file, path: '' }, { confineTo, maxBytes: MAX_CONTENT_BYTES }),
+      { file, path: '' },
+    );
     for (const entry of parseDotenv(text, file, lookup)) {
       if (entry.value !== undefined) {
         values.set(entry.name, entry.value);
@@ -122,7 +139,9 @@ export function discover(workingDir: string, written: string | undefined, warnin
     warnings.add('multiple-compose-files', `found ${found.join(', ')}; using ${base}`, { file: base, path: '' });
   }
   const stem = base.replace(/\.ya?ml$/, '');
-  const override = [`${stem}.override.yaml`, `${stem}.override.yml`].find((name) => isFile(path.join(workingDir, name)));
+  const override = [`${stem}.override.yaml`, `${stem}.override.yml`].find((name) =>
+    isFile(path.join(workingDir, name)),
+  );
   return override ? [base, override] : [base];
 }
 
@@ -136,7 +155,11 @@ function isFile(file: string): boolean {
 
 /** The text of a compose file, with an error naming the file when it is missing, unreadable or too large. */
 export function readComposeFile(
-  workingDir: string, file: string, limits: LoadLimits, from?: ComposeLocation, confineTo?: string,
+  workingDir: string,
+  file: string,
+  limits: LoadLimits,
+  from?: ComposeLocation,
+  confineTo?: string,
 ): string {
   const absolute = path.resolve(workingDir, file);
   let size: number;
@@ -168,8 +191,15 @@ export function readComposeFile(
     });
   }
   checkSize(size, file, limits);
-  return textOf('compose file', file,
-    readProjectFile('compose file', file, absolute, from ?? { file, path: '' }, { confineTo, maxBytes: limits.maxFileBytes }), from ?? { file, path: '' });
+  return textOf(
+    'compose file',
+    file,
+    readProjectFile('compose file', file, absolute, from ?? { file, path: '' }, {
+      confineTo,
+      maxBytes: limits.maxFileBytes,
+    }),
+    from ?? { file, path: '' },
+  );
 }
 
 /** Refuses a compose file larger than the loader's limit. */
@@ -177,7 +207,7 @@ export function checkSize(size: number, file: string, limits: LoadLimits): void 
   if (size > limits.maxFileBytes) {
     throw new ComposeError(`the compose file is larger than ${limits.maxFileBytes} bytes`, {
       at: { file, path: '' },
-      hint: 'raise the loader\'s limits.maxFileBytes if the file is genuine',
+      hint: "raise the loader's limits.maxFileBytes if the file is genuine",
     });
   }
 }

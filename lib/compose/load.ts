@@ -2,8 +2,22 @@ import * as path from 'path';
 import { Redactor, redactError } from './sensitive';
 import { ComposeError } from './errors';
 import { interpolateTree, VariableLookup } from './interpolate';
-import { ComposeSource, checkSize, composeFileFromEnv, discover, parseRoot, readComposeFile, readInterpolationEnv } from './load-files';
-import { DEFAULT_LOAD_LIMITS, LoadComposeFromStringOptions, LoadComposeOptions, LoadLimits, LoadResult } from './load-options';
+import {
+  ComposeSource,
+  checkSize,
+  composeFileFromEnv,
+  discover,
+  parseRoot,
+  readComposeFile,
+  readInterpolationEnv,
+} from './load-files';
+import {
+  DEFAULT_LOAD_LIMITS,
+  LoadComposeFromStringOptions,
+  LoadComposeOptions,
+  LoadLimits,
+  LoadResult,
+} from './load-options';
 import { addIfSecret, collectModelSecrets, collectTreeSecrets } from './load-secrets';
 import { mergeFiles } from './merge';
 import { ComposeLocation } from './model';
@@ -29,7 +43,10 @@ export function loadCompose(options: LoadComposeOptions = {}): LoadResult {
   }
   // Files found by name in the folder (not named by the user) must be inside it, links included.
   const confineTo = named === undefined && !options.allowOutsideProject ? workingDir : undefined;
-  const sources = files.map((file) => ({ display: file, text: readComposeFile(workingDir, file, limits, undefined, confineTo) }));
+  const sources = files.map((file) => ({
+    display: file,
+    text: readComposeFile(workingDir, file, limits, undefined, confineTo),
+  }));
   const projectDir = path.dirname(path.resolve(workingDir, files[0]));
   return loadSources(sources, projectDir, workingDir, options, limits, warnings);
 }
@@ -44,8 +61,12 @@ export function loadComposeFromString(text: string, options: LoadComposeFromStri
 }
 
 function loadSources(
-  sources: readonly ComposeSource[], projectDir: string, workingDir: string, options: LoadComposeOptions,
-  limits: LoadLimits, warnings: WarningList,
+  sources: readonly ComposeSource[],
+  projectDir: string,
+  workingDir: string,
+  options: LoadComposeOptions,
+  limits: LoadLimits,
+  warnings: WarningList,
 ): LoadResult {
   const shell = options.env ?? process.env;
   const dotenv = readInterpolationEnv(projectDir, workingDir, options, shell);
@@ -67,10 +88,15 @@ function loadSources(
 }
 
 function loadTrees(
-  sources: readonly ComposeSource[], projectDir: string, workingDir: string, options: LoadComposeOptions,
-  limits: LoadLimits, warnings: WarningList, environment: VariableLookup, secrets: Redactor,
+  sources: readonly ComposeSource[],
+  projectDir: string,
+  workingDir: string,
+  options: LoadComposeOptions,
+  limits: LoadLimits,
+  warnings: WarningList,
+  environment: VariableLookup,
+  secrets: Redactor,
 ): LoadResult {
-
   const unset = new Set<string>();
   const onUnset = (name: string, at: ComposeLocation): void => {
     if (!unset.has(name)) {
@@ -80,10 +106,15 @@ function loadTrees(
   };
   const roots = sources.map((source) => parseRoot(source, limits));
   // The project name comes first: COMPOSE_PROJECT_NAME is the final name in every file, as in compose.
-  const nameNode = [...roots].reverse().map((root) => root.entries.get('name')).find((node) => !isNull(node));
+  const nameNode = [...roots]
+    .reverse()
+    .map((root) => root.entries.get('name'))
+    .find((node) => !isNull(node));
   const projectName = normalizeProjectName(
-    options.projectName ?? environment('COMPOSE_PROJECT_NAME')
-      ?? (nameNode ? optionalString(interpolateTree(nameNode, environment, onUnset)) : undefined) ?? path.basename(projectDir),
+    options.projectName ??
+      environment('COMPOSE_PROJECT_NAME') ??
+      (nameNode ? optionalString(interpolateTree(nameNode, environment, onUnset)) : undefined) ??
+      path.basename(projectDir),
     nameNode?.at ?? roots[0].at,
   );
   const lookup: VariableLookup = (name) => (name === 'COMPOSE_PROJECT_NAME' ? projectName : environment(name));
@@ -91,19 +122,30 @@ function loadTrees(
   const files = new ComposeFiles({
     projectDir,
     allowOutsideProject: options.allowOutsideProject ?? false,
-    read: (written, at) => parseRoot({
-      display: written,
-      text: readComposeFile(projectDir, written, limits, at, options.allowOutsideProject ? undefined : projectDir),
-    }, limits),
+    read: (written, at) =>
+      parseRoot(
+        {
+          display: written,
+          text: readComposeFile(projectDir, written, limits, at, options.allowOutsideProject ? undefined : projectDir),
+        },
+        limits,
+      ),
     onUnset,
   });
   // The include chain names files relative to the project folder, as include paths are.
-  const trees = sources.map((source, index) => files.expand(roots[index], '.', lookup,
-    [path.relative(projectDir, path.resolve(workingDir, source.display)).split(path.sep).join('/')]));
+  const trees = sources.map((source, index) =>
+    files.expand(roots[index], '.', lookup, [
+      path.relative(projectDir, path.resolve(workingDir, source.display)).split(path.sep).join('/'),
+    ]),
+  );
   trees.forEach((tree) => collectTreeSecrets(tree, secrets));
   const merged = mergeFiles(trees);
-  const profiles = options.profiles
-    ?? (lookup('COMPOSE_PROFILES') ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const profiles =
+    options.profiles ??
+    (lookup('COMPOSE_PROFILES') ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== '');
 
   const model = normalizeProject(merged, {
     projectDir,
@@ -118,7 +160,8 @@ function loadTrees(
   });
   collectModelSecrets(model, secrets);
   secrets.keepNames([model.name]);
-  const redacted = warnings.sorted(sources.map((s) => s.display))
+  const redacted = warnings
+    .sorted(sources.map((s) => s.display))
     .map((w) => ({ ...w, message: secrets.redact(w.message) }));
   return { model: { ...model, secretValues: secrets.list() }, warnings: redacted };
 }
@@ -140,7 +183,10 @@ export function checkRegistry(registry: string): string {
 
 /** Compose's project name rule: lower case letters, digits, `-` and `_`, starting with a letter or digit. */
 function normalizeProjectName(raw: string, at: ComposeLocation): string {
-  const name = raw.toLowerCase().replace(/[^a-z0-9_-]/g, '').replace(/^[^a-z0-9]+/, '');
+  const name = raw
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]/g, '')
+    .replace(/^[^a-z0-9]+/, '');
   if (name === '') {
     throw new ComposeError(`project name "${raw}" has no usable characters`, {
       at,

@@ -22,8 +22,23 @@ const STRING_OR_LIST_KEYS = new Set(['dns', 'dns_search', 'dns_opt', 'tmpfs', 'e
 
 /** Service keys whose list entries are unique by value. */
 const UNIQUE_LIST_KEYS = new Set([
-  'cap_add', 'cap_drop', 'devices', 'dns', 'dns_opt', 'dns_search', 'env_file', 'expose', 'external_links',
-  'group_add', 'links', 'profiles', 'security_opt', 'tmpfs', 'volumes_from', 'device_cgroup_rules', 'label_file',
+  'cap_add',
+  'cap_drop',
+  'devices',
+  'dns',
+  'dns_opt',
+  'dns_search',
+  'env_file',
+  'expose',
+  'external_links',
+  'group_add',
+  'links',
+  'profiles',
+  'security_opt',
+  'tmpfs',
+  'volumes_from',
+  'device_cgroup_rules',
+  'label_file',
 ]);
 
 /** Service keys replaced as a whole by a later file. */
@@ -44,7 +59,10 @@ export function canonicalize(root: YMap): YMap {
     out.set(name, service.kind === 'map' ? canonicalizeService(service) : service);
   }
   const entries = new Map(root.entries);
-  entries.set('services', keepMergeTag(services, { kind: 'map', entries: out, at: services.at, keyAt: services.keyAt }));
+  entries.set(
+    'services',
+    keepMergeTag(services, { kind: 'map', entries: out, at: services.at, keyAt: services.keyAt }),
+  );
   return keepMergeTag(root, { kind: 'map', entries, at: root.at, keyAt: root.keyAt });
 }
 
@@ -94,9 +112,10 @@ function listToMap(node: YNode, separator: '=' | 'host'): YNode {
     }
     const written = item.written;
     const key = index < 0 ? text : text.slice(0, index);
-    const value: YScalar = index < 0
-      ? { kind: 'scalar', value: null, at: item.at }
-      : { kind: 'scalar', value: text.slice(index + 1), at: item.at, ...(written !== undefined ? { written } : {}) };
+    const value: YScalar =
+      index < 0
+        ? { kind: 'scalar', value: null, at: item.at }
+        : { kind: 'scalar', value: text.slice(index + 1), at: item.at, ...(written !== undefined ? { written } : {}) };
     entries.set(key, value);
   }
   return { kind: 'map', entries, at: node.at, keyAt: node.keyAt };
@@ -113,9 +132,7 @@ function namesToMap(node: YNode, dependsOn: boolean): YNode {
     if (dependsOn) {
       entries.set(name, {
         kind: 'map',
-        entries: new Map<string, YNode>([
-          ['condition', { kind: 'scalar', value: 'service_started', at: item.at }],
-        ]),
+        entries: new Map<string, YNode>([['condition', { kind: 'scalar', value: 'service_started', at: item.at }]]),
         at: item.at,
       });
     } else {
@@ -150,7 +167,12 @@ export function withoutResets(node: YNode): YNode {
       return { kind: 'map', entries, at: node.at, keyAt: node.keyAt };
     }
     case 'seq':
-      return { kind: 'seq', items: node.items.filter((item) => item.mergeTag !== 'reset').map(withoutResets), at: node.at, keyAt: node.keyAt };
+      return {
+        kind: 'seq',
+        items: node.items.filter((item) => item.mergeTag !== 'reset').map(withoutResets),
+        at: node.at,
+        keyAt: node.keyAt,
+      };
     default:
       return node.mergeTag === undefined ? node : { ...node, mergeTag: undefined };
   }
@@ -166,8 +188,12 @@ function mergeMaps(base: YMap, override: YMap, path: string, mergeValue: ValueMe
       // Kept, tagged, so that a later file or the final pass removes it; what earlier files gave goes now.
       entries.set(key, value);
     } else {
-      entries.set(key, existing && existing.mergeTag !== 'reset' && value.mergeTag !== 'override'
-        ? mergeValue(existing, value, key, childPath(path, key)) : value);
+      entries.set(
+        key,
+        existing && existing.mergeTag !== 'reset' && value.mergeTag !== 'override'
+          ? mergeValue(existing, value, key, childPath(path, key))
+          : value,
+      );
     }
   }
   return keepMergeTag(override, { kind: 'map', entries, at: base.at, keyAt: base.keyAt });
@@ -175,9 +201,9 @@ function mergeMaps(base: YMap, override: YMap, path: string, mergeValue: ValueMe
 
 function mergeTopLevelValue(base: YNode, override: YNode, key: string, path: string): YNode {
   if (key === 'services' && base.kind === 'map' && override.kind === 'map') {
-    return mergeMaps(base, override, path, (b, o, _name, servicePath) => (
-      b.kind === 'map' && o.kind === 'map' ? mergeMaps(b, o, servicePath, mergeServiceValue) : o
-    ));
+    return mergeMaps(base, override, path, (b, o, _name, servicePath) =>
+      b.kind === 'map' && o.kind === 'map' ? mergeMaps(b, o, servicePath, mergeServiceValue) : o,
+    );
   }
   return mergeGeneric(base, override, key, path);
 }
@@ -285,7 +311,9 @@ export const MAX_EXTENDS_DEPTH = 64;
 
 /** A chain for a message: its first three and last two links when it is long. */
 export function shortChain(chain: readonly string[]): string {
-  return chain.length <= 6 ? chain.join(' → ') : [...chain.slice(0, 3), `… (${chain.length - 5} more)`, ...chain.slice(-2)].join(' → ');
+  return chain.length <= 6
+    ? chain.join(' → ')
+    : [...chain.slice(0, 3), `… (${chain.length - 5} more)`, ...chain.slice(-2)].join(' → ');
 }
 
 /**
@@ -324,10 +352,13 @@ export function resolveExtends(root: YMap, loadFile: ExtendsFileLoader, fileKey 
       });
     }
     if (resolving.length >= MAX_EXTENDS_DEPTH) {
-      throw new ComposeError(`the chain of extends is longer than ${MAX_EXTENDS_DEPTH} services: ${shortChain([...names, label])}`, {
-        at: (service.entries.get('extends') as YNode).at,
-        hint: 'extend a shared base service directly instead of through a long chain',
-      });
+      throw new ComposeError(
+        `the chain of extends is longer than ${MAX_EXTENDS_DEPTH} services: ${shortChain([...names, label])}`,
+        {
+          at: (service.entries.get('extends') as YNode).at,
+          hint: 'extend a shared base service directly instead of through a long chain',
+        },
+      );
     }
     resolving.push(key);
     names.push(label);
@@ -374,7 +405,11 @@ export function resolveExtends(root: YMap, loadFile: ExtendsFileLoader, fileKey 
       if (base.kind !== 'map') {
         return ownMap;
       }
-      const baseMap: YMap = { kind: 'map', entries: new Map([...base.entries].filter(([k]) => k !== 'extends')), at: service.at };
+      const baseMap: YMap = {
+        kind: 'map',
+        entries: new Map([...base.entries].filter(([k]) => k !== 'extends')),
+        at: service.at,
+      };
       const merged = mergeMaps(baseMap, ownMap, service.at.path, mergeServiceValue);
       done.set(key, merged);
       return merged;

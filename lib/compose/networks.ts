@@ -4,7 +4,16 @@ import { IPAM_CONFIG_KEYS, IPAM_KEYS, NETWORK_KEYS, SERVICE_NETWORK_KEYS } from 
 import { ComposeNetwork, ExtraHost, ServiceNetwork } from './model';
 import { externalOf, NormalizeContext, optional, SharedContext, sorted } from './normalize-context';
 import {
-  asMap, asListOrMap, asSeq, asString, asStringList, checkKeys, invalid, isNull, optionalBool, optionalMap,
+  asMap,
+  asListOrMap,
+  asSeq,
+  asString,
+  asStringList,
+  checkKeys,
+  invalid,
+  isNull,
+  optionalBool,
+  optionalMap,
   optionalString,
 } from './read';
 import { YMap, YNode } from './yaml';

@@ -79,8 +79,12 @@ export function durationOf(node: YNode | undefined): number | undefined {
   if (node === undefined) {
     return undefined;
   }
-  const seconds = node.kind === 'scalar' && typeof node.value === 'string' ? parseDuration(node.value)
-    : node.kind === 'scalar' && node.value === 0 ? 0 : undefined;
+  const seconds =
+    node.kind === 'scalar' && typeof node.value === 'string'
+      ? parseDuration(node.value)
+      : node.kind === 'scalar' && node.value === 0
+        ? 0
+        : undefined;
   if (seconds === undefined) {
     throw invalid(node, 'invalid duration', {
       allowed: MAX_DURATION_TEXT,

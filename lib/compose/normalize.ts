@@ -11,7 +11,15 @@ import { normalizeExtraHosts, normalizeNetwork, normalizeServiceNetworks } from 
 import { commandOf, durationOf, NormalizeContext, optional, SharedContext } from './normalize-context';
 import { normalizeExpose, normalizePorts } from './ports';
 import {
-  asMap, asStringList, asTextMap, checkKeys, extensionsOf, isNull, optionalBool, optionalMap, optionalString,
+  asMap,
+  asStringList,
+  asTextMap,
+  checkKeys,
+  extensionsOf,
+  isNull,
+  optionalBool,
+  optionalMap,
+  optionalString,
 } from './read';
 import { normalizeFileObject, normalizeReferences } from './secrets-configs';
 import { normalizeBuild, serviceImage, warnBuildOnly } from './service-image';
@@ -25,10 +33,15 @@ const SERVICE_NAME = /^[a-zA-Z0-9._-]+$/;
 export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeModel {
   checkKeys(root, TOP_LEVEL_KEYS, 'a compose file', ctx.warn);
   const volumes = mapOf(root.entries.get('volumes'), 'volumes').map(([name, node]) => normalizeVolume(name, node, ctx));
-  const declaredNetworks = mapOf(root.entries.get('networks'), 'networks')
-    .map(([name, node]) => normalizeNetwork(name, node, ctx));
-  const secrets = mapOf(root.entries.get('secrets'), 'secrets').map(([name, node]) => normalizeFileObject('secret', name, node, ctx));
-  const configs = mapOf(root.entries.get('configs'), 'configs').map(([name, node]) => normalizeFileObject('config', name, node, ctx));
+  const declaredNetworks = mapOf(root.entries.get('networks'), 'networks').map(([name, node]) =>
+    normalizeNetwork(name, node, ctx),
+  );
+  const secrets = mapOf(root.entries.get('secrets'), 'secrets').map(([name, node]) =>
+    normalizeFileObject('secret', name, node, ctx),
+  );
+  const configs = mapOf(root.entries.get('configs'), 'configs').map(([name, node]) =>
+    normalizeFileObject('config', name, node, ctx),
+  );
 
   const serviceNodes = mapOf(root.entries.get('services'), 'services');
   const allNames = new Set(serviceNodes.map(([name]) => name));
@@ -72,9 +85,13 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
     secrets: byName(secrets),
     configs: byName(configs),
     extensions: extensionsOf(root),
-    profileDisabled: [...disabled].sort(([a], [b]) => compare(a, b)).map(([name, profiles]) => ({
-      name, profiles: [...profiles].sort(), at: disabledAt.get(name)!,
-    })),
+    profileDisabled: [...disabled]
+      .sort(([a], [b]) => compare(a, b))
+      .map(([name, profiles]) => ({
+        name,
+        profiles: [...profiles].sort(),
+        at: disabledAt.get(name)!,
+      })),
     at: { file: ctx.files[0], path: '' },
   };
 }
@@ -100,7 +117,10 @@ function selectServices(serviceNodes: ReadonlyArray<[string, YNode]>, ctx: Norma
     const service = asMap(node, { allowed: 'a map of service keys such as image, ports, environment' });
     if (!SERVICE_NAME.test(name)) {
       // The name alone: quoting the service would print its environment.
-      throw new ComposeError(`invalid service name "${name}"`, { at: service.at, allowed: 'letters, digits, ".", "_" and "-"' });
+      throw new ComposeError(`invalid service name "${name}"`, {
+        at: service.at,
+        allowed: 'letters, digits, ".", "_" and "-"',
+      });
     }
     const profilesNode = service.entries.get('profiles');
     const profiles = isNull(profilesNode) ? [] : asStringList(profilesNode as YNode);
@@ -114,9 +134,13 @@ function selectServices(serviceNodes: ReadonlyArray<[string, YNode]>, ctx: Norma
           hint: 'name the provider with type:, for example type: model',
         });
       }
-      ctx.warn('provider-service', `service "${name}" is run by the provider "${type}" (provider:), which the `
-        + 'converter cannot run: it is left out, and services that depend on it do not wait for it; set up what it '
-        + 'provides in the cluster yourself', provider!.at);
+      ctx.warn(
+        'provider-service',
+        `service "${name}" is run by the provider "${type}" (provider:), which the ` +
+          'converter cannot run: it is left out, and services that depend on it do not wait for it; set up what it ' +
+          'provides in the cluster yourself',
+        provider!.at,
+      );
       providers.add(name);
       continue;
     }
@@ -209,9 +233,18 @@ function normalizeService(name: string, service: YMap, ctx: SharedContext): Comp
     stdinOpen: optionalBool(get('stdin_open'), false),
     tty: optionalBool(get('tty'), false),
     ...optional('platform', optionalString(get('platform'))),
-    ...optional('preStart', hookList(get('pre_start'), (item) => preStartHook(item, ctx))),
-    ...optional('postStart', hookList(get('post_start'), (item) => lifecycleHook(item, ctx.warn))),
-    ...optional('preStop', hookList(get('pre_stop'), (item) => lifecycleHook(item, ctx.warn))),
+    ...optional(
+      'preStart',
+      hookList(get('pre_start'), (item) => preStartHook(item, ctx)),
+    ),
+    ...optional(
+      'postStart',
+      hookList(get('post_start'), (item) => lifecycleHook(item, ctx.warn)),
+    ),
+    ...optional(
+      'preStop',
+      hookList(get('pre_stop'), (item) => lifecycleHook(item, ctx.warn)),
+    ),
     extensions: extensionsOf(service),
     at: service.at,
   };

@@ -6,8 +6,9 @@ import { asSeq, asString, checkKeys, invalid, isNull, optionalString, Warn, wron
 import { YMap, YNode } from './yaml';
 import { compare } from '../util/sort';
 
-const PORT_ALLOWED = '"80", "8080:80", "127.0.0.1:8080:80/udp", "[::1]:8080:80", ranges such as "3000-3005" or '
-  + '"9090-9091:8080-8081", a number, or the long syntax {target, published, protocol, host_ip, mode}';
+const PORT_ALLOWED =
+  '"80", "8080:80", "127.0.0.1:8080:80/udp", "[::1]:8080:80", ranges such as "3000-3005" or ' +
+  '"9090-9091:8080-8081", a number, or the long syntax {target, published, protocol, host_ip, mode}';
 const PROTOCOLS: readonly Protocol[] = ['tcp', 'udp', 'sctp'];
 /** Most ports one service may expand to, so a hostile file cannot ask for millions of items. */
 export const MAX_PORTS_PER_SERVICE = 10_000;
@@ -69,8 +70,13 @@ function parseHostIp(text: string, node: YNode): string | undefined {
 
 /** Pairs host and container ranges into mappings, as `docker run -p` does. */
 function expand(
-  node: YNode, container: Range, host: Range | undefined, protocol: Protocol, hostIp: string | undefined,
-  extra: Pick<PortMapping, 'mode' | 'name' | 'appProtocol'>, warn: Warn,
+  node: YNode,
+  container: Range,
+  host: Range | undefined,
+  protocol: Protocol,
+  hostIp: string | undefined,
+  extra: Pick<PortMapping, 'mode' | 'name' | 'appProtocol'>,
+  warn: Warn,
 ): PortMapping[] {
   const count = container.end - container.start + 1;
   const hostStart = host?.start;
@@ -83,8 +89,11 @@ function expand(
         hint: 'make both ranges cover the same number of ports',
       });
     }
-    warn('host-port-range', `a host port range for one container port is published on its first port ${host.start}`,
-      node.at);
+    warn(
+      'host-port-range',
+      `a host port range for one container port is published on its first port ${host.start}`,
+      node.at,
+    );
   }
   const out: PortMapping[] = [];
   for (let i = 0; i < count; i += 1) {
@@ -103,8 +112,15 @@ function expand(
 /** One `ports` entry, short or long syntax, expanded into one mapping per port. */
 export function parsePort(node: YNode, warn: Warn): PortMapping[] {
   if (node.kind === 'scalar' && typeof node.value === 'number') {
-    return expand(node, parseRange(String(node.value), node, 'container port'), undefined, 'tcp', undefined,
-      { mode: 'ingress' }, warn);
+    return expand(
+      node,
+      parseRange(String(node.value), node, 'container port'),
+      undefined,
+      'tcp',
+      undefined,
+      { mode: 'ingress' },
+      warn,
+    );
   }
   if (node.kind === 'scalar' && typeof node.value === 'string') {
     let spec = node.value.trim();
@@ -141,9 +157,10 @@ function parseLongPort(map: YMap, warn: Warn): PortMapping[] {
   const target = parseRange(asString(targetNode as YNode), targetNode as YNode, 'container port');
   const publishedNode = map.entries.get('published');
   const publishedText = optionalString(publishedNode);
-  const published = publishedText === undefined || publishedText === ''
-    ? undefined
-    : parseRange(publishedText, publishedNode as YNode, 'published port');
+  const published =
+    publishedText === undefined || publishedText === ''
+      ? undefined
+      : parseRange(publishedText, publishedNode as YNode, 'published port');
   const protocolNode = map.entries.get('protocol');
   const protocol = isNull(protocolNode) ? 'tcp' : parseProtocol(asString(protocolNode as YNode), protocolNode as YNode);
   const hostIpNode = map.entries.get('host_ip');
@@ -155,11 +172,19 @@ function parseLongPort(map: YMap, warn: Warn): PortMapping[] {
   }
   const name = optionalString(map.entries.get('name'));
   const appProtocol = optionalString(map.entries.get('app_protocol'));
-  return expand(map, target, published, protocol, hostIp, {
-    mode,
-    ...(name !== undefined ? { name } : {}),
-    ...(appProtocol !== undefined ? { appProtocol } : {}),
-  }, warn);
+  return expand(
+    map,
+    target,
+    published,
+    protocol,
+    hostIp,
+    {
+      mode,
+      ...(name !== undefined ? { name } : {}),
+      ...(appProtocol !== undefined ? { appProtocol } : {}),
+    },
+    warn,
+  );
 }
 
 /** One `expose` entry: `3000`, `"3000"`, `"3000-3005"` or `"3000/udp"`. */
@@ -193,10 +218,13 @@ export function sortPorts(ports: PortMapping[]): PortMapping[] {
     seen.add(key);
     return true;
   });
-  return unique.sort((a, b) => a.target - b.target
-    || a.protocol.localeCompare(b.protocol)
-    || (a.published ?? 0) - (b.published ?? 0)
-    || (a.hostIp ?? '').localeCompare(b.hostIp ?? ''));
+  return unique.sort(
+    (a, b) =>
+      a.target - b.target ||
+      a.protocol.localeCompare(b.protocol) ||
+      (a.published ?? 0) - (b.published ?? 0) ||
+      (a.hostIp ?? '').localeCompare(b.hostIp ?? ''),
+  );
 }
 
 export function asPortList(node: YNode, what: string): YNode[] {

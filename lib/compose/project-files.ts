@@ -39,13 +39,20 @@ export class ComposeFiles {
   expand(root: YMap, dir: string, lookup: VariableLookup, chain: readonly string[]): YMap {
     // The file's key for resolveExtends is its absolute path: a service reached again through any file is a cycle.
     const key = path.resolve(this.projectDir, chain[chain.length - 1]);
-    return resolveExtends(this.prepare(root, dir, lookup, chain), (written, at) => this.extendsFile(written, at, lookup, chain), key);
+    return resolveExtends(
+      this.prepare(root, dir, lookup, chain),
+      (written, at) => this.extendsFile(written, at, lookup, chain),
+      key,
+    );
   }
 
   /** A file's tree interpolated, rebased and with its includes merged in; its extends are still to resolve. */
   private prepare(root: YMap, dir: string, lookup: VariableLookup, chain: readonly string[]): YMap {
     const tree = rebasePaths(canonicalize(interpolateTree(root, lookup, this.settings.onUnset) as YMap), dir);
-    const included = includeEntries(tree.entries.get('include')).map((entry) => ({ entry, tree: this.include(entry, lookup, chain) }));
+    const included = includeEntries(tree.entries.get('include')).map((entry) => ({
+      entry,
+      tree: this.include(entry, lookup, chain),
+    }));
     return mergeIncluded(tree, included);
   }
 
@@ -53,12 +60,20 @@ export class ComposeFiles {
    * A file named by `extends.file`, prepared once per including project, with its extends left to resolveExtends,
    * which follows them service by service and so sees a cycle through files (a file extending itself included).
    */
-  private extendsFile(written: string, at: ComposeLocation, lookup: VariableLookup, chain: readonly string[]): { key: string; root: YMap } {
+  private extendsFile(
+    written: string,
+    at: ComposeLocation,
+    lookup: VariableLookup,
+    chain: readonly string[],
+  ): { key: string; root: YMap } {
     const cacheKey = `${chain[0]}\0${written}`;
     let tree = this.extended.get(cacheKey);
     if (!tree) {
       this.checkInside(written, 'extends: file', at);
-      tree = { key: path.resolve(this.projectDir, written), root: this.prepare(this.settings.read(written, at), path.posix.dirname(written), lookup, chain) };
+      tree = {
+        key: path.resolve(this.projectDir, written),
+        root: this.prepare(this.settings.read(written, at), path.posix.dirname(written), lookup, chain),
+      };
       this.extended.set(cacheKey, tree);
     }
     return tree;
@@ -77,10 +92,18 @@ export class ComposeFiles {
         if (entry.envFiles === undefined) {
           continue;
         }
-        throw new ComposeError(`include: env file "${file}" not found`, { at: entry.at, hint: 'create it, or fix env_file' });
+        throw new ComposeError(`include: env file "${file}" not found`, {
+          at: entry.at,
+          hint: 'create it, or fix env_file',
+        });
       }
       const confineTo = this.settings.allowOutsideProject ? undefined : this.projectDir;
-      const text = textOf('env file', file, readProjectFile('env file', file, absolute, entry.at, { confineTo }), entry.at);
+      const text = textOf(
+        'env file',
+        file,
+        readProjectFile('env file', file, absolute, entry.at, { confineTo }),
+        entry.at,
+      );
       for (const variable of parseDotenv(text, file, (name) => outer(name) ?? values.get(name))) {
         if (variable.value !== undefined) {
           values.set(variable.name, variable.value);
@@ -127,7 +150,10 @@ function resolveEnvironment(root: YMap, values: ReadonlyMap<string, string>): YM
     const entries = new Map<string, YNode>();
     for (const [name, value] of map.entries) {
       const given = values.get(name);
-      entries.set(name, isNull(value) && given !== undefined ? { kind: 'scalar', value: given, at: value.at, written: '' } : value);
+      entries.set(
+        name,
+        isNull(value) && given !== undefined ? { kind: 'scalar', value: given, at: value.at, written: '' } : value,
+      );
     }
     return { ...map, entries };
   };
@@ -143,7 +169,10 @@ function resolveEnvironment(root: YMap, values: ReadonlyMap<string, string>): YM
     }
     const build = entries.get('build');
     if (build?.kind === 'map' && build.entries.has('args')) {
-      entries.set('build', { ...build, entries: new Map([...build.entries, ['args', fill(build.entries.get('args'))!]]) });
+      entries.set('build', {
+        ...build,
+        entries: new Map([...build.entries, ['args', fill(build.entries.get('args'))!]]),
+      });
     }
     out.set(name, { ...service, entries });
   }

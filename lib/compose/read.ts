@@ -135,8 +135,10 @@ export function asStringList(node: YNode, options: ReadOptions & { single?: bool
   if (options.single && node.kind === 'scalar' && typeof node.value === 'string') {
     return [node.value];
   }
-  return asSeq(node, { allowed: options.single ? 'a string or a list of strings' : 'a list of strings', ...options })
-    .items.map((item) => asString(item, options));
+  return asSeq(node, {
+    allowed: options.single ? 'a string or a list of strings' : 'a list of strings',
+    ...options,
+  }).items.map((item) => asString(item, options));
 }
 
 /** A map of scalars as text (labels, sysctls, driver options). A null value reads as an empty string. */
@@ -161,7 +163,11 @@ export function asListOrMap(node: YNode | undefined, options: ReadOptions = {}):
       const index = text.indexOf('=');
       out[index < 0 ? text : text.slice(0, index)] = index < 0 ? '' : text.slice(index + 1);
     }
-    return Object.fromEntries(Object.keys(out).sort().map((key) => [key, out[key]]));
+    return Object.fromEntries(
+      Object.keys(out)
+        .sort()
+        .map((key) => [key, out[key]]),
+    );
   }
   return asTextMap(node, options);
 }
@@ -187,7 +193,10 @@ export function checkKeys(map: YMap, table: KeyTable, what: string, warn: Warn |
       });
     }
     if (use !== MODELLED && warn) {
-      warn('unsupported-key', `ignored key "${key}": ${use}`, { ...(value.keyAt ?? value.at), path: childPath(map.at.path, key) });
+      warn('unsupported-key', `ignored key "${key}": ${use}`, {
+        ...(value.keyAt ?? value.at),
+        path: childPath(map.at.path, key),
+      });
     }
   }
 }

@@ -15,21 +15,38 @@ export function rebasePaths(root: YMap, dir: string): YMap {
   }
   const file = (node: YNode): YNode => mapScalar(node, (p) => rebase(p, base));
   return mapEntries(root, {
-    services: (services) => eachValue(services, (service) => mapEntries(service, {
-      // A build without a context builds this file's folder, unless it extends a service that names one.
-      build: (node) => (node.kind === 'map'
-        ? mapEntries(service.kind === 'map' && service.entries.has('extends') ? node : withDefault(node, 'context', '.'), { context: file })
-        : file(node)),
-      env_file: (node) => stringOrList(node, (item) => (item.kind === 'map' ? mapEntries(item, { path: file }) : file(item))),
-      label_file: (node) => stringOrList(node, file),
-      volumes: (node) => (node.kind === 'seq' ? seq(node, (item) => volume(item, base)) : node),
-      extends: (node) => (node.kind === 'map' ? mapEntries(node, { file }) : node),
-    })),
+    services: (services) =>
+      eachValue(services, (service) =>
+        mapEntries(service, {
+          // A build without a context builds this file's folder, unless it extends a service that names one.
+          build: (node) =>
+            node.kind === 'map'
+              ? mapEntries(
+                  service.kind === 'map' && service.entries.has('extends') ? node : withDefault(node, 'context', '.'),
+                  { context: file },
+                )
+              : file(node),
+          env_file: (node) =>
+            stringOrList(node, (item) => (item.kind === 'map' ? mapEntries(item, { path: file }) : file(item))),
+          label_file: (node) => stringOrList(node, file),
+          volumes: (node) => (node.kind === 'seq' ? seq(node, (item) => volume(item, base)) : node),
+          extends: (node) => (node.kind === 'map' ? mapEntries(node, { file }) : node),
+        }),
+      ),
     secrets: (secrets) => eachValue(secrets, (secret) => mapEntries(secret, { file })),
     configs: (configs) => eachValue(configs, (config) => mapEntries(config, { file })),
-    include: (node) => (node.kind === 'seq' ? seq(node, (item) => (item.kind === 'map'
-      ? mapEntries(item, { path: (p) => stringOrList(p, file), project_directory: file, env_file: (e) => stringOrList(e, file) })
-      : file(item))) : node),
+    include: (node) =>
+      node.kind === 'seq'
+        ? seq(node, (item) =>
+            item.kind === 'map'
+              ? mapEntries(item, {
+                  path: (p) => stringOrList(p, file),
+                  project_directory: file,
+                  env_file: (e) => stringOrList(e, file),
+                })
+              : file(item),
+          )
+        : node,
   }) as YMap;
 }
 
@@ -39,8 +56,14 @@ export function isRemote(written: string): boolean {
 }
 
 function rebase(written: string, base: string): string {
-  if (written === '' || path.posix.isAbsolute(written) || written === '~' || written.startsWith('~/') || isRemote(written)
-    || /^[A-Za-z]:[\\/]/.test(written)) {
+  if (
+    written === '' ||
+    path.posix.isAbsolute(written) ||
+    written === '~' ||
+    written.startsWith('~/') ||
+    isRemote(written) ||
+    /^[A-Za-z]:[\\/]/.test(written)
+  ) {
     return written;
   }
   return path.posix.join(base, written);
@@ -94,11 +117,19 @@ function eachValue(node: YNode, rewrite: Rewrite): YNode {
   if (node.kind !== 'map') {
     return node;
   }
-  return mapEntries(node, Object.fromEntries([...node.entries.keys()].filter((k) => !k.startsWith('x-')).map((k) => [k, rewrite])));
+  return mapEntries(
+    node,
+    Object.fromEntries([...node.entries.keys()].filter((k) => !k.startsWith('x-')).map((k) => [k, rewrite])),
+  );
 }
 
 function seq(node: YSeq, rewrite: Rewrite): YSeq {
-  return keepMergeTag(node, { kind: 'seq', items: node.items.map((item) => keepMergeTag(item, rewrite(item))), at: node.at, keyAt: node.keyAt });
+  return keepMergeTag(node, {
+    kind: 'seq',
+    items: node.items.map((item) => keepMergeTag(item, rewrite(item))),
+    at: node.at,
+    keyAt: node.keyAt,
+  });
 }
 
 function stringOrList(node: YNode, rewrite: Rewrite): YNode {
@@ -110,5 +141,5 @@ function mapScalar(node: YNode, rewrite: (text: string) => string): YNode {
     return node;
   }
   const value = rewrite(node.value);
-  return value === node.value ? node : { ...node, value } as YScalar;
+  return value === node.value ? node : ({ ...node, value } as YScalar);
 }

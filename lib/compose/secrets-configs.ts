@@ -8,7 +8,11 @@ import { externalOf, NormalizeContext, nonNull, optional, sorted } from './norma
 import { asListOrMap, asMap, asSeq, asString, asText, checkKeys, invalid, isNull, optionalString } from './read';
 import { YMap, YNode } from './yaml';
 
-export function normalizeReferences(node: YNode | undefined, kind: 'secret' | 'config', names: ReadonlySet<string>): FileReference[] {
+export function normalizeReferences(
+  node: YNode | undefined,
+  kind: 'secret' | 'config',
+  names: ReadonlySet<string>,
+): FileReference[] {
   if (node === undefined) {
     return [];
   }
@@ -23,7 +27,10 @@ export function normalizeReferences(node: YNode | undefined, kind: 'secret' | 'c
       checkKeys(item, FILE_REFERENCE_KEYS, `a service ${kind}`, undefined);
       const sourceNode = item.entries.get('source');
       if (isNull(sourceNode)) {
-        throw new ComposeError(`a long-syntax ${kind} needs a source`, { at: item.at, hint: `add source: <${kind} name>` });
+        throw new ComposeError(`a long-syntax ${kind} needs a source`, {
+          at: item.at,
+          hint: `add source: <${kind} name>`,
+        });
       }
       source = asString(sourceNode!);
       target = optionalString(item.entries.get('target'));
@@ -77,8 +84,18 @@ function modeOf(node: YNode | undefined): number | undefined {
 }
 
 /** A top-level secret or config: the same shape, configs also taking inline `content`. */
-export function normalizeFileObject(what: 'secret' | 'config', name: string, node: YNode, ctx: NormalizeContext): ComposeSecret | ComposeConfig {
-  const map = asMap(node, { allowed: what === 'secret' ? 'a map with file, environment or external' : 'a map with file, environment, content or external' });
+export function normalizeFileObject(
+  what: 'secret' | 'config',
+  name: string,
+  node: YNode,
+  ctx: NormalizeContext,
+): ComposeSecret | ComposeConfig {
+  const map = asMap(node, {
+    allowed:
+      what === 'secret'
+        ? 'a map with file, environment or external'
+        : 'a map with file, environment, content or external',
+  });
   checkKeys(map, what === 'secret' ? SECRET_KEYS : CONFIG_KEYS, `a ${what}`, ctx.warn);
   return {
     name,
@@ -96,13 +113,19 @@ function fileSource(name: string, map: YMap, kind: 'secret' | 'config', ctx: Nor
     const value = map.entries.get(key);
     return !isNull(value) && !(key === 'external' && value!.kind === 'scalar' && value!.value === false);
   });
-  const allowed = kind === 'secret' ? 'one of file, environment or external' : 'one of file, environment, content or external';
+  const allowed =
+    kind === 'secret' ? 'one of file, environment or external' : 'one of file, environment, content or external';
   if (sources.length !== 1) {
-    throw new ComposeError(sources.length === 0 ? `${kind} "${name}" has no source` : `${kind} "${name}" has more than one source (${sources.join(', ')})`, {
-      at: map.at,
-      allowed,
-      hint: `give the ${kind} exactly one of ${kind === 'secret' ? 'file:, environment: or external: true' : 'file:, environment:, content: or external: true'}`,
-    });
+    throw new ComposeError(
+      sources.length === 0
+        ? `${kind} "${name}" has no source`
+        : `${kind} "${name}" has more than one source (${sources.join(', ')})`,
+      {
+        at: map.at,
+        allowed,
+        hint: `give the ${kind} exactly one of ${kind === 'secret' ? 'file:, environment: or external: true' : 'file:, environment:, content: or external: true'}`,
+      },
+    );
   }
   const source = sources[0];
   const node = map.entries.get(source) as YNode;
@@ -143,7 +166,10 @@ function fileSource(name: string, map: YMap, kind: 'secret' | 'config', ctx: Nor
         readsOf.set(ctx, reads);
       }
       if (reads.has(absolute, { confineTo })) {
-        return { kind: 'file', content: contentOf(written, reads.bytes(`${kind} file`, written, absolute, node.at, { confineTo })) };
+        return {
+          kind: 'file',
+          content: contentOf(written, reads.bytes(`${kind} file`, written, absolute, node.at, { confineTo })),
+        };
       }
       const stat = statPath(absolute);
       if (stat.kind === 'missing') {
@@ -152,8 +178,12 @@ function fileSource(name: string, map: YMap, kind: 'secret' | 'config', ctx: Nor
         });
       }
       if (stat.kind !== 'file') {
-        const what = stat.kind === 'directory' ? 'a directory' : stat.kind === 'loop' ? 'a loop of symbolic links'
-          : 'not a regular file (a FIFO, socket or device)';
+        const what =
+          stat.kind === 'directory'
+            ? 'a directory'
+            : stat.kind === 'loop'
+              ? 'a loop of symbolic links'
+              : 'not a regular file (a FIFO, socket or device)';
         throw invalid(node, `${kind} file "${written}" is ${what}`, {
           hint: `point ${kind}s.${name}.file at a regular file`,
         });
@@ -163,7 +193,10 @@ function fileSource(name: string, map: YMap, kind: 'secret' | 'config', ctx: Nor
           hint: 'Kubernetes Secrets and ConfigMaps hold at most 1 MiB',
         });
       }
-      return { kind: 'file', content: contentOf(written, reads.bytes(`${kind} file`, written, absolute, node.at, { confineTo })) };
+      return {
+        kind: 'file',
+        content: contentOf(written, reads.bytes(`${kind} file`, written, absolute, node.at, { confineTo })),
+      };
     }
   }
 }

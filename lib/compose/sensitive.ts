@@ -49,9 +49,15 @@ export function isSensitiveName(name: string, patterns: readonly string[]): bool
     return false;
   }
   const words = upper.split(/[^A-Z0-9]+/).filter((w) => w !== '');
-  return patterns.some((pattern) => pattern !== '' && upper.includes(pattern.toUpperCase()))
-    || (words.length > 1 && words.some((word, i) => SENSITIVE_NAME_WORDS.includes(word)
-      && !(i + 1 < words.length && PASSWORD_SETTING_WORDS.includes(words[i + 1]))));
+  return (
+    patterns.some((pattern) => pattern !== '' && upper.includes(pattern.toUpperCase())) ||
+    (words.length > 1 &&
+      words.some(
+        (word, i) =>
+          SENSITIVE_NAME_WORDS.includes(word) &&
+          !(i + 1 < words.length && PASSWORD_SETTING_WORDS.includes(words[i + 1])),
+      ))
+  );
 }
 
 // key=value DSNs (libpq, ADO.NET, JDBC query strings, mount options): password=..., pwd=... Linear: the one
@@ -263,7 +269,9 @@ export class Redactor extends SecretValues {
   private prepare(): Matcher {
     if (this.hidden === undefined || this.matcher === undefined) {
       const joined = this.names.join('\0');
-      this.hidden = this.list().filter((value) => !joined.includes(value.toLowerCase())).sort((a, b) => b.length - a.length);
+      this.hidden = this.list()
+        .filter((value) => !joined.includes(value.toLowerCase()))
+        .sort((a, b) => b.length - a.length);
       this.matcher = new Matcher(this.hidden);
     }
     return this.matcher;
@@ -417,12 +425,15 @@ export function redactError(err: unknown, redactor: Redactor): unknown {
     return err;
   }
   const redact = (text: string | undefined) => (text === undefined ? undefined : redactor.redact(text));
-  const at = err.file === undefined ? undefined : {
-    file: err.file,
-    path: err.path ?? '',
-    ...(err.line !== undefined ? { line: err.line } : {}),
-    ...(err.column !== undefined ? { column: err.column } : {}),
-  };
+  const at =
+    err.file === undefined
+      ? undefined
+      : {
+          file: err.file,
+          path: err.path ?? '',
+          ...(err.line !== undefined ? { line: err.line } : {}),
+          ...(err.column !== undefined ? { column: err.column } : {}),
+        };
   return new ComposeError(redactor.redact(err.problem), {
     at,
     ...(err.value !== undefined ? { value: redactDeep(err.value, redactor) } : {}),

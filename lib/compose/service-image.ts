@@ -9,9 +9,9 @@ import { asMap, asString, asStringList, asText, checkKeys, invalid, isNull, opti
 import { YMap, YNode } from './yaml';
 
 const IMAGE_REFERENCE = new RegExp(
-  '^(?:(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\\.(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?))*'
-  + '(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*'
-  + '(?::[\\w][\\w.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?$',
+  '^(?:(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\\.(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?))*' +
+    '(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*' +
+    '(?::[\\w][\\w.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?$',
 );
 
 /**
@@ -19,18 +19,24 @@ const IMAGE_REFERENCE = new RegExp(
  * (`<project>-<service>`, under `registry` when given), which must be built and pushed where the cluster can pull it.
  */
 export function warnBuildOnly(enabled: ReadonlyMap<string, YMap>, ctx: NormalizeContext): void {
-  const built = [...enabled].filter(([name, service]) => ctx.images[name] === undefined
-    && isNull(service.entries.get('image')) && !isNull(service.entries.get('build')));
+  const built = [...enabled].filter(
+    ([name, service]) =>
+      ctx.images[name] === undefined && isNull(service.entries.get('image')) && !isNull(service.entries.get('build')),
+  );
   if (built.length === 0) {
     return;
   }
   const one = built.length === 1;
   const refs = built.map(([name]) => `${name} → ${builtImageName(ctx.projectName, name, ctx.registry)}`);
-  ctx.warn('build-image', `${one ? 'service' : 'services'} ${built.map(([name]) => name).join(', ')} `
-    + `${one ? 'is' : 'are'} built from source without an image: ${one ? 'it runs' : 'they run'} the `
-    + `${one ? 'image' : 'images'} docker compose build tags (${refs.join(', ')}); build and push `
-    + `${one ? 'it' : 'them'} where the cluster can pull ${one ? 'it' : 'them'} (RUNBOOK.md and analyze give the `
-    + 'commands), under your registry with --registry HOST[/PATH], or name another image with --image SERVICE=REF', built[0][1].at);
+  ctx.warn(
+    'build-image',
+    `${one ? 'service' : 'services'} ${built.map(([name]) => name).join(', ')} ` +
+      `${one ? 'is' : 'are'} built from source without an image: ${one ? 'it runs' : 'they run'} the ` +
+      `${one ? 'image' : 'images'} docker compose build tags (${refs.join(', ')}); build and push ` +
+      `${one ? 'it' : 'them'} where the cluster can pull ${one ? 'it' : 'them'} (RUNBOOK.md and analyze give the ` +
+      'commands), under your registry with --registry HOST[/PATH], or name another image with --image SERVICE=REF',
+    built[0][1].at,
+  );
 }
 
 /** The image `docker compose build` tags for a service without `image:`: `<project>-<service>`, in lower case. */
@@ -75,13 +81,22 @@ export function serviceImage(name: string, service: YMap, node: YNode | undefine
   if (!IMAGE_REFERENCE.test(image)) {
     ctx.warn('invalid-image', `image "${image}" is not a valid image reference; a cluster cannot pull it`, node.at);
   } else if (isUnpinnedImage(image)) {
-    ctx.warn('unpinned-image', `image "${image}" is not pinned (no tag, or :latest), so each pull may run a different `
-      + 'version; pin a version tag or a digest', node.at);
+    ctx.warn(
+      'unpinned-image',
+      `image "${image}" is not pinned (no tag, or :latest), so each pull may run a different ` +
+        'version; pin a version tag or a digest',
+      node.at,
+    );
   }
   return build ? withRegistry(image, ctx.registry) : image;
 }
 
-export function normalizeBuild(name: string, service: YMap, node: YNode | undefined, ctx: SharedContext): ComposeService['build'] {
+export function normalizeBuild(
+  name: string,
+  service: YMap,
+  node: YNode | undefined,
+  ctx: SharedContext,
+): ComposeService['build'] {
   if (node === undefined) {
     return undefined;
   }

@@ -19,8 +19,8 @@ export function shellSplit(text: string): string[] | undefined {
         inWord = false;
       }
       i += 1;
-    } else if (ch === '\'') {
-      const close = text.indexOf('\'', i + 1);
+    } else if (ch === "'") {
+      const close = text.indexOf("'", i + 1);
       if (close < 0) {
         return undefined;
       }

@@ -4,7 +4,14 @@
  */
 
 const DURATION_UNITS: Readonly<Record<string, number>> = {
-  ns: 1e-9, us: 1e-6, 'µs': 1e-6, 'μs': 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600,
+  ns: 1e-9,
+  us: 1e-6,
+  µs: 1e-6,
+  μs: 1e-6,
+  ms: 1e-3,
+  s: 1,
+  m: 60,
+  h: 3600,
 };
 
 /**
@@ -35,7 +42,12 @@ export function parseDuration(text: string): number | undefined {
 }
 
 const SIZE_UNITS: Readonly<Record<string, number>> = {
-  '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4, p: 1024 ** 5,
+  '': 1,
+  'k': 1024,
+  'm': 1024 ** 2,
+  'g': 1024 ** 3,
+  't': 1024 ** 4,
+  'p': 1024 ** 5,
 };
 
 /**

@@ -6,7 +6,17 @@ import { SERVICE_VOLUME_KEYS, SERVICE_VOLUME_TMPFS_KEYS, SERVICE_VOLUME_VOLUME_K
 import { ComposeLocation, ComposeVolume, VolumeMount } from './model';
 import { externalOf, NormalizeContext, optional, sorted } from './normalize-context';
 import {
-  asBool, asListOrMap, asSeq, asString, asTextMap, checkKeys, invalid, isNull, optionalMap, optionalString, Warn,
+  asBool,
+  asListOrMap,
+  asSeq,
+  asString,
+  asTextMap,
+  checkKeys,
+  invalid,
+  isNull,
+  optionalMap,
+  optionalString,
+  Warn,
   wrongType,
 } from './read';
 import { parseSize } from './units';
@@ -23,13 +33,14 @@ export interface VolumeContext {
   readonly warn: Warn;
 }
 
-const SHORT_ALLOWED = '"/container/path" (anonymous), "name:/container/path", "./host/path:/container/path", '
-  + 'with an optional ":ro" or ":rw"';
+const SHORT_ALLOWED =
+  '"/container/path" (anonymous), "name:/container/path", "./host/path:/container/path", ' +
+  'with an optional ":ro" or ":rw"';
 const PROPAGATION = new Set(['shared', 'slave', 'private', 'rshared', 'rslave', 'rprivate']);
 const CONSISTENCY = new Set(['consistent', 'cached', 'delegated']);
 const OPTION_REASONS: Readonly<Record<string, string>> = {
-  z: 'SELinux relabelling is done by the cluster\'s volume plugin',
-  Z: 'SELinux relabelling is done by the cluster\'s volume plugin',
+  z: "SELinux relabelling is done by the cluster's volume plugin",
+  Z: "SELinux relabelling is done by the cluster's volume plugin",
   nocopy: 'a new Kubernetes volume starts empty anyway',
 };
 
@@ -90,10 +101,18 @@ export function parseServiceVolume(node: YNode, ctx: VolumeContext): VolumeMount
   for (const option of (mode ?? '').split(',').filter((o) => o !== '')) {
     if (option === 'ro' || option === 'rw') {
       readOnly = option === 'ro';
-    } else if (option === 'z' || option === 'Z' || option === 'nocopy' || PROPAGATION.has(option)
-      || CONSISTENCY.has(option)) {
-      ctx.warn('unsupported-volume-option', `ignored volume option "${option}": ${OPTION_REASONS[option] ?? 'it has no Kubernetes equivalent'}`,
-        node.at);
+    } else if (
+      option === 'z' ||
+      option === 'Z' ||
+      option === 'nocopy' ||
+      PROPAGATION.has(option) ||
+      CONSISTENCY.has(option)
+    ) {
+      ctx.warn(
+        'unsupported-volume-option',
+        `ignored volume option "${option}": ${OPTION_REASONS[option] ?? 'it has no Kubernetes equivalent'}`,
+        node.at,
+      );
     } else {
       throw invalid(node, `invalid volume option "${option}"`, {
         allowed: 'ro, rw, z, Z, nocopy, a propagation mode or a consistency mode',
@@ -128,9 +147,10 @@ function containerPath(target: string, node: YNode): string {
 function checkNamedVolume(name: string, node: YNode, ctx: VolumeContext): void {
   if (!ctx.volumeNames.has(name)) {
     throw invalid(node, `the service uses volume "${name}", which is not declared under the top-level volumes`, {
-      allowed: ctx.volumeNames.size > 0
-        ? `one of ${[...ctx.volumeNames].sort().join(', ')}, or a path starting with ./ or /`
-        : 'a declared volume, or a path starting with ./ or /',
+      allowed:
+        ctx.volumeNames.size > 0
+          ? `one of ${[...ctx.volumeNames].sort().join(', ')}, or a path starting with ./ or /`
+          : 'a declared volume, or a path starting with ./ or /',
       hint: `add "${name}:" under the top-level volumes, or write "./${name}" for a folder next to the compose file`,
     });
   }
@@ -138,7 +158,8 @@ function checkNamedVolume(name: string, node: YNode, ctx: VolumeContext): void {
 
 /** Mount types of the compose specification that have no Kubernetes volume, and why. */
 const UNCONVERTED_TYPES: Readonly<Record<string, string>> = {
-  image: 'an image mount needs the image volume source of Kubernetes 1.31 (copy the files in an init container instead)',
+  image:
+    'an image mount needs the image volume source of Kubernetes 1.31 (copy the files in an init container instead)',
   npipe: 'a named pipe is a Windows host resource',
   cluster: 'a cluster volume is a Swarm resource',
 };
@@ -147,21 +168,31 @@ function parseLongVolume(map: YMap, ctx: VolumeContext): VolumeMount | undefined
   const typeNode = map.entries.get('type');
   const type = optionalString(typeNode);
   if (type !== undefined && UNCONVERTED_TYPES[type] !== undefined) {
-    ctx.warn('unsupported-volume', `the ${type} mount at "${optionalString(map.entries.get('target')) ?? ''}" is not `
-      + `converted: ${UNCONVERTED_TYPES[type]}`, map.at);
+    ctx.warn(
+      'unsupported-volume',
+      `the ${type} mount at "${optionalString(map.entries.get('target')) ?? ''}" is not ` +
+        `converted: ${UNCONVERTED_TYPES[type]}`,
+      map.at,
+    );
     return undefined;
   }
   checkKeys(map, SERVICE_VOLUME_KEYS, 'a volume mount', ctx.warn);
   if (type !== 'volume' && type !== 'bind' && type !== 'tmpfs') {
-    throw new ComposeError(type === undefined ? 'a long-syntax volume needs a type' : `unsupported volume type "${type}"`, {
-      at: typeNode?.at ?? map.at,
-      allowed: 'volume, bind, tmpfs, image, npipe or cluster',
-      hint: 'write type: volume for a named volume, bind for a host path, tmpfs for memory',
-    });
+    throw new ComposeError(
+      type === undefined ? 'a long-syntax volume needs a type' : `unsupported volume type "${type}"`,
+      {
+        at: typeNode?.at ?? map.at,
+        allowed: 'volume, bind, tmpfs, image, npipe or cluster',
+        hint: 'write type: volume for a named volume, bind for a host path, tmpfs for memory',
+      },
+    );
   }
   const targetNode = map.entries.get('target');
   if (isNull(targetNode)) {
-    throw new ComposeError('a long-syntax volume needs a target', { at: map.at, hint: 'add target: /path/in/container' });
+    throw new ComposeError('a long-syntax volume needs a target', {
+      at: map.at,
+      hint: 'add target: /path/in/container',
+    });
   }
   const target = containerPath(asString(targetNode as YNode), targetNode as YNode);
   const readOnlyNode = map.entries.get('read_only');
@@ -201,9 +232,10 @@ function parseLongVolume(map: YMap, ctx: VolumeContext): VolumeMount | undefined
 }
 
 function sizeOf(node: YNode): number {
-  const size = node.kind === 'scalar' && (typeof node.value === 'number' || typeof node.value === 'string')
-    ? parseSize(node.value)
-    : undefined;
+  const size =
+    node.kind === 'scalar' && (typeof node.value === 'number' || typeof node.value === 'string')
+      ? parseSize(node.value)
+      : undefined;
   if (size === undefined) {
     throw invalid(node, 'invalid size', { allowed: 'bytes as a number, or a number with b, k, m or g, such as 64m' });
   }
@@ -218,7 +250,12 @@ export function parseTmpfs(node: YNode, ctx: VolumeContext): VolumeMount {
   const colon = node.value.indexOf(':');
   const target = containerPath(colon < 0 ? node.value : node.value.slice(0, colon), node);
   let sizeBytes: number | undefined;
-  for (const option of colon < 0 ? [] : node.value.slice(colon + 1).split(',').filter((o) => o !== '')) {
+  for (const option of colon < 0
+    ? []
+    : node.value
+        .slice(colon + 1)
+        .split(',')
+        .filter((o) => o !== '')) {
     const [key, value] = option.split('=', 2);
     if (key === 'size' && value !== undefined) {
       sizeBytes = parseSize(value);
@@ -254,7 +291,11 @@ function inspectBind(source: string, ctx: VolumeContext, at: ComposeLocation): N
   const stat = statPath(absolute);
   if (stat.kind === 'special') {
     // A FIFO or socket bound into a container (e.g. a daemon's socket): a host resource, never read.
-    ctx.warn('special-bind-file', `the bound path "${source}" is not a regular file (a FIFO, socket or device) and was not read`, at);
+    ctx.warn(
+      'special-bind-file',
+      `the bound path "${source}" is not a regular file (a FIFO, socket or device) and was not read`,
+      at,
+    );
     return { kind: 'file' };
   }
   if (stat.kind === 'loop') {
@@ -283,7 +324,12 @@ export const MAX_BIND_DIRECTORY_FILES = 256;
  * ConfigMap holds): regular files only, sorted by their path below the directory, links that leave the project
  * and special files left out. A larger tree keeps only its size, so the app can say so.
  */
-function readBindDirectory(source: string, absolute: string, ctx: VolumeContext, at: ComposeLocation): NonNullable<VolumeMount['bind']> {
+function readBindDirectory(
+  source: string,
+  absolute: string,
+  ctx: VolumeContext,
+  at: ComposeLocation,
+): NonNullable<VolumeMount['bind']> {
   const files: Array<{ relative: string; absolute: string }> = [];
   let bytes = 0;
   let tooLarge = false;
@@ -323,11 +369,17 @@ function readBindDirectory(source: string, absolute: string, ctx: VolumeContext,
     return { kind: 'directory', sizeBytes: bytes };
   }
   const confineTo = ctx.allowOutsideProject ? undefined : ctx.projectDir;
-  const contents = files.map((f) => contentOf(f.relative, readProjectFile('bound file', `${source}/${f.relative}`, f.absolute, at, { confineTo })));
+  const contents = files.map((f) =>
+    contentOf(f.relative, readProjectFile('bound file', `${source}/${f.relative}`, f.absolute, at, { confineTo })),
+  );
   return { kind: 'directory', sizeBytes: bytes, files: contents };
 }
 
-export function normalizeMounts(volumes: YNode | undefined, tmpfs: YNode | undefined, outer: VolumeContext): VolumeMount[] {
+export function normalizeMounts(
+  volumes: YNode | undefined,
+  tmpfs: YNode | undefined,
+  outer: VolumeContext,
+): VolumeMount[] {
   // One warning per ignored option and service (mailcow puts :z on dozens of mounts), naming the first mount.
   const options = new Map<string, { message: string; at: ComposeLocation; count: number }>();
   const ctx: VolumeContext = {

@@ -19,13 +19,23 @@ const SERVICE_PATH = /^services\.([^.[]+)(.*)$/;
 
 /** The findings grouped, each group where its first finding was. */
 export function groupWarnings(warnings: readonly ComposeWarning[]): WarningGroup[] {
-  const groups = new Map<string, { code: string; message: string; warnings: ComposeWarning[]; services: Set<string> }>();
+  const groups = new Map<
+    string,
+    { code: string; message: string; warnings: ComposeWarning[]; services: Set<string> }
+  >();
   for (const warning of warnings) {
     const match = SERVICE_PATH.exec(warning.at.path);
     // A list item's index may differ between services (`volumes[3]` in one, `volumes[5]` in another).
     const key = match
       ? JSON.stringify([warning.code, warning.message, warning.at.file, match[2].replace(/\[\d+\]/g, '[]')])
-      : JSON.stringify([warning.code, warning.message, warning.at.file, warning.at.path, warning.at.line, warning.at.column]);
+      : JSON.stringify([
+          warning.code,
+          warning.message,
+          warning.at.file,
+          warning.at.path,
+          warning.at.line,
+          warning.at.column,
+        ]);
     // One finding per service in a group: a second one of the same service (the same mount written twice) starts
     // another group, so every grouped line names each of its findings' services.
     let group = groups.get(key);

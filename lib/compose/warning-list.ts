@@ -17,10 +17,13 @@ export class WarningList {
       const index = files.indexOf(file);
       return index < 0 ? files.length : index;
     };
-    return [...this.items.values()].sort((a, b) => order(a.at.file) - order(b.at.file)
-      || (a.at.line ?? 0) - (b.at.line ?? 0)
-      || (a.at.column ?? 0) - (b.at.column ?? 0)
-      || (a.at.path < b.at.path ? -1 : a.at.path > b.at.path ? 1 : 0)
-      || (a.message < b.message ? -1 : a.message > b.message ? 1 : 0));
+    return [...this.items.values()].sort(
+      (a, b) =>
+        order(a.at.file) - order(b.at.file) ||
+        (a.at.line ?? 0) - (b.at.line ?? 0) ||
+        (a.at.column ?? 0) - (b.at.column ?? 0) ||
+        (a.at.path < b.at.path ? -1 : a.at.path > b.at.path ? 1 : 0) ||
+        (a.message < b.message ? -1 : a.message > b.message ? 1 : 0),
+    );
   }
 }

@@ -1,8 +1,7 @@
-import {
-  Alias, Composer, Document, isAlias, isMap, isScalar, isSeq, Lexer, LineCounter, Node as YamlNode, Parser, Scalar, YAMLParseError,
-} from 'yaml';
+import { Alias, Document, isAlias, isMap, isScalar, isSeq, LineCounter, Node as YamlNode, Scalar } from 'yaml';
 import { ComposeError, isComposeError } from './errors';
 import { ComposeLocation } from './model';
+import { DEFAULT_YAML_LIMITS, YamlLimits, parseChecked } from './yaml-tokens';
 
 /**
  * Compose's merge tags on a value: `!reset` removes the attribute (from what earlier files or `extends` gave, and
@@ -55,20 +54,13 @@ export type YNode = YScalar | YMap | YSeq;
 
 /** `to` with the merge tag of `from`: for the passes that rebuild nodes (interpolation, canonical forms). */
 export function keepMergeTag<T extends YNode>(from: YNode, to: T): T {
-  return from.mergeTag === undefined || to === from || to.mergeTag === from.mergeTag ? to : { ...to, mergeTag: from.mergeTag };
+  return from.mergeTag === undefined || to === from || to.mergeTag === from.mergeTag
+    ? to
+    : { ...to, mergeTag: from.mergeTag };
 }
 
-/** Limits against hostile input. */
-export interface YamlLimits {
-  /** Most aliases resolved in one file. */
-  readonly maxAliases: number;
-  /** Most values in one file after aliases are expanded (bounds memory and time for alias bombs). */
-  readonly maxNodes: number;
-  /** Deepest nesting of maps and lists. */
-  readonly maxDepth: number;
-}
-
-export const DEFAULT_YAML_LIMITS: YamlLimits = { maxAliases: 1_000, maxNodes: 100_000, maxDepth: 100 };
+export { DEFAULT_YAML_LIMITS } from './yaml-tokens';
+export type { YamlLimits } from './yaml-tokens';
 
 /** Joins a key path: `services` + `web` gives `services.web`; an index gives `ports[1]`. */
 export function childPath(path: string, key: string | number): string {
@@ -108,144 +100,13 @@ export function parseYaml(text: string, file: string, limits: YamlLimits = DEFAU
     const message = first.message.replace(/ at line \d+, column \d+:?[\s\S]*$/, '');
     throw new ComposeError(`invalid YAML: ${message}`, {
       at: { file, path: '', ...position(first.pos?.[0]) },
-      hint: 'fix the YAML syntax at that line (indentation, quotes, a missing ":" or closing bracket); '
-        + 'yamllint shows the same spot',
+      hint:
+        'fix the YAML syntax at that line (indentation, quotes, a missing ":" or closing bracket); ' +
+        'yamllint shows the same spot',
     });
   }
   const walker = new Walker(file, limits, position);
   return walker.walk(doc.contents as YamlNode | null, '', 0);
-}
-
-/**
- * What `parseDocument` does (lexer, parser, composer), with the lexer's tokens checked by {@link TokenCheck} before
- * they go to the parser: the text is lexed once, and refused at the first excess, before anything is parsed.
- */
-function parseChecked(text: string, file: string, limits: YamlLimits, lineCounter: LineCounter): Document.Parsed {
-  const check = new TokenCheck(text, file, limits);
-  const parser = new Parser(lineCounter.addNewLine);
-  const composer = new Composer({
-    prettyErrors: false,
-    // yaml checks unique keys with a scan of the map per key (quadratic: 40000 keys take half a minute); the
-    // walker checks them with a Map instead.
-    uniqueKeys: false,
-    merge: false, // merge keys are resolved below, with the alias budget
-    strict: true,
-    keepSourceTokens: false,
-  });
-  // The whole text is checked before the parser sees a token (a refused file costs the lexer's time and no more
-  // memory than its tokens, which are mostly one-character strings that V8 shares).
-  const lexemes: string[] = [];
-  for (const lexeme of new Lexer().lex(text)) {
-    check.next(lexeme);
-    lexemes.push(lexeme);
-  }
-  function* tokens() {
-    lineCounter.addNewLine(0);
-    for (const lexeme of lexemes) {
-      yield* parser.next(lexeme);
-    }
-    yield* parser.end();
-  }
-  let doc: Document.Parsed | undefined;
-  for (const next of composer.compose(tokens(), true, text.length)) {
-    if (!doc) {
-      doc = next;
-    } else {
-      doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS',
-        'Source contains multiple documents; please use YAML.parseAllDocuments()'));
-      break;
-    }
-  }
-  return doc!;
-}
-
-/** Tokens of yaml's lexer that are markers, not source text. */
-const MARKERS = new Set(['\u0002', '\u0018', '\u001f']);
-
-/**
- * Refuses text whose shape makes yaml's parser slow or hungry: flow collections nested past the depth limit (a
- * million `[` take a gigabyte), block indicators or node properties piled on one line (`- &a - &a …` parses in
- * quadratic time), more aliases than the alias limit and more scalars than twice the value limit. It sees every token
- * of the lexer before the parser sees any, holds nothing, and stops at the first excess.
- */
-class TokenCheck {
-  private offset = 0;
-  private flow = 0;
-  private perLine = 0;
-  private aliases = 0;
-  private scalars = 0;
-
-  constructor(private readonly text: string, private readonly file: string, private readonly limits: YamlLimits) {}
-
-  next(token: string): void {
-    const limits = this.limits;
-    if (MARKERS.has(token)) {
-      if (token === '\u001f') {
-        this.scalars += 1;
-      }
-      return;
-    }
-    switch (token[0]) {
-      case '[':
-      case '{':
-        this.flow += 1;
-        if (this.flow > limits.maxDepth) {
-          this.deep();
-        }
-        break;
-      case ']':
-      case '}':
-        this.flow = Math.max(0, this.flow - 1);
-        break;
-      case '\n':
-      case '\r':
-        this.perLine = 0;
-        break;
-      case '-':
-      case '?':
-      case ':':
-      case '&':
-      case '!':
-        // Block indicators and anchors/tags on one line: each nests one level or decorates one node.
-        if (this.flow === 0 && (this.perLine += 1) > limits.maxDepth) {
-          this.deep();
-        }
-        break;
-      case '*':
-        this.aliases += 1;
-        if (this.aliases > limits.maxAliases) {
-          this.refuse(`the YAML uses more than ${limits.maxAliases} aliases`,
-            'the file looks like an alias bomb; raise the loader\'s limits.maxAliases if the file is genuine');
-        }
-        break;
-      case '"':
-      case '\'':
-        this.scalars += 1;
-        break;
-      default:
-        break;
-    }
-    // Keys are scalars too, so a file within maxNodes values holds at most twice as many scalars.
-    if (this.scalars > 2 * limits.maxNodes) {
-      this.refuse(`the YAML holds more than ${2 * limits.maxNodes} keys and values`,
-        'a compose file holds a few thousand at most; raise the loader\'s limits.maxNodes if the file is genuine');
-    }
-    this.offset += token.length;
-  }
-
-  private deep(): never {
-    return this.refuse(`the YAML is nested more than ${this.limits.maxDepth} levels deep`,
-      'a compose file needs only a few levels of nesting; check the file is really a compose file');
-  }
-
-  private refuse(problem: string, hint: string): never {
-    const before = this.text.slice(0, this.offset);
-    const line = before.split('\n').length;
-    throw new ComposeError(problem, {
-      at: { file: this.file, path: '', line, column: this.offset - before.lastIndexOf('\n') },
-      hint,
-    });
-  }
 }
 
 /**
@@ -275,7 +136,12 @@ class Walker {
     return out && (tag === '!reset' || tag === '!override') ? { ...out, mergeTag: tag.slice(1) as MergeTag } : out;
   }
 
-  private walkNode(node: YamlNode | null | undefined, path: string, depth: number, fallback?: ComposeLocation): YNode | undefined {
+  private walkNode(
+    node: YamlNode | null | undefined,
+    path: string,
+    depth: number,
+    fallback?: ComposeLocation,
+  ): YNode | undefined {
     if (node === null || node === undefined) {
       return undefined;
     }
@@ -283,14 +149,18 @@ class Walker {
     this.nodes += 1;
     if (this.nodes > this.limits.maxNodes) {
       // An alias bomb only when aliases did the expanding: a file that is simply large (50,000 services) is told so.
-      throw new ComposeError(this.aliases > 0
-        ? `the YAML expands to more than ${this.limits.maxNodes} values through anchors and aliases`
-        : `the YAML holds more than ${this.limits.maxNodes} values`, {
-        at: this.at(node, path),
-        hint: this.aliases > 0
-          ? 'the file looks like an alias bomb; use each anchor a few times only, or raise the loader\'s limits.maxNodes if the file is genuine'
-          : 'a compose file holds a few thousand values at most; split the project, or raise the loader\'s limits.maxNodes if the file is genuine',
-      });
+      throw new ComposeError(
+        this.aliases > 0
+          ? `the YAML expands to more than ${this.limits.maxNodes} values through anchors and aliases`
+          : `the YAML holds more than ${this.limits.maxNodes} values`,
+        {
+          at: this.at(node, path),
+          hint:
+            this.aliases > 0
+              ? "the file looks like an alias bomb; use each anchor a few times only, or raise the loader's limits.maxNodes if the file is genuine"
+              : "a compose file holds a few thousand values at most; split the project, or raise the loader's limits.maxNodes if the file is genuine",
+        },
+      );
     }
     if (depth > this.limits.maxDepth) {
       throw new ComposeError(`the YAML is nested more than ${this.limits.maxDepth} levels deep`, {
@@ -324,7 +194,7 @@ class Walker {
     if (this.aliases > this.limits.maxAliases) {
       throw new ComposeError(`the YAML uses more than ${this.limits.maxAliases} aliases`, {
         at: this.at(node, path),
-        hint: 'the file looks like an alias bomb; raise the loader\'s limits.maxAliases if the file is genuine',
+        hint: "the file looks like an alias bomb; raise the loader's limits.maxAliases if the file is genuine",
       });
     }
     // An alias keeps the anchor it had where it is written, also when an expansion meets it again later.
@@ -433,7 +303,7 @@ class Walker {
     } else {
       value = String(raw);
     }
-    const at = node.range ? this.at(node, path) : fallback ?? { file: this.file, path };
+    const at = node.range ? this.at(node, path) : (fallback ?? { file: this.file, path });
     if (node.type === 'PLAIN' && typeof node.source === 'string') {
       return { kind: 'scalar', value, at, plain: node.source };
     }

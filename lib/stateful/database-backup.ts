@@ -133,10 +133,12 @@ export class DatabaseBackup extends Construct {
       restartPolicy: kplus.RestartPolicy.ON_FAILURE,
       automountServiceAccountToken: false,
       securityContext: { ensureNonRoot: false },
-      containers: [backupContainer(props, backupCommand(props, script, keep), {
-        path: BACKUP_MOUNT_PATH,
-        volume: kplus.Volume.fromPersistentVolumeClaim(this, 'Volume', this.claim, { name: 'backup' }),
-      })],
+      containers: [
+        backupContainer(props, backupCommand(props, script, keep), {
+          path: BACKUP_MOUNT_PATH,
+          volume: kplus.Volume.fromPersistentVolumeClaim(this, 'Volume', this.claim, { name: 'backup' }),
+        }),
+      ],
     });
   }
 }

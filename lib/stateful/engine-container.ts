@@ -59,11 +59,13 @@ export function engineContainerProps(scope: Construct, props: EngineContainerPro
     readiness: readinessProbe(props),
     liveness: props.liveness,
     startup: props.startup,
-    volumeMounts: [{
-      path: engine.dataPath,
-      subPath: engine.dataSubPath,
-      volume: kplus.Volume.fromPersistentVolumeClaim(scope, 'DataVolume', props.dataClaim, { name: 'data' }),
-    }],
+    volumeMounts: [
+      {
+        path: engine.dataPath,
+        subPath: engine.dataSubPath,
+        volume: kplus.Volume.fromPersistentVolumeClaim(scope, 'DataVolume', props.dataClaim, { name: 'data' }),
+      },
+    ],
   };
 }
 
@@ -74,17 +76,20 @@ export function engineContainerProps(scope: Construct, props: EngineContainerPro
 function engineEnvironment(props: EngineContainerProps): Record<string, kplus.EnvValue> {
   const { engine, credentials } = props;
   const given = props.env ?? {};
-  const givenKeys = new Set(engine.credentialVariables
-    .filter((variable) => variable.name in given || `${variable.name}_FILE` in given)
-    .map((variable) => variable.key));
+  const givenKeys = new Set(
+    engine.credentialVariables
+      .filter((variable) => variable.name in given || `${variable.name}_FILE` in given)
+      .map((variable) => variable.key),
+  );
   const env: Record<string, kplus.EnvValue> = {};
   for (const setting of engine.credentialEnvironment(credentials.given)) {
     if (setting.name in given || (setting.key && givenKeys.has(setting.key))) {
       continue;
     }
-    env[setting.name] = setting.key === 'password' && credentials.secret
-      ? kplus.EnvValue.fromSecretValue({ secret: credentials.secret, key: 'password' })
-      : kplus.EnvValue.fromValue(setting.key ? credentials.resolved[setting.key]! : setting.value ?? '');
+    env[setting.name] =
+      setting.key === 'password' && credentials.secret
+        ? kplus.EnvValue.fromSecretValue({ secret: credentials.secret, key: 'password' })
+        : kplus.EnvValue.fromValue(setting.key ? credentials.resolved[setting.key]! : (setting.value ?? ''));
   }
   for (const [variable, value] of Object.entries(engine.dataEnv)) {
     if (!(variable in given)) {
@@ -100,13 +105,16 @@ function readinessProbe(props: EngineContainerProps): kplus.Probe | undefined {
     return undefined;
   }
   const command = props.engine.readinessCommand(props.port);
-  return props.readiness ?? (command
-    ? kplus.Probe.fromCommand(command, {
-      periodSeconds: Duration.seconds(10),
-      timeoutSeconds: Duration.seconds(5),
-      failureThreshold: 6,
-    })
-    : kplus.Probe.fromTcpSocket({ port: props.port, periodSeconds: Duration.seconds(10) }));
+  return (
+    props.readiness ??
+    (command
+      ? kplus.Probe.fromCommand(command, {
+          periodSeconds: Duration.seconds(10),
+          timeoutSeconds: Duration.seconds(5),
+          failureThreshold: 6,
+        })
+      : kplus.Probe.fromTcpSocket({ port: props.port, periodSeconds: Duration.seconds(10) }))
+  );
 }
 
 /** redis takes its password as an argument, not a variable: pass the one StatefulDependency set. */

@@ -117,10 +117,12 @@ const DEFINITIONS: Record<Exclude<EngineKind, EngineKind.GENERIC>, EngineDefinit
     defaults: { username: 'postgres' },
     // TCP, not the socket: during first-run initialisation the server listens on the socket only.
     readiness: (port) => sh(`pg_isready -h 127.0.0.1 -p ${port} -U "\${POSTGRES_USER:-postgres}"`),
-    backupScript: 'PGPASSWORD="${DB_PASSWORD:-}" pg_dump --host="$DB_HOST" --port="$DB_PORT" '
-      + '--username="$DB_USERNAME" --dbname="$DB_DATABASE" --format=custom --file="$BACKUP_FILE"',
+    backupScript:
+      'PGPASSWORD="${DB_PASSWORD:-}" pg_dump --host="$DB_HOST" --port="$DB_PORT" ' +
+      '--username="$DB_USERNAME" --dbname="$DB_DATABASE" --format=custom --file="$BACKUP_FILE"',
     backupExtension: 'dump',
-    uri: (host, port, c) => `postgresql://${userinfo(c)}${host}:${port}/${encodeURIComponent(c.database ?? c.username ?? 'postgres')}`,
+    uri: (host, port, c) =>
+      `postgresql://${userinfo(c)}${host}:${port}/${encodeURIComponent(c.database ?? c.username ?? 'postgres')}`,
   },
   [EngineKind.MYSQL]: {
     kind: EngineKind.MYSQL,
@@ -136,8 +138,9 @@ const DEFINITIONS: Record<Exclude<EngineKind, EngineKind.GENERIC>, EngineDefinit
     ],
     defaults: { username: 'root' },
     readiness: (port) => ['mysqladmin', 'ping', '-h', '127.0.0.1', '-P', String(port), '--silent'],
-    backupScript: 'MYSQL_PWD="${DB_PASSWORD:-}" mysqldump --host="$DB_HOST" --port="$DB_PORT" --user="$DB_USERNAME" '
-      + '--single-transaction --routines --events --all-databases > "$BACKUP_FILE"',
+    backupScript:
+      'MYSQL_PWD="${DB_PASSWORD:-}" mysqldump --host="$DB_HOST" --port="$DB_PORT" --user="$DB_USERNAME" ' +
+      '--single-transaction --routines --events --all-databases > "$BACKUP_FILE"',
     backupExtension: 'sql',
     uri: (host, port, c) => `mysql://${userinfo(c)}${host}:${port}/${encodeURIComponent(c.database ?? '')}`,
   },
@@ -156,11 +159,15 @@ const DEFINITIONS: Record<Exclude<EngineKind, EngineKind.GENERIC>, EngineDefinit
     ],
     defaults: { username: 'root' },
     // MariaDB 11 ships mariadb-admin only; older images have mysqladmin only.
-    readiness: (port) => sh(`if command -v mariadb-admin >/dev/null 2>&1; then exec mariadb-admin ping -h 127.0.0.1 -P ${port} --silent; `
-      + `else exec mysqladmin ping -h 127.0.0.1 -P ${port} --silent; fi`),
-    backupScript: 'dump=$(command -v mariadb-dump || command -v mysqldump); MYSQL_PWD="${DB_PASSWORD:-}" "$dump" '
-      + '--host="$DB_HOST" --port="$DB_PORT" --user="$DB_USERNAME" --single-transaction --routines --events '
-      + '--all-databases > "$BACKUP_FILE"',
+    readiness: (port) =>
+      sh(
+        `if command -v mariadb-admin >/dev/null 2>&1; then exec mariadb-admin ping -h 127.0.0.1 -P ${port} --silent; ` +
+          `else exec mysqladmin ping -h 127.0.0.1 -P ${port} --silent; fi`,
+      ),
+    backupScript:
+      'dump=$(command -v mariadb-dump || command -v mysqldump); MYSQL_PWD="${DB_PASSWORD:-}" "$dump" ' +
+      '--host="$DB_HOST" --port="$DB_PORT" --user="$DB_USERNAME" --single-transaction --routines --events ' +
+      '--all-databases > "$BACKUP_FILE"',
     backupExtension: 'sql',
     uri: (host, port, c) => `mysql://${userinfo(c)}${host}:${port}/${encodeURIComponent(c.database ?? '')}`,
   },
@@ -177,12 +184,16 @@ const DEFINITIONS: Record<Exclude<EngineKind, EngineKind.GENERIC>, EngineDefinit
     ],
     defaults: {},
     // mongo 6+ has mongosh only, mongo 4 the legacy shell only.
-    readiness: (port) => sh(`if command -v mongosh >/dev/null 2>&1; then shell=mongosh; else shell=mongo; fi; `
-      + `exec "$shell" --quiet --host 127.0.0.1 --port ${port} --eval 'db.adminCommand("ping").ok' `),
+    readiness: (port) =>
+      sh(
+        `if command -v mongosh >/dev/null 2>&1; then shell=mongosh; else shell=mongo; fi; ` +
+          `exec "$shell" --quiet --host 127.0.0.1 --port ${port} --eval 'db.adminCommand("ping").ok' `,
+      ),
     backupScript: 'mongodump --uri="$DB_URI" --archive="$BACKUP_FILE" --gzip',
     backupExtension: 'archive.gz',
-    uri: (host, port, c) => `mongodb://${userinfo(c)}${host}:${port}/${encodeURIComponent(c.database ?? '')}`
-      + (c.username ? '?authSource=admin' : ''),
+    uri: (host, port, c) =>
+      `mongodb://${userinfo(c)}${host}:${port}/${encodeURIComponent(c.database ?? '')}` +
+      (c.username ? '?authSource=admin' : ''),
   },
   [EngineKind.REDIS]: {
     kind: EngineKind.REDIS,
@@ -194,7 +205,8 @@ const DEFINITIONS: Record<Exclude<EngineKind, EngineKind.GENERIC>, EngineDefinit
     defaults: {},
     // NOAUTH means the server is up and loaded; LOADING (still reading its dump) means not ready yet.
     readiness: (port) => sh(`redis-cli -h 127.0.0.1 -p ${port} ping 2>&1 | grep -Eq 'PONG|NOAUTH'`),
-    backupScript: 'redis-cli -h "$DB_HOST" -p "$DB_PORT" ${DB_PASSWORD:+-a "$DB_PASSWORD" --no-auth-warning} --rdb "$BACKUP_FILE"',
+    backupScript:
+      'redis-cli -h "$DB_HOST" -p "$DB_PORT" ${DB_PASSWORD:+-a "$DB_PASSWORD" --no-auth-warning} --rdb "$BACKUP_FILE"',
     backupExtension: 'rdb',
     uri: (host, port, c) => `redis://${c.password ? `:${encodeURIComponent(c.password)}@` : ''}${host}:${port}/0`,
   },
@@ -264,11 +276,16 @@ export class DatabaseEngine {
 
   private static of(kind: Exclude<EngineKind, EngineKind.GENERIC>): DatabaseEngine {
     switch (kind) {
-      case EngineKind.POSTGRES: return DatabaseEngine.POSTGRES;
-      case EngineKind.MYSQL: return DatabaseEngine.MYSQL;
-      case EngineKind.MARIADB: return DatabaseEngine.MARIADB;
-      case EngineKind.MONGO: return DatabaseEngine.MONGO;
-      case EngineKind.REDIS: return DatabaseEngine.REDIS;
+      case EngineKind.POSTGRES:
+        return DatabaseEngine.POSTGRES;
+      case EngineKind.MYSQL:
+        return DatabaseEngine.MYSQL;
+      case EngineKind.MARIADB:
+        return DatabaseEngine.MARIADB;
+      case EngineKind.MONGO:
+        return DatabaseEngine.MONGO;
+      case EngineKind.REDIS:
+        return DatabaseEngine.REDIS;
     }
   }
 
@@ -321,7 +338,10 @@ export class DatabaseEngine {
    * The credentials a compose service configures through its environment (`POSTGRES_PASSWORD`, …). `lookup` gives a
    * variable's value; callers resolve the images' `*_FILE` convention in it. redis reads `--requirepass` too.
    */
-  public credentialsFrom(lookup: (variable: string) => string | undefined, command: readonly string[] = []): DatabaseCredentials {
+  public credentialsFrom(
+    lookup: (variable: string) => string | undefined,
+    command: readonly string[] = [],
+  ): DatabaseCredentials {
     const found: { -readonly [K in keyof DatabaseCredentials]: string } = {};
     for (const variable of this.credentialVariables) {
       if (found[variable.key] === undefined) {

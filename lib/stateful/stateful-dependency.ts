@@ -188,7 +188,11 @@ export class StatefulDependency extends Construct {
     const metadata = (objectName: string) => ({ name: objectName, namespace, labels });
 
     const credentials = new CredentialsSecret(this, {
-      engine, host: name, port: this.port, credentials: props.credentials, metadata: metadata(joinDnsLabel(name, 'credentials')),
+      engine,
+      host: name,
+      port: this.port,
+      credentials: props.credentials,
+      metadata: metadata(joinDnsLabel(name, 'credentials')),
     });
     this.credentials = credentials.resource;
     this.credentialsSecret = credentials.secret;
@@ -199,11 +203,23 @@ export class StatefulDependency extends Construct {
 
     this.dataClaim = props.dataClaim ?? dataClaim(this, metadata(joinDnsLabel(name, 'data')), props);
     const containerProps = engineContainerProps(this, {
-      ...props, engine, image, name, port: this.port, dataClaim: this.dataClaim, credentials,
+      ...props,
+      engine,
+      image,
+      name,
+      port: this.port,
+      dataClaim: this.dataClaim,
+      credentials,
     });
 
     this.service = dependencyService(this, metadata(name), this.port);
-    this.workload = dependencyWorkload(this, { props, metadata: metadata(name), labels, container: containerProps, service: this.service });
+    this.workload = dependencyWorkload(this, {
+      props,
+      metadata: metadata(name),
+      labels,
+      container: containerProps,
+      service: this.service,
+    });
     this.container = this.workload.containers[0];
 
     this.backup = dependencyBackup(this, props, { engine, image, name, namespace, port: this.port, credentials });
@@ -211,7 +227,11 @@ export class StatefulDependency extends Construct {
 }
 
 /** The engine's data claim, when the props give none. */
-function dataClaim(scope: Construct, metadata: ApiObjectMetadata, props: StatefulDependencyProps): kplus.PersistentVolumeClaim {
+function dataClaim(
+  scope: Construct,
+  metadata: ApiObjectMetadata,
+  props: StatefulDependencyProps,
+): kplus.PersistentVolumeClaim {
   return new kplus.PersistentVolumeClaim(scope, 'Data', {
     metadata,
     accessModes: [kplus.PersistentVolumeAccessMode.READ_WRITE_ONCE],
@@ -240,7 +260,9 @@ function dependencyWorkload(scope: Construct, inputs: DependencyWorkloadInputs):
     automountServiceAccountToken: false,
     securityContext: { ...POD_SECURITY_CONTEXT, fsGroup: props.fsGroup },
     terminationGracePeriod: props.terminationGracePeriod,
-    dockerRegistryAuth: props.imagePullSecret ? kplus.Secret.fromSecretName(scope, 'ImagePullSecret', props.imagePullSecret) : undefined,
+    dockerRegistryAuth: props.imagePullSecret
+      ? kplus.Secret.fromSecretName(scope, 'ImagePullSecret', props.imagePullSecret)
+      : undefined,
   };
   if ((props.controller ?? WorkloadController.DEPLOYMENT) === WorkloadController.STATEFUL_SET) {
     return new LabelledStatefulSet(scope, 'Resource', { ...podProps, service });
@@ -286,8 +308,9 @@ function checkName(path: string, name: string): string {
   if (!isServiceName(name)) {
     throw new ComposeError(`${path}: invalid name`, {
       value: name,
-      allowed: 'a DNS-1035 label (it names the Service): lower case letters, digits and "-", 1-63 characters, '
-        + 'starting with a letter and ending alphanumeric',
+      allowed:
+        'a DNS-1035 label (it names the Service): lower case letters, digits and "-", 1-63 characters, ' +
+        'starting with a letter and ending alphanumeric',
     });
   }
   return name;
@@ -308,7 +331,12 @@ function dependencyBackup(
   scope: Construct,
   props: StatefulDependencyProps,
   parts: {
-    engine: DatabaseEngine; image: string; name: string; namespace?: string; port: number; credentials: CredentialsSecret;
+    engine: DatabaseEngine;
+    image: string;
+    name: string;
+    namespace?: string;
+    port: number;
+    credentials: CredentialsSecret;
   },
 ): DatabaseBackup | undefined {
   const { engine, name, credentials } = parts;

@@ -45,9 +45,13 @@ export function assessService(service: ComposeService): ServiceAssessment {
     }
     const source = volume.source.replace(/\/+$/, '');
     if (DOCKER_SOCKETS.includes(source) || DOCKER_SOCKETS.includes(volume.target)) {
-      reasons.push(`${at}.volumes: mounts the Docker socket ${source}: the service drives a Docker engine, which a pod does not have`);
+      reasons.push(
+        `${at}.volumes: mounts the Docker socket ${source}: the service drives a Docker engine, which a pod does not have`,
+      );
     } else if (source === '/lib/modules' || source.startsWith('/lib/modules/')) {
-      reasons.push(`${at}.volumes: mounts ${source}: the service loads kernel modules, which a pod must not do to its node`);
+      reasons.push(
+        `${at}.volumes: mounts ${source}: the service loads kernel modules, which a pod must not do to its node`,
+      );
     }
   }
   if (service.privileged) {

@@ -58,12 +58,14 @@ export abstract class CloudInitPassword {
   public abstract readonly source: string;
 }
 
-
 /** A password read from the environment at synth time: it goes only into the Secret that holds the user data. */
 export class EnvironmentPassword extends CloudInitPassword {
   public readonly kind = 'environment';
   readonly #value: string;
-  constructor(public readonly source: string, value: string) {
+  constructor(
+    public readonly source: string,
+    value: string,
+  ) {
     super();
     this.#value = value;
   }
@@ -84,7 +86,8 @@ class SecretPassword extends CloudInitPassword {
 export function inlinePasswordError(item: string, vmName?: string): ComposeError {
   const who = vmName ? `VirtualMachine "${vmName}": ` : '';
   return new ComposeError(`${who}${item}: the cloud-init user data sets a password inline`, {
-    allowed: 'a password supplied by the operator: CloudInitPassword.fromSecret("<secret>") (set by KubeVirt from an existing Secret) or CloudInitPassword.fromEnvironment("<VARIABLE>") (kept in a Secret)',
+    allowed:
+      'a password supplied by the operator: CloudInitPassword.fromSecret("<secret>") (set by KubeVirt from an existing Secret) or CloudInitPassword.fromEnvironment("<VARIABLE>") (kept in a Secret)',
     hint: 'remove the password from the user data and give the user a password: CloudInitPassword.fromSecret(...)',
   });
 }

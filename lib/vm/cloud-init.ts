@@ -7,7 +7,8 @@ export { CloudInitPassword, inlinePasswordError } from './cloud-init-password';
 const HEADER = '#cloud-config';
 const USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
 const PERMISSIONS = /^0[0-7]{3}$/;
-const SSH_KEY = /^(ssh-(ed25519|rsa|dss)|ecdsa-sha2-nistp(256|384|521)|sk-(ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com) \S+/;
+const SSH_KEY =
+  /^(ssh-(ed25519|rsa|dss)|ecdsa-sha2-nistp(256|384|521)|sk-(ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com) \S+/;
 
 export interface CloudInitUser {
   /** Login name. */
@@ -147,7 +148,9 @@ export class CloudConfig {
       });
     }
     if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) {
-      throw new ComposeError('cloud-init user data must be a YAML mapping', { hint: 'write keys such as users: and runcmd:' });
+      throw new ComposeError('cloud-init user data must be a YAML mapping', {
+        hint: 'write keys such as users: and runcmd:',
+      });
     }
     const config = new CloudConfig();
     config.text = text.endsWith('\n') ? text : `${text}\n`;
@@ -196,11 +199,14 @@ export class CloudConfig {
     }
     (user.sshAuthorizedKeys ?? []).forEach((key, index) => {
       if (!SSH_KEY.test(key)) {
-        throw new ComposeError(`cloud-init user "${user.name}": sshAuthorizedKeys[${index}] is not an OpenSSH public key`, {
-          value: key,
-          allowed: 'one line of an authorized_keys file, e.g. "ssh-ed25519 AAAA… comment"',
-          hint: 'paste the content of the .pub file',
-        });
+        throw new ComposeError(
+          `cloud-init user "${user.name}": sshAuthorizedKeys[${index}] is not an OpenSSH public key`,
+          {
+            value: key,
+            allowed: 'one line of an authorized_keys file, e.g. "ssh-ed25519 AAAA… comment"',
+            hint: 'paste the content of the .pub file',
+          },
+        );
       }
     });
     if (user.password && !(user.password instanceof CloudInitPassword)) {
@@ -237,7 +243,10 @@ export class CloudConfig {
   public addFile(file: CloudInitFile): void {
     this.assertBuilder();
     if (!file.path.startsWith('/')) {
-      throw new ComposeError('cloud-init file path is not absolute', { value: file.path, hint: 'write the full path, e.g. /opt/app/.env' });
+      throw new ComposeError('cloud-init file path is not absolute', {
+        value: file.path,
+        hint: 'write the full path, e.g. /opt/app/.env',
+      });
     }
     if (file.permissions !== undefined && !PERMISSIONS.test(file.permissions)) {
       throw new ComposeError(`cloud-init file ${file.path}: permissions are not four octal digits`, {
@@ -267,7 +276,9 @@ export class CloudConfig {
 
   /** Names of users whose password KubeVirt sets from `secretName` through the guest agent. */
   public usersWithPasswordFrom(secretName: string): string[] {
-    return this.users.filter((u) => u.password?.kind === 'secret' && u.password.source === secretName).map((u) => u.name);
+    return this.users
+      .filter((u) => u.password?.kind === 'secret' && u.password.source === secretName)
+      .map((u) => u.name);
   }
 
   /**
@@ -331,20 +342,26 @@ export class CloudConfig {
     if (withPassword.length > 0) {
       doc.chpasswd = {
         expire: this.chpasswd.expire ?? false,
-        users: withPassword.map((u) => ({ name: u.name, password: (u.password as EnvironmentPassword)._reveal(), type: 'text' })),
+        users: withPassword.map((u) => ({
+          name: u.name,
+          password: (u.password as EnvironmentPassword)._reveal(),
+          type: 'text',
+        })),
       };
     }
     if (this.packages.length > 0) {
       doc.packages = [...this.packages];
     }
     if (this.files.length > 0) {
-      doc.write_files = this.files.map((f) => compact({
-        path: f.path,
-        content: f.content,
-        encoding: f.base64 ? 'b64' : undefined,
-        owner: f.owner ?? 'root:root',
-        permissions: f.permissions ?? '0644',
-      }));
+      doc.write_files = this.files.map((f) =>
+        compact({
+          path: f.path,
+          content: f.content,
+          encoding: f.base64 ? 'b64' : undefined,
+          owner: f.owner ?? 'root:root',
+          permissions: f.permissions ?? '0644',
+        }),
+      );
     }
     if (this.runcmd.length > 0) {
       doc.runcmd = this.runcmd.map((c) => (Array.isArray(c) ? [...c] : c));

@@ -4,7 +4,14 @@ import { Redactor } from '../compose/sensitive';
 import { compare, sortedRecord } from '../util/sort';
 import { AppFile, AppFolder } from './subset-app-folder';
 import {
-  compact, duration, isPlainAttachment, renderDeploy, renderFileReference, renderHealthcheck, renderNetworks, renderVolumes,
+  compact,
+  duration,
+  isPlainAttachment,
+  renderDeploy,
+  renderFileReference,
+  renderHealthcheck,
+  renderNetworks,
+  renderVolumes,
 } from './subset-render';
 import { OperatorInput, SensitiveEnvPredicate, SubsetSecrets } from './subset-secrets';
 import { toYaml11 } from './yaml';
@@ -78,11 +85,14 @@ export function composeSubset(model: ComposeModel, appDirectory: string, options
   const byName = new Map(model.services.map((s) => [s.name, s]));
   const missing = options.services.filter((name) => !byName.has(name));
   if (missing.length > 0) {
-    throw new ComposeError(`the golden image names services that the compose project does not have: ${missing.map((m) => `"${m}"`).join(', ')}`, {
-      at: model.at,
-      allowed: model.services.map((s) => `"${s.name}"`).join(', ') || 'none',
-      hint: 'name services of the compose project',
-    });
+    throw new ComposeError(
+      `the golden image names services that the compose project does not have: ${missing.map((m) => `"${m}"`).join(', ')}`,
+      {
+        at: model.at,
+        allowed: model.services.map((s) => `"${s.name}"`).join(', ') || 'none',
+        hint: 'name services of the compose project',
+      },
+    );
   }
   if (options.services.length === 0) {
     throw new ComposeError('the golden image has no services', { at: model.at, hint: 'name at least one service' });
@@ -128,7 +138,10 @@ class SubsetWriter {
     const doc: Record<string, unknown> = {};
     const services: Record<string, unknown> = {};
     for (const service of this.services) {
-      services[service.name] = this.renderService(service, ports.filter((p) => p.service === service.name));
+      services[service.name] = this.renderService(
+        service,
+        ports.filter((p) => p.service === service.name),
+      );
     }
     doc.services = services;
     const networks = renderNetworks(this.model, this.services);
@@ -163,7 +176,9 @@ class SubsetWriter {
       operatorInputs: this.secrets.operatorInputs(),
       images: [...new Set(this.services.map((s) => s.image))].sort(compare),
       ports,
-      networks: [...new Set(this.services.filter((s) => !s.networkMode).flatMap((s) => s.networks.map((n) => n.name)))].sort(compare),
+      networks: [
+        ...new Set(this.services.filter((s) => !s.networkMode).flatMap((s) => s.networks.map((n) => n.name))),
+      ].sort(compare),
       warnings: this.warnings,
       secretEnv: this.secrets.env,
       secretFiles: this.secrets.files,
@@ -173,11 +188,19 @@ class SubsetWriter {
   private renderService(service: ComposeService, ports: readonly VmPublishedPort[]): Record<string, unknown> {
     const hooks = (['preStart', 'postStart', 'preStop'] as const).filter((key) => (service[key] ?? []).length > 0);
     if (hooks.length > 0) {
-      this.warn('vm-hooks-left-out', `the lifecycle hooks (${hooks.map((k) => k.replace(/[A-Z]/, (c) => `_${c.toLowerCase()}`)).join(', ')}) `
-        + 'are not carried into the VM\'s compose file: run them from the service\'s own entrypoint there', service.at);
+      this.warn(
+        'vm-hooks-left-out',
+        `the lifecycle hooks (${hooks.map((k) => k.replace(/[A-Z]/, (c) => `_${c.toLowerCase()}`)).join(', ')}) ` +
+          "are not carried into the VM's compose file: run them from the service's own entrypoint there",
+        service.at,
+      );
     }
     if (service.build) {
-      this.warn('vm-image-pulled', `the VM pulls the image "${service.image}" and does not build it: push the image to a registry the VM can reach`, service.at);
+      this.warn(
+        'vm-image-pulled',
+        `the VM pulls the image "${service.image}" and does not build it: push the image to a registry the VM can reach`,
+        service.at,
+      );
     }
     const out: Record<string, unknown> = {};
     out.image = service.image;
@@ -203,7 +226,9 @@ class SubsetWriter {
       out.user = service.user;
     }
     if (service.environment.length > 0) {
-      out.environment = Object.fromEntries(service.environment.map((env) => [env.name, this.secrets.renderEnv(env, service)]));
+      out.environment = Object.fromEntries(
+        service.environment.map((env) => [env.name, this.secrets.renderEnv(env, service)]),
+      );
     }
     const published = renderVmPorts(service, ports);
     if (published.length > 0) {
@@ -232,12 +257,21 @@ class SubsetWriter {
         });
       }
       out.network_mode = service.networkMode;
-    } else if (!(service.networks.length === 1 && service.networks[0].name === 'default' && isPlainAttachment(service.networks[0]))) {
-      out.networks = Object.fromEntries(service.networks.map((n) => [n.name, compact({
-        aliases: n.aliases.length > 0 ? [...n.aliases] : undefined,
-        ipv4_address: n.ipv4Address,
-        ipv6_address: n.ipv6Address,
-      })]));
+    } else if (!(
+      service.networks.length === 1 &&
+      service.networks[0].name === 'default' &&
+      isPlainAttachment(service.networks[0])
+    )) {
+      out.networks = Object.fromEntries(
+        service.networks.map((n) => [
+          n.name,
+          compact({
+            aliases: n.aliases.length > 0 ? [...n.aliases] : undefined,
+            ipv4_address: n.ipv4Address,
+            ipv6_address: n.ipv6Address,
+          }),
+        ]),
+      );
     }
     if (service.privileged) {
       out.privileged = true;
@@ -258,7 +292,9 @@ class SubsetWriter {
       out.sysctls = sortedRecord(service.sysctls);
     }
     if (service.ulimits.length > 0) {
-      out.ulimits = Object.fromEntries(service.ulimits.map((u) => [u.name, u.soft === u.hard ? u.soft : { soft: u.soft, hard: u.hard }]));
+      out.ulimits = Object.fromEntries(
+        service.ulimits.map((u) => [u.name, u.soft === u.hard ? u.soft : { soft: u.soft, hard: u.hard }]),
+      );
     }
     if (service.extraHosts.length > 0) {
       out.extra_hosts = service.extraHosts.map((h) => `${h.hostname}:${h.ip}`);
@@ -292,10 +328,20 @@ class SubsetWriter {
     const mode = volume.readOnly ? ':ro' : '';
     switch (volume.type) {
       case 'tmpfs':
-        return compact({ type: 'tmpfs', target: volume.target, tmpfs: volume.sizeBytes !== undefined ? { size: volume.sizeBytes } : undefined });
+        return compact({
+          type: 'tmpfs',
+          target: volume.target,
+          tmpfs: volume.sizeBytes !== undefined ? { size: volume.sizeBytes } : undefined,
+        });
       case 'volume':
         if (volume.subpath) {
-          return compact({ type: 'volume', source: volume.source, target: volume.target, read_only: volume.readOnly || undefined, volume: { subpath: volume.subpath } });
+          return compact({
+            type: 'volume',
+            source: volume.source,
+            target: volume.target,
+            read_only: volume.readOnly || undefined,
+            volume: { subpath: volume.subpath },
+          });
         }
         return volume.source ? `${volume.source}:${volume.target}${mode}` : volume.target;
       case 'bind':
@@ -308,21 +354,32 @@ class SubsetWriter {
     for (const dep of service.dependsOn) {
       if (!this.chosenNames.has(dep.service)) {
         const awaited = this.awaited[dep.service];
-        this.warn('vm-dependency-outside', awaited
-          ? `"${dep.service}" runs outside the VM: it is reached through its Service, and the app's unit waits until ${awaited} accepts connections before it starts the app`
-          : `"${dep.service}" runs outside the VM: it is reached through its Service, and start order is not enforced`, dep.at);
+        this.warn(
+          'vm-dependency-outside',
+          awaited
+            ? `"${dep.service}" runs outside the VM: it is reached through its Service, and the app's unit waits until ${awaited} accepts connections before it starts the app`
+            : `"${dep.service}" runs outside the VM: it is reached through its Service, and start order is not enforced`,
+          dep.at,
+        );
         continue;
       }
-      entries.push([dep.service, compact({
-        condition: dep.condition,
-        required: dep.required ? undefined : false,
-        restart: dep.restart ? true : undefined,
-      })]);
+      entries.push([
+        dep.service,
+        compact({
+          condition: dep.condition,
+          required: dep.required ? undefined : false,
+          restart: dep.restart ? true : undefined,
+        }),
+      ]);
     }
     return entries.length > 0 ? Object.fromEntries(entries) : undefined;
   }
 
-  private warn(code: string, message: string, at: { file: string; path: string; line?: number; column?: number }): void {
+  private warn(
+    code: string,
+    message: string,
+    at: { file: string; path: string; line?: number; column?: number },
+  ): void {
     this.warnings.push({ code, message, at });
   }
 }

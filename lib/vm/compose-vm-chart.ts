@@ -102,7 +102,11 @@ export class ComposeVmChart extends Chart {
     if (props.model) {
       this.model = props.model;
     } else {
-      const loaded = loadCompose({ ...props.loadOptions, files: [path.basename(props.composeFile!)], workingDir: path.dirname(props.composeFile!) });
+      const loaded = loadCompose({
+        ...props.loadOptions,
+        files: [path.basename(props.composeFile!)],
+        workingDir: path.dirname(props.composeFile!),
+      });
       this.model = loaded.model;
       this.loadWarnings.push(...loaded.warnings);
     }
@@ -115,14 +119,22 @@ export class ComposeVmChart extends Chart {
       const ports = this.composeVm.ports.filter((p) => p.service === route.service && p.protocol === 'tcp');
       const port = route.port === undefined ? ports[0] : ports.find((p) => p.target === route.port);
       if (!service || !port) {
-        throw new ComposeError(`ComposeVmChart ${id}: the Ingress needs a TCP port of service "${route.service}" in the VM`, {
-          value: route.port,
-          allowed: ports.length > 0 ? ports.map((p) => String(p.target)).join(', ') : 'none: the service has no TCP port',
-          hint: 'name a service of the VM and one of its container ports',
-        });
+        throw new ComposeError(
+          `ComposeVmChart ${id}: the Ingress needs a TCP port of service "${route.service}" in the VM`,
+          {
+            value: route.port,
+            allowed:
+              ports.length > 0 ? ports.map((p) => String(p.target)).join(', ') : 'none: the service has no TCP port',
+            hint: 'name a service of the VM and one of its container ports',
+          },
+        );
       }
       this.ingress = this.composeVm.vm.exposeViaIngress(route.path ?? '/', {
-        name: service.name, service, port: port.target, host: route.host, className: route.className,
+        name: service.name,
+        service,
+        port: port.target,
+        host: route.host,
+        className: route.className,
       });
       exposed = [{ port: port.hostPort, protocol: port.protocol, via: PortExposure.INGRESS }];
     }
@@ -131,7 +143,9 @@ export class ComposeVmChart extends Chart {
       const used = new Set(this.composeVm.bundle.subset.networks);
       this.networkPolicies = new ComposeNetworkPolicies(this, 'NetworkPolicies', {
         ...props.networkPolicies,
-        networks: this.model.networks.filter((n) => used.has(n.name)).map((n) => ({ name: n.name, internal: n.internal, at: n.at })),
+        networks: this.model.networks
+          .filter((n) => used.has(n.name))
+          .map((n) => ({ name: n.name, internal: n.internal, at: n.at })),
         workloads: [this.composeVm.policyWorkload(exposed), this.composeVm.importerPolicyWorkload()],
       });
     }

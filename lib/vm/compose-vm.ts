@@ -162,10 +162,15 @@ export class ComposeVm extends Construct {
   constructor(scope: Construct, id: string, props: ComposeVmProps) {
     super(scope, id);
     const name = vmName(props);
-    this.bundle = new GoldenImageBundle(this, 'GoldenImage', { ...props.bundle, model: props.model, services: props.services, name });
+    this.bundle = new GoldenImageBundle(this, 'GoldenImage', {
+      ...props.bundle,
+      model: props.model,
+      services: props.services,
+      name,
+    });
     const chosen = props.model.services.filter((s) => this.bundle.services.includes(s.name));
 
-    const files = props.deliverSecrets ?? true ? secretFiles(this.bundle) : [];
+    const files = (props.deliverSecrets ?? true) ? secretFiles(this.bundle) : [];
     const users = props.users ?? [MAINTENANCE_USER];
     this.users = users;
     this.userData = files.length > 0 || users.length > 0 ? new CloudConfig({ users, writeFiles: files }) : undefined;
@@ -226,7 +231,10 @@ export class ComposeVm extends Construct {
     return {
       name: `${this.vm.name.slice(0, 54).replace(/-+$/, '')}-importer`,
       podLabels: { [CDI_COMPONENT_LABEL]: 'importer' },
-      extraEgress: [{ cidr: '0.0.0.0/0', ports: [{ port }] }, { cidr: '::/0', ports: [{ port }] }],
+      extraEgress: [
+        { cidr: '0.0.0.0/0', ports: [{ port }] },
+        { cidr: '::/0', ports: [{ port }] },
+      ],
     };
   }
 
@@ -264,13 +272,17 @@ export class ComposeVm extends Construct {
         if (!deviceName) {
           throw new ComposeError('the service reserves a GPU, and the VM needs the device name to pass one through', {
             at: device.at,
-            allowed: 'the resource name the cluster\'s GPU device plugin advertises',
+            allowed: "the resource name the cluster's GPU device plugin advertises",
             hint: 'pass gpuDeviceName, e.g. "nvidia.com/TU104GL_Tesla_T4"',
           });
         }
         const count = typeof device.count === 'number' ? device.count : Math.max(1, device.deviceIds.length);
         if (device.count === 'all') {
-          this.warningList.push({ code: 'vm-gpu-count', message: 'count "all" gives the VM one GPU; set a number to pass through more', at: device.at });
+          this.warningList.push({
+            code: 'vm-gpu-count',
+            message: 'count "all" gives the VM one GPU; set a number to pass through more',
+            at: device.at,
+          });
         }
         for (let i = 0; i < count; i++) {
           gpus.push({ name: `gpu${gpus.length + 1}`, deviceName });
@@ -280,7 +292,8 @@ export class ComposeVm extends Construct {
     if (gpus.length > 0) {
       this.warningList.push({
         code: 'vm-gpu-driver',
-        message: 'the golden image does not install the GPU driver or the NVIDIA container toolkit: add them to the image before the app can use the GPU',
+        message:
+          'the golden image does not install the GPU driver or the NVIDIA container toolkit: add them to the image before the app can use the GPU',
         at: services[0].at,
       });
     }
@@ -289,7 +302,8 @@ export class ComposeVm extends Construct {
 }
 
 const PROTOCOLS: Readonly<Record<string, kplus.Protocol>> = {
-  udp: kplus.Protocol.UDP, sctp: kplus.Protocol.SCTP,
+  udp: kplus.Protocol.UDP,
+  sctp: kplus.Protocol.SCTP,
 };
 
 /** The VM's name: `name`, else the project name with "_" written as "-" (Kubernetes names may not hold "_"). */
@@ -341,10 +355,17 @@ function defaultCores(services: readonly ComposeService[]): number {
 }
 
 function toDnsLabel(service: ComposeService): string {
-  const label = service.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+/, '').slice(0, 63).replace(/-+$/, '');
+  const label = service.name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+/, '')
+    .slice(0, 63)
+    .replace(/-+$/, '');
   if (!label) {
     throw new ComposeError('the service name gives no usable Kubernetes name', {
-      at: service.at, value: service.name, hint: 'pass serviceNames',
+      at: service.at,
+      value: service.name,
+      hint: 'pass serviceNames',
     });
   }
   return label;
@@ -352,13 +373,16 @@ function toDnsLabel(service: ComposeService): string {
 
 /** A `.env` value compose reads back unchanged: single quotes are literal; otherwise double quotes with escapes. */
 function dotenvQuote(key: string, value: string): string {
-  if (!value.includes('\'') && !value.includes('\n')) {
+  if (!value.includes("'") && !value.includes('\n')) {
     return `'${value}'`;
   }
-  if (value.includes('\n') && value.includes('\'')) {
-    throw new ComposeError(`the secret value of ${key} holds both a quote and a line break, which a .env file cannot carry`, {
-      hint: 'deliver it as a compose secret (a file) instead',
-    });
+  if (value.includes('\n') && value.includes("'")) {
+    throw new ComposeError(
+      `the secret value of ${key} holds both a quote and a line break, which a .env file cannot carry`,
+      {
+        hint: 'deliver it as a compose secret (a file) instead',
+      },
+    );
   }
   return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\$/g, '\\$').replace(/\n/g, '\\n')}"`;
 }

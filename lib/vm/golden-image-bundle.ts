@@ -3,7 +3,11 @@ import * as path from 'path';
 import { App, Size } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
 import {
-  DEFAULT_SENSITIVE_NAME_PATTERNS, Redactor, embeddedPasswords, hasEmbeddedPassword, isSensitiveName,
+  DEFAULT_SENSITIVE_NAME_PATTERNS,
+  Redactor,
+  embeddedPasswords,
+  hasEmbeddedPassword,
+  isSensitiveName,
 } from '../compose/sensitive';
 import { ComposeError, ComposeWarning, formatWarning } from '../compose/errors';
 import { LoadComposeOptions, loadCompose } from '../compose/load';
@@ -11,8 +15,17 @@ import { ComposeModel, ComposeService, EnvVar } from '../compose/model';
 import { ComposeSubset, OperatorInput, SensitiveEnvPredicate, VmPublishedPort, composeSubset } from './compose-subset';
 import { IGoldenImage } from './disk-source';
 import {
-  BUNDLE_PATHS, GoldenImageBuild, QemuAccelerator, ServiceWait, cleanupScript, imageFileName, installRuntimeScript,
-  packerTemplate, preseed, systemdUnit, unitPath,
+  BUNDLE_PATHS,
+  GoldenImageBuild,
+  QemuAccelerator,
+  ServiceWait,
+  cleanupScript,
+  imageFileName,
+  installRuntimeScript,
+  packerTemplate,
+  preseed,
+  systemdUnit,
+  unitPath,
 } from './golden-image-files';
 import { RunbookStep, goldenImageBuildSteps, renderStepsMarkdown } from './install-steps';
 import { InstallerIso } from './installer-iso';
@@ -133,8 +146,17 @@ export class GoldenImageBundle extends Construct implements IGoldenImage {
    * A bundle from a compose file on disk.
    * @param file the compose file, e.g. `legacy/compose.yaml`
    */
-  public static fromComposeFile(scope: Construct, id: string, file: string, options: GoldenImageBundleFromFileOptions = {}): GoldenImageBundle {
-    const { model, warnings } = loadCompose({ ...options.load, files: [path.basename(file)], workingDir: path.dirname(file) });
+  public static fromComposeFile(
+    scope: Construct,
+    id: string,
+    file: string,
+    options: GoldenImageBundleFromFileOptions = {},
+  ): GoldenImageBundle {
+    const { model, warnings } = loadCompose({
+      ...options.load,
+      files: [path.basename(file)],
+      workingDir: path.dirname(file),
+    });
     const bundle = new GoldenImageBundle(scope, id, { ...options, model });
     bundle.loadWarnings.push(...warnings);
     return bundle;
@@ -157,7 +179,9 @@ export class GoldenImageBundle extends Construct implements IGoldenImage {
         hint: 'pass outdir, or call synthesizeAll with a construct of a cdk8s App',
       });
     }
-    const bundles = scope.node.findAll().filter((c): c is GoldenImageBundle => c instanceof GoldenImageBundle)
+    const bundles = scope.node
+      .findAll()
+      .filter((c): c is GoldenImageBundle => c instanceof GoldenImageBundle)
       .sort((a, b) => compare(a.name, b.name));
     for (let i = 1; i < bundles.length; i++) {
       if (bundles[i].name === bundles[i - 1].name) {
@@ -218,7 +242,9 @@ export class GoldenImageBundle extends Construct implements IGoldenImage {
       isSensitive: props.isSensitive ?? defaultIsSensitive,
       containsSecret: (text) => secrets.foundIn(text),
       secretValues: secrets,
-      awaited: Object.fromEntries(Object.entries(waitFor).map(([service, wait]) => [service, `${wait.host}:${wait.port}`])),
+      awaited: Object.fromEntries(
+        Object.entries(waitFor).map(([service, wait]) => [service, `${wait.host}:${wait.port}`]),
+      ),
     });
     this.build = {
       name: this.name,
@@ -232,7 +258,9 @@ export class GoldenImageBundle extends Construct implements IGoldenImage {
       headless: props.headless ?? true,
       directories: this.subset.directories,
       images: this.subset.images,
-      waitFor: Object.keys(waitFor).sort(compare).map((service) => waitFor[service]),
+      waitFor: Object.keys(waitFor)
+        .sort(compare)
+        .map((service) => waitFor[service]),
     };
   }
 
@@ -331,7 +359,9 @@ export class GoldenImageBundle extends Construct implements IGoldenImage {
     }
     if (this.warnings.length > 0) {
       // By key path, without line numbers: reordering the compose file must not change the bundle.
-      const caveats = this.warnings.map((w) => formatWarning({ ...w, at: { file: w.at.file, path: w.at.path } })).sort();
+      const caveats = this.warnings
+        .map((w) => formatWarning({ ...w, at: { file: w.at.file, path: w.at.path } }))
+        .sort();
       lines.push('## Caveats', '', ...caveats.map((c) => `- ${c}`), '');
     }
     return lines.join('\n');
@@ -339,8 +369,13 @@ export class GoldenImageBundle extends Construct implements IGoldenImage {
 }
 
 /** Rules on the bundle's props alone, checked at once: throws the first one broken. */
-function checkBundleSettings(name: string, sshUsername: string, appDirectory: string, cpus: number,
-  waitFor: Readonly<Record<string, ServiceWait>>): void {
+function checkBundleSettings(
+  name: string,
+  sshUsername: string,
+  appDirectory: string,
+  cpus: number,
+  waitFor: Readonly<Record<string, ServiceWait>>,
+): void {
   if (!NAME.test(name)) {
     throw new ComposeError('the golden image bundle name is not usable as a folder and unit name', {
       value: name,
@@ -350,20 +385,26 @@ function checkBundleSettings(name: string, sshUsername: string, appDirectory: st
   }
   if (!USER_NAME.test(sshUsername)) {
     throw new ComposeError('the build user name is not a valid login name', {
-      value: sshUsername, allowed: 'a lower-case letter or "_", then up to 31 lower-case letters, digits, "_" or "-"',
+      value: sshUsername,
+      allowed: 'a lower-case letter or "_", then up to 31 lower-case letters, digits, "_" or "-"',
     });
   }
   if (!APP_DIRECTORY.test(appDirectory) || appDirectory.split('/').includes('..')) {
     throw new ComposeError('the app folder is not a plain absolute path', {
-      value: appDirectory, allowed: 'an absolute path of letters, digits, ".", "_" and "-"', hint: 'e.g. /opt/shop',
+      value: appDirectory,
+      allowed: 'an absolute path of letters, digits, ".", "_" and "-"',
+      hint: 'e.g. /opt/shop',
     });
   }
   if (!Number.isInteger(cpus) || cpus < 1) {
     throw new ComposeError('the build VM needs a whole number of CPUs', { value: cpus, allowed: '1 or more' });
   }
   for (const [service, wait] of Object.entries(waitFor).sort(([a], [b]) => compare(a, b))) {
-    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(wait.host) || !(Number.isInteger(wait.port) && wait.port >= 1 && wait.port <= 65535)
-      || !(Number.isInteger(wait.timeoutSeconds) && wait.timeoutSeconds >= 1)) {
+    if (
+      !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(wait.host) ||
+      !(Number.isInteger(wait.port) && wait.port >= 1 && wait.port <= 65535) ||
+      !(Number.isInteger(wait.timeoutSeconds) && wait.timeoutSeconds >= 1)
+    ) {
       throw new ComposeError(`the wait for service "${service}" is not usable`, {
         value: `${wait.host}:${wait.port} within ${wait.timeoutSeconds} s`,
         allowed: 'a DNS name, a port 1-65535 and a whole number of seconds, 1 or more',
@@ -377,7 +418,11 @@ const defaultIsSensitive: SensitiveEnvPredicate = (env: EnvVar) =>
   isSensitiveName(env.name, DEFAULT_SENSITIVE_NAME_PATTERNS) || hasEmbeddedPassword(env.value);
 
 /** Every secret string of the chosen services, so that files and values that contain one stay out of the bundle. */
-function collectSecretValues(model: ComposeModel, services: readonly string[], isSensitive: SensitiveEnvPredicate): Redactor {
+function collectSecretValues(
+  model: ComposeModel,
+  services: readonly string[],
+  isSensitive: SensitiveEnvPredicate,
+): Redactor {
   const values = new Redactor();
   // The loader's: .env and shell values the files use (`--requirepass ${REDIS_PASSWORD}`), secret files.
   (model.secretValues ?? []).forEach((value) => values.add(value));

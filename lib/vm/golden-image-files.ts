@@ -86,51 +86,53 @@ export function packerTemplate(build: GoldenImageBuild): string {
     'min_packer_version': '1.6.6',
     'variables': { ssh_password: null },
     'sensitive-variables': ['ssh_password'],
-    'builders': [{
-      type: 'qemu',
-      iso_url: build.iso.url,
-      iso_checksum: build.iso.packerChecksum,
-      output_directory: BUNDLE_PATHS.outputDirectory,
-      vm_name: imageFileName(build.name),
-      format: 'qcow2',
-      disk_size: `${build.diskSizeGib}G`,
-      disk_interface: 'virtio',
-      net_device: 'virtio-net',
-      memory: build.memoryMib,
-      cpus: build.cpus,
-      accelerator: build.accelerator,
-      headless: build.headless,
-      http_directory: 'http',
-      boot_wait: '5s',
-      // The installer reads the preseed over HTTP; the build user's password is typed on its command line from the
-      // user variable, so it never lands in a file. net.ifnames=0 carries over to the installed system, so its NIC
-      // is eth0 under QEMU and under KubeVirt alike.
-      boot_command: [
-        '<esc><wait>',
-        'auto preseed/url=http://{{ .HTTPIP }}:{{ .HTTPPort }}/preseed.cfg ',
-        'debian-installer/locale=en_US.UTF-8 keyboard-configuration/xkb-keymap=us net.ifnames=0 biosdevname=0 ',
-        `netcfg/get_hostname=${build.name} netcfg/get_domain=localdomain `,
-        `passwd/user-fullname=${user} passwd/username=${user} `,
-        `passwd/user-password=${password} passwd/user-password-again=${password} `,
-        '<enter>',
-      ],
-      ssh_username: user,
-      ssh_password: password,
-      ssh_timeout: '30m',
-      // Locks the build user's password and drops its sudo rule in the same root shell that powers off.
-      shutdown_command: `sudo sh -c 'passwd --lock ${user} && rm -f /etc/sudoers.d/99-${user} && shutdown -P now'`,
-    }],
+    'builders': [
+      {
+        type: 'qemu',
+        iso_url: build.iso.url,
+        iso_checksum: build.iso.packerChecksum,
+        output_directory: BUNDLE_PATHS.outputDirectory,
+        vm_name: imageFileName(build.name),
+        format: 'qcow2',
+        disk_size: `${build.diskSizeGib}G`,
+        disk_interface: 'virtio',
+        net_device: 'virtio-net',
+        memory: build.memoryMib,
+        cpus: build.cpus,
+        accelerator: build.accelerator,
+        headless: build.headless,
+        http_directory: 'http',
+        boot_wait: '5s',
+        // The installer reads the preseed over HTTP; the build user's password is typed on its command line from the
+        // user variable, so it never lands in a file. net.ifnames=0 carries over to the installed system, so its NIC
+        // is eth0 under QEMU and under KubeVirt alike.
+        boot_command: [
+          '<esc><wait>',
+          'auto preseed/url=http://{{ .HTTPIP }}:{{ .HTTPPort }}/preseed.cfg ',
+          'debian-installer/locale=en_US.UTF-8 keyboard-configuration/xkb-keymap=us net.ifnames=0 biosdevname=0 ',
+          `netcfg/get_hostname=${build.name} netcfg/get_domain=localdomain `,
+          `passwd/user-fullname=${user} passwd/username=${user} `,
+          `passwd/user-password=${password} passwd/user-password-again=${password} `,
+          '<enter>',
+        ],
+        ssh_username: user,
+        ssh_password: password,
+        ssh_timeout: '30m',
+        // Locks the build user's password and drops its sudo rule in the same root shell that powers off.
+        shutdown_command: `sudo sh -c 'passwd --lock ${user} && rm -f /etc/sudoers.d/99-${user} && shutdown -P now'`,
+      },
+    ],
     'provisioners': [
       {
         type: 'shell',
-        execute_command: 'sudo env {{ .Vars }} sh -eu \'{{ .Path }}\'',
+        execute_command: "sudo env {{ .Vars }} sh -eu '{{ .Path }}'",
         script: BUNDLE_PATHS.installRuntime,
       },
       { type: 'file', source: BUNDLE_PATHS.appFolder, destination: '/tmp' },
       { type: 'file', source: unitPath(build.name), destination: `/tmp/${unit}` },
       {
         type: 'shell',
-        execute_command: 'sudo env {{ .Vars }} sh -eu \'{{ .Path }}\'',
+        execute_command: "sudo env {{ .Vars }} sh -eu '{{ .Path }}'",
         inline: [
           `install -d -m 0755 ${app}`,
           `cp -R /tmp/${BUNDLE_PATHS.appFolder}/. ${app}/`,
@@ -148,7 +150,7 @@ export function packerTemplate(build: GoldenImageBuild): string {
       },
       {
         type: 'shell',
-        execute_command: 'sudo env {{ .Vars }} sh -eu \'{{ .Path }}\'',
+        execute_command: "sudo env {{ .Vars }} sh -eu '{{ .Path }}'",
         script: BUNDLE_PATHS.cleanup,
       },
     ],
@@ -198,7 +200,7 @@ export function preseed(build: GoldenImageBuild): string {
 export function installRuntimeScript(): string {
   return [
     '#!/bin/sh',
-    '# Container runtime and compose plugin (Docker\'s apt repository), cloud-init for the VM\'s user data, and the qemu',
+    "# Container runtime and compose plugin (Docker's apt repository), cloud-init for the VM's user data, and the qemu",
     '# guest agent that KubeVirt talks to. Generated by cdk8s-compose.',
     'set -eu',
     'export DEBIAN_FRONTEND=noninteractive',
@@ -225,7 +227,7 @@ export function cleanupScript(): string {
     'set -eu',
     'apt-get clean',
     'rm -rf /var/lib/apt/lists/*',
-    '# The installer may copy boot parameters into GRUB: keep none of the build user\'s.',
+    "# The installer may copy boot parameters into GRUB: keep none of the build user's.",
     'if grep -q "passwd/" /etc/default/grub; then sed -i -E \'s#passwd/[^ "]*##g\' /etc/default/grub && update-grub; fi',
     'cloud-init clean --logs',
     'rm -f /etc/ssh/ssh_host_*',
@@ -239,9 +241,12 @@ export function cleanupScript(): string {
 export function systemdUnit(build: GoldenImageBuild): string {
   // One bounded TCP wait per dependency outside the VM, in bash (its /dev/tcp needs no extra package); "$$" is a
   // literal "$" to systemd. A failed wait fails the start, which is retried.
-  const waits = (build.waitFor ?? []).map((w) => `ExecStartPre=/bin/bash -c 'for i in $$(seq 1 ${Math.max(1, Math.ceil(w.timeoutSeconds / 2))}); do `
-    + `(exec 3<>/dev/tcp/${w.host}/${w.port}) 2>/dev/null && exit 0; sleep 2; done; `
-    + `echo "${w.host}:${w.port} did not accept connections within ${w.timeoutSeconds} s" >&2; exit 1'`);
+  const waits = (build.waitFor ?? []).map(
+    (w) =>
+      `ExecStartPre=/bin/bash -c 'for i in $$(seq 1 ${Math.max(1, Math.ceil(w.timeoutSeconds / 2))}); do ` +
+      `(exec 3<>/dev/tcp/${w.host}/${w.port}) 2>/dev/null && exit 0; sleep 2; done; ` +
+      `echo "${w.host}:${w.port} did not accept connections within ${w.timeoutSeconds} s" >&2; exit 1'`,
+  );
   return [
     '[Unit]',
     `Description=Compose app ${build.name} (generated by cdk8s-compose)`,

@@ -8,7 +8,15 @@ import { ComposeError } from '../compose/errors';
 import { CloudConfig, inlinePasswordError } from './cloud-init';
 import { DiskSource } from './disk-source';
 import {
-  HugepageSize, RunStrategy, VmCpu, VmDisk, VmDiskOptions, VmFeatures, VmGpu, VmInterface, VmResources,
+  HugepageSize,
+  RunStrategy,
+  VmCpu,
+  VmDisk,
+  VmDiskOptions,
+  VmFeatures,
+  VmGpu,
+  VmInterface,
+  VmResources,
 } from './vm-devices';
 import { VmExposure, VmIngressOptions, VmServiceOptions } from './vm-exposure';
 import { CLOUD_INIT_DISK, DEFAULT_NETWORK, ROOT_DISK, VM_LABEL, objectMeta } from './vm-names';
@@ -201,7 +209,13 @@ export class GoldenImageVm extends Construct {
 
     checkVmSettings(this.name, props);
     this.node.addValidation({
-      validate: () => vmTemplateViolations(this.name, props, this.parts, (volume) => this.userDataSecrets.secretOf(volume) !== undefined),
+      validate: () =>
+        vmTemplateViolations(
+          this.name,
+          props,
+          this.parts,
+          (volume) => this.userDataSecrets.secretOf(volume) !== undefined,
+        ),
     });
   }
 
@@ -288,7 +302,8 @@ export class GoldenImageVm extends Construct {
   }
 
   private renderSpec() {
-    const annotations = Object.keys(this.templateAnnotations).length > 0 ? sortedRecord(this.templateAnnotations) : undefined;
+    const annotations =
+      Object.keys(this.templateAnnotations).length > 0 ? sortedRecord(this.templateAnnotations) : undefined;
     return renderVmSpec({
       settings: this.props,
       parts: this.parts,

@@ -53,14 +53,16 @@ export function vmInstallSteps(options: VmInstallStepsOptions = {}): RunbookStep
         `kubectl apply -f ${kvCr}`,
         'kubectl -n kubevirt wait kv kubevirt --for condition=Available --timeout=300s',
       ],
-      expect: 'kubevirt.kubevirt.io/kubevirt condition met. A time-out means the install did not finish: read `kubectl -n kubevirt get pods` and the virt-operator logs.',
+      expect:
+        'kubevirt.kubevirt.io/kubevirt condition met. A time-out means the install did not finish: read `kubectl -n kubevirt get pods` and the virt-operator logs.',
     },
     {
       title: 'Check that every node advertises the KVM device resource',
       commands: [
-        "kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name}{\"\\t\"}{.status.allocatable.devices\\.kubevirt\\.io/kvm}{\"\\n\"}{end}'",
+        'kubectl get nodes -o jsonpath=\'{range .items[*]}{.metadata.name}{"\\t"}{.status.allocatable.devices\\.kubevirt\\.io/kvm}{"\\n"}{end}\'',
       ],
-      expect: 'A count (for example 1k) after every node that should run VMs. An empty count means the node has no usable /dev/kvm: enable hardware virtualization (or nested virtualization) on it; VMs are not scheduled there.',
+      expect:
+        'A count (for example 1k) after every node that should run VMs. An empty count means the node has no usable /dev/kvm: enable hardware virtualization (or nested virtualization) on it; VMs are not scheduled there.',
     },
     {
       title: `Install the CDI ${cdi} operator, then its custom resource`,
@@ -128,7 +130,7 @@ export function goldenImageBuildSteps(options: GoldenImageBuildStepsOptions): Ru
         `qemu-img convert -O qcow2 ${options.outputDirectory}/${options.vmName} ${options.imageFile}`,
         `qemu-img info ${options.imageFile}`,
       ],
-      expect: 'The virtual size is below the DataVolume\'s storage request (CDI needs room for file-system overhead).',
+      expect: "The virtual size is below the DataVolume's storage request (CDI needs room for file-system overhead).",
     },
     {
       title: 'Publish the image at a URL the cluster can reach, for the DataVolume to import',
@@ -140,13 +142,21 @@ export function goldenImageBuildSteps(options: GoldenImageBuildStepsOptions): Ru
 
 /** Markdown for a list of steps: a numbered list, each with its commands in a shell block. */
 export function renderStepsMarkdown(steps: readonly RunbookStep[]): string {
-  return steps
-    .map((step, index) => {
-      const lines = [`${index + 1}. ${step.title}:`, '', '   ```sh', ...step.commands.map((c) => `   ${c}`), '   ```'];
-      if (step.expect) {
-        lines.push('', `   Expect: ${step.expect}`);
-      }
-      return lines.join('\n');
-    })
-    .join('\n\n') + '\n';
+  return (
+    steps
+      .map((step, index) => {
+        const lines = [
+          `${index + 1}. ${step.title}:`,
+          '',
+          '   ```sh',
+          ...step.commands.map((c) => `   ${c}`),
+          '   ```',
+        ];
+        if (step.expect) {
+          lines.push('', `   Expect: ${step.expect}`);
+        }
+        return lines.join('\n');
+      })
+      .join('\n\n') + '\n'
+  );
 }

@@ -26,13 +26,17 @@ export class InstallerIso {
   public static debian(url: string, sha256: string): InstallerIso {
     if (!/^(https?|file):\/\/\S+$/.test(url)) {
       throw new ComposeError('the installer ISO URL is not usable', {
-        value: url, allowed: 'an http://, https:// or file:// URL', hint: 'give the full URL of the netinst ISO',
+        value: url,
+        allowed: 'an http://, https:// or file:// URL',
+        hint: 'give the full URL of the netinst ISO',
       });
     }
     const checksum = sha256.toLowerCase().replace(/^sha256:/, '');
     if (!SHA256.test(checksum)) {
       throw new ComposeError('the installer ISO checksum is not a SHA-256', {
-        value: sha256, allowed: '64 hexadecimal digits', hint: 'copy the line for the ISO from the release\'s SHA256SUMS',
+        value: sha256,
+        allowed: '64 hexadecimal digits',
+        hint: "copy the line for the ISO from the release's SHA256SUMS",
       });
     }
     return new InstallerIso(url, checksum);

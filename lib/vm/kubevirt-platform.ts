@@ -95,11 +95,14 @@ export class KubeVirtPlatform extends Construct {
     this.cdiVersion = cdiVersionFor(this.version, props.cdiVersion);
     for (const [index, device] of (props.permittedPciDevices ?? []).entries()) {
       if (!PCI_SELECTOR.test(device.pciVendorSelector)) {
-        throw new ComposeError(`KubeVirt: permittedPciDevices[${index}].pciVendorSelector is not a PCI vendor:device pair`, {
-          value: device.pciVendorSelector,
-          allowed: 'four hex digits, ":", four hex digits, e.g. "10DE:1EB8"',
-          hint: 'read it with lspci -nn on the node',
-        });
+        throw new ComposeError(
+          `KubeVirt: permittedPciDevices[${index}].pciVendorSelector is not a PCI vendor:device pair`,
+          {
+            value: device.pciVendorSelector,
+            allowed: 'four hex digits, ":", four hex digits, e.g. "10DE:1EB8"',
+            hint: 'read it with lspci -nn on the node',
+          },
+        );
       }
     }
     const devices = props.permittedPciDevices ?? [];
@@ -113,17 +116,18 @@ export class KubeVirtPlatform extends Construct {
             featureGates: Lazy.any({ produce: () => this.featureGates() }),
             useEmulation: props.useEmulation,
           },
-          permittedHostDevices: devices.length > 0
-            ? {
-              pciHostDevices: [...devices]
-                .sort((a, b) => a.resourceName.localeCompare(b.resourceName))
-                .map((d) => ({
-                  pciVendorSelector: d.pciVendorSelector.toUpperCase(),
-                  resourceName: d.resourceName,
-                  externalResourceProvider: d.externalResourceProvider,
-                })),
-            }
-            : undefined,
+          permittedHostDevices:
+            devices.length > 0
+              ? {
+                  pciHostDevices: [...devices]
+                    .sort((a, b) => a.resourceName.localeCompare(b.resourceName))
+                    .map((d) => ({
+                      pciVendorSelector: d.pciVendorSelector.toUpperCase(),
+                      resourceName: d.resourceName,
+                      externalResourceProvider: d.externalResourceProvider,
+                    })),
+                }
+              : undefined,
         },
       },
     });
@@ -168,10 +172,15 @@ export class KubeVirtPlatform extends Construct {
     if (namespace === undefined) {
       return [];
     }
-    return [new ComposeError(`KubeVirt: the CDI custom resource is cluster-scoped but its chart gives it the namespace "${namespace}"`, {
-      allowed: 'a KubeVirtPlatform in a chart without a namespace',
-      hint: 'create the platform in a chart of its own, e.g. new KubeVirtPlatform(new Chart(app, \'platform\'), \'platform\')',
-    }).message];
+    return [
+      new ComposeError(
+        `KubeVirt: the CDI custom resource is cluster-scoped but its chart gives it the namespace "${namespace}"`,
+        {
+          allowed: 'a KubeVirtPlatform in a chart without a namespace',
+          hint: "create the platform in a chart of its own, e.g. new KubeVirtPlatform(new Chart(app, 'platform'), 'platform')",
+        },
+      ).message,
+    ];
   }
 
   private validateGpus(): string[] {
@@ -180,10 +189,21 @@ export class KubeVirtPlatform extends Construct {
     for (const vm of this.vms()) {
       for (const gpu of vm.gpuDevices) {
         if (!permitted.has(gpu.deviceName)) {
-          errors.push(new ComposeError(`KubeVirt: VirtualMachine "${vm.name}" passes through gpu "${gpu.name}" with deviceName "${gpu.deviceName}", which permittedPciDevices does not list`, {
-            allowed: permitted.size > 0 ? [...permitted].sort().map((p) => `"${p}"`).join(', ') : 'no devices: permittedPciDevices is empty',
-            hint: `add { pciVendorSelector: "<vendor:device>", resourceName: "${gpu.deviceName}" } to permittedPciDevices`,
-          }).message);
+          errors.push(
+            new ComposeError(
+              `KubeVirt: VirtualMachine "${vm.name}" passes through gpu "${gpu.name}" with deviceName "${gpu.deviceName}", which permittedPciDevices does not list`,
+              {
+                allowed:
+                  permitted.size > 0
+                    ? [...permitted]
+                        .sort()
+                        .map((p) => `"${p}"`)
+                        .join(', ')
+                    : 'no devices: permittedPciDevices is empty',
+                hint: `add { pciVendorSelector: "<vendor:device>", resourceName: "${gpu.deviceName}" } to permittedPciDevices`,
+              },
+            ).message,
+          );
         }
       }
     }

@@ -55,7 +55,11 @@ export class AppFolder {
     const kind = volume.bind?.kind ?? 'missing';
     if (kind === 'outside') {
       if (!source.startsWith('/')) {
-        this.props.warn('vm-bind-outside', `the bind source "${source}" lies outside the project folder: provide it in the VM at the path it resolves to from ${this.props.appDirectory}`, volume.at);
+        this.props.warn(
+          'vm-bind-outside',
+          `the bind source "${source}" lies outside the project folder: provide it in the VM at the path it resolves to from ${this.props.appDirectory}`,
+          volume.at,
+        );
       }
       return source;
     }
@@ -63,13 +67,21 @@ export class AppFolder {
     if (kind === 'directory' || kind === 'missing') {
       this.directorySet.add(relative);
       if (kind === 'directory') {
-        this.props.warn('vm-bind-directory', `the folder "${source}" is created empty in the image: copy its content into the bundle's app/${relative}/ before the build`, volume.at);
+        this.props.warn(
+          'vm-bind-directory',
+          `the folder "${source}" is created empty in the image: copy its content into the bundle's app/${relative}/ before the build`,
+          volume.at,
+        );
       }
       return `./${relative}`;
     }
     const content = volume.bind?.content;
     if (!content) {
-      this.props.warn('vm-bind-unread', `the file "${source}" was not read (too large): copy it into the bundle's app/${relative} before the build`, volume.at);
+      this.props.warn(
+        'vm-bind-unread',
+        `the file "${source}" was not read (too large): copy it into the bundle's app/${relative} before the build`,
+        volume.at,
+      );
       return `./${relative}`;
     }
     if (!content.binary && this.props.containsSecret(content.text)) {
@@ -83,23 +95,39 @@ export class AppFolder {
   /** A compose secret as the VM's compose file declares it: a file under `secrets/`, which the operator supplies. */
   public renderSecret(secret: ComposeSecret): Record<string, unknown> {
     if (secret.source.kind === 'external') {
-      this.props.warn('vm-external-secret', `the external secret "${secret.source.externalName}" exists only in a swarm: docker compose in the VM cannot use it`, secret.at);
+      this.props.warn(
+        'vm-external-secret',
+        `the external secret "${secret.source.externalName}" exists only in a swarm: docker compose in the VM cannot use it`,
+        secret.at,
+      );
       return { external: true, name: secret.source.externalName };
     }
     const path = `${SECRETS_DIR}/${fileName(secret.name, secret.at)}`;
-    this.props.secrets.addFile(path, secret.source.kind !== 'outside' ? secret.source.content : undefined, secret.at.path);
+    this.props.secrets.addFile(
+      path,
+      secret.source.kind !== 'outside' ? secret.source.content : undefined,
+      secret.at.path,
+    );
     return { file: `./${path}` };
   }
 
   /** A compose config as the VM's compose file declares it: a file under `configs/`, written unless it holds a secret. */
   public renderConfig(config: ComposeConfig): Record<string, unknown> {
     if (config.source.kind === 'external') {
-      this.props.warn('vm-external-config', `the external config "${config.source.externalName}" exists only in a swarm: docker compose in the VM cannot use it`, config.at);
+      this.props.warn(
+        'vm-external-config',
+        `the external config "${config.source.externalName}" exists only in a swarm: docker compose in the VM cannot use it`,
+        config.at,
+      );
       return { external: true, name: config.source.externalName };
     }
     const path = `${CONFIGS_DIR}/${fileName(config.name, config.at)}`;
     if (config.source.kind === 'outside') {
-      this.props.warn('vm-config-outside', `the config file "${config.source.path}" lies outside the project folder and was not read: copy it into the bundle's app/${path} before the build`, config.at);
+      this.props.warn(
+        'vm-config-outside',
+        `the config file "${config.source.path}" lies outside the project folder and was not read: copy it into the bundle's app/${path} before the build`,
+        config.at,
+      );
       return { file: `./${path}` };
     }
     const content = config.source.content;
@@ -128,13 +156,16 @@ function appRelative(source: string, at: VolumeMount['at']): string {
   const parts = source.split('/').filter((p) => p !== '' && p !== '.');
   if (parts.length === 0 || parts.includes('..') || source.startsWith('/') || source.startsWith('~')) {
     throw new ComposeError('a bind source inside the project folder has an unusable path', {
-      at, value: source, hint: 'write the path relative to the project folder, e.g. ./conf/app.ini',
+      at,
+      value: source,
+      hint: 'write the path relative to the project folder, e.g. ./conf/app.ini',
     });
   }
   const relative = parts.join('/');
   if (RESERVED_FILES.has(relative) || relative === SECRETS_DIR || relative.startsWith(`${SECRETS_DIR}/`)) {
     throw new ComposeError(`the bind source "${source}" collides with a file the golden image manages`, {
-      at, allowed: `any path but ${[...RESERVED_FILES].join(', ')} and ${SECRETS_DIR}/`,
+      at,
+      allowed: `any path but ${[...RESERVED_FILES].join(', ')} and ${SECRETS_DIR}/`,
       hint: 'move the file to another folder in the project',
     });
   }
@@ -144,7 +175,10 @@ function appRelative(source: string, at: VolumeMount['at']): string {
 function fileName(name: string, at: ComposeSecret['at']): string {
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name)) {
     throw new ComposeError('the name cannot be used as a file name in the app folder', {
-      at, value: name, allowed: 'letters, digits, ".", "_" and "-"', hint: 'rename it in the compose file',
+      at,
+      value: name,
+      allowed: 'letters, digits, ".", "_" and "-"',
+      hint: 'rename it in the compose file',
     });
   }
   return name;

@@ -55,7 +55,11 @@ export function planVmPorts(services: readonly ComposeService[], warn: SubsetWar
         warn('local-only-port', `bound to ${p.hostIp} in the VM: the cluster cannot reach it`, p.at);
         continue;
       }
-      claim(service, { target: p.target, hostPort: p.published ?? p.target, protocol: p.protocol, origin: 'ports' }, p.at.path);
+      claim(
+        service,
+        { target: p.target, hostPort: p.published ?? p.target, protocol: p.protocol, origin: 'ports' },
+        p.at.path,
+      );
     }
     for (const p of service.expose) {
       if (ports.some((q) => q.service === service.name && q.target === p.target && q.protocol === p.protocol)) {

@@ -4,36 +4,54 @@ import { sortedRecord } from '../util/sort';
 // The compose-file shapes of the model's parts, as the VM's compose file writes them.
 
 /** The top-level `networks` of the services' networks, leaving out a plain `default`. */
-export function renderNetworks(model: ComposeModel, services: readonly ComposeService[]): Record<string, unknown> | undefined {
+export function renderNetworks(
+  model: ComposeModel,
+  services: readonly ComposeService[],
+): Record<string, unknown> | undefined {
   const used = new Set(services.flatMap((s) => s.networks.map((n) => n.name)));
   const networks = model.networks.filter((n) => used.has(n.name) && !(n.name === 'default' && isPlainNetwork(n)));
   if (networks.length === 0) {
     return undefined;
   }
-  return Object.fromEntries(networks.map((n) => [n.name, compact({
-    driver: n.driver,
-    internal: n.internal || undefined,
-    external: n.external || undefined,
-    enable_ipv6: n.enableIpv6 || undefined,
-    ipam: n.subnets.length > 0 ? { config: n.subnets.map((subnet) => ({ subnet })) } : undefined,
-    labels: nonEmpty(n.labels),
-  })]));
+  return Object.fromEntries(
+    networks.map((n) => [
+      n.name,
+      compact({
+        driver: n.driver,
+        internal: n.internal || undefined,
+        external: n.external || undefined,
+        enable_ipv6: n.enableIpv6 || undefined,
+        ipam: n.subnets.length > 0 ? { config: n.subnets.map((subnet) => ({ subnet })) } : undefined,
+        labels: nonEmpty(n.labels),
+      }),
+    ]),
+  );
 }
 
 /** The top-level `volumes` of the named volumes the services mount. */
-export function renderVolumes(model: ComposeModel, services: readonly ComposeService[]): Record<string, unknown> | undefined {
-  const used = new Set(services.flatMap((s) => s.volumes.filter((v) => v.type === 'volume' && v.source).map((v) => v.source!)));
+export function renderVolumes(
+  model: ComposeModel,
+  services: readonly ComposeService[],
+): Record<string, unknown> | undefined {
+  const used = new Set(
+    services.flatMap((s) => s.volumes.filter((v) => v.type === 'volume' && v.source).map((v) => v.source!)),
+  );
   const volumes = model.volumes.filter((v) => used.has(v.name));
   if (volumes.length === 0) {
     return undefined;
   }
-  return Object.fromEntries(volumes.map((v) => [v.name, compact({
-    external: v.external || undefined,
-    name: v.externalName,
-    driver: v.driver,
-    driver_opts: nonEmpty(v.driverOpts),
-    labels: nonEmpty(v.labels),
-  })]));
+  return Object.fromEntries(
+    volumes.map((v) => [
+      v.name,
+      compact({
+        external: v.external || undefined,
+        name: v.externalName,
+        driver: v.driver,
+        driver_opts: nonEmpty(v.driverOpts),
+        labels: nonEmpty(v.labels),
+      }),
+    ]),
+  );
 }
 
 export function renderFileReference(ref: FileReference): Record<string, unknown> {
@@ -51,7 +69,11 @@ export function renderHealthcheck(hc: Healthcheck): Record<string, unknown> {
     return { disable: true };
   }
   return compact({
-    test: hc.test ? (hc.test.kind === 'exec' ? ['CMD', ...hc.test.command] : ['CMD-SHELL', hc.test.command.join(' ')]) : undefined,
+    test: hc.test
+      ? hc.test.kind === 'exec'
+        ? ['CMD', ...hc.test.command]
+        : ['CMD-SHELL', hc.test.command.join(' ')]
+      : undefined,
     interval: hc.intervalSeconds !== undefined ? duration(hc.intervalSeconds) : undefined,
     timeout: hc.timeoutSeconds !== undefined ? duration(hc.timeoutSeconds) : undefined,
     retries: hc.retries,
@@ -65,11 +87,11 @@ export function renderDeploy(service: ComposeService): Record<string, unknown> |
   const resources = compact({ limits: renderAmounts(d.limits), reservations: renderAmounts(d.reservations) });
   const restart = d.restartPolicy
     ? compact({
-      condition: d.restartPolicy.condition,
-      delay: d.restartPolicy.delaySeconds !== undefined ? duration(d.restartPolicy.delaySeconds) : undefined,
-      max_attempts: d.restartPolicy.maxAttempts,
-      window: d.restartPolicy.windowSeconds !== undefined ? duration(d.restartPolicy.windowSeconds) : undefined,
-    })
+        condition: d.restartPolicy.condition,
+        delay: d.restartPolicy.delaySeconds !== undefined ? duration(d.restartPolicy.delaySeconds) : undefined,
+        max_attempts: d.restartPolicy.maxAttempts,
+        window: d.restartPolicy.windowSeconds !== undefined ? duration(d.restartPolicy.windowSeconds) : undefined,
+      })
     : undefined;
   const out = compact({
     mode: d.mode,
@@ -86,22 +108,29 @@ function renderAmounts(amounts: ResourceAmounts): Record<string, unknown> | unde
     cpus: amounts.cpus !== undefined ? String(amounts.cpus) : undefined,
     memory: amounts.memoryBytes !== undefined ? bytes(amounts.memoryBytes) : undefined,
     pids: amounts.pids,
-    devices: amounts.devices.length > 0
-      ? amounts.devices.map((dev) => compact({
-        capabilities: [...dev.capabilities],
-        driver: dev.driver,
-        count: dev.count,
-        device_ids: dev.deviceIds.length > 0 ? [...dev.deviceIds] : undefined,
-        options: nonEmpty(dev.options),
-      }))
-      : undefined,
+    devices:
+      amounts.devices.length > 0
+        ? amounts.devices.map((dev) =>
+            compact({
+              capabilities: [...dev.capabilities],
+              driver: dev.driver,
+              count: dev.count,
+              device_ids: dev.deviceIds.length > 0 ? [...dev.deviceIds] : undefined,
+              options: nonEmpty(dev.options),
+            }),
+          )
+        : undefined,
   });
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** Compose byte units: the largest binary unit that divides exactly. */
 function bytes(value: number): string {
-  for (const [unit, size] of [['g', 1024 ** 3], ['m', 1024 ** 2], ['k', 1024]] as const) {
+  for (const [unit, size] of [
+    ['g', 1024 ** 3],
+    ['m', 1024 ** 2],
+    ['k', 1024],
+  ] as const) {
     if (value % size === 0) {
       return `${value / size}${unit}`;
     }
@@ -116,7 +145,14 @@ export function duration(seconds: number): string {
 }
 
 function isPlainNetwork(n: ComposeModel['networks'][number]): boolean {
-  return !n.internal && !n.external && !n.driver && n.subnets.length === 0 && !n.enableIpv6 && Object.keys(n.labels).length === 0;
+  return (
+    !n.internal &&
+    !n.external &&
+    !n.driver &&
+    n.subnets.length === 0 &&
+    !n.enableIpv6 &&
+    Object.keys(n.labels).length === 0
+  );
 }
 
 export function isPlainAttachment(n: ComposeService['networks'][number]): boolean {

@@ -34,7 +34,10 @@ export interface SubsetSecretsProps {
 
 /** A reference to a `.env` variable in the compose file; the only text that is not `$`-escaped. */
 export class EnvReference {
-  constructor(public readonly variable: string, public readonly appDirectory: string) {}
+  constructor(
+    public readonly variable: string,
+    public readonly appDirectory: string,
+  ) {}
   public toString(): string {
     return `\${${this.variable}:?set ${this.variable} in ${this.appDirectory}/.env}`;
   }
@@ -103,7 +106,9 @@ export class SubsetSecrets {
       return value.map((item, i) => this.escapeDollars(item, `${where}[${i}]`));
     }
     if (value && typeof value === 'object') {
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.escapeDollars(v, where === '' ? k : `${where}.${k}`)]));
+      return Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [k, this.escapeDollars(v, where === '' ? k : `${where}.${k}`)]),
+      );
     }
     return value;
   }
@@ -158,14 +163,18 @@ export class SubsetSecrets {
       if (at < 0) {
         return out + rest.replace(/\$/g, '$$$$');
       }
-      out += rest.slice(0, at).replace(/\$/g, '$$$$') + new EnvReference(this.secretVariable(found, where), this.props.appDirectory).toString();
+      out +=
+        rest.slice(0, at).replace(/\$/g, '$$$$') +
+        new EnvReference(this.secretVariable(found, where), this.props.appDirectory).toString();
       rest = rest.slice(at + found.length);
     }
   }
 
   /** The `.env` variable of a secret value: the one that already holds it, else a new `SECRET_<n>`. */
   private secretVariable(value: string, where: string): string {
-    const existing = Object.keys(this.env).sort(compare).find((name) => this.env[name] === value);
+    const existing = Object.keys(this.env)
+      .sort(compare)
+      .find((name) => this.env[name] === value);
     if (existing) {
       return existing;
     }

@@ -94,7 +94,10 @@ export class VmExposure {
   private firstIngress?: kplus.Ingress;
   private ingressCount = 0;
 
-  constructor(private readonly scope: Construct, private readonly props: VmExposureProps) {}
+  constructor(
+    private readonly scope: Construct,
+    private readonly props: VmExposureProps,
+  ) {}
 
   /** The first Service created. */
   public get service(): kplus.Service | undefined {

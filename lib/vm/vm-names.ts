@@ -12,6 +12,9 @@ export const DEFAULT_NETWORK = 'default';
 export const DEFAULT_MEMORY = Size.gibibytes(2);
 
 /** Metadata with only the keys given: an explicit `name: undefined` would stop cdk8s from generating the name. */
-export function objectMeta(name: string | undefined, namespace: string | undefined): { name?: string; namespace?: string } {
+export function objectMeta(
+  name: string | undefined,
+  namespace: string | undefined,
+): { name?: string; namespace?: string } {
   return { ...(name !== undefined ? { name } : {}), ...(namespace !== undefined ? { namespace } : {}) };
 }

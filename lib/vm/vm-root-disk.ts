@@ -44,17 +44,21 @@ export function rootDiskDataVolume(scope: Construct, props: RootDiskProps): Data
   const image = props.image;
   const storage = props.storage ?? image.minimumStorage ?? DEFAULT_STORAGE;
   if (image.minimumStorage && sizeToKibibytes(storage) < sizeToKibibytes(image.minimumStorage)) {
-    throw new ComposeError(`VirtualMachine "${props.displayName}": storage ${sizeToQuantity(storage)} is too small for the image`, {
-      allowed: `at least ${sizeToQuantity(image.minimumStorage)} (the image's virtual size plus CDI's file-system overhead)`,
-      hint: 'raise storage, or leave it out to get the smallest size that fits',
-    });
+    throw new ComposeError(
+      `VirtualMachine "${props.displayName}": storage ${sizeToQuantity(storage)} is too small for the image`,
+      {
+        allowed: `at least ${sizeToQuantity(image.minimumStorage)} (the image's virtual size plus CDI's file-system overhead)`,
+        hint: 'raise storage, or leave it out to get the smallest size that fits',
+      },
+    );
   }
   return new DataVolume(scope, 'DataVolume', {
     metadata: objectMeta(props.vmName ? `${props.vmName}-${ROOT_DISK}` : undefined, props.namespace),
     spec: {
-      source: image.kind === 'http'
-        ? { http: { url: image.url, certConfigMap: image.certConfigMap } }
-        : { registry: { url: image.url } },
+      source:
+        image.kind === 'http'
+          ? { http: { url: image.url, certConfigMap: image.certConfigMap } }
+          : { registry: { url: image.url } },
       pvc: {
         accessModes: ['ReadWriteOnce'],
         resources: { requests: { storage: DataVolumeSpecPvcResourcesRequests.fromString(sizeToQuantity(storage)) } },

@@ -2,8 +2,19 @@ import { Size } from 'cdk8s';
 import { ComposeError } from '../compose/errors';
 import { sizeToKibibytes, sizeToQuantity } from '../base/sizes';
 import {
-  DiskBus, DiskCache, DiskIo, HugepageSize, InterfaceBinding, InterfaceModel, RunStrategy, VmCpu, VmDisk, VmFeatures,
-  VmGpu, VmInterface, VmResources,
+  DiskBus,
+  DiskCache,
+  DiskIo,
+  HugepageSize,
+  InterfaceBinding,
+  InterfaceModel,
+  RunStrategy,
+  VmCpu,
+  VmDisk,
+  VmFeatures,
+  VmGpu,
+  VmInterface,
+  VmResources,
 } from './vm-devices';
 import { DEFAULT_MEMORY } from './vm-names';
 import { VmNetwork } from './vm-network';
@@ -73,10 +84,13 @@ export function checkVmSettings(vmName: string, settings: VmSettings): void {
     const memory = memoryRequest(settings);
     const page = Size.mebibytes(settings.hugepages === HugepageSize.SIZE_1GI ? 1024 : 2);
     if (sizeToKibibytes(memory) % sizeToKibibytes(page) !== 0) {
-      throw new ComposeError(`VirtualMachine "${vmName}": memory ${sizeToQuantity(memory)} is not a whole number of ${settings.hugepages} huge pages`, {
-        allowed: `a multiple of ${settings.hugepages}`,
-        hint: 'round the memory request to the page size',
-      });
+      throw new ComposeError(
+        `VirtualMachine "${vmName}": memory ${sizeToQuantity(memory)} is not a whole number of ${settings.hugepages} huge pages`,
+        {
+          allowed: `a multiple of ${settings.hugepages}`,
+          hint: 'round the memory request to the page size',
+        },
+      );
     }
   }
 }
@@ -86,8 +100,12 @@ export function checkVmSettings(vmName: string, settings: VmSettings): void {
  * interface with its network, known enum values, at most one pod network, device counts that agree with the gpus.
  * @param hasUserDataSecret whether the volume's user data went into a Secret when it was attached
  */
-export function vmTemplateViolations(vmName: string, settings: VmSettings, parts: VmTemplateParts,
-  hasUserDataSecret: (volume: string) => boolean): string[] {
+export function vmTemplateViolations(
+  vmName: string,
+  settings: VmSettings,
+  parts: VmTemplateParts,
+  hasUserDataSecret: (volume: string) => boolean,
+): string[] {
   const errors: string[] = [];
   const vm = `VirtualMachine "${vmName}"`;
   const fail = (problem: string, details: ConstructorParameters<typeof ComposeError>[1]) =>
@@ -102,11 +120,21 @@ export function vmTemplateViolations(vmName: string, settings: VmSettings, parts
 
   const volumeNames = volumes.map((v) => v.name);
   const networkNames = networks.map((n) => n.name);
-  duplicates(disks.map((d) => d.name)).forEach((n) => fail(`${vm}: disk "${n}" is defined twice`, { hint: 'give each disk its own name' }));
-  duplicates(volumeNames).forEach((n) => fail(`${vm}: volume "${n}" is defined twice`, { hint: 'give each volume its own name' }));
-  duplicates(interfaces.map((i) => i.name)).forEach((n) => fail(`${vm}: interface "${n}" is defined twice`, { hint: 'give each interface its own name' }));
-  duplicates(networkNames).forEach((n) => fail(`${vm}: network "${n}" is defined twice`, { hint: 'give each network its own name' }));
-  duplicates(gpus.map((g) => g.name)).forEach((n) => fail(`${vm}: gpu "${n}" is defined twice`, { hint: 'give each gpu its own name' }));
+  duplicates(disks.map((d) => d.name)).forEach((n) =>
+    fail(`${vm}: disk "${n}" is defined twice`, { hint: 'give each disk its own name' }),
+  );
+  duplicates(volumeNames).forEach((n) =>
+    fail(`${vm}: volume "${n}" is defined twice`, { hint: 'give each volume its own name' }),
+  );
+  duplicates(interfaces.map((i) => i.name)).forEach((n) =>
+    fail(`${vm}: interface "${n}" is defined twice`, { hint: 'give each interface its own name' }),
+  );
+  duplicates(networkNames).forEach((n) =>
+    fail(`${vm}: network "${n}" is defined twice`, { hint: 'give each network its own name' }),
+  );
+  duplicates(gpus.map((g) => g.name)).forEach((n) =>
+    fail(`${vm}: gpu "${n}" is defined twice`, { hint: 'give each gpu its own name' }),
+  );
 
   for (const disk of disks) {
     if (!volumeNames.includes(disk.name)) {
@@ -160,7 +188,10 @@ export function vmTemplateViolations(vmName: string, settings: VmSettings, parts
   }
 
   const resources = settings.resources ?? {};
-  for (const [which, amounts] of [['requests', resources.requests], ['limits', resources.limits]] as const) {
+  for (const [which, amounts] of [
+    ['requests', resources.requests],
+    ['limits', resources.limits],
+  ] as const) {
     for (const [device, count] of Object.entries(amounts?.devices ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
       const used = gpus.filter((g) => g.deviceName === device).length;
       if (count !== used) {
@@ -197,5 +228,10 @@ function duplicates(names: string[]): string[] {
 }
 
 function quoteList(names: readonly string[]): string {
-  return names.length === 0 ? 'none' : [...names].sort().map((n) => `"${n}"`).join(', ');
+  return names.length === 0
+    ? 'none'
+    : [...names]
+        .sort()
+        .map((n) => `"${n}"`)
+        .join(', ');
 }

@@ -34,18 +34,21 @@ export function renderVmSpec(input: VmSpecInput): VirtualMachineSpec {
   const passwordSecrets = [...new Set(parts.volumes.flatMap((v) => v.userData?.passwordSecrets ?? []))].sort();
 
   return {
-    running: settings.runStrategy === undefined ? settings.running ?? true : undefined,
+    running: settings.runStrategy === undefined ? (settings.running ?? true) : undefined,
     runStrategy: settings.runStrategy,
     template: {
       metadata: input.templateMetadata,
       spec: {
-        accessCredentials: passwordSecrets.length > 0
-          ? passwordSecrets.map((secretName) => ({
-            userPassword: { source: { secret: { secretName } }, propagationMethod: { qemuGuestAgent: {} } },
-          }))
-          : undefined,
+        accessCredentials:
+          passwordSecrets.length > 0
+            ? passwordSecrets.map((secretName) => ({
+                userPassword: { source: { secret: { secretName } }, propagationMethod: { qemuGuestAgent: {} } },
+              }))
+            : undefined,
         domain: {
-          cpu: settings.cpu ? { cores: settings.cpu.cores, sockets: settings.cpu.sockets, threads: settings.cpu.threads } : undefined,
+          cpu: settings.cpu
+            ? { cores: settings.cpu.cores, sockets: settings.cpu.sockets, threads: settings.cpu.threads }
+            : undefined,
           memory: settings.hugepages ? { hugepages: { pageSize: settings.hugepages } } : undefined,
           resources: {
             requests: Object.keys(requests).length > 0 ? requests : undefined,
@@ -55,12 +58,13 @@ export function renderVmSpec(input: VmSpecInput): VirtualMachineSpec {
           devices: {
             disks: parts.disks.map(renderDisk),
             interfaces: parts.interfaces.map(renderInterface),
-            gpus: parts.gpus.length > 0 ? parts.gpus.map((g) => ({ name: g.name, deviceName: g.deviceName })) : undefined,
+            gpus:
+              parts.gpus.length > 0 ? parts.gpus.map((g) => ({ name: g.name, deviceName: g.deviceName })) : undefined,
           },
         },
-        networks: parts.networks.map((n) => (n.kind === 'pod'
-          ? { name: n.name, pod: {} }
-          : { name: n.name, multus: { networkName: n.networkName! } })),
+        networks: parts.networks.map((n) =>
+          n.kind === 'pod' ? { name: n.name, pod: {} } : { name: n.name, multus: { networkName: n.networkName! } },
+        ),
         volumes: parts.volumes.map((v) => renderVolume(v, input.userDataSecretName(v.name))),
       },
     },
@@ -78,10 +82,10 @@ function renderFeatures(settings: VmSettings) {
     apic: features.apic ? {} : undefined,
     hyperv: hyperv
       ? {
-        relaxed: hyperv.relaxed ? {} : undefined,
-        vapic: hyperv.vapic ? {} : undefined,
-        spinlocks: hyperv.spinlocks !== undefined ? { spinlocks: hyperv.spinlocks } : undefined,
-      }
+          relaxed: hyperv.relaxed ? {} : undefined,
+          vapic: hyperv.vapic ? {} : undefined,
+          spinlocks: hyperv.spinlocks !== undefined ? { spinlocks: hyperv.spinlocks } : undefined,
+        }
       : undefined,
   };
 }

@@ -27,7 +27,10 @@ export class VmUserDataSecrets {
   private readonly byVolume = new Map<string, KubeSecret>();
   private firstSecret?: KubeSecret;
 
-  constructor(private readonly scope: Construct, private readonly props: VmUserDataSecretsProps) {}
+  constructor(
+    private readonly scope: Construct,
+    private readonly props: VmUserDataSecretsProps,
+  ) {}
 
   /** The first Secret created. */
   public get first(): KubeSecret | undefined {

@@ -1,7 +1,8 @@
 import { CloudConfig } from './cloud-init';
 
 /** Where a VM volume's data comes from. */
-export type VmVolumeKind = 'dataVolume' | 'persistentVolumeClaim' | 'configMap' | 'cloudInitNoCloud' | 'cloudInitNoCloudSecret';
+export type VmVolumeKind =
+  'dataVolume' | 'persistentVolumeClaim' | 'configMap' | 'cloudInitNoCloud' | 'cloudInitNoCloudSecret';
 
 /** A volume of the VM (`spec.template.spec.volumes[]`); the disk with the same name presents it to the guest. */
 export class VmVolume {

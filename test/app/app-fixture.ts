@@ -15,14 +15,18 @@ export interface SynthesizedApp {
 
 /** Loads compose text (no shell environment; project `test` unless the text names one) into a model. */
 export function modelOf(text: string, projectDir?: string): ComposeModel {
-  return loadComposeFromString(text, { env: {}, projectDir, projectName: /^name:/m.test(text) ? undefined : 'test' }).model;
+  return loadComposeFromString(text, { env: {}, projectDir, projectName: /^name:/m.test(text) ? undefined : 'test' })
+    .model;
 }
 
 /**
  * A fresh chart with a ComposeApp from compose text or a model, synthesized. Every output is checked against the
  * schemas (unknown fields rejected) and the Kubernetes rules before a test sees it.
  */
-export function synthApp(input: string | ComposeModel, props: Omit<ComposeAppProps, 'model' | 'composeFile'> = {}): SynthesizedApp {
+export function synthApp(
+  input: string | ComposeModel,
+  props: Omit<ComposeAppProps, 'model' | 'composeFile'> = {},
+): SynthesizedApp {
   const model = typeof input === 'string' ? modelOf(input) : input;
   const chart = new Chart(Testing.app(), 'test');
   const app = new ComposeApp(chart, 'app', { model, ...props });
@@ -44,5 +48,7 @@ export function mainContainer(doc: Manifest): any {
 
 /** The decoded `data` of a Secret document. */
 export function secretData(doc: Manifest): Record<string, string> {
-  return Object.fromEntries(Object.entries(doc.data ?? {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64').toString('utf8')]));
+  return Object.fromEntries(
+    Object.entries(doc.data ?? {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64').toString('utf8')]),
+  );
 }

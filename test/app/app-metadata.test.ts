@@ -45,13 +45,15 @@ describe('the labels and annotations props', () => {
   test('reach every object the app makes', () => {
     expect(docs.length).toBeGreaterThan(10);
     for (const doc of docs) {
-      expect({ object: `${doc.kind}/${doc.metadata.name}`, labels: doc.metadata.labels })
-        .toEqual({ object: `${doc.kind}/${doc.metadata.name}`, labels: expect.objectContaining(LABELS) });
+      expect({ object: `${doc.kind}/${doc.metadata.name}`, labels: doc.metadata.labels }).toEqual({
+        object: `${doc.kind}/${doc.metadata.name}`,
+        labels: expect.objectContaining(LABELS),
+      });
       expect(doc.metadata.annotations).toEqual(expect.objectContaining(ANNOTATIONS));
     }
   });
 
-  test('reach every pod template: the workloads\', the backup CronJob\'s and the VM\'s, next to their own labels', () => {
+  test("reach every pod template: the workloads', the backup CronJob's and the VM's, next to their own labels", () => {
     const kinds = new Set<string>();
     for (const doc of docs) {
       for (const template of templates(doc)) {
@@ -61,7 +63,10 @@ describe('the labels and annotations props', () => {
       }
     }
     expect([...kinds].sort()).toEqual(['CronJob', 'Deployment', 'VirtualMachine']);
-    expect(findDoc(docs, 'Deployment', 'web').spec.template.metadata.labels).toMatchObject({ app: 'web', team: 'shop' });
+    expect(findDoc(docs, 'Deployment', 'web').spec.template.metadata.labels).toMatchObject({
+      app: 'web',
+      team: 'shop',
+    });
     expect(findDoc(docs, 'VirtualMachine', 'shop-vm').spec.template.metadata).toEqual({
       labels: { 'kubevirt.io/vm': 'shop-vm', 'network.cdk8s-compose.io/default': 'true', ...LABELS },
       annotations: ANNOTATIONS,
@@ -70,17 +75,23 @@ describe('the labels and annotations props', () => {
 
   test('leave the objects alone when not given', () => {
     const plain = synthApp(SHOP).docs;
-    expect(plain.filter((d) => d.metadata.labels?.team !== undefined || d.metadata.annotations?.owner !== undefined)).toEqual([]);
+    expect(
+      plain.filter((d) => d.metadata.labels?.team !== undefined || d.metadata.annotations?.owner !== undefined),
+    ).toEqual([]);
   });
 });
 
 describe('the labels and annotations props are checked', () => {
-  const make = (props: object) => () => new ComposeApp(new Chart(Testing.app(), 'test'), 'app', { model: modelOf(SHOP), ...props });
+  const make = (props: object) => () =>
+    new ComposeApp(new Chart(Testing.app(), 'test'), 'app', { model: modelOf(SHOP), ...props });
 
   test('throws on a label key the app sets itself', () => {
-    expect(make({ labels: { app: 'shop' } })).toThrow('app: labels sets "app", which the app sets itself (Service selectors and '
-      + 'network policies use it)');
-    expect(make({ labels: { 'network.cdk8s-compose.io/front': 'true' } })).toThrow('labels sets "network.cdk8s-compose.io/front"');
+    expect(make({ labels: { app: 'shop' } })).toThrow(
+      'app: labels sets "app", which the app sets itself (Service selectors and ' + 'network policies use it)',
+    );
+    expect(make({ labels: { 'network.cdk8s-compose.io/front': 'true' } })).toThrow(
+      'labels sets "network.cdk8s-compose.io/front"',
+    );
   });
 
   test('throws on a label or an annotation key Kubernetes does not accept, quoting it', () => {

@@ -12,12 +12,18 @@ services:
 
   test('a Namespace labelled with its name, named after the project', () => {
     const namespace = findDoc(docs, 'Namespace', 'my-shop');
-    expect(namespace.metadata).toEqual({ name: 'my-shop', labels: { name: 'my-shop' }, annotations: { 'argocd.argoproj.io/sync-wave': '0' } });
+    expect(namespace.metadata).toEqual({
+      name: 'my-shop',
+      labels: { name: 'my-shop' },
+      annotations: { 'argocd.argoproj.io/sync-wave': '0' },
+    });
   });
 
   test('every other object lives in it', () => {
     for (const doc of docs.filter((d) => d.kind !== 'Namespace')) {
-      expect(`${doc.kind}/${doc.metadata.name}: ${doc.metadata.namespace}`).toBe(`${doc.kind}/${doc.metadata.name}: my-shop`);
+      expect(`${doc.kind}/${doc.metadata.name}: ${doc.metadata.namespace}`).toBe(
+        `${doc.kind}/${doc.metadata.name}: my-shop`,
+      );
     }
   });
 

@@ -24,16 +24,31 @@ services:
 
   test('the command reads the password through $(VAR) from the env Secret', () => {
     const cache = findDoc(docs, 'Deployment', 'cache');
-    expect(mainContainer(cache).args).toEqual(['redis-server', '--requirepass', '$(CDK8S_COMPOSE_SECRET_1)', '--appendonly', 'yes']);
-    expect(mainContainer(cache).env).toContainEqual({ name: 'CDK8S_COMPOSE_SECRET_1', valueFrom: { secretKeyRef: { key: 'CDK8S_COMPOSE_SECRET_1', name: 'cache-env' } } });
+    expect(mainContainer(cache).args).toEqual([
+      'redis-server',
+      '--requirepass',
+      '$(CDK8S_COMPOSE_SECRET_1)',
+      '--appendonly',
+      'yes',
+    ]);
+    expect(mainContainer(cache).env).toContainEqual({
+      name: 'CDK8S_COMPOSE_SECRET_1',
+      valueFrom: { secretKeyRef: { key: 'CDK8S_COMPOSE_SECRET_1', name: 'cache-env' } },
+    });
     expect(secretData(findDoc(docs, 'Secret', 'cache-env'))).toEqual({ CDK8S_COMPOSE_SECRET_1: 's3cret-pass' });
   });
 
   test('exec and shell healthchecks read the env variable through sh -c', () => {
-    expect(mainContainer(findDoc(docs, 'Deployment', 'cache')).readinessProbe.exec.command)
-      .toEqual(['sh', '-c', '\'redis-cli\' \'-a\' "${CDK8S_COMPOSE_SECRET_1}" \'ping\'']);
-    expect(mainContainer(findDoc(docs, 'Deployment', 'worker')).livenessProbe.exec.command)
-      .toEqual(['sh', '-c', 'check --password \'\'"${DB_PASSWORD}"\'\' && echo ok']);
+    expect(mainContainer(findDoc(docs, 'Deployment', 'cache')).readinessProbe.exec.command).toEqual([
+      'sh',
+      '-c',
+      "'redis-cli' '-a' \"${CDK8S_COMPOSE_SECRET_1}\" 'ping'",
+    ]);
+    expect(mainContainer(findDoc(docs, 'Deployment', 'worker')).livenessProbe.exec.command).toEqual([
+      'sh',
+      '-c',
+      "check --password ''\"${DB_PASSWORD}\"'' && echo ok",
+    ]);
   });
 
   test('the value is in no other object, and each rewrite is reported without it', () => {

@@ -20,7 +20,11 @@ volumes:
 function plan(name: string): ServicePlan {
   const service = MODEL.services.find((s) => s.name === name)!;
   return {
-    service, name, kind: WorkloadKind.DEPLOYMENT, hasService: true, labels: readKomposeLabels(service),
+    service,
+    name,
+    kind: WorkloadKind.DEPLOYMENT,
+    hasService: true,
+    labels: readKomposeLabels(service),
     ports: service.ports.map((p) => ({ port: p.target, protocol: kplus.Protocol.TCP, name: `tcp-${p.target}` })),
   };
 }
@@ -34,7 +38,10 @@ describe('AppSettings', () => {
     expect(web.resources).toMatchObject({ cpuRequestMillis: 100, cpuLimitMillis: 1000 });
     expect(web.stateStorageBytes).toBe(1024 ** 3);
     expect(settings.waitSettings('shop')).toEqual({
-      namespace: 'shop', timeoutSeconds: 300, tcpImage: 'busybox:1.36', kubectlImage: 'registry.k8s.io/kubectl:v1.28.15',
+      namespace: 'shop',
+      timeoutSeconds: 300,
+      tcpImage: 'busybox:1.36',
+      kubectlImage: 'registry.k8s.io/kubectl:v1.28.15',
     });
     expect(settings.vmName('shop')).toBe('shop-vm');
     expect(settings.hasDefaultIngressDomain).toBe(true);

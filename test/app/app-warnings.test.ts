@@ -23,7 +23,7 @@ describe('AppWarnings', () => {
     expect(warnings.list.map((w) => w.message)).toEqual(['one', 'three']);
   });
 
-  test('addAll redacts what it is told to, and keeps the loader\'s as they are', () => {
+  test("addAll redacts what it is told to, and keeps the loader's as they are", () => {
     const redactor = new Redactor();
     redactor.add('another-secret-4b7e');
     const warnings = new AppWarnings(redactor);

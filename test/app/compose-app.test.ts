@@ -12,7 +12,8 @@ import { findDoc, findDocs } from '../support/yaml-docs';
 import { mainContainer, modelOf, podSpec, secretData, synthApp } from './app-fixture';
 
 describe('stateful dependencies', () => {
-  const { app, docs } = synthApp(`
+  const { app, docs } = synthApp(
+    `
 services:
   db:
     image: postgres:16.4
@@ -24,7 +25,9 @@ services:
     image: example/search:1
     volumes: [idx:/index]
 volumes: { pgdata: {}, idx: {} }
-`, { services: { search: { engine: DatabaseEngine.generic({ name: 'search', port: 7700, dataPath: '/index' }) } } });
+`,
+    { services: { search: { engine: DatabaseEngine.generic({ name: 'search', port: 7700, dataPath: '/index' }) } } },
+  );
 
   test('databases and caches are detected from the image and run by a StatefulDependency', () => {
     expect(app.service('db').kind).toBe(WorkloadKind.STATEFUL);
@@ -39,8 +42,15 @@ volumes: { pgdata: {}, idx: {} }
     const container = mainContainer(deployment);
     expect(container.env).toContainEqual({ name: 'PGDATA', value: '/var/lib/postgresql/data/pgdata' });
     expect(container.volumeMounts).toContainEqual({ mountPath: '/var/lib/postgresql/data', name: 'data' });
-    expect(podSpec(deployment).volumes).toContainEqual({ name: 'data', persistentVolumeClaim: { claimName: 'pgdata', readOnly: false } });
-    expect(container.readinessProbe.exec.command).toEqual(['sh', '-c', 'pg_isready -h 127.0.0.1 -p 5432 -U "${POSTGRES_USER:-postgres}"']);
+    expect(podSpec(deployment).volumes).toContainEqual({
+      name: 'data',
+      persistentVolumeClaim: { claimName: 'pgdata', readOnly: false },
+    });
+    expect(container.readinessProbe.exec.command).toEqual([
+      'sh',
+      '-c',
+      'pg_isready -h 127.0.0.1 -p 5432 -U "${POSTGRES_USER:-postgres}"',
+    ]);
   });
 
   test('a database whose data compose keeps in a volume gets a daily backup CronJob and its claim', () => {
@@ -58,7 +68,7 @@ volumes: { pgdata: {}, idx: {} }
     expect(findDocs(docs, 'CronJob').map((d) => d.metadata.name)).toEqual(['db-backup']);
   });
 
-  test('backup: true backs up every stateful dependency, false none; a service\'s own setting wins', () => {
+  test("backup: true backs up every stateful dependency, false none; a service's own setting wins", () => {
     const compose = `
 services:
   db: { image: postgres:16.4, environment: { POSTGRES_PASSWORD: backup-pass-1 }, volumes: [pgdata:/var/lib/postgresql/data] }
@@ -66,31 +76,42 @@ services:
   legacy: { image: mysql:8.4, environment: { MYSQL_ROOT_PASSWORD: backup-pass-2 }, volumes: [./mysql:/var/lib/mysql] }
 volumes: { pgdata: {} }
 `;
-    const cronJobs = (props: Parameters<typeof synthApp>[1]) => findDocs(synthApp(compose, props).docs, 'CronJob').map((d) => d.metadata.name);
+    const cronJobs = (props: Parameters<typeof synthApp>[1]) =>
+      findDocs(synthApp(compose, props).docs, 'CronJob').map((d) => d.metadata.name);
     // A bind mount at the data path keeps data too (the claim replaces it, and a backup is how the data comes back).
     expect(cronJobs({})).toEqual(['db-backup', 'legacy-backup']);
     expect(cronJobs({ backup: true })).toEqual(['cache-backup', 'db-backup', 'legacy-backup']);
-    expect(cronJobs({ backup: { schedule: Cron.schedule({ minute: '0', hour: '1' }) } })).toEqual(['cache-backup', 'db-backup', 'legacy-backup']);
+    expect(cronJobs({ backup: { schedule: Cron.schedule({ minute: '0', hour: '1' }) } })).toEqual([
+      'cache-backup',
+      'db-backup',
+      'legacy-backup',
+    ]);
     expect(cronJobs({ backup: false })).toEqual([]);
     expect(cronJobs({ backup: false, services: { cache: { backup: true } } })).toEqual(['cache-backup']);
   });
 
   test('the credentials Secret holds the password and the connection string only', () => {
     expect(secretData(findDoc(docs, 'Secret', 'db-credentials'))).toEqual({
-      password: 'stateful-pass-3', uri: 'postgresql://shop:stateful-pass-3@db:5432/shop',
+      password: 'stateful-pass-3',
+      uri: 'postgresql://shop:stateful-pass-3@db:5432/shop',
     });
     expectManifestsPass(docs);
   });
 
   test('the controller option makes a StatefulSet', () => {
-    const { docs: sts } = synthApp('services: { db: { image: mysql:8.0, environment: { MYSQL_ROOT_PASSWORD: sts-pass-4 } } }', { controller: WorkloadController.STATEFUL_SET });
+    const { docs: sts } = synthApp(
+      'services: { db: { image: mysql:8.0, environment: { MYSQL_ROOT_PASSWORD: sts-pass-4 } } }',
+      { controller: WorkloadController.STATEFUL_SET },
+    );
     expect(findDoc(sts, 'StatefulSet', 'db').spec.serviceName).toBe('db');
     expect(findDoc(sts, 'Service', 'db').spec.selector).toEqual({ app: 'db' });
     expectManifestsPass(sts);
   });
 
   test('engine: false keeps a database image a plain Deployment', () => {
-    const { app: plain } = synthApp('services: { db: { image: postgres:16 } }', { services: { db: { engine: false } } });
+    const { app: plain } = synthApp('services: { db: { image: postgres:16 } }', {
+      services: { db: { engine: false } },
+    });
     expect(plain.service('db').kind).toBe(WorkloadKind.DEPLOYMENT);
   });
 });
@@ -117,21 +138,36 @@ volumes: { db-data: {} }
       scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
       minReplicas: 2,
       maxReplicas: 6,
-      metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } }],
+      metrics: [
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } },
+      ],
     });
   });
 
   test('network policies: default deny, and pods labelled with their networks', () => {
-    expect(findDoc(docs, 'NetworkPolicy', 'default-deny').spec).toEqual({ podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
-    expect(findDoc(docs, 'Deployment', 'web').spec.template.metadata.labels).toEqual({ 'app': 'web', 'network.cdk8s-compose.io/front': 'true' });
-    expect(findDoc(docs, 'CronJob', 'db-backup').spec.jobTemplate.spec.template.metadata.labels)
-      .toEqual({ 'app': 'db-backup', 'network.cdk8s-compose.io/back': 'true' });
+    expect(findDoc(docs, 'NetworkPolicy', 'default-deny').spec).toEqual({
+      podSelector: {},
+      policyTypes: ['Ingress', 'Egress'],
+    });
+    expect(findDoc(docs, 'Deployment', 'web').spec.template.metadata.labels).toEqual({
+      'app': 'web',
+      'network.cdk8s-compose.io/front': 'true',
+    });
+    expect(findDoc(docs, 'CronJob', 'db-backup').spec.jobTemplate.spec.template.metadata.labels).toEqual({
+      'app': 'db-backup',
+      'network.cdk8s-compose.io/back': 'true',
+    });
     expect(findDoc(docs, 'NetworkPolicy', 'allow-db-backup')).toBeDefined();
   });
 
   test('one ResourceQuota computed from the app', () => {
-    expect(Object.keys(findDoc(docs, 'ResourceQuota', 'namespace-quota').spec.hard).sort())
-      .toEqual(['limits.cpu', 'limits.memory', 'persistentvolumeclaims', 'requests.cpu', 'requests.memory']);
+    expect(Object.keys(findDoc(docs, 'ResourceQuota', 'namespace-quota').spec.hard).sort()).toEqual([
+      'limits.cpu',
+      'limits.memory',
+      'persistentvolumeclaims',
+      'requests.cpu',
+      'requests.memory',
+    ]);
     expectManifestsPass(docs);
   });
 
@@ -141,8 +177,10 @@ volumes: { db-data: {} }
       model: modelOf('services: { web: { image: nginx:1.27, deploy: { resources: { limits: { cpus: "2" } } } } }'),
       quota: { hard: { limitsCpu: kplus.Cpu.millis(500) } },
     });
-    expect(() => Testing.synth(chart)).toThrow('[test/app/Quota] the app does not fit the quota: limits.cpu needs 4 at its peak '
-      + '(Deployment/web 2 × 2), the quota allows 500m. Fix: raise limits.cpu in the quota, or lower replicas, maxReplicas or the cpu limits.');
+    expect(() => Testing.synth(chart)).toThrow(
+      '[test/app/Quota] the app does not fit the quota: limits.cpu needs 4 at its peak ' +
+        '(Deployment/web 2 × 2), the quota allows 500m. Fix: raise limits.cpu in the quota, or lower replicas, maxReplicas or the cpu limits.',
+    );
   });
 });
 
@@ -153,14 +191,22 @@ services:
   db: { image: postgres:16.4, environment: { POSTGRES_PASSWORD: options-pass-1 }, volumes: [pgdata:/var/lib/postgresql/data] }
 volumes: { static: {}, pgdata: {} }
 `;
-  const ingressFrom = (docs: any[]) => findDoc(docs, 'NetworkPolicy', 'allow-web').spec.ingress
-    .find((rule: any) => rule.from?.some((peer: any) => peer.namespaceSelector))?.from;
+  const ingressFrom = (docs: any[]) =>
+    findDoc(docs, 'NetworkPolicy', 'allow-web').spec.ingress.find((rule: any) =>
+      rule.from?.some((peer: any) => peer.namespaceSelector),
+    )?.from;
 
-  test('by default: NetworkPolicies, Ingress traffic from the ingress-nginx namespace, class nginx, the cluster\'s storage class, a quota', () => {
+  test("by default: NetworkPolicies, Ingress traffic from the ingress-nginx namespace, class nginx, the cluster's storage class, a quota", () => {
     const { app, docs } = synthApp(compose);
-    expect(ingressFrom(docs)).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }]);
+    expect(ingressFrom(docs)).toEqual([
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } },
+    ]);
     expect(findDoc(docs, 'Ingress', 'web').spec.ingressClassName).toBe('nginx');
-    expect(findDocs(docs, 'PersistentVolumeClaim').map((d) => d.spec.storageClassName)).toEqual([undefined, undefined, undefined]);
+    expect(findDocs(docs, 'PersistentVolumeClaim').map((d) => d.spec.storageClassName)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
     expect(app.networkPolicies).toBeDefined();
     expect(app.quota).toBeDefined();
     expect(findDocs(docs, 'ResourceQuota')).toHaveLength(1);
@@ -168,19 +214,23 @@ volumes: { static: {}, pgdata: {} }
 
   test('ingressControllerNamespace and ingressControllerPodLabels set who may reach the Ingress ports', () => {
     const { docs } = synthApp(compose, {
-      ingressControllerNamespace: 'traefik', ingressControllerPodLabels: { 'app.kubernetes.io/name': 'traefik' },
+      ingressControllerNamespace: 'traefik',
+      ingressControllerPodLabels: { 'app.kubernetes.io/name': 'traefik' },
     });
-    expect(ingressFrom(docs)).toEqual([{
-      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'traefik' } },
-      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'traefik' } },
-    }]);
+    expect(ingressFrom(docs)).toEqual([
+      {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'traefik' } },
+        podSelector: { matchLabels: { 'app.kubernetes.io/name': 'traefik' } },
+      },
+    ]);
   });
 
   test('ingressClassName and storageClassName reach every Ingress and claim', () => {
     const { docs } = synthApp(compose, { ingressClassName: 'traefik', storageClassName: 'fast-ssd' });
     expect(findDoc(docs, 'Ingress', 'web').spec.ingressClassName).toBe('traefik');
-    expect(findDocs(docs, 'PersistentVolumeClaim').map((d) => `${d.metadata.name}: ${d.spec.storageClassName}`))
-      .toEqual(['pgdata: fast-ssd', 'static: fast-ssd', 'db-backup: fast-ssd']);
+    expect(
+      findDocs(docs, 'PersistentVolumeClaim').map((d) => `${d.metadata.name}: ${d.spec.storageClassName}`),
+    ).toEqual(['pgdata: fast-ssd', 'static: fast-ssd', 'db-backup: fast-ssd']);
   });
 
   test('networkPolicies: false and quota: false leave them out; true is the default', () => {
@@ -194,15 +244,22 @@ volumes: { static: {}, pgdata: {} }
   });
 
   test('a quota given with hard amounts', () => {
-    const { docs } = synthApp(compose, { quota: { hard: { limitsMemory: Size.gibibytes(16), persistentVolumeClaims: 10 } } });
-    expect(findDoc(docs, 'ResourceQuota', 'namespace-quota').spec.hard).toMatchObject({ 'limits.memory': '16Gi', 'persistentvolumeclaims': '10' });
+    const { docs } = synthApp(compose, {
+      quota: { hard: { limitsMemory: Size.gibibytes(16), persistentVolumeClaims: 10 } },
+    });
+    expect(findDoc(docs, 'ResourceQuota', 'namespace-quota').spec.hard).toMatchObject({
+      'limits.memory': '16Gi',
+      'persistentvolumeclaims': '10',
+    });
   });
 
   test('throws for an ingress controller namespace or pod label Kubernetes would refuse', () => {
-    expect(() => synthApp(compose, { ingressControllerNamespace: 'Ingress_Nginx' }))
-      .toThrow('ingressControllerNamespace is not a namespace name');
-    expect(() => synthApp(compose, { ingressControllerPodLabels: { 'app': 'has space' } }))
-      .toThrow('ingressControllerPodLabels has a label Kubernetes does not accept');
+    expect(() => synthApp(compose, { ingressControllerNamespace: 'Ingress_Nginx' })).toThrow(
+      'ingressControllerNamespace is not a namespace name',
+    );
+    expect(() => synthApp(compose, { ingressControllerPodLabels: { app: 'has space' } })).toThrow(
+      'ingressControllerPodLabels has a label Kubernetes does not accept',
+    );
   });
 });
 
@@ -223,17 +280,23 @@ services:
     const lines = ComposeApp.warningsOf(app);
     expect(composeApp.warnings.filter((w) => w.code === 'host-path')).toHaveLength(3);
     expect(lines.filter((l) => l.includes('/srv/shared'))).toEqual([
-      'compose.yaml:4:13: services.*.volumes[0] (api, worker): bind mount of the host path "/srv/shared" is not migrated: a pod does not '
-        + 'see its node\'s files. Run this service on a VM (GoldenImageVm) if it needs the host',
+      'compose.yaml:4:13: services.*.volumes[0] (api, worker): bind mount of the host path "/srv/shared" is not migrated: a pod does not ' +
+        "see its node's files. Run this service on a VM (GoldenImageVm) if it needs the host",
     ]);
-    expect(lines.filter((l) => l.includes('/srv/site'))).toEqual([expect.stringMatching(/^compose\.yaml:\d+:\d+: services\.web\.volumes\[0\]: /)]);
-    expect(composeApp.node.metadata.filter((m) => m.type === 'cdk8s-compose:warning').map((m) => m.data)).toEqual(lines);
+    expect(lines.filter((l) => l.includes('/srv/site'))).toEqual([
+      expect.stringMatching(/^compose\.yaml:\d+:\d+: services\.web\.volumes\[0\]: /),
+    ]);
+    expect(composeApp.node.metadata.filter((m) => m.type === 'cdk8s-compose:warning').map((m) => m.data)).toEqual(
+      lines,
+    );
   });
 });
 
 describe('pods that start', () => {
   test('FOO: "" and an unset ${X} are plain empty values, never a reference to a ConfigMap key that is not there', () => {
-    const { docs } = synthApp('services: { app: { image: a:1, environment: { FOO: "", BAR: "${UNSET_X}", LEVEL: info } } }');
+    const { docs } = synthApp(
+      'services: { app: { image: a:1, environment: { FOO: "", BAR: "${UNSET_X}", LEVEL: info } } }',
+    );
     const app = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'app')!;
     expect(app.spec.template.spec.containers[0].env).toEqual([
       { name: 'BAR', value: '' },
@@ -254,15 +317,21 @@ services:
 `);
     const cache = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'cache')!;
     expect(cache.spec.replicas).toBe(6);
-    expect(cache.spec.template.spec.containers[0].args).toEqual(['redis-server', '--port', '6380', '--cluster-enabled', 'yes']);
+    expect(cache.spec.template.spec.containers[0].args).toEqual([
+      'redis-server',
+      '--port',
+      '6380',
+      '--cluster-enabled',
+      'yes',
+    ]);
     expect(app.service('cache').kind).toBe('Deployment');
     expect(app.warnings.filter((w) => w.code === 'engine-default').map((w) => w.message)).toEqual([
-      'image "redis:7.4" looks like redis, but the service asks for 6 replicas, so it runs as a Deployment with them (a '
-      + 'stateful dependency has one pod); set x-cdk8s-compose.engine to run it as one',
+      'image "redis:7.4" looks like redis, but the service asks for 6 replicas, so it runs as a Deployment with them (a ' +
+        'stateful dependency has one pod); set x-cdk8s-compose.engine to run it as one',
     ]);
   });
 
-  test('network_mode: service:vpn puts the service into vpn\'s pod as a second container, its ports on vpn\'s Service', () => {
+  test("network_mode: service:vpn puts the service into vpn's pod as a second container, its ports on vpn's Service", () => {
     const { app, docs } = synthApp(`
 services:
   vpn:
@@ -276,7 +345,10 @@ services:
 `);
     expect(findDocs(docs, 'Deployment').map((d) => d.metadata.name)).toEqual(['vpn']);
     const pod = podSpec(findDoc(docs, 'Deployment', 'vpn'));
-    expect(pod.containers.map((c: any) => [c.name, (c.ports ?? []).map((p: any) => p.containerPort)])).toEqual([['vpn', [1194]], ['torrent', [9091]]]);
+    expect(pod.containers.map((c: any) => [c.name, (c.ports ?? []).map((p: any) => p.containerPort)])).toEqual([
+      ['vpn', [1194]],
+      ['torrent', [9091]],
+    ]);
     expect(findDoc(docs, 'Service', 'vpn').spec.ports.map((p: any) => p.port)).toEqual([1194, 9091]);
     expect(findDoc(docs, 'Service', 'torrent-external').spec.selector).toEqual({ app: 'vpn' });
     expect(app.service('torrent').kind).toBe(WorkloadKind.SIDECAR);
@@ -288,7 +360,7 @@ services:
   });
 });
 
-test('a sidecar of a database: the references that reach the pod on the sidecar\'s port leave the engine its own port', () => {
+test("a sidecar of a database: the references that reach the pod on the sidecar's port leave the engine its own port", () => {
   const { app, docs } = synthApp(`
 services:
   db:
@@ -315,10 +387,19 @@ describe('images built from source', () => {
   test('registry: the build-only services of composeFile run HOST[/PATH]/<project>-<service>', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-'));
     try {
-      fs.writeFileSync(path.join(dir, 'compose.yaml'), 'name: shop\nservices:\n  api:\n    build: ./api\n    ports: ["8080:8080"]\n');
+      fs.writeFileSync(
+        path.join(dir, 'compose.yaml'),
+        'name: shop\nservices:\n  api:\n    build: ./api\n    ports: ["8080:8080"]\n',
+      );
       const chart = new Chart(Testing.app(), 'test');
-      const app = new ComposeApp(chart, 'app', { composeFile: 'compose.yaml', loadOptions: { workingDir: dir, env: {} }, registry: 'registry.example.com/team' });
-      expect(mainContainer(findDoc(Testing.synth(chart), 'Deployment', 'api')).image).toBe('registry.example.com/team/shop-api');
+      const app = new ComposeApp(chart, 'app', {
+        composeFile: 'compose.yaml',
+        loadOptions: { workingDir: dir, env: {} },
+        registry: 'registry.example.com/team',
+      });
+      expect(mainContainer(findDoc(Testing.synth(chart), 'Deployment', 'api')).image).toBe(
+        'registry.example.com/team/shop-api',
+      );
       expect(app.warnings.map((w) => w.code)).toContain('build-image');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -326,7 +407,14 @@ describe('images built from source', () => {
   });
 
   test('registry with a model is refused: the model was loaded already', () => {
-    expect(() => new ComposeApp(new Chart(Testing.app(), 'test'), 'app', { model: modelOf('services:\n  a:\n    build: .\n'), registry: 'r.example.com' }))
-      .toThrow('test/app: registry applies when the app loads composeFile (got "r.example.com"). Fix: pass registry to loadCompose, which made the model.');
+    expect(
+      () =>
+        new ComposeApp(new Chart(Testing.app(), 'test'), 'app', {
+          model: modelOf('services:\n  a:\n    build: .\n'),
+          registry: 'r.example.com',
+        }),
+    ).toThrow(
+      'test/app: registry applies when the app loads composeFile (got "r.example.com"). Fix: pass registry to loadCompose, which made the model.',
+    );
   });
 });

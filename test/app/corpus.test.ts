@@ -17,7 +17,10 @@ import { CORPUS_DIR as CORPUS } from '../support/shared';
  * the construct's own findings, or the error and why.
  */
 
-const DIRS = fs.readdirSync(CORPUS).filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory()).sort();
+const DIRS = fs
+  .readdirSync(CORPUS)
+  .filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory())
+  .sort();
 const ENV = { PATH: '/usr/bin:/bin' };
 
 /**
@@ -97,7 +100,9 @@ interface Outcome {
 }
 
 function decodedSecrets(docs: readonly Manifest[]): string[] {
-  return docs.filter((d) => d.kind === 'Secret').flatMap((d) => Object.values(d.data ?? {}) as string[])
+  return docs
+    .filter((d) => d.kind === 'Secret')
+    .flatMap((d) => Object.values(d.data ?? {}) as string[])
     .map((v) => Buffer.from(v, 'base64').toString('utf8'));
 }
 
@@ -108,13 +113,16 @@ function migrate(dir: string, props: Omit<ComposeAppProps, 'model' | 'composeFil
     const chart = new Chart(Testing.app(), 'corpus');
     const app = new ComposeApp(chart, 'app', { model, ...props });
     const docs = Testing.synth(chart);
-    const names = [model.name, app.namespace, ...model.services.flatMap((s) => [s.name, s.image])].map((n) => n.toLowerCase());
+    const names = [model.name, app.namespace, ...model.services.flatMap((s) => [s.name, s.image])].map((n) =>
+      n.toLowerCase(),
+    );
     const secrets = [...new Set(decodedSecrets(docs))];
     const weak = secrets.filter((s) => s.trim() !== '' && names.some((n) => n.includes(s.trim().toLowerCase())));
     const { problems } = checkManifests(docs, {
       secretValues: secrets.filter((s) => !weak.includes(s)),
       allowServiceAccountToken: app.services.filter((s) => s.serviceAccountName !== undefined).map((s) => s.name),
-      allowPrivileged: model.services.filter((s) => (s.privileged || s.capAdd.length > 0) && app.services.some((m) => m.composeName === s.name))
+      allowPrivileged: model.services
+        .filter((s) => (s.privileged || s.capAdd.length > 0) && app.services.some((m) => m.composeName === s.name))
         .map((s) => app.service(s.name).name),
     });
     const counts = new Map<string, number>();
@@ -125,13 +133,19 @@ function migrate(dir: string, props: Omit<ComposeAppProps, 'model' | 'composeFil
     for (const doc of docs) {
       kinds.set(doc.kind, (kinds.get(doc.kind) ?? 0) + 1);
     }
-    const list = (m: Map<string, number>) => [...m].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, n]) => `${k}×${n}`).join(', ') || 'none';
+    const list = (m: Map<string, number>) =>
+      [...m]
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([k, n]) => `${k}×${n}`)
+        .join(', ') || 'none';
     const vm = app.vmServices.length > 0 ? `; in the VM: ${app.vmServices.map((v) => v.composeName).join(', ')}` : '';
     const report = app.verify();
     return {
       summary: `${docs.length} objects (${list(kinds)}); weak secrets: ${weak.length}; findings: ${list(counts)}${vm}`,
       problems: problems.map((p) => `${p.kind}/${p.name} ${p.path}: ${p.message}`),
-      broken: report.expectations.filter((e) => e.status === VerifyStatus.BROKEN).map((e) => `${e.service} ${e.check} ${e.subject}: ${e.detail}`),
+      broken: report.expectations
+        .filter((e) => e.status === VerifyStatus.BROKEN)
+        .map((e) => `${e.service} ${e.check} ${e.subject}: ${e.detail}`),
       expectations: report.expectations.length,
     };
   } catch (err) {
@@ -168,15 +182,16 @@ describe.each(DIRS)('%s', (dir) => {
 test('verify checks something in most corpus files; the README states how many expectations', () => {
   const checked = DIRS.filter((dir) => outcomes.get(dir)!.expectations > 0);
   expect(checked.length).toBeGreaterThanOrEqual(25);
-  expect(readmeCount('expectations in the corpus files')).toBe(DIRS.reduce((n, dir) => n + outcomes.get(dir)!.expectations, 0));
+  expect(readmeCount('expectations in the corpus files')).toBe(
+    DIRS.reduce((n, dir) => n + outcomes.get(dir)!.expectations, 0),
+  );
 });
 
 /** The files whose services assessment sends to the VM, migrated with `target: ServiceTarget.AUTO`. */
 const EXPECTED_HYBRID: Readonly<Record<string, string>> = {
   mailcow:
     '107 objects (ConfigMap×13, CronJob×1, DataVolume×1, Deployment×14, Ingress×1, Namespace×1, NetworkPolicy×19, PersistentVolumeClaim×12, ResourceQuota×1, Role×10, RoleBinding×10, Secret×5, Service×8, ServiceAccount×10, VirtualMachine×1); weak secrets: 0; findings: directory-bind×68, empty-secret×3, engine-default×1, inferred-port×1, local-only-port×3, placeholder-host×1, shared-volume×5, unsupported-key×10, vm-dependency×1, vm-dependency-outside×2, vm-target×4; in the VM: dockerapi-mailcow, netfilter-mailcow, ofelia-mailcow, redis-mailcow',
-  plex:
-    '8 objects (DataVolume×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, VirtualMachine×1); weak secrets: 0; findings: vm-target×1; in the VM: plex',
+  plex: '8 objects (DataVolume×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, VirtualMachine×1); weak secrets: 0; findings: vm-target×1; in the VM: plex',
   portainer:
     '10 objects (DataVolume×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Service×2, VirtualMachine×1); weak secrets: 0; findings: vm-target×1; in the VM: portainer',
   wireguard:
@@ -191,7 +206,7 @@ describe.each(Object.keys(EXPECTED_HYBRID))('%s with target: auto', (dir) => {
     expect(outcome.summary).toBe(EXPECTED_HYBRID[dir]);
   });
 
-  test('verify finds no broken expectation across the VM\'s edge', () => {
+  test("verify finds no broken expectation across the VM's edge", () => {
     expect(outcome.broken).toEqual([]);
   });
 });

@@ -52,8 +52,10 @@ describe('syncWaves (default)', () => {
     }
     expect(byObject.size).toBe(docs.length);
     for (const doc of docs) {
-      expect({ object: `${doc.kind}/${doc.metadata.name}`, wave: annotation(doc) })
-        .toEqual({ object: `${doc.kind}/${doc.metadata.name}`, wave: byObject.get(`${doc.kind}/${doc.metadata.name}`) });
+      expect({ object: `${doc.kind}/${doc.metadata.name}`, wave: annotation(doc) }).toEqual({
+        object: `${doc.kind}/${doc.metadata.name}`,
+        wave: byObject.get(`${doc.kind}/${doc.metadata.name}`),
+      });
     }
   });
 
@@ -69,7 +71,9 @@ describe('syncWaves (default)', () => {
   });
 
   test('pod templates carry no sync wave: Argo CD reads it on the objects it applies', () => {
-    expect(findDoc(docs, 'Deployment', 'web').spec.template.metadata.annotations?.[SYNC_WAVE_ANNOTATION]).toBeUndefined();
+    expect(
+      findDoc(docs, 'Deployment', 'web').spec.template.metadata.annotations?.[SYNC_WAVE_ANNOTATION],
+    ).toBeUndefined();
   });
 });
 
@@ -94,5 +98,7 @@ test('synthesizing twice keeps one annotation, with the value', () => {
   chart.toJson();
   const docs = Testing.synth(chart);
   expect(annotation(findDoc(docs, 'Deployment', 'db'))).toBe('1');
-  expect(ApiObject.of(app.service('db').workload).metadata.toJson().annotations).toEqual({ [SYNC_WAVE_ANNOTATION]: '1' });
+  expect(ApiObject.of(app.service('db').workload).metadata.toJson().annotations).toEqual({
+    [SYNC_WAVE_ANNOTATION]: '1',
+  });
 });

@@ -1,11 +1,13 @@
 import { HostRewriter } from '../../lib/app/host-rewrite';
 
-const hosts = new HostRewriter(new Map([
-  ['plausible_db', 'plausible-db'],
-  ['cache', 'redis'],
-  ['Broker', 'broker-svc'],
-  ['api', 'api'],
-]));
+const hosts = new HostRewriter(
+  new Map([
+    ['plausible_db', 'plausible-db'],
+    ['cache', 'redis'],
+    ['Broker', 'broker-svc'],
+    ['api', 'api'],
+  ]),
+);
 
 describe('HostRewriter.rewrite', () => {
   test.each([

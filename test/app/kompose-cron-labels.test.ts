@@ -2,12 +2,23 @@ import { parseCronSchedule } from '../../lib/app/kompose-cron-labels';
 import { cronScheduleProblem } from '../support/cron';
 
 describe('parseCronSchedule', () => {
-  test.each(['* * * * *', '*/15 0-6 1,15 JAN-mar mon-FRI', '0 3 * * 0', '5 4 ? * sun', '@hourly', '@DAILY', '@weekly', '@monthly', '@yearly', '@annually', '@midnight'])(
-    'accepts %s, as Kubernetes does', (schedule) => {
-      const cron = parseCronSchedule(schedule);
-      expect(typeof cron).toBe('object');
-      expect(cronScheduleProblem(typeof cron === 'string' ? cron : cron.expressionString)).toBeUndefined();
-    });
+  test.each([
+    '* * * * *',
+    '*/15 0-6 1,15 JAN-mar mon-FRI',
+    '0 3 * * 0',
+    '5 4 ? * sun',
+    '@hourly',
+    '@DAILY',
+    '@weekly',
+    '@monthly',
+    '@yearly',
+    '@annually',
+    '@midnight',
+  ])('accepts %s, as Kubernetes does', (schedule) => {
+    const cron = parseCronSchedule(schedule);
+    expect(typeof cron).toBe('object');
+    expect(cronScheduleProblem(typeof cron === 'string' ? cron : cron.expressionString)).toBeUndefined();
+  });
 
   test('writes descriptors out as their five fields', () => {
     expect((parseCronSchedule('@weekly') as any).expressionString).toBe('0 0 * * 0');

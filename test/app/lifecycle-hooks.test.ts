@@ -36,7 +36,7 @@ volumes:
   data:
 `;
 
-test('pre_start becomes init containers with the service\'s volumes and environment; post_start and pre_stop the lifecycle', () => {
+test("pre_start becomes init containers with the service's volumes and environment; post_start and pre_stop the lifecycle", () => {
   const { app, docs } = synthApp(TEXT);
   const spec = podSpec(docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'web')!);
   const inits = spec.initContainers.filter((c: any) => c.name.startsWith('pre-start-'));
@@ -49,8 +49,13 @@ test('pre_start becomes init containers with the service\'s volumes and environm
   expect(inits[0].volumeMounts).toEqual(main.volumeMounts);
   expect(inits[0].resources).toEqual(main.resources);
   // The service's variables (the secret one still read from its Secret), then the hook's own plain ones.
-  expect(inits[0].env.map((e: any) => [e.name, e.value ?? `from ${e.valueFrom?.secretKeyRef ? 'Secret' : 'ConfigMap'}`])).toEqual([
-    ['API_TOKEN', 'from Secret'], ['MODE', 'from ConfigMap'], ['STEP', 'chown']]);
+  expect(
+    inits[0].env.map((e: any) => [e.name, e.value ?? `from ${e.valueFrom?.secretKeyRef ? 'Secret' : 'ConfigMap'}`]),
+  ).toEqual([
+    ['API_TOKEN', 'from Secret'],
+    ['MODE', 'from ConfigMap'],
+    ['STEP', 'chown'],
+  ]);
   expect(JSON.stringify(docs)).not.toContain('hunter22-secret');
   expect(main.lifecycle).toEqual({
     postStart: { exec: { command: ['/bin/notify', 'started'] } },
@@ -67,9 +72,16 @@ test('pre_start becomes init containers with the service\'s volumes and environm
 test('what a post_start or pre_stop hook asks that Kubernetes cannot express is reported by the loader', () => {
   const { warnings } = loadComposeFromString(TEXT, { env: {}, projectName: 'test' });
   expect(warnings.map((w) => [w.code, w.at.path, w.message])).toEqual([
-    ['unsupported-key', 'services.web.post_start[0].user', 'ignored key "user": a hook runs as the container\'s user: Kubernetes has no user per hook'],
-    ['unsupported-key', 'services.web.post_start[0].privileged',
-      'ignored key "privileged": a hook runs with the container\'s privileges: Kubernetes has no privilege per hook'],
+    [
+      'unsupported-key',
+      'services.web.post_start[0].user',
+      'ignored key "user": a hook runs as the container\'s user: Kubernetes has no user per hook',
+    ],
+    [
+      'unsupported-key',
+      'services.web.post_start[0].privileged',
+      'ignored key "privileged": a hook runs with the container\'s privileges: Kubernetes has no privilege per hook',
+    ],
   ]);
 });
 
@@ -103,8 +115,11 @@ services:
 });
 
 test('a service in the VM keeps no hooks: they are reported', () => {
-  const { app } = synthApp('services:\n  web:\n    image: nginx:1.27.2\n    post_start:\n      - command: ["true"]\n',
-    { target: ServiceTarget.VM, vm: { imageBaseUrl: 'https://images.example.com/vm' } });
+  const { app } = synthApp('services:\n  web:\n    image: nginx:1.27.2\n    post_start:\n      - command: ["true"]\n', {
+    target: ServiceTarget.VM,
+    vm: { imageBaseUrl: 'https://images.example.com/vm' },
+  });
   expect(app.warnings.filter((w) => w.code === 'vm-hooks-left-out').map((w) => w.message)).toEqual([
-    'the lifecycle hooks (post_start) are not carried into the VM\'s compose file: run them from the service\'s own entrypoint there']);
+    "the lifecycle hooks (post_start) are not carried into the VM's compose file: run them from the service's own entrypoint there",
+  ]);
 });

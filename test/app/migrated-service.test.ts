@@ -16,7 +16,8 @@ const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'Job', 'CronJob'];
 
 /** Every container of every workload, init containers included. */
 function allContainers(docs: any[]): any[] {
-  return docs.filter((d) => WORKLOAD_KINDS.includes(d.kind))
+  return docs
+    .filter((d) => WORKLOAD_KINDS.includes(d.kind))
     .flatMap((d) => [...(podSpec(d).initContainers ?? []), ...podSpec(d).containers]);
 }
 
@@ -59,7 +60,12 @@ services:
 
   test('entrypoint becomes command and command becomes args, with $( kept literal', () => {
     const container = mainContainer(findDoc(docs, 'Deployment', 'api'));
-    expect(container).toMatchObject({ name: 'api', image: 'example/api:1.0', command: ['/bin/app'], workingDir: '/srv' });
+    expect(container).toMatchObject({
+      name: 'api',
+      image: 'example/api:1.0',
+      command: ['/bin/app'],
+      workingDir: '/srv',
+    });
     expect(container.args).toEqual(['serve', '--since', '$$(date)']);
   });
 
@@ -99,32 +105,46 @@ services:
     const deployment = findDoc(docs, 'Deployment', 'quiet');
     const container = mainContainer(deployment);
     expect(container.securityContext).toEqual({
-      allowPrivilegeEscalation: false, privileged: false, readOnlyRootFilesystem: false, runAsNonRoot: false,
+      allowPrivilegeEscalation: false,
+      privileged: false,
+      readOnlyRootFilesystem: false,
+      runAsNonRoot: false,
     });
     expect(podSpec(deployment).securityContext.runAsNonRoot).toBe(false);
     expect(podSpec(deployment).automountServiceAccountToken).toBe(false);
     expect(container.startupProbe).toBeUndefined();
     expect(container.imagePullPolicy).toBe('IfNotPresent');
-    expect(container.resources).toEqual({ requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } });
+    expect(container.resources).toEqual({
+      requests: { cpu: '100m', memory: '128Mi' },
+      limits: { cpu: '1', memory: '512Mi' },
+    });
   });
 });
 
 describe('ports', () => {
   test('one host port published to two container ports is an error', () => {
     const m = model({
-      services: [service('dns', {
-        ports: [port(53, { published: 53, protocol: 'udp', service: 'dns' }), port(5353, { published: 53, protocol: 'udp', index: 1, service: 'dns' })],
-      })],
+      services: [
+        service('dns', {
+          ports: [
+            port(53, { published: 53, protocol: 'udp', service: 'dns' }),
+            port(5353, { published: 53, protocol: 'udp', index: 1, service: 'dns' }),
+          ],
+        }),
+      ],
     });
     expect(() => synthApp(m)).toThrow(
-      'compose.yaml: services.dns.ports[1]: host port 53/udp is published twice in service "dns", to container ports 53 '
-      + '(services.dns.ports[0]) and 5353 (got "53:5353/udp"). Allowed: each host port and protocol published once per '
-      + 'host address. Fix: publish one of them on another host port.');
+      'compose.yaml: services.dns.ports[1]: host port 53/udp is published twice in service "dns", to container ports 53 ' +
+        '(services.dns.ports[0]) and 5353 (got "53:5353/udp"). Allowed: each host port and protocol published once per ' +
+        'host address. Fix: publish one of them on another host port.',
+    );
   });
 
   test('the same container port on two host ports is two external ports, one container port', () => {
     const { docs } = synthApp('services: { app: { image: a:1, ports: ["5000:5000", "5001:5000"] } }');
-    expect(mainContainer(findDoc(docs, 'Deployment', 'app')).ports).toEqual([{ containerPort: 5000, name: 'tcp-5000' }]);
+    expect(mainContainer(findDoc(docs, 'Deployment', 'app')).ports).toEqual([
+      { containerPort: 5000, name: 'tcp-5000' },
+    ]);
     expect(findDoc(docs, 'Service', 'app-external').spec.ports).toEqual([
       { name: 'tcp-5000', port: 5000, targetPort: 5000 },
       { name: 'tcp-5001', port: 5001, targetPort: 5000 },
@@ -159,16 +179,19 @@ services:
 
   test('a limit below the default request lowers the request; a request above the default limit raises the limit', () => {
     expect(mainContainer(findDoc(docs, 'Deployment', 'limited')).resources).toEqual({
-      requests: { cpu: '50m', memory: '64Mi' }, limits: { cpu: '50m', memory: '64Mi' },
+      requests: { cpu: '50m', memory: '64Mi' },
+      limits: { cpu: '50m', memory: '64Mi' },
     });
     expect(mainContainer(findDoc(docs, 'Deployment', 'reserved')).resources).toEqual({
-      requests: { cpu: '2', memory: '1024Mi' }, limits: { cpu: '2', memory: '1024Mi' },
+      requests: { cpu: '2', memory: '1024Mi' },
+      limits: { cpu: '2', memory: '1024Mi' },
     });
   });
 
   test('the legacy cpus and mem_limit keys are limits', () => {
     expect(mainContainer(findDoc(docs, 'Deployment', 'legacy')).resources).toEqual({
-      requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1500m', memory: '768Mi' },
+      requests: { cpu: '100m', memory: '128Mi' },
+      limits: { cpu: '1500m', memory: '768Mi' },
     });
   });
 
@@ -178,7 +201,8 @@ services:
       services: { b: { resources: { cpu: { limit: kplus.Cpu.millis(300) } } } },
     });
     expect(mainContainer(findDoc(overridden, 'Deployment', 'a')).resources).toEqual({
-      requests: { cpu: '200m', memory: '128Mi' }, limits: { cpu: '1', memory: '1024Mi' },
+      requests: { cpu: '200m', memory: '128Mi' },
+      limits: { cpu: '1', memory: '1024Mi' },
     });
     expect(mainContainer(findDoc(overridden, 'Deployment', 'b')).resources.limits.cpu).toBe('300m');
   });
@@ -207,14 +231,22 @@ services:
   });
 
   test('root and images that pick their own user are not forced to non-root', () => {
-    expect(mainContainer(findDoc(docs, 'Deployment', 'root')).securityContext).toMatchObject({ runAsUser: 0, runAsNonRoot: false });
+    expect(mainContainer(findDoc(docs, 'Deployment', 'root')).securityContext).toMatchObject({
+      runAsUser: 0,
+      runAsNonRoot: false,
+    });
     expect(mainContainer(findDoc(docs, 'Deployment', 'named')).securityContext.runAsNonRoot).toBe(false);
     expect(mainContainer(findDoc(docs, 'Deployment', 'named')).securityContext.runAsUser).toBeUndefined();
   });
 
   test('privileged and SYS_ADMIN allow privilege escalation, as Kubernetes requires', () => {
-    expect(mainContainer(findDoc(docs, 'Deployment', 'privileged')).securityContext).toMatchObject({ privileged: true, allowPrivilegeEscalation: true });
-    expect(mainContainer(findDoc(docs, 'Deployment', 'admin')).securityContext).toMatchObject({ allowPrivilegeEscalation: true });
+    expect(mainContainer(findDoc(docs, 'Deployment', 'privileged')).securityContext).toMatchObject({
+      privileged: true,
+      allowPrivilegeEscalation: true,
+    });
+    expect(mainContainer(findDoc(docs, 'Deployment', 'admin')).securityContext).toMatchObject({
+      allowPrivilegeEscalation: true,
+    });
     expectManifestsPass(docs, { allowPrivileged: ['privileged', 'admin', 'hardened'] });
   });
 });
@@ -244,22 +276,38 @@ services:
 
   test('CMD becomes an exec argv, with interval, timeout, retries; start_period a startupProbe', () => {
     const container = mainContainer(findDoc(docs, 'Deployment', 'exec'));
-    const exec = { exec: { command: ['pg_isready', '-U', 'app'] }, periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 7 };
+    const exec = {
+      exec: { command: ['pg_isready', '-U', 'app'] },
+      periodSeconds: 5,
+      timeoutSeconds: 2,
+      failureThreshold: 7,
+    };
     expect(container.readinessProbe).toEqual(exec);
     expect(container.livenessProbe).toEqual(exec);
-    expect(container.startupProbe).toEqual({ exec: { command: ['pg_isready', '-U', 'app'] }, periodSeconds: 2, timeoutSeconds: 2, failureThreshold: 15 });
+    expect(container.startupProbe).toEqual({
+      exec: { command: ['pg_isready', '-U', 'app'] },
+      periodSeconds: 2,
+      timeoutSeconds: 2,
+      failureThreshold: 15,
+    });
   });
 
-  test('CMD-SHELL runs through sh -c, with compose\'s default timings', () => {
+  test("CMD-SHELL runs through sh -c, with compose's default timings", () => {
     expect(mainContainer(findDoc(docs, 'Deployment', 'shell')).readinessProbe).toEqual({
-      exec: { command: ['sh', '-c', 'curl -fs http://localhost/ || exit 1'] }, periodSeconds: 30, timeoutSeconds: 30, failureThreshold: 3,
+      exec: { command: ['sh', '-c', 'curl -fs http://localhost/ || exit 1'] },
+      periodSeconds: 30,
+      timeoutSeconds: 30,
+      failureThreshold: 3,
     });
   });
 
   test('a service declared HTTP gets httpGet liveness /health and readiness /ready on its port', () => {
     const container = mainContainer(findDoc(docs, 'Deployment', 'declared'));
     const probe = (path: string) => ({
-      httpGet: { path, port: 3000, scheme: 'HTTP' }, initialDelaySeconds: 10, periodSeconds: 10, failureThreshold: 3,
+      httpGet: { path, port: 3000, scheme: 'HTTP' },
+      initialDelaySeconds: 10,
+      periodSeconds: 10,
+      failureThreshold: 3,
     });
     expect(container.livenessProbe).toEqual(probe('/health'));
     expect(container.readinessProbe).toEqual(probe('/ready'));
@@ -277,9 +325,14 @@ services:
   });
 
   test('HTTP on a port the service does not listen on is an error', () => {
-    expect(() => synthApp('services:\n  web:\n    image: a:1\n    expose: ["80"]\n', { services: { web: { http: { port: 8080 } } } })).toThrow(
-      'compose.yaml:3:5: services.web: service "web" is declared HTTP on port 8080, which it does not listen on (got 8080). '
-      + 'Allowed: one of its TCP ports: 80. Fix: add the port to ports or expose, or give http.port.');
+    expect(() =>
+      synthApp('services:\n  web:\n    image: a:1\n    expose: ["80"]\n', {
+        services: { web: { http: { port: 8080 } } },
+      }),
+    ).toThrow(
+      'compose.yaml:3:5: services.web: service "web" is declared HTTP on port 8080, which it does not listen on (got 8080). ' +
+        'Allowed: one of its TCP ports: 80. Fix: add the port to ports or expose, or give http.port.',
+    );
   });
 });
 
@@ -297,10 +350,14 @@ services:
       metadata: { annotations: { 'nginx.ingress.kubernetes.io/rewrite-target': '/' } },
       spec: {
         ingressClassName: 'nginx',
-        rules: [{
-          host: 'web.example.com',
-          http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] },
-        }],
+        rules: [
+          {
+            host: 'web.example.com',
+            http: {
+              paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }],
+            },
+          },
+        ],
       },
     });
   });
@@ -320,20 +377,27 @@ services:
     expect(findDocs(docs, 'Service').map((d) => d.metadata.name)).not.toContain('admin-external');
     expect(app.warnings).toContainEqual({
       code: 'local-only-port',
-      message: 'port 9000 is bound to 127.0.0.1 in compose, so it stays inside the cluster (reach it with kubectl port-forward svc/admin 9000)',
+      message:
+        'port 9000 is bound to 127.0.0.1 in compose, so it stays inside the cluster (reach it with kubectl port-forward svc/admin 9000)',
       at: expect.objectContaining({ path: 'services.admin.ports[0]' }),
     });
   });
 
-  test('a database\'s published port stays internal, with a warning', () => {
+  test("a database's published port stays internal, with a warning", () => {
     expect(findDocs(docs, 'Service').map((d) => d.metadata.name)).not.toContain('db-external');
     expect(codes(app)).toContain('database-port-internal');
   });
 
   test('the host and the choice are props', () => {
-    const { docs: chosen } = synthApp('services: { web: { image: nginx:1.27, ports: ["8080:80"] }, api: { image: a:1, ports: ["3000:3000"] } }', {
-      services: { web: { expose: Exposure.LOAD_BALANCER }, api: { expose: Exposure.INGRESS, ingressHost: 'api.shop.test' } },
-    });
+    const { docs: chosen } = synthApp(
+      'services: { web: { image: nginx:1.27, ports: ["8080:80"] }, api: { image: a:1, ports: ["3000:3000"] } }',
+      {
+        services: {
+          web: { expose: Exposure.LOAD_BALANCER },
+          api: { expose: Exposure.INGRESS, ingressHost: 'api.shop.test' },
+        },
+      },
+    );
     expect(findDoc(chosen, 'Service', 'web-external').spec.type).toBe('LoadBalancer');
     expect(findDoc(chosen, 'Ingress', 'api').spec.rules[0].host).toBe('api.shop.test');
   });
@@ -345,13 +409,15 @@ services:
       services: { a: { ingressHost: 'shop.test' }, b: { ingressHost: 'shop.test' } },
     });
     expect(() => Testing.synth(chart)).toThrow(
-      '[test/app] compose.yaml:3:28: services.b.ports[0]: services "a" and "b" both route shop.test/ through an Ingress. '
-      + 'Allowed: one service per Ingress host and path. Fix: give one of them another ingressHost or ingressPath in services["b"].');
+      '[test/app] compose.yaml:3:28: services.b.ports[0]: services "a" and "b" both route shop.test/ through an Ingress. ' +
+        'Allowed: one service per Ingress host and path. Fix: give one of them another ingressHost or ingressPath in services["b"].',
+    );
   });
 });
 
 describe('environment → ConfigMap + Secret (rule 3)', () => {
-  const { app, docs } = synthApp(`
+  const { app, docs } = synthApp(
+    `
 services:
   api:
     image: a:1
@@ -364,7 +430,9 @@ services:
       SAME_AS_PASSWORD: env-pass-1
       LICENSE_KEY: lic-3
       POSTGRES_PASSWORD_FILE: /run/secrets/db
-`, { services: { api: { sensitiveEnv: ['LICENSE_KEY'] } } });
+`,
+    { services: { api: { sensitiveEnv: ['LICENSE_KEY'] } } },
+  );
   const container = mainContainer(findDoc(docs, 'Deployment', 'api'));
   const envOf = (name: string) => container.env.find((e: any) => e.name === name);
 
@@ -378,14 +446,22 @@ services:
       LICENSE_KEY: 'lic-3',
       SAME_AS_PASSWORD: 'env-pass-1',
     });
-    expect(envOf('DB_PASSWORD')).toEqual({ name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: 'api-env', key: 'DB_PASSWORD' } } });
+    expect(envOf('DB_PASSWORD')).toEqual({
+      name: 'DB_PASSWORD',
+      valueFrom: { secretKeyRef: { name: 'api-env', key: 'DB_PASSWORD' } },
+    });
   });
 
   test('everything else goes into a ConfigMap', () => {
     expect(findDoc(docs, 'ConfigMap', 'api-env').data).toEqual({
-      LOG_LEVEL: 'debug', PLAIN_URL: 'http://search:9200', POSTGRES_PASSWORD_FILE: '/run/secrets/db',
+      LOG_LEVEL: 'debug',
+      PLAIN_URL: 'http://search:9200',
+      POSTGRES_PASSWORD_FILE: '/run/secrets/db',
     });
-    expect(envOf('LOG_LEVEL')).toEqual({ name: 'LOG_LEVEL', valueFrom: { configMapKeyRef: { name: 'api-env', key: 'LOG_LEVEL' } } });
+    expect(envOf('LOG_LEVEL')).toEqual({
+      name: 'LOG_LEVEL',
+      valueFrom: { configMapKeyRef: { name: 'api-env', key: 'LOG_LEVEL' } },
+    });
   });
 
   test('no secret value appears outside a Secret, nor in a warning', () => {
@@ -397,7 +473,9 @@ services:
   });
 
   test('the name patterns are a prop', () => {
-    const { docs: custom } = synthApp('services: { a: { image: a:1, environment: { MY_PIN: "1234" } } }', { sensitiveNamePatterns: ['PIN'] });
+    const { docs: custom } = synthApp('services: { a: { image: a:1, environment: { MY_PIN: "1234" } } }', {
+      sensitiveNamePatterns: ['PIN'],
+    });
     expect(secretData(findDoc(custom, 'Secret', 'a-env'))).toEqual({ MY_PIN: '1234' });
   });
 });
@@ -438,33 +516,59 @@ configs:
   settings: { file: ./settings.yml }
 `;
   const chart = new Chart(Testing.app(), 'test');
-  const app = new ComposeApp(chart, 'app', { model: loadComposeFromString(text, { env: {}, projectDir: dir }).model, namespace: 'test' });
+  const app = new ComposeApp(chart, 'app', {
+    model: loadComposeFromString(text, { env: {}, projectDir: dir }).model,
+    namespace: 'test',
+  });
   const docs = Testing.synth(chart);
   const container = mainContainer(findDoc(docs, 'Deployment', 'web'));
   const mount = (mountPath: string) => container.volumeMounts.find((m: any) => m.mountPath === mountPath);
-  const volume = (name: string) => podSpec(findDoc(docs, 'Deployment', 'web')).volumes.find((v: any) => v.name === name);
+  const volume = (name: string) =>
+    podSpec(findDoc(docs, 'Deployment', 'web')).volumes.find((v: any) => v.name === name);
 
   test('a compose secret becomes a Secret mounted at /run/secrets/<name>', () => {
     expect(secretData(findDoc(docs, 'Secret', 'db-password'))).toEqual({ db_password: 'file-secret-7\n' });
-    expect(mount('/run/secrets/db_password')).toEqual({ mountPath: '/run/secrets/db_password', name: 'secret-db-password', subPath: 'db_password', readOnly: true });
+    expect(mount('/run/secrets/db_password')).toEqual({
+      mountPath: '/run/secrets/db_password',
+      name: 'secret-db-password',
+      subPath: 'db_password',
+      readOnly: true,
+    });
     expect(volume('secret-db-password')).toEqual({ name: 'secret-db-password', secret: { secretName: 'db-password' } });
   });
 
   test('an external secret is referenced, not created, with a warning; the long-syntax target and mode are kept', () => {
     expect(findDocs(docs, 'Secret').map((d) => d.metadata.name)).not.toContain('api-key');
     expect(mount('/etc/keys/api.key')).toMatchObject({ name: 'secret-api-key', subPath: 'api_key', readOnly: true });
-    expect(volume('secret-api-key')).toEqual({ name: 'secret-api-key', secret: { secretName: 'api-key', defaultMode: 0o440 } });
-    expect(app.warnings).toContainEqual(expect.objectContaining({
-      code: 'external-secret',
-      message: 'secret "api_key" is external: create the Secret "api-key" with the key "api_key" in namespace "test" before deploying',
-    }));
+    expect(volume('secret-api-key')).toEqual({
+      name: 'secret-api-key',
+      secret: { secretName: 'api-key', defaultMode: 0o440 },
+    });
+    expect(app.warnings).toContainEqual(
+      expect.objectContaining({
+        code: 'external-secret',
+        message:
+          'secret "api_key" is external: create the Secret "api-key" with the key "api_key" in namespace "test" before deploying',
+      }),
+    );
   });
 
   test('configs and single-file binds become ConfigMap keys mounted read-only with subPath at the same path', () => {
     expect(findDoc(docs, 'ConfigMap', 'settings').data).toEqual({ settings: 'level: info\n' });
-    expect(mount('/etc/app/settings.yml')).toMatchObject({ name: 'config-settings', subPath: 'settings', readOnly: true });
-    expect(findDoc(docs, 'ConfigMap', 'web-files').data).toEqual({ 'nginx.conf': 'upstream app { server backend_app:8000; }\n' });
-    expect(mount('/etc/nginx/nginx.conf')).toEqual({ mountPath: '/etc/nginx/nginx.conf', name: 'files', subPath: 'nginx.conf', readOnly: true });
+    expect(mount('/etc/app/settings.yml')).toMatchObject({
+      name: 'config-settings',
+      subPath: 'settings',
+      readOnly: true,
+    });
+    expect(findDoc(docs, 'ConfigMap', 'web-files').data).toEqual({
+      'nginx.conf': 'upstream app { server backend_app:8000; }\n',
+    });
+    expect(mount('/etc/nginx/nginx.conf')).toEqual({
+      mountPath: '/etc/nginx/nginx.conf',
+      name: 'files',
+      subPath: 'nginx.conf',
+      readOnly: true,
+    });
   });
 
   test('a file holding a secret value is mounted from a Secret instead', () => {
@@ -481,10 +585,13 @@ configs:
   });
 
   test('names in a file that need rewriting are reported', () => {
-    expect(app.warnings).toContainEqual(expect.objectContaining({
-      code: 'file-host-reference',
-      message: 'the bound file "./conf/nginx.conf" refers to "backend_app", which is the Service "backend-app" in Kubernetes; edit the file',
-    }));
+    expect(app.warnings).toContainEqual(
+      expect.objectContaining({
+        code: 'file-host-reference',
+        message:
+          'the bound file "./conf/nginx.conf" refers to "backend_app", which is the Service "backend-app" in Kubernetes; edit the file',
+      }),
+    );
   });
 
   test('the output names no absolute path of this machine', () => {
@@ -496,7 +603,10 @@ configs:
 describe('a directory bind of certificates', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'compose-certs-'));
   fs.mkdirSync(path.join(dir, 'certs', 'ca'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'certs', 'server.crt'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+  fs.writeFileSync(
+    path.join(dir, 'certs', 'server.crt'),
+    '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
+  );
   fs.writeFileSync(path.join(dir, 'certs', 'ca', 'root.der'), Buffer.from([0x30, 0x82, 0x00, 0xff]));
   fs.mkdirSync(path.join(dir, 'big'));
   fs.writeFileSync(path.join(dir, 'big', 'blob.bin'), Buffer.alloc(1024 * 1024 + 1, 7));
@@ -510,7 +620,10 @@ services:
       - ./big:/srv/big
 `;
   const chart = new Chart(Testing.app(), 'test');
-  const app = new ComposeApp(chart, 'app', { model: loadComposeFromString(text, { env: {}, projectDir: dir }).model, namespace: 'test' });
+  const app = new ComposeApp(chart, 'app', {
+    model: loadComposeFromString(text, { env: {}, projectDir: dir }).model,
+    namespace: 'test',
+  });
   const docs = Testing.synth(chart);
   const container = mainContainer(findDoc(docs, 'Deployment', 'web'));
 
@@ -518,25 +631,31 @@ services:
     const files = findDoc(docs, 'ConfigMap', 'web-files');
     expect(files.data).toEqual({ 'server.crt': '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' });
     expect(files.binaryData).toEqual({ 'ca_root.der': Buffer.from([0x30, 0x82, 0x00, 0xff]).toString('base64') });
-    expect(container.volumeMounts).toEqual(expect.arrayContaining([
-      { mountPath: '/etc/certs/ca/root.der', name: 'files', subPath: 'ca_root.der', readOnly: true },
-      { mountPath: '/etc/certs/server.crt', name: 'files', subPath: 'server.crt', readOnly: true },
-    ]));
+    expect(container.volumeMounts).toEqual(
+      expect.arrayContaining([
+        { mountPath: '/etc/certs/ca/root.der', name: 'files', subPath: 'ca_root.der', readOnly: true },
+        { mountPath: '/etc/certs/server.crt', name: 'files', subPath: 'server.crt', readOnly: true },
+      ]),
+    );
   });
 
   test('a directory over 1 MiB is not mounted, with a warning that says how to copy it in', () => {
     expect(container.volumeMounts.some((m: any) => m.mountPath.startsWith('/srv/big'))).toBe(false);
-    expect(app.warnings).toContainEqual(expect.objectContaining({
-      code: 'large-bind-directory',
-      message: 'directory bind mount "./big" → /srv/big holds more than a ConfigMap can (1 MiB, 256 files), so it is not '
-        + 'migrated: the container sees the image\'s own files there. Put the data in a named volume and copy it in after '
-        + 'deploying (kubectl cp ./big <pod>:/srv/big -n test)',
-    }));
+    expect(app.warnings).toContainEqual(
+      expect.objectContaining({
+        code: 'large-bind-directory',
+        message:
+          'directory bind mount "./big" → /srv/big holds more than a ConfigMap can (1 MiB, 256 files), so it is not ' +
+          "migrated: the container sees the image's own files there. Put the data in a named volume and copy it in after " +
+          'deploying (kubectl cp ./big <pod>:/srv/big -n test)',
+      }),
+    );
   });
 });
 
 describe('depends_on → init containers (rule 1)', () => {
-  const { app, docs } = synthApp(`
+  const { app, docs } = synthApp(
+    `
 services:
   web:
     image: nginx:1.27
@@ -559,8 +678,11 @@ services:
   db:
     image: postgres:16
     environment: { POSTGRES_PASSWORD: wait-pass-1 }
-`, { waitTimeout: Duration.seconds(120) });
-  const initNames = (name: string, kind = 'Deployment') => (podSpec(findDoc(docs, kind, name)).initContainers ?? []).map((c: any) => c.name);
+`,
+    { waitTimeout: Duration.seconds(120) },
+  );
+  const initNames = (name: string, kind = 'Deployment') =>
+    (podSpec(findDoc(docs, kind, name)).initContainers ?? []).map((c: any) => c.name);
 
   test('every dependent has a wait for each dependency, databases first', () => {
     expect(initNames('web')).toEqual(['wait-for-api']);
@@ -569,18 +691,23 @@ services:
     expect(initNames('worker')).toEqual([]);
   });
 
-  test('a TCP wait on the dependency\'s Service, bounded, with clear log lines', () => {
+  test("a TCP wait on the dependency's Service, bounded, with clear log lines", () => {
     const wait = podSpec(findDoc(docs, 'Deployment', 'api')).initContainers[0];
-    expect(wait).toMatchObject({ image: 'busybox:1.36', resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '100m', memory: '64Mi' } } });
-    expect(wait.command[2]).toBe([
-      'echo "waiting up to 120s for db:5432 (compose service db) to accept connections"',
-      'deadline=$(($(date +%s) + 120))',
-      'until nc -z -w 2 db 5432; do',
-      '  if [ "$(date +%s)" -ge "$deadline" ]; then echo "gave up: db:5432 did not accept connections within 120s" >&2; exit 1; fi',
-      '  sleep 2',
-      'done',
-      'echo "db:5432 is ready"',
-    ].join('\n'));
+    expect(wait).toMatchObject({
+      image: 'busybox:1.36',
+      resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { cpu: '100m', memory: '64Mi' } },
+    });
+    expect(wait.command[2]).toBe(
+      [
+        'echo "waiting up to 120s for db:5432 (compose service db) to accept connections"',
+        'deadline=$(($(date +%s) + 120))',
+        'until nc -z -w 2 db 5432; do',
+        '  if [ "$(date +%s)" -ge "$deadline" ]; then echo "gave up: db:5432 did not accept connections within 120s" >&2; exit 1; fi',
+        '  sleep 2',
+        'done',
+        'echo "db:5432 is ready"',
+      ].join('\n'),
+    );
   });
 
   test('service_completed_successfully runs the dependency as a Job', () => {
@@ -634,8 +761,13 @@ services:
   b: { image: b:1, expose: ["80"], networks: [two] }
 networks: { one: {}, two: {} }
 `);
-    expect(podSpec(findDoc(apart, 'Deployment', 'a')).initContainers[0].args)
-      .toEqual(['wait', '--namespace=test', '--for=condition=available', '--timeout=300s', 'deployment/b']);
+    expect(podSpec(findDoc(apart, 'Deployment', 'a')).initContainers[0].args).toEqual([
+      'wait',
+      '--namespace=test',
+      '--for=condition=available',
+      '--timeout=300s',
+      'deployment/b',
+    ]);
   });
 });
 
@@ -661,15 +793,19 @@ services:
   });
 
   test('safe sysctls, host aliases with addresses and the grace period are kept; the rest reported', () => {
-    expect(podSpec(deployment).securityContext.sysctls).toEqual([{ name: 'net.ipv4.ip_unprivileged_port_start', value: '0' }]);
+    expect(podSpec(deployment).securityContext.sysctls).toEqual([
+      { name: 'net.ipv4.ip_unprivileged_port_start', value: '0' },
+    ]);
     expect(podSpec(deployment).hostAliases).toEqual([{ ip: '10.0.0.5', hostnames: ['legacy'] }]);
     expect(podSpec(deployment).terminationGracePeriodSeconds).toBe(60);
-    expect(app.warnings.map((w) => w.message)).toEqual(expect.arrayContaining([
-      'ignored label "kompose.service.group": this kompose label is not honoured',
-      'ignored labels "traefik.enable": compose labels are not copied to Kubernetes objects',
-      'sysctl "net.core.somaxconn" is not set: Kubernetes rejects unsafe sysctls unless the kubelet allows them (--allowed-unsafe-sysctls)',
-      'extra host "host.docker.internal:host-gateway" is not kept: "host-gateway" is not an address a pod can use',
-    ]));
+    expect(app.warnings.map((w) => w.message)).toEqual(
+      expect.arrayContaining([
+        'ignored label "kompose.service.group": this kompose label is not honoured',
+        'ignored labels "traefik.enable": compose labels are not copied to Kubernetes objects',
+        'sysctl "net.core.somaxconn" is not set: Kubernetes rejects unsafe sysctls unless the kubelet allows them (--allowed-unsafe-sysctls)',
+        'extra host "host.docker.internal:host-gateway" is not kept: "host-gateway" is not an address a pod can use',
+      ]),
+    );
   });
 });
 
@@ -690,11 +826,18 @@ services:
   web: { image: nginx:1.27, depends_on: [report] }
 `);
     const cron = findDoc(docs, 'CronJob', 'report');
-    expect(cron.spec).toMatchObject({ schedule: '30 2 * * MON-FRI', concurrencyPolicy: 'Replace', startingDeadlineSeconds: 600 });
+    expect(cron.spec).toMatchObject({
+      schedule: '30 2 * * MON-FRI',
+      concurrencyPolicy: 'Replace',
+      startingDeadlineSeconds: 600,
+    });
     expect(cron.spec.jobTemplate.spec.backoffLimit).toBe(2);
     expect(podSpec(cron).restartPolicy).toBe('Never');
     expect(mainContainer(cron).args).toEqual(['report', '--send']);
-    expect(cron.spec.jobTemplate.spec.template.metadata.labels).toEqual({ 'app': 'report', 'network.cdk8s-compose.io/default': 'true' });
+    expect(cron.spec.jobTemplate.spec.template.metadata.labels).toEqual({
+      'app': 'report',
+      'network.cdk8s-compose.io/default': 'true',
+    });
     expect(podSpec(cron).initContainers.map((c: any) => c.name)).toEqual(['wait-for-db']);
     expect(app.service('report').cronJob).toBeInstanceOf(kplus.CronJob);
     expect(app.service('report').kind).toBe('CronJob');
@@ -710,7 +853,7 @@ services:
     expectManifestsPass(docs);
   });
 
-  test('a scheduled service that waits through the API gets its service account on the CronJob\'s pod template', () => {
+  test("a scheduled service that waits through the API gets its service account on the CronJob's pod template", () => {
     const { docs } = synthApp(`
 services:
   sync:
@@ -721,12 +864,22 @@ services:
 `);
     const spec = podSpec(findDoc(docs, 'CronJob', 'sync'));
     expect(findDoc(docs, 'CronJob', 'sync').spec.schedule).toBe('0 * * * *');
-    expect(spec).toMatchObject({ serviceAccountName: 'sync-wait', automountServiceAccountToken: true, restartPolicy: 'Never' });
-    expect(spec.initContainers[0].args).toEqual(['wait', '--namespace=test', '--for=condition=complete', '--timeout=300s', 'job/seed']);
+    expect(spec).toMatchObject({
+      serviceAccountName: 'sync-wait',
+      automountServiceAccountToken: true,
+      restartPolicy: 'Never',
+    });
+    expect(spec.initContainers[0].args).toEqual([
+      'wait',
+      '--namespace=test',
+      '--for=condition=complete',
+      '--timeout=300s',
+      'job/seed',
+    ]);
     expectManifestsPass(docs, { allowServiceAccountToken: ['sync'] });
   });
 
-  test('restart: on-failure restarts a CronJob\'s pod on failure; restart: always is reported', () => {
+  test("restart: on-failure restarts a CronJob's pod on failure; restart: always is reported", () => {
     const { app, docs } = synthApp(`
 services:
   a: { image: a:1, restart: on-failure, labels: { kompose.cronjob.schedule: "0 * * * *" } }
@@ -735,18 +888,24 @@ services:
     expect(podSpec(findDoc(docs, 'CronJob', 'a')).restartPolicy).toBe('OnFailure');
     expect(podSpec(findDoc(docs, 'CronJob', 'b')).restartPolicy).toBe('OnFailure');
     expect(findDoc(docs, 'CronJob', 'a').spec.concurrencyPolicy).toBe('Forbid');
-    expect(app.warnings.map((w) => w.message)).toContain('restart "always" is not kept: the service runs on its kompose.cronjob.schedule, '
-      + 'and a CronJob\'s pods restart only on failure');
+    expect(app.warnings.map((w) => w.message)).toContain(
+      'restart "always" is not kept: the service runs on its kompose.cronjob.schedule, ' +
+        "and a CronJob's pods restart only on failure",
+    );
   });
 
   test('a schedule on a service others wait to complete is an error', () => {
-    expect(() => synthApp(`
+    expect(() =>
+      synthApp(`
 services:
   seed: { image: a:1, labels: { kompose.cronjob.schedule: "@daily" } }
   app: { image: b:1, depends_on: { seed: { condition: service_completed_successfully } } }
-`)).toThrow('compose.yaml:3:9: services.seed.labels["kompose.cronjob.schedule"]: service "seed" is awaited with '
-      + 'service_completed_successfully, so it runs once as a Job, and kompose.cronjob.schedule would run it on a schedule. '
-      + 'Fix: remove the schedule label, or the dependents\' service_completed_successfully condition.');
+`),
+    ).toThrow(
+      'compose.yaml:3:9: services.seed.labels["kompose.cronjob.schedule"]: service "seed" is awaited with ' +
+        'service_completed_successfully, so it runs once as a Job, and kompose.cronjob.schedule would run it on a schedule. ' +
+        "Fix: remove the schedule label, or the dependents' service_completed_successfully condition.",
+    );
   });
 
   test('kompose.controller.type: statefulset makes a StatefulSet named by its Service; a database one runs on a StatefulSet', () => {
@@ -763,7 +922,10 @@ services:
     expect(app.service('queue').kind).toBe('StatefulSet');
     expect(findDoc(docs, 'StatefulSet', 'db').spec.serviceName).toBe('db');
     expect(app.service('db').statefulSet).toBe(app.service('db').statefulDependency!.workload);
-    expect(podSpec(findDoc(docs, 'Deployment', 'worker')).initContainers.map((c: any) => c.name)).toEqual(['wait-for-db', 'wait-for-queue']);
+    expect(podSpec(findDoc(docs, 'Deployment', 'worker')).initContainers.map((c: any) => c.name)).toEqual([
+      'wait-for-db',
+      'wait-for-queue',
+    ]);
     expectManifestsPass(docs);
   });
 
@@ -774,12 +936,14 @@ services:
   q: { image: q:1, labels: { kompose.controller.type: statefulset } }
 `);
     expect(findDocs(docs, 'Deployment').map((d) => d.metadata.name)).toEqual(['old', 'q']);
-    expect(app.warnings.filter((w) => w.code === 'unsupported-label').map((w) => `${w.at.path}: ${w.message}`)).toEqual([
-      'services.old.labels["kompose.controller.type"]: kompose.controller.type "replicationcontroller" is not supported: the service '
-        + 'runs as a Deployment (a ReplicationController is the Deployment\'s deprecated predecessor)',
-      'services.q.labels["kompose.controller.type"]: kompose.controller.type "statefulset" is not kept: the service has no ports, and a '
-        + 'StatefulSet needs a Service to name its pods, so it runs as a Deployment (give it a port with expose to get one)',
-    ]);
+    expect(app.warnings.filter((w) => w.code === 'unsupported-label').map((w) => `${w.at.path}: ${w.message}`)).toEqual(
+      [
+        'services.old.labels["kompose.controller.type"]: kompose.controller.type "replicationcontroller" is not supported: the service ' +
+          "runs as a Deployment (a ReplicationController is the Deployment's deprecated predecessor)",
+        'services.q.labels["kompose.controller.type"]: kompose.controller.type "statefulset" is not kept: the service has no ports, and a ' +
+          'StatefulSet needs a Service to name its pods, so it runs as a Deployment (give it a port with expose to get one)',
+      ],
+    );
   });
 
   test('external-traffic-policy reaches the LoadBalancer Service; the init container runs after the waits', () => {
@@ -802,24 +966,33 @@ services:
     image: postgres:16.2
     environment: { POSTGRES_PASSWORD: example-password }
 `);
-    expect(findDoc(docs, 'Service', 'dns-external').spec).toMatchObject({ type: 'LoadBalancer', externalTrafficPolicy: 'Local' });
+    expect(findDoc(docs, 'Service', 'dns-external').spec).toMatchObject({
+      type: 'LoadBalancer',
+      externalTrafficPolicy: 'Local',
+    });
     // web's port 80 goes through the Ingress: no LoadBalancer Service to set it on.
     expect(findDocs(docs, 'Service').map((d) => d.metadata.name)).toEqual(['db', 'dns', 'dns-external', 'web']);
-    expect(app.warnings.filter((w) => w.code === 'unsupported-label').map((w) => `${w.at.path}: ${w.message}`)).toEqual([
-      'services.web.labels["kompose.service.external-traffic-policy"]: ignored kompose.service.external-traffic-policy "local": the service '
-        + 'has no LoadBalancer or NodePort Service (its published ports go through the Ingress, or stay internal)',
-    ]);
+    expect(app.warnings.filter((w) => w.code === 'unsupported-label').map((w) => `${w.at.path}: ${w.message}`)).toEqual(
+      [
+        'services.web.labels["kompose.service.external-traffic-policy"]: ignored kompose.service.external-traffic-policy "local": the service ' +
+          'has no LoadBalancer or NodePort Service (its published ports go through the Ingress, or stay internal)',
+      ],
+    );
     const pod = podSpec(findDoc(docs, 'Deployment', 'web'));
     expect(pod.initContainers.map((c: any) => c.name)).toEqual(['wait-for-db', 'migrate']);
     const migrate = pod.initContainers[1];
-    expect(migrate).toMatchObject({ image: 'example/migrate:2.1', command: ['migrate', 'up'], imagePullPolicy: 'IfNotPresent' });
+    expect(migrate).toMatchObject({
+      image: 'example/migrate:2.1',
+      command: ['migrate', 'up'],
+      imagePullPolicy: 'IfNotPresent',
+    });
     expect(migrate.resources).toEqual(pod.containers[0].resources);
     expect(migrate.securityContext).toEqual(pod.containers[0].securityContext);
     expect(app.service('web').workload.initContainers.map((c) => c.name)).toEqual(['wait-for-db', 'migrate']);
     expectManifestsPass(docs);
   });
 
-  test('kompose.serviceaccount-name: the pod runs as that account, with its token; the waits\' Role is bound to it', () => {
+  test("kompose.serviceaccount-name: the pod runs as that account, with its token; the waits' Role is bound to it", () => {
     const { app, docs } = synthApp(`
 services:
   sync:
@@ -836,27 +1009,36 @@ services:
     expect(report).toMatchObject({ serviceAccountName: 'reporter', automountServiceAccountToken: true });
     // No account of ours: the Role of the wait is bound to the named one.
     expect(findDocs(docs, 'ServiceAccount')).toEqual([]);
-    expect(findDoc(docs, 'RoleBinding', 'report-wait').subjects).toEqual([{ apiGroup: '', kind: 'ServiceAccount', name: 'reporter', namespace: 'test' }]);
+    expect(findDoc(docs, 'RoleBinding', 'report-wait').subjects).toEqual([
+      { apiGroup: '', kind: 'ServiceAccount', name: 'reporter', namespace: 'test' },
+    ]);
     expect(app.service('report').serviceAccountName).toBe('reporter');
-    expect(app.warnings.filter((w) => w.code === 'external-service-account').map((w) => `${w.at.path}: ${w.message}`)).toEqual([
-      'services.report.labels["kompose.serviceaccount-name"]: the pod runs as service account "reporter", with its token mounted: '
-        + 'create it in namespace "test" before applying (cdk8s-compose does not)',
-      'services.sync.labels["kompose.serviceaccount-name"]: the pod runs as service account "sync-operator", with its token mounted: '
-        + 'create it in namespace "test" before applying (cdk8s-compose does not)',
+    expect(
+      app.warnings.filter((w) => w.code === 'external-service-account').map((w) => `${w.at.path}: ${w.message}`),
+    ).toEqual([
+      'services.report.labels["kompose.serviceaccount-name"]: the pod runs as service account "reporter", with its token mounted: ' +
+        'create it in namespace "test" before applying (cdk8s-compose does not)',
+      'services.sync.labels["kompose.serviceaccount-name"]: the pod runs as service account "sync-operator", with its token mounted: ' +
+        'create it in namespace "test" before applying (cdk8s-compose does not)',
     ]);
     expectManifestsPass(docs, { allowServiceAccountToken: ['sync', 'report'] });
-    expect(() => synthApp('services:\n  x: { image: a:1, labels: { kompose.serviceaccount-name: My_Account } }\n'))
-      .toThrow('services.x.labels["kompose.serviceaccount-name"]: invalid service account name (got "My_Account")');
+    expect(() =>
+      synthApp('services:\n  x: { image: a:1, labels: { kompose.serviceaccount-name: My_Account } }\n'),
+    ).toThrow('services.x.labels["kompose.serviceaccount-name"]: invalid service account name (got "My_Account")');
   });
 
-  test('an init container named as the service\'s container is an error', () => {
-    expect(() => synthApp(`
+  test("an init container named as the service's container is an error", () => {
+    expect(() =>
+      synthApp(`
 services:
   web:
     image: nginx:1.25
     labels: { kompose.init.containers.name: web, kompose.init.containers.image: busybox:1.36 }
-`)).toThrow('compose.yaml:4:5: services.web.labels["kompose.init.containers.name"]: the init container "web" has the name of the service\'s '
-      + 'container (got "web"). Fix: name it otherwise with kompose.init.containers.name.');
+`),
+    ).toThrow(
+      'compose.yaml:4:5: services.web.labels["kompose.init.containers.name"]: the init container "web" has the name of the service\'s ' +
+        'container (got "web"). Fix: name it otherwise with kompose.init.containers.name.',
+    );
   });
 
   test('deploy.mode global and kompose.controller.type daemonset run as a DaemonSet: one pod on every node', () => {
@@ -899,15 +1081,19 @@ volumes:
     expect(findDoc(docs, 'Role', 'web-wait').rules).toEqual([
       { apiGroups: ['apps'], resources: ['daemonsets'], resourceNames: ['exporter'], verbs: ['get', 'list', 'watch'] },
     ]);
-    expect(app.warnings.map((w) => `${w.code} ${w.at.path}: ${w.message}`).filter((w) => !w.startsWith('unpinned'))).toEqual(expect.arrayContaining([
-      'unsupported-key services.agent.deploy.replicas: deploy.replicas 2 is not kept: a DaemonSet runs one pod on every node',
-      'unsupported-key services.exporter: ignored the autoscaling of a service that runs as a DaemonSet: it is not scaled',
-      'unsupported-label services.db.labels["kompose.controller.type"]: kompose.controller.type "daemonset" is not kept: a database '
-        + 'or cache runs as a stateful dependency with one pod',
-      'shared-volume volumes.agentdata: volume "agentdata" is mounted by service "agent", a DaemonSet with a pod on every node: a '
-        + 'ReadWriteOnce claim attaches to one node at a time, so the pods on other nodes stay Pending (use a ReadWriteMany storage '
-        + 'class, or run it as a Deployment)',
-    ]));
+    expect(
+      app.warnings.map((w) => `${w.code} ${w.at.path}: ${w.message}`).filter((w) => !w.startsWith('unpinned')),
+    ).toEqual(
+      expect.arrayContaining([
+        'unsupported-key services.agent.deploy.replicas: deploy.replicas 2 is not kept: a DaemonSet runs one pod on every node',
+        'unsupported-key services.exporter: ignored the autoscaling of a service that runs as a DaemonSet: it is not scaled',
+        'unsupported-label services.db.labels["kompose.controller.type"]: kompose.controller.type "daemonset" is not kept: a database ' +
+          'or cache runs as a stateful dependency with one pod',
+        'shared-volume volumes.agentdata: volume "agentdata" is mounted by service "agent", a DaemonSet with a pod on every node: a ' +
+          'ReadWriteOnce claim attaches to one node at a time, so the pods on other nodes stay Pending (use a ReadWriteMany storage ' +
+          'class, or run it as a Deployment)',
+      ]),
+    );
     expect(app.warnings.some((w) => w.message.includes('deploy.mode'))).toBe(false);
     expectManifestsPass(docs, { allowServiceAccountToken: ['web'] });
   });
@@ -927,13 +1113,22 @@ services:
 `);
     const container = mainContainer(findDoc(docs, 'Deployment', 'api'));
     expect(container.readinessProbe).toEqual({
-      httpGet: { path: '/ready', port: 8000, scheme: 'HTTP' }, initialDelaySeconds: 20, periodSeconds: 15, timeoutSeconds: 4, failureThreshold: 4,
+      httpGet: { path: '/ready', port: 8000, scheme: 'HTTP' },
+      initialDelaySeconds: 20,
+      periodSeconds: 15,
+      timeoutSeconds: 4,
+      failureThreshold: 4,
     });
-    expect(container.livenessProbe).toEqual({ tcpSocket: { port: 8000 }, periodSeconds: 15, timeoutSeconds: 4, failureThreshold: 9 });
+    expect(container.livenessProbe).toEqual({
+      tcpSocket: { port: 8000 },
+      periodSeconds: 15,
+      timeoutSeconds: 4,
+      failureThreshold: 9,
+    });
     expect(container.startupProbe).toBeUndefined();
   });
 
-  test('disable turns a probe off, a database\'s readiness check included; timings without a check take the healthcheck test', () => {
+  test("disable turns a probe off, a database's readiness check included; timings without a check take the healthcheck test", () => {
     const { docs } = synthApp(`
 services:
   web:
@@ -951,14 +1146,19 @@ services:
     expect(mainContainer(findDoc(docs, 'Deployment', 'web')).readinessProbe).toBeUndefined();
     expect(mainContainer(findDoc(docs, 'Deployment', 'cache')).readinessProbe).toBeUndefined();
     expect(mainContainer(findDoc(docs, 'Deployment', 'job')).livenessProbe).toEqual({
-      exec: { command: ['sh', '-c', 'worker ping'] }, periodSeconds: 60, failureThreshold: 3,
+      exec: { command: ['sh', '-c', 'worker ping'] },
+      periodSeconds: 60,
+      failureThreshold: 3,
     });
   });
 
   test('labels that set timings without any check are an error naming them', () => {
-    expect(() => synthApp('services: { w: { image: w:1, labels: { kompose.service.healthcheck.liveness.timeout: 5s } } }')).toThrow(
-      'compose.yaml:1:16: services.w.labels["kompose.service.healthcheck.liveness"]: the liveness labels set timings but no check, and the compose '
-      + 'healthcheck has no test. Allowed: kompose.service.healthcheck.liveness.test, .http_get_path or .tcp_port. Fix: add one of them, or a healthcheck test.');
+    expect(() =>
+      synthApp('services: { w: { image: w:1, labels: { kompose.service.healthcheck.liveness.timeout: 5s } } }'),
+    ).toThrow(
+      'compose.yaml:1:16: services.w.labels["kompose.service.healthcheck.liveness"]: the liveness labels set timings but no check, and the compose ' +
+        'healthcheck has no test. Allowed: kompose.service.healthcheck.liveness.test, .http_get_path or .tcp_port. Fix: add one of them, or a healthcheck test.',
+    );
   });
 
   test('kompose.service.expose with hosts and paths: one rule per host, TLS for all of them, the ingress class', () => {
@@ -974,18 +1174,26 @@ services:
 `);
     const ingress = findDoc(docs, 'Ingress', 'shop');
     expect(ingress.spec.ingressClassName).toBe('traefik');
-    expect(ingress.spec.rules.map((r: any) => `${r.host}${r.http.paths[0].path} → ${r.http.paths[0].backend.service.port.number}`))
-      .toEqual(['shop.example.com/ → 8000', 'www.shop.example.com/store → 8000']);
+    expect(
+      ingress.spec.rules.map(
+        (r: any) => `${r.host}${r.http.paths[0].path} → ${r.http.paths[0].backend.service.port.number}`,
+      ),
+    ).toEqual(['shop.example.com/ → 8000', 'www.shop.example.com/store → 8000']);
     expect(ingress.spec.tls).toEqual([{ hosts: ['shop.example.com', 'www.shop.example.com'], secretName: 'shop-tls' }]);
     expect(app.service('shop').ingressRules.map((r) => r.host)).toEqual(['shop.example.com', 'www.shop.example.com']);
     expectManifestsPass(docs);
   });
 
   test('the TLS secret or ingress class of a service that gets no Ingress is an error', () => {
-    expect(() => synthApp('services: { db: { image: example/db:1, expose: ["5432"], labels: { kompose.service.expose.tls-secret: db-tls } } }')).toThrow(
-      'compose.yaml:1:17: services.db.labels["kompose.service.expose.tls-secret"]: kompose.service.expose.tls-secret configures an Ingress, and service "db" gets none. '
-      + 'Allowed: a service with a published HTTP port, or the label kompose.service.expose. '
-      + 'Fix: add kompose.service.expose: "true" (or a host name), or remove kompose.service.expose.tls-secret.');
+    expect(() =>
+      synthApp(
+        'services: { db: { image: example/db:1, expose: ["5432"], labels: { kompose.service.expose.tls-secret: db-tls } } }',
+      ),
+    ).toThrow(
+      'compose.yaml:1:17: services.db.labels["kompose.service.expose.tls-secret"]: kompose.service.expose.tls-secret configures an Ingress, and service "db" gets none. ' +
+        'Allowed: a service with a published HTTP port, or the label kompose.service.expose. ' +
+        'Fix: add kompose.service.expose: "true" (or a host name), or remove kompose.service.expose.tls-secret.',
+    );
   });
 
   test('kompose.service.nodeport.port sets the node port of the one published port', () => {
@@ -994,11 +1202,12 @@ services:
   game: { image: example/game:1, ports: ["7777:7777/udp"], labels: { kompose.service.type: nodeport, kompose.service.nodeport.port: "30777" } }
 `);
     expect(findDoc(docs, 'Service', 'game-external').spec).toMatchObject({
-      type: 'NodePort', ports: [{ name: 'udp-7777', port: 7777, targetPort: 7777, protocol: 'UDP', nodePort: 30777 }],
+      type: 'NodePort',
+      ports: [{ name: 'udp-7777', port: 7777, targetPort: 7777, protocol: 'UDP', nodePort: 30777 }],
     });
   });
 
-  test('image pull policy and secret, and the pod\'s fsGroup', () => {
+  test("image pull policy and secret, and the pod's fsGroup", () => {
     const { docs } = synthApp(`
 services:
   app:
@@ -1009,7 +1218,10 @@ services:
     environment: { POSTGRES_PASSWORD: pull-pass-5 }
     labels: { kompose.image-pull-secret: regcred, kompose.image-pull-policy: Never }
 `);
-    for (const [name, policy] of [['app', 'Always'], ['db', 'Never']]) {
+    for (const [name, policy] of [
+      ['app', 'Always'],
+      ['db', 'Never'],
+    ]) {
       const spec = podSpec(findDoc(docs, 'Deployment', name));
       expect(spec.imagePullSecrets).toEqual([{ name: 'regcred' }]);
       expect(spec.containers[0].imagePullPolicy).toBe(policy);
@@ -1027,17 +1239,21 @@ services:
 volumes:
   data: { labels: { kompose.volume.type: emptyDir, kompose.volume.storage-class-name: fast } }
 `);
-    expect(app.warnings.filter((w) => w.code === 'unsupported-label').map((w) => `${w.at.path}: ${w.message}`)).toEqual([
-      'services.app.labels["kompose.service.group"]: ignored label "kompose.service.group": this kompose label is not honoured',
-      'services.app.labels["kompose.volume.sub-path"]: ignored label "kompose.volume.sub-path": this kompose label is not honoured',
-      'volumes.data.labels["kompose.volume.type"]: ignored label "kompose.volume.type": this kompose label is not honoured',
-    ]);
+    expect(app.warnings.filter((w) => w.code === 'unsupported-label').map((w) => `${w.at.path}: ${w.message}`)).toEqual(
+      [
+        'services.app.labels["kompose.service.group"]: ignored label "kompose.service.group": this kompose label is not honoured',
+        'services.app.labels["kompose.volume.sub-path"]: ignored label "kompose.volume.sub-path": this kompose label is not honoured',
+        'volumes.data.labels["kompose.volume.type"]: ignored label "kompose.volume.type": this kompose label is not honoured',
+      ],
+    );
   });
 });
 
 test('a Service added to a migrated workload with kplus selects its pods by their app label', () => {
   const chart = new Chart(Testing.app(), 'test');
-  const app = new ComposeApp(chart, 'app', { model: modelOf('services:\n  web:\n    image: nginx:1.27\n    expose: ["80"]\n') });
+  const app = new ComposeApp(chart, 'app', {
+    model: modelOf('services:\n  web:\n    image: nginx:1.27\n    expose: ["80"]\n'),
+  });
   app.service('web').deployment!.exposeViaService({ name: 'web-admin', ports: [{ port: 8080, targetPort: 80 }] });
   const docs = Testing.synth(chart);
   expect(findDoc(docs, 'Service', 'web-admin').spec.selector).toEqual({ app: 'web' });

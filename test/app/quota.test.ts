@@ -1,7 +1,15 @@
 import { ApiObject, Chart, Size, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import {
-  Container, IntOrString, KubeCronJob, KubeDeployment, KubeJob, KubePersistentVolumeClaim, KubePod, KubeStatefulSet, Quantity,
+  Container,
+  IntOrString,
+  KubeCronJob,
+  KubeDeployment,
+  KubeJob,
+  KubePersistentVolumeClaim,
+  KubePod,
+  KubeStatefulSet,
+  Quantity,
 } from '../../imports/k8s';
 import { ServiceAutoscaler } from '../../lib/app/autoscaler';
 import { NamespaceQuota } from '../../lib/app/quota';
@@ -10,7 +18,8 @@ import { expectValidManifests } from '../support/validate';
 const NS = 'shop';
 
 function resources(requests: Record<string, string> | undefined, limits: Record<string, string> | undefined) {
-  const quantities = (r?: Record<string, string>) => (r ? Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Quantity.fromString(v)])) : undefined);
+  const quantities = (r?: Record<string, string>) =>
+    r ? Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Quantity.fromString(v)])) : undefined;
   return { requests: quantities(requests), limits: quantities(limits) };
 }
 
@@ -18,16 +27,27 @@ function container(name: string, requests?: Record<string, string>, limits?: Rec
   return { name, image: 'busybox', resources: resources(requests, limits) };
 }
 
-function deployment(scope: Chart, name: string, options: {
-  replicas?: number; strategy?: any; namespace?: string; containers: Container[]; initContainers?: Container[];
-}): KubeDeployment {
+function deployment(
+  scope: Chart,
+  name: string,
+  options: {
+    replicas?: number;
+    strategy?: any;
+    namespace?: string;
+    containers: Container[];
+    initContainers?: Container[];
+  },
+): KubeDeployment {
   return new KubeDeployment(scope, name, {
     metadata: { name, namespace: options.namespace ?? NS },
     spec: {
       replicas: options.replicas,
       strategy: options.strategy,
       selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: options.containers, initContainers: options.initContainers } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: options.containers, initContainers: options.initContainers },
+      },
     },
   });
 }
@@ -48,7 +68,10 @@ function shop(chart: Chart): void {
     initContainers: [container('migrate', { cpu: '2', memory: '2Gi' }, { cpu: '2', memory: '2Gi' })],
   });
   new ServiceAutoscaler(chart, 'ApiAutoscaler', {
-    target: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'api' }, namespace: NS, minReplicas: 2, maxReplicas: 4,
+    target: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'api' },
+    namespace: NS,
+    minReplicas: 2,
+    maxReplicas: 4,
   });
   new KubeStatefulSet(chart, 'db', {
     metadata: { name: 'db', namespace: NS },
@@ -56,20 +79,46 @@ function shop(chart: Chart): void {
       replicas: 1,
       serviceName: 'db',
       selector: { matchLabels: { app: 'db' } },
-      template: { metadata: { labels: { app: 'db' } }, spec: { containers: [container('db', { cpu: '500m', memory: '1Gi' }, { cpu: '500m', memory: '1Gi' })] } },
-      volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: Quantity.fromString('1Gi') } } } }],
+      template: {
+        metadata: { labels: { app: 'db' } },
+        spec: { containers: [container('db', { cpu: '500m', memory: '1Gi' }, { cpu: '500m', memory: '1Gi' })] },
+      },
+      volumeClaimTemplates: [
+        {
+          metadata: { name: 'data' },
+          spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: Quantity.fromString('1Gi') } } },
+        },
+      ],
     },
   });
   new KubeCronJob(chart, 'backup', {
     metadata: { name: 'backup', namespace: NS },
     spec: {
       schedule: '0 3 * * *',
-      jobTemplate: { spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [container('backup', { cpu: '100m', memory: '128Mi' }, { cpu: '200m', memory: '256Mi' })] } } } },
+      jobTemplate: {
+        spec: {
+          template: {
+            spec: {
+              restartPolicy: 'OnFailure',
+              containers: [container('backup', { cpu: '100m', memory: '128Mi' }, { cpu: '200m', memory: '256Mi' })],
+            },
+          },
+        },
+      },
     },
   });
   new KubeJob(chart, 'migrate', {
     metadata: { name: 'migrate', namespace: NS },
-    spec: { parallelism: 2, completions: 1, template: { spec: { restartPolicy: 'Never', containers: [container('migrate', { cpu: '100m', memory: '64Mi' }, { cpu: '100m', memory: '64Mi' })] } } },
+    spec: {
+      parallelism: 2,
+      completions: 1,
+      template: {
+        spec: {
+          restartPolicy: 'Never',
+          containers: [container('migrate', { cpu: '100m', memory: '64Mi' }, { cpu: '100m', memory: '64Mi' })],
+        },
+      },
+    },
   });
   for (const name of ['uploads', 'cache']) {
     new KubePersistentVolumeClaim(chart, name, {
@@ -78,7 +127,11 @@ function shop(chart: Chart): void {
     });
   }
   // Another namespace: not counted.
-  deployment(chart, 'elsewhere', { namespace: 'other', replicas: 50, containers: [container('x', { cpu: '8', memory: '64Gi' }, { cpu: '8', memory: '64Gi' })] });
+  deployment(chart, 'elsewhere', {
+    namespace: 'other',
+    replicas: 50,
+    containers: [container('x', { cpu: '8', memory: '64Gi' }, { cpu: '8', memory: '64Gi' })],
+  });
 }
 
 function synth(chart: Chart): any[] {
@@ -128,10 +181,17 @@ describe('NamespaceQuota', () => {
     const quota = new NamespaceQuota(chart, 'Quota', { namespace: NS });
     const needs = quota.computeNeeds();
     expect(needs.workloads.map((w) => `${w.workload} ${w.pods}`)).toEqual([
-      'CronJob/backup 1', 'Deployment/api 4', 'Deployment/web 3', 'Job/migrate 1', 'StatefulSet/db 1',
+      'CronJob/backup 1',
+      'Deployment/api 4',
+      'Deployment/web 3',
+      'Job/migrate 1',
+      'StatefulSet/db 1',
     ]);
     expect(needs.workloads.find((w) => w.workload === 'Deployment/api')!.perPod).toEqual({
-      requestsCpuMillicores: 2000, requestsMemoryBytes: 2 * 1024 ** 3, limitsCpuMillicores: 2000, limitsMemoryBytes: 2 * 1024 ** 3,
+      requestsCpuMillicores: 2000,
+      requestsMemoryBytes: 2 * 1024 ** 3,
+      limitsCpuMillicores: 2000,
+      limitsMemoryBytes: 2 * 1024 ** 3,
     });
     expect(needs.requestsCpuMillicores).toBe(9750);
     expect(needs.persistentVolumeClaims).toBe(3);
@@ -153,15 +213,25 @@ describe('NamespaceQuota', () => {
 
   test('counts the rolling-update surge: 25% rounded up by default, or as given', () => {
     const chart = Testing.chart();
-    deployment(chart, 'one', { replicas: 1, containers: [container('c', { cpu: '100m', memory: '64Mi' }, { cpu: '100m', memory: '64Mi' })] });
-    deployment(chart, 'ten', { replicas: 10, containers: [container('c', { cpu: '100m', memory: '64Mi' }, { cpu: '100m', memory: '64Mi' })] });
+    deployment(chart, 'one', {
+      replicas: 1,
+      containers: [container('c', { cpu: '100m', memory: '64Mi' }, { cpu: '100m', memory: '64Mi' })],
+    });
+    deployment(chart, 'ten', {
+      replicas: 10,
+      containers: [container('c', { cpu: '100m', memory: '64Mi' }, { cpu: '100m', memory: '64Mi' })],
+    });
     deployment(chart, 'fixed', {
       replicas: 3,
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: IntOrString.fromNumber(2) } },
       containers: [container('c', { cpu: '100m', memory: '64Mi' }, { cpu: '100m', memory: '64Mi' })],
     });
     const quota = new NamespaceQuota(chart, 'Quota', { namespace: NS });
-    expect(quota.computeNeeds().workloads.map((w) => `${w.workload} ${w.pods}`)).toEqual(['Deployment/fixed 5', 'Deployment/one 2', 'Deployment/ten 13']);
+    expect(quota.computeNeeds().workloads.map((w) => `${w.workload} ${w.pods}`)).toEqual([
+      'Deployment/fixed 5',
+      'Deployment/one 2',
+      'Deployment/ten 13',
+    ]);
   });
 
   test('counts a kplus Deployment under a ServiceAutoscaler at the autoscaler maximum', () => {
@@ -169,21 +239,33 @@ describe('NamespaceQuota', () => {
     const web = new kplus.Deployment(chart, 'Web', {
       metadata: { name: 'web' },
       replicas: 2,
-      containers: [{
-        image: 'nginx',
-        securityContext: { ensureNonRoot: false },
-        resources: { cpu: { request: kplus.Cpu.millis(200), limit: kplus.Cpu.millis(400) }, memory: { request: Size.mebibytes(128), limit: Size.mebibytes(256) } },
-      }],
+      containers: [
+        {
+          image: 'nginx',
+          securityContext: { ensureNonRoot: false },
+          resources: {
+            cpu: { request: kplus.Cpu.millis(200), limit: kplus.Cpu.millis(400) },
+            memory: { request: Size.mebibytes(128), limit: Size.mebibytes(256) },
+          },
+        },
+      ],
     });
     new ServiceAutoscaler(chart, 'WebAutoscaler', { target: web, maxReplicas: 6 });
     const quota = new NamespaceQuota(chart, 'Quota');
     const manifests = synth(chart);
     // 6 pods + 2 surge (25% of 6, rounded up) = 8; 8 × 200m = 1600m, +20% = 1920m → 2
-    expect(quota.computeNeeds().workloads).toEqual([{
-      workload: 'Deployment/web',
-      pods: 8,
-      perPod: { requestsCpuMillicores: 200, requestsMemoryBytes: 128 * 1024 ** 2, limitsCpuMillicores: 400, limitsMemoryBytes: 256 * 1024 ** 2 },
-    }]);
+    expect(quota.computeNeeds().workloads).toEqual([
+      {
+        workload: 'Deployment/web',
+        pods: 8,
+        perPod: {
+          requestsCpuMillicores: 200,
+          requestsMemoryBytes: 128 * 1024 ** 2,
+          limitsCpuMillicores: 400,
+          limitsMemoryBytes: 256 * 1024 ** 2,
+        },
+      },
+    ]);
     expect(quotaDoc(manifests).spec.hard['requests.cpu']).toBe('2');
     expect(quotaDoc(manifests).metadata.namespace).toBe(NS);
   });
@@ -194,7 +276,10 @@ describe('NamespaceQuota', () => {
     const b = new Chart(app, 'b', { namespace: NS });
     const c = new Chart(app, 'c', { namespace: 'other' });
     for (const chart of [b, c]) {
-      new KubePod(chart, 'pod', { metadata: { name: 'solo' }, spec: { containers: [container('c', { cpu: '1', memory: '1Gi' }, { cpu: '1', memory: '1Gi' })] } });
+      new KubePod(chart, 'pod', {
+        metadata: { name: 'solo' },
+        spec: { containers: [container('c', { cpu: '1', memory: '1Gi' }, { cpu: '1', memory: '1Gi' })] },
+      });
     }
     const quota = new NamespaceQuota(a, 'Quota', { headroomPercent: 0 });
     expect(quota.computeHard()['requests.cpu']).toBe('1');
@@ -226,15 +311,15 @@ describe('NamespaceQuota', () => {
       hard: { limitsCpu: kplus.Cpu.units(4), requestsMemory: Size.gibibytes(8), persistentVolumeClaims: 2 },
     });
     expect(() => Testing.synth(chart)).toThrow(
-      'Validation failed with the following errors:\n'
-      + '  [test/Quota] the app does not fit the quota: requests.memory needs 10368Mi at its peak '
-      + '(Deployment/api 4 × 2Gi, StatefulSet/db 1 × 1Gi, Deployment/web 3 × 320Mi), the quota allows 8Gi. '
-      + 'Fix: raise requests.memory in the quota, or lower replicas, maxReplicas or the memory requests.\n'
-      + '  [test/Quota] the app does not fit the quota: limits.cpu needs 10900m at its peak '
-      + '(Deployment/api 4 × 2, Deployment/web 3 × 700m, StatefulSet/db 1 × 500m), the quota allows 4. '
-      + 'Fix: raise limits.cpu in the quota, or lower replicas, maxReplicas or the cpu limits.\n'
-      + '  [test/Quota] the app does not fit the quota: persistentvolumeclaims needs 3, the quota allows 2. '
-      + 'Fix: raise persistentVolumeClaims in the quota, or share volumes between services.',
+      'Validation failed with the following errors:\n' +
+        '  [test/Quota] the app does not fit the quota: requests.memory needs 10368Mi at its peak ' +
+        '(Deployment/api 4 × 2Gi, StatefulSet/db 1 × 1Gi, Deployment/web 3 × 320Mi), the quota allows 8Gi. ' +
+        'Fix: raise requests.memory in the quota, or lower replicas, maxReplicas or the memory requests.\n' +
+        '  [test/Quota] the app does not fit the quota: limits.cpu needs 10900m at its peak ' +
+        '(Deployment/api 4 × 2, Deployment/web 3 × 700m, StatefulSet/db 1 × 500m), the quota allows 4. ' +
+        'Fix: raise limits.cpu in the quota, or lower replicas, maxReplicas or the cpu limits.\n' +
+        '  [test/Quota] the app does not fit the quota: persistentvolumeclaims needs 3, the quota allows 2. ' +
+        'Fix: raise persistentVolumeClaims in the quota, or share volumes between services.',
     );
   });
 
@@ -242,7 +327,10 @@ describe('NamespaceQuota', () => {
     // requests.memory needs 10368Mi, which fits 12Gi; limits.cpu needs exactly 10900m.
     const chart = Testing.chart();
     shop(chart);
-    new NamespaceQuota(chart, 'Quota', { namespace: NS, hard: { requestsMemory: Size.gibibytes(12), limitsCpu: kplus.Cpu.millis(10900) } });
+    new NamespaceQuota(chart, 'Quota', {
+      namespace: NS,
+      hard: { requestsMemory: Size.gibibytes(12), limitsCpu: kplus.Cpu.millis(10900) },
+    });
     expect(() => synth(chart)).not.toThrow();
   });
 
@@ -254,13 +342,13 @@ describe('NamespaceQuota', () => {
     });
     new NamespaceQuota(chart, 'Quota', { namespace: NS });
     expect(() => Testing.synth(chart)).toThrow(
-      'Validation failed with the following errors:\n'
-      + '  [test/Quota] Deployment/web: container "wait" has no cpu limit; the ResourceQuota rejects pods whose containers lack cpu and memory limits. '
-      + 'Fix: set resources.limits (and requests) for cpu and memory on every container, init containers included.\n'
-      + '  [test/Quota] Deployment/web: container "wait" has no memory limit; the ResourceQuota rejects pods whose containers lack cpu and memory limits. '
-      + 'Fix: set resources.limits (and requests) for cpu and memory on every container, init containers included.\n'
-      + '  [test/Quota] Deployment/web: container "web" has no cpu limit; the ResourceQuota rejects pods whose containers lack cpu and memory limits. '
-      + 'Fix: set resources.limits (and requests) for cpu and memory on every container, init containers included.',
+      'Validation failed with the following errors:\n' +
+        '  [test/Quota] Deployment/web: container "wait" has no cpu limit; the ResourceQuota rejects pods whose containers lack cpu and memory limits. ' +
+        'Fix: set resources.limits (and requests) for cpu and memory on every container, init containers included.\n' +
+        '  [test/Quota] Deployment/web: container "wait" has no memory limit; the ResourceQuota rejects pods whose containers lack cpu and memory limits. ' +
+        'Fix: set resources.limits (and requests) for cpu and memory on every container, init containers included.\n' +
+        '  [test/Quota] Deployment/web: container "web" has no cpu limit; the ResourceQuota rejects pods whose containers lack cpu and memory limits. ' +
+        'Fix: set resources.limits (and requests) for cpu and memory on every container, init containers included.',
     );
   });
 
@@ -270,8 +358,8 @@ describe('NamespaceQuota', () => {
     new NamespaceQuota(chart, 'B', { namespace: NS, name: 'second' });
     new NamespaceQuota(chart, 'C', { namespace: 'other' });
     expect(() => Testing.synth(chart)).toThrow(
-      'Validation failed with the following errors:\n'
-      + '  [test/A] 2 NamespaceQuotas cover namespace "shop" (got "test/A, test/B"). Allowed: one NamespaceQuota per namespace. Fix: remove all but one.',
+      'Validation failed with the following errors:\n' +
+        '  [test/A] 2 NamespaceQuotas cover namespace "shop" (got "test/A, test/B"). Allowed: one NamespaceQuota per namespace. Fix: remove all but one.',
     );
   });
 
@@ -283,13 +371,25 @@ describe('NamespaceQuota', () => {
         replicas: 3,
         serviceName: 'db',
         selector: { matchLabels: { app: 'db' } },
-        template: { metadata: { labels: { app: 'db' } }, spec: { containers: [container('db', { cpu: '1', memory: '1Gi' }, { cpu: '1', memory: '1Gi' })] } },
-        volumeClaimTemplates: ['data', 'wal'].map((name) => ({ metadata: { name }, spec: { accessModes: ['ReadWriteOnce'] } })),
+        template: {
+          metadata: { labels: { app: 'db' } },
+          spec: { containers: [container('db', { cpu: '1', memory: '1Gi' }, { cpu: '1', memory: '1Gi' })] },
+        },
+        volumeClaimTemplates: ['data', 'wal'].map((name) => ({
+          metadata: { name },
+          spec: { accessModes: ['ReadWriteOnce'] },
+        })),
       },
     });
-    new ApiObject(chart, 'dv', { apiVersion: 'cdi.kubevirt.io/v1beta1', kind: 'DataVolume', metadata: { name: 'disk', namespace: NS } });
+    new ApiObject(chart, 'dv', {
+      apiVersion: 'cdi.kubevirt.io/v1beta1',
+      kind: 'DataVolume',
+      metadata: { name: 'disk', namespace: NS },
+    });
     new ApiObject(chart, 'vm', {
-      apiVersion: 'kubevirt.io/v1', kind: 'VirtualMachine', metadata: { name: 'vm', namespace: NS },
+      apiVersion: 'kubevirt.io/v1',
+      kind: 'VirtualMachine',
+      metadata: { name: 'vm', namespace: NS },
       spec: { dataVolumeTemplates: [{ metadata: { name: 'a' } }, { metadata: { name: 'b' } }] },
     });
     const quota = new NamespaceQuota(chart, 'Quota', { namespace: NS });
@@ -300,15 +400,30 @@ describe('NamespaceQuota', () => {
     const chart = Testing.chart();
     new NamespaceQuota(chart, 'Quota', { namespace: NS });
     expect(quotaDoc(synth(chart)).spec.hard).toEqual({
-      'requests.cpu': '0', 'requests.memory': '0', 'limits.cpu': '0', 'limits.memory': '0', 'persistentvolumeclaims': '0',
+      'requests.cpu': '0',
+      'requests.memory': '0',
+      'limits.cpu': '0',
+      'limits.memory': '0',
+      'persistentvolumeclaims': '0',
     });
   });
 
   test.each<[string, any, string]>([
-    ['a negative headroom', { headroomPercent: -5 }, 'test/Quota: invalid headroomPercent (got -5). Allowed: a percentage, 0 or more.'],
-    ['a fractional claim count', { hard: { persistentVolumeClaims: 1.5 } },
-      'test/Quota: invalid quota persistentvolumeclaims (got 1.5). Allowed: a whole number of claims, 0 or more.'],
-    ['a bad cpu amount', { hard: { requestsCpu: kplus.Cpu.units(-1) } }, 'test/Quota: invalid cpu quantity (got "-1").'],
+    [
+      'a negative headroom',
+      { headroomPercent: -5 },
+      'test/Quota: invalid headroomPercent (got -5). Allowed: a percentage, 0 or more.',
+    ],
+    [
+      'a fractional claim count',
+      { hard: { persistentVolumeClaims: 1.5 } },
+      'test/Quota: invalid quota persistentvolumeclaims (got 1.5). Allowed: a whole number of claims, 0 or more.',
+    ],
+    [
+      'a bad cpu amount',
+      { hard: { requestsCpu: kplus.Cpu.units(-1) } },
+      'test/Quota: invalid cpu quantity (got "-1").',
+    ],
     ['no nodes', { nodeCount: 0 }, 'test/Quota: invalid nodeCount (got 0). Allowed: a whole number, 1 or more.'],
   ])('throws for %s', (_what, props, message) => {
     expect(() => new NamespaceQuota(Testing.chart(), 'Quota', props)).toThrow(message);
@@ -319,10 +434,18 @@ describe('the quota is computed for each synthesis', () => {
   test('a workload added between two syntheses is counted in the second, and rendering alone counts it too', () => {
     const chart = new Chart(Testing.app(), 'test');
     const quota = new NamespaceQuota(chart, 'Quota', { namespace: NS, headroomPercent: 0 });
-    deployment(chart, 'one', { replicas: 1, strategy: { type: 'Recreate' }, containers: [container('c', undefined, { cpu: '1', memory: '1Gi' })] });
+    deployment(chart, 'one', {
+      replicas: 1,
+      strategy: { type: 'Recreate' },
+      containers: [container('c', undefined, { cpu: '1', memory: '1Gi' })],
+    });
     const hard = () => Testing.synth(chart).find((d) => d.kind === 'ResourceQuota')!.spec.hard;
     expect(hard()).toMatchObject({ 'limits.cpu': '1', 'limits.memory': '1Gi' });
-    deployment(chart, 'two', { replicas: 1, strategy: { type: 'Recreate' }, containers: [container('c', undefined, { cpu: '1', memory: '1Gi' })] });
+    deployment(chart, 'two', {
+      replicas: 1,
+      strategy: { type: 'Recreate' },
+      containers: [container('c', undefined, { cpu: '1', memory: '1Gi' })],
+    });
     expect(hard()).toMatchObject({ 'limits.cpu': '2', 'limits.memory': '2Gi' });
     // Without a validation first (a bare toJson), the amounts are computed on the spot.
     expect(quota.resourceQuota.toJson().spec.hard).toMatchObject({ 'limits.cpu': '2', 'limits.memory': '2Gi' });
@@ -332,9 +455,17 @@ describe('the quota is computed for each synthesis', () => {
 test('what a validation alone computed does not outlive it', async () => {
   const chart = new Chart(Testing.app(), 'test');
   const quota = new NamespaceQuota(chart, 'Quota', { namespace: NS, headroomPercent: 0 });
-  deployment(chart, 'one', { replicas: 1, strategy: { type: 'Recreate' }, containers: [container('c', undefined, { cpu: '1', memory: '1Gi' })] });
+  deployment(chart, 'one', {
+    replicas: 1,
+    strategy: { type: 'Recreate' },
+    containers: [container('c', undefined, { cpu: '1', memory: '1Gi' })],
+  });
   expect(quota.node.validate()).toEqual([]);
   await Promise.resolve();
-  deployment(chart, 'two', { replicas: 1, strategy: { type: 'Recreate' }, containers: [container('c', undefined, { cpu: '1', memory: '1Gi' })] });
+  deployment(chart, 'two', {
+    replicas: 1,
+    strategy: { type: 'Recreate' },
+    containers: [container('c', undefined, { cpu: '1', memory: '1Gi' })],
+  });
   expect(quota.resourceQuota.toJson().spec.hard).toMatchObject({ 'limits.cpu': '2', 'limits.memory': '2Gi' });
 });

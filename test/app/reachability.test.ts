@@ -99,13 +99,14 @@ services:
     image: registry.example.com/cachy:1.0
 `);
   expect(app.warnings.filter((w) => w.code === 'unreachable-service').map((w) => w.message)).toEqual([
-    'services.app.environment.CACHE_HOST uses "cachy" as a host, but service "cachy" declares no port and none can be '
-    + 'inferred, so the name does not resolve in Kubernetes: add the port it listens on to services.cachy.expose (expose: ["<port>"])',
+    'services.app.environment.CACHE_HOST uses "cachy" as a host, but service "cachy" declares no port and none can be ' +
+      'inferred, so the name does not resolve in Kubernetes: add the port it listens on to services.cachy.expose (expose: ["<port>"])',
   ]);
 });
 
 test('a *_HOST variable takes its port from the *_PORT sibling, a DSN from port=; networks scope names', () => {
-  const reach = Reachability.of(modelOf(`
+  const reach = Reachability.of(
+    modelOf(`
 services:
   app:
     image: registry.example.com/app:1.0
@@ -127,8 +128,12 @@ services:
 networks:
   front: {}
   back: {}
-`));
-  expect(reach.edges()).toEqual([{ client: 'app', server: 'pg', port: 6432 }, { client: 'app', server: 'store', port: 7000 }]);
+`),
+  );
+  expect(reach.edges()).toEqual([
+    { client: 'app', server: 'pg', port: 6432 },
+    { client: 'app', server: 'store', port: 7000 },
+  ]);
   expect(reach.inferredPorts('hidden')).toEqual([]);
 });
 
@@ -141,7 +146,8 @@ test('well-known images: the repository is read through registries, tags and dig
 });
 
 test('image references are not host:port: image: redis:7, FROM postgres:16.4, redis:7-alpine', () => {
-  const reach = Reachability.of(modelOf(`
+  const reach = Reachability.of(
+    modelOf(`
 services:
   app:
     image: registry.example.com/app:1.0
@@ -157,12 +163,14 @@ configs:
       FROM postgres:16.4
       cache redis:7-alpine
       the real one: redis:6380
-`));
+`),
+  );
   expect(reach.edges()).toEqual([{ client: 'app', server: 'redis', port: 6380 }]);
 });
 
 test('a bare name is a host only in a variable that says so', () => {
-  const reach = Reachability.of(modelOf(`
+  const reach = Reachability.of(
+    modelOf(`
 services:
   app:
     image: registry.example.com/app:1.0
@@ -171,11 +179,12 @@ services:
       QUEUE_HOST: worker
   worker:
     image: registry.example.com/worker:1.0
-`));
+`),
+  );
   expect(reach.references.map((r) => r.what)).toEqual(['services.app.environment.QUEUE_HOST']);
 });
 
-test('a port the project names wins over the image\'s default: no wait on a port nothing listens on', () => {
+test("a port the project names wins over the image's default: no wait on a port nothing listens on", () => {
   const { docs } = synthApp(`
 services:
   app:

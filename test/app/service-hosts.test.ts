@@ -29,7 +29,9 @@ services:
 `);
 
   test('URLs, DSNs, host:port and bare hosts are rewritten, for service names, container names, hostnames and aliases', () => {
-    expect(secretData(findDoc(docs, 'Secret', 'app-env')).DATABASE_URL).toBe('postgres://u:rw-pass-9@plausible-db:5432/app');
+    expect(secretData(findDoc(docs, 'Secret', 'app-env')).DATABASE_URL).toBe(
+      'postgres://u:rw-pass-9@plausible-db:5432/app',
+    );
     expect(findDoc(docs, 'ConfigMap', 'app-env').data).toEqual({
       BROKERS: 'kafka:9092,kafka:9093',
       CACHE: 'redis://cache:6379',

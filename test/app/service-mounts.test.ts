@@ -28,7 +28,9 @@ configs:
   shared: { external: true }
 `;
   const chart = new Chart(Testing.app(), 'test');
-  const app = new ComposeApp(chart, 'app', { model: loadComposeFromString(text, { env: {}, projectDir: dir, projectName: 'test' }).model });
+  const app = new ComposeApp(chart, 'app', {
+    model: loadComposeFromString(text, { env: {}, projectDir: dir, projectName: 'test' }).model,
+  });
   const docs = Testing.synth(chart);
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
   const volumes = podSpec(findDoc(docs, 'Deployment', 'web')).volumes as any[];
@@ -38,7 +40,7 @@ configs:
     return volumes.find((v) => v.name === name);
   };
 
-  test('a compose secret: the volume reads the app\'s Secret object', () => {
+  test("a compose secret: the volume reads the app's Secret object", () => {
     expect(volumeOf('/run/secrets/token').secret.secretName).toBe(app.secrets.token.name);
   });
 

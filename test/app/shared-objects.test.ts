@@ -8,7 +8,8 @@ function codes(app: ComposeApp): string[] {
 }
 
 describe('volumes → PersistentVolumeClaim', () => {
-  const { app, docs } = synthApp(`
+  const { app, docs } = synthApp(
+    `
 services:
   app:
     image: a:1
@@ -30,11 +31,16 @@ volumes:
   sized:
     labels: { kompose.volume.size: 3Gi }
   fast: {}
-`, { storageClassName: 'standard', volumes: { data: { size: Size.gibibytes(2) } } });
+`,
+    { storageClassName: 'standard', volumes: { data: { size: Size.gibibytes(2) } } },
+  );
 
   test('a named volume gets a ReadWriteOnce claim with its size and storage class', () => {
     expect(findDoc(docs, 'PersistentVolumeClaim', 'data').spec).toEqual({
-      accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '2Gi' } }, storageClassName: 'standard', volumeMode: 'Filesystem',
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: '2Gi' } },
+      storageClassName: 'standard',
+      volumeMode: 'Filesystem',
     });
     expect(findDoc(docs, 'PersistentVolumeClaim', 'sized').spec.resources.requests.storage).toBe('3Gi');
   });
@@ -57,21 +63,34 @@ volumes:
   });
 
   test('one ReadWriteOnce volume shared by several services is reported', () => {
-    expect(app.warnings).toContainEqual(expect.objectContaining({
-      code: 'shared-volume',
-      message: 'volume "data" is mounted by services app, reader: its ReadWriteOnce claim attaches to one node at a time, '
-        + 'so their pods must land on the same node (or use a ReadWriteMany storage class)',
-    }));
+    expect(app.warnings).toContainEqual(
+      expect.objectContaining({
+        code: 'shared-volume',
+        message:
+          'volume "data" is mounted by services app, reader: its ReadWriteOnce claim attaches to one node at a time, ' +
+          'so their pods must land on the same node (or use a ReadWriteMany storage class)',
+      }),
+    );
   });
 
   test('an impossible size is an error: a bad label', () => {
-    expect(() => synthApp('services:\n  a: { image: a:1, volumes: ["v:/v"] }\nvolumes:\n  v:\n    labels: { kompose.volume.size: lots }\n')).toThrow(
-      'compose.yaml:5:5: volumes.v.labels["kompose.volume.size"]: invalid volume size (got "lots"). '
-      + 'Allowed: a positive Kubernetes quantity such as "512Mi", "10Gi" or "1Ti". Fix: write the size with a binary unit, for example "10Gi".');
+    expect(() =>
+      synthApp(
+        'services:\n  a: { image: a:1, volumes: ["v:/v"] }\nvolumes:\n  v:\n    labels: { kompose.volume.size: lots }\n',
+      ),
+    ).toThrow(
+      'compose.yaml:5:5: volumes.v.labels["kompose.volume.size"]: invalid volume size (got "lots"). ' +
+        'Allowed: a positive Kubernetes quantity such as "512Mi", "10Gi" or "1Ti". Fix: write the size with a binary unit, for example "10Gi".',
+    );
   });
 
   test('an impossible size is an error: a zero prop', () => {
-    expect(() => synthApp('services:\n  a: { image: a:1, volumes: ["v:/v"] }\nvolumes:\n  v: {}\n', { volumes: { v: { size: Size.gibibytes(0) } } })).toThrow(
-      'test/app: volumes["v"].size is not a positive size (got "0 bytes"). Allowed: a positive Kubernetes quantity such as "512Mi", "10Gi" or "1Ti".');
+    expect(() =>
+      synthApp('services:\n  a: { image: a:1, volumes: ["v:/v"] }\nvolumes:\n  v: {}\n', {
+        volumes: { v: { size: Size.gibibytes(0) } },
+      }),
+    ).toThrow(
+      'test/app: volumes["v"].size is not a positive size (got "0 bytes"). Allowed: a positive Kubernetes quantity such as "512Mi", "10Gi" or "1Ti".',
+    );
   });
 });

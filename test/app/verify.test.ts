@@ -12,7 +12,9 @@ import { SHARED_DIR } from '../support/shared';
 import { synthApp } from './app-fixture';
 
 const broken = (report: VerifyReport) =>
-  report.expectations.filter((e) => e.status === VerifyStatus.BROKEN).map((e) => `${e.service} ${e.check} ${e.subject}: ${e.detail}`);
+  report.expectations
+    .filter((e) => e.status === VerifyStatus.BROKEN)
+    .map((e) => `${e.service} ${e.check} ${e.subject}: ${e.detail}`);
 
 const THREE = `
 services:
@@ -39,23 +41,27 @@ configs:
       server { location / { proxy_pass http://worker:9000; } }
 `;
 
-describe('the issue\'s 3-service app', () => {
+describe("the issue's 3-service app", () => {
   const { app, docs } = synthApp(THREE);
   const report = app.verify();
 
   test('no expectation is broken, and the references, env, files and waits are all checked', () => {
     expect(broken(report)).toEqual([]);
     const subjects = report.expectations.map((e) => `${e.service} ${e.check} ${e.subject} ${e.status}`);
-    expect(subjects).toEqual(expect.arrayContaining([
-      'web reach api:8000 → api (services.web.environment.API_URL) ok',
-      'web reach worker:9000 → worker (config "nginx_conf") ok',
-      'api reach mq:5672 → rabbit (services.api.environment.BROKER) ok',
-      'web env FOO ok',
-      'web file /etc/nginx/conf.d/default.conf (config nginx_conf) ok',
-      'web depends_on api (service_started) ok',
-      'web network shared networks: api, rabbit, worker ok',
-    ]));
-    expect(verifySummary(report)).toBe(`verify: ${report.expectations.length} expectations: ${report.ok} hold, 0 reported, 0 broken`);
+    expect(subjects).toEqual(
+      expect.arrayContaining([
+        'web reach api:8000 → api (services.web.environment.API_URL) ok',
+        'web reach worker:9000 → worker (config "nginx_conf") ok',
+        'api reach mq:5672 → rabbit (services.api.environment.BROKER) ok',
+        'web env FOO ok',
+        'web file /etc/nginx/conf.d/default.conf (config nginx_conf) ok',
+        'web depends_on api (service_started) ok',
+        'web network shared networks: api, rabbit, worker ok',
+      ]),
+    );
+    expect(verifySummary(report)).toBe(
+      `verify: ${report.expectations.length} expectations: ${report.ok} hold, 0 reported, 0 broken`,
+    );
   });
 
   test('the method and the function agree', () => {
@@ -68,39 +74,62 @@ describe('the issue\'s 3-service app', () => {
     change(copy);
     return broken(verifyManifests(app, copy));
   };
-  const find = (d: Manifest[], kind: string, name: string) => d.find((x) => x.kind === kind && x.metadata.name === name)!;
+  const find = (d: Manifest[], kind: string, name: string) =>
+    d.find((x) => x.kind === kind && x.metadata.name === name)!;
 
   test('fails when a Service is missing or lacks the port', () => {
     expect(mutated((d) => d.splice(d.indexOf(find(d, 'Service', 'worker')), 1))).toEqual([
       'web reach worker:9000 → worker (config "nginx_conf"): no Service "worker" selects the pods of "worker"',
     ]);
-    expect(mutated((d) => { find(d, 'Service', 'api').spec.ports[0].port = 8001; })).toEqual([
+    expect(
+      mutated((d) => {
+        find(d, 'Service', 'api').spec.ports[0].port = 8001;
+      }),
+    ).toEqual([
       'web reach api:8000 → api (services.web.environment.API_URL): the Service "api" has no port 8000: it has 8001',
     ]);
   });
 
   test('fails when no NetworkPolicy admits the client', () => {
-    const errors = mutated((d) => { find(d, 'NetworkPolicy', 'allow-api').spec.ingress = []; });
-    expect(errors).toContain('web reach api:8000 → api (services.web.environment.API_URL): Service "api" port 8000, but no NetworkPolicy admits "web" into "api" on port 8000');
-    expect(errors).toContain('web network shared networks: api, rabbit, worker: api:8000 not admitted on a shared network');
+    const errors = mutated((d) => {
+      find(d, 'NetworkPolicy', 'allow-api').spec.ingress = [];
+    });
+    expect(errors).toContain(
+      'web reach api:8000 → api (services.web.environment.API_URL): Service "api" port 8000, but no NetworkPolicy admits "web" into "api" on port 8000',
+    );
+    expect(errors).toContain(
+      'web network shared networks: api, rabbit, worker: api:8000 not admitted on a shared network',
+    );
   });
 
   test('fails when an env value differs or its key is missing', () => {
-    expect(mutated((d) => { find(d, 'ConfigMap', 'web-env').data.API_URL = 'http://elsewhere:8000/v1'; }))
-      .toEqual(['web env API_URL: differs from compose\'s value (from a ConfigMap)']);
-    expect(mutated((d) => { delete find(d, 'ConfigMap', 'web-env').data.API_URL; }))
-      .toEqual(['web env API_URL: the ConfigMap "web-env" has no key "API_URL"']);
+    expect(
+      mutated((d) => {
+        find(d, 'ConfigMap', 'web-env').data.API_URL = 'http://elsewhere:8000/v1';
+      }),
+    ).toEqual(["web env API_URL: differs from compose's value (from a ConfigMap)"]);
+    expect(
+      mutated((d) => {
+        delete find(d, 'ConfigMap', 'web-env').data.API_URL;
+      }),
+    ).toEqual(['web env API_URL: the ConfigMap "web-env" has no key "API_URL"']);
   });
 
-  test('fails when a file\'s bytes differ, or a wait is missing', () => {
-    expect(mutated((d) => { find(d, 'ConfigMap', 'nginx-conf').data.nginx_conf = 'changed'; }))
-      .toEqual(['web file /etc/nginx/conf.d/default.conf (config nginx_conf): the mounted bytes differ from the file']);
-    expect(mutated((d) => { find(d, 'Deployment', 'web').spec.template.spec.initContainers = []; }))
-      .toEqual(['web depends_on api (service_started): no init container wait-for-api']);
+  test("fails when a file's bytes differ, or a wait is missing", () => {
+    expect(
+      mutated((d) => {
+        find(d, 'ConfigMap', 'nginx-conf').data.nginx_conf = 'changed';
+      }),
+    ).toEqual(['web file /etc/nginx/conf.d/default.conf (config nginx_conf): the mounted bytes differ from the file']);
+    expect(
+      mutated((d) => {
+        find(d, 'Deployment', 'web').spec.template.spec.initContainers = [];
+      }),
+    ).toEqual(['web depends_on api (service_started): no init container wait-for-api']);
   });
 });
 
-test('network_mode: service: shares the partner\'s networks; isolation between networks holds', () => {
+test("network_mode: service: shares the partner's networks; isolation between networks holds", () => {
   const { app } = synthApp(`
 services:
   vpn:
@@ -119,8 +148,17 @@ networks:
 `);
   const report = app.verify();
   expect(broken(report)).toEqual([]);
-  expect(report.expectations.filter((e) => e.check === VerifyCheck.NETWORK).map((e) => `${e.service} ${e.subject} ${e.status}`)).toEqual(
-    expect.arrayContaining(['vpn no shared network: db ok', 'client no shared network: db ok', 'db no shared network: vpn ok']));
+  expect(
+    report.expectations
+      .filter((e) => e.check === VerifyCheck.NETWORK)
+      .map((e) => `${e.service} ${e.subject} ${e.status}`),
+  ).toEqual(
+    expect.arrayContaining([
+      'vpn no shared network: db ok',
+      'client no shared network: db ok',
+      'db no shared network: vpn ok',
+    ]),
+  );
 });
 
 test('redis with replicas: 6 and a custom command, a password in command and healthcheck, a certificates directory', () => {
@@ -144,13 +182,14 @@ services:
       test: ["CMD", "redis-cli", "-p", "6380", "-a", "s3cret-pass", "ping"]
 `;
     const chart = new Chart(Testing.app(), 'test');
-    const app = new ComposeApp(chart, 'app', { model: loadComposeFromString(text, { env: {}, projectDir: dir, projectName: 'test' }).model });
+    const app = new ComposeApp(chart, 'app', {
+      model: loadComposeFromString(text, { env: {}, projectDir: dir, projectName: 'test' }).model,
+    });
     const report = app.verify();
     expect(broken(report)).toEqual([]);
-    expect(report.expectations.filter((e) => e.check === VerifyCheck.FILE).map((e) => `${e.subject} ${e.status}`)).toEqual([
-      '/etc/certs/tls.crt (bind ./certs/tls.crt) ok',
-      '/etc/certs/tls.key (bind ./certs/tls.key) ok',
-    ]);
+    expect(
+      report.expectations.filter((e) => e.check === VerifyCheck.FILE).map((e) => `${e.subject} ${e.status}`),
+    ).toEqual(['/etc/certs/tls.crt (bind ./certs/tls.crt) ok', '/etc/certs/tls.key (bind ./certs/tls.key) ok']);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -158,24 +197,32 @@ services:
 
 /** The peers' compose files: kompose's fixtures and compose-go's test files. */
 const PEERS = path.join(SHARED_DIR, 'peers');
-const walk = (d: string): string[] => fs.readdirSync(d, { withFileTypes: true })
-  .flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
+const walk = (d: string): string[] =>
+  fs
+    .readdirSync(d, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
 const PEER_FILES = fs.existsSync(PEERS)
   ? [
-    ...walk(path.join(PEERS, 'kompose', 'script', 'test', 'fixtures')).filter((f) => /compose[^/]*\.ya?ml$/.test(path.basename(f))),
-    ...walk(path.join(PEERS, 'compose-go')).filter((f) => /\.ya?ml$/.test(f) && /compose/i.test(path.basename(f))),
-  ].map((f) => path.relative(PEERS, f)).sort()
+      ...walk(path.join(PEERS, 'kompose', 'script', 'test', 'fixtures')).filter((f) =>
+        /compose[^/]*\.ya?ml$/.test(path.basename(f)),
+      ),
+      ...walk(path.join(PEERS, 'compose-go')).filter((f) => /\.ya?ml$/.test(f) && /compose/i.test(path.basename(f))),
+    ]
+      .map((f) => path.relative(PEERS, f))
+      .sort()
   : [];
 
 if (PEER_FILES.length === 0) {
-  test.skip(`the peers' compose files: ${PEERS} is absent (the shared folder is not beside the project)`, () => undefined);
+  test.skip(`the peers' compose files: ${PEERS} is absent (the shared folder is not beside the project)`, () =>
+    undefined);
 } else {
   describe.each(PEER_FILES)('peer file %s', (file) => {
     test('verify finds no broken expectation when it converts', () => {
       let report: VerifyReport | undefined;
       try {
         const app = new ComposeApp(new Chart(Testing.app(), 'peer'), 'app', {
-          composeFile: path.basename(file), loadOptions: { workingDir: path.join(PEERS, path.dirname(file)), env: {} },
+          composeFile: path.basename(file),
+          loadOptions: { workingDir: path.join(PEERS, path.dirname(file)), env: {} },
         });
         report = app.verify();
       } catch (err) {
@@ -193,7 +240,8 @@ if (PEER_FILES.length === 0) {
     for (const file of PEER_FILES) {
       try {
         expectations += new ComposeApp(new Chart(Testing.app(), 'peer'), 'app', {
-          composeFile: path.basename(file), loadOptions: { workingDir: path.join(PEERS, path.dirname(file)), env: {} },
+          composeFile: path.basename(file),
+          loadOptions: { workingDir: path.join(PEERS, path.dirname(file)), env: {} },
         }).verify().expectations.length;
         converted++;
       } catch {
@@ -201,6 +249,9 @@ if (PEER_FILES.length === 0) {
       }
     }
     expect(converted).toBeGreaterThanOrEqual(70);
-    expect([readmeCount('peer compose files that convert'), readmeCount('expectations in them')]).toEqual([converted, expectations]);
+    expect([readmeCount('peer compose files that convert'), readmeCount('expectations in them')]).toEqual([
+      converted,
+      expectations,
+    ]);
   });
 }

@@ -12,15 +12,17 @@ describe('vmRoutingReasons: where a service runs, the most specific choice first
     expect(vmRoutingReasons(privileged, { target: ServiceTarget.CONTAINER })).toEqual([]);
   });
 
-  test('vm names where it was chosen; the app-wide wording can be the caller\'s', () => {
+  test("vm names where it was chosen; the app-wide wording can be the caller's", () => {
     expect(vmRoutingReasons(plain, { target: ServiceTarget.VM })).toEqual(['target is "vm"']);
     expect(vmRoutingReasons(plain, { target: ServiceTarget.VM, targetWhy: '--target vm' })).toEqual(['--target vm']);
     expect(vmRoutingReasons(plain, { listed: true })).toEqual(['vm.services lists it']);
     expect(vmRoutingReasons(ownVm, { target: ServiceTarget.CONTAINER })).toEqual(['x-cdk8s-compose.target is "vm"']);
   });
 
-  test('the service\'s own props win over vm.services, its extension and the app', () => {
-    expect(vmRoutingReasons(ownVm, { override: ServiceTarget.CONTAINER, listed: true, target: ServiceTarget.VM })).toEqual([]);
+  test("the service's own props win over vm.services, its extension and the app", () => {
+    expect(
+      vmRoutingReasons(ownVm, { override: ServiceTarget.CONTAINER, listed: true, target: ServiceTarget.VM }),
+    ).toEqual([]);
     expect(vmRoutingReasons(plain, { override: ServiceTarget.VM })).toEqual(['services["web"].target is "vm"']);
   });
 

@@ -1,5 +1,13 @@
 import { ComposeError } from '../../lib/compose/errors';
-import { NameRegistry, isDnsLabel, isServiceName, joinDnsLabel, portName, toDnsLabel, toServiceName } from '../../lib/base/naming';
+import {
+  NameRegistry,
+  isDnsLabel,
+  isServiceName,
+  joinDnsLabel,
+  portName,
+  toDnsLabel,
+  toServiceName,
+} from '../../lib/base/naming';
 
 describe('toDnsLabel', () => {
   test.each([
@@ -56,11 +64,17 @@ describe('NameRegistry', () => {
   test('throws naming both owners when two map to one name', () => {
     const names = new NameRegistry();
     names.claim('Service', 'web-app', { owner: 'service "web-app"' });
-    expect(() => names.claim('Service', 'web-app', { owner: 'service "web_app"', at: { file: 'compose.yaml', path: 'services.web_app' } }))
-      .toThrow(new ComposeError('service "web_app" and service "web-app" both map to the Service name "web-app"', {
+    expect(() =>
+      names.claim('Service', 'web-app', {
+        owner: 'service "web_app"',
+        at: { file: 'compose.yaml', path: 'services.web_app' },
+      }),
+    ).toThrow(
+      new ComposeError('service "web_app" and service "web-app" both map to the Service name "web-app"', {
         at: { file: 'compose.yaml', path: 'services.web_app' },
         allowed: 'one Service per name; Kubernetes names are lower case with "-" instead of "_" or "."',
         hint: 'rename one of them in the compose file',
-      }));
+      }),
+    );
   });
 });

@@ -1,7 +1,10 @@
 import { Chart, Testing } from 'cdk8s';
 import { NetworkProtocol } from 'cdk8s-plus-27';
 import {
-  ComposeNetworkPolicies, ComposeNetworkPoliciesProps, PolicyWorkload, PortExposure,
+  ComposeNetworkPolicies,
+  ComposeNetworkPoliciesProps,
+  PolicyWorkload,
+  PortExposure,
 } from '../../lib/base/network-policy';
 import { expectValidManifests } from '../support/validate';
 
@@ -28,14 +31,22 @@ const WEB: PolicyWorkload = {
   ports: [{ port: 80 }],
   exposedPorts: [{ port: 80, via: PortExposure.INGRESS }],
 };
-const API: PolicyWorkload = { name: 'api', podLabels: { app: 'api' }, networks: ['frontend', 'backend'], ports: [{ port: 8080, protocol: 'tcp' }] };
+const API: PolicyWorkload = {
+  name: 'api',
+  podLabels: { app: 'api' },
+  networks: ['frontend', 'backend'],
+  ports: [{ port: 8080, protocol: 'tcp' }],
+};
 const DB: PolicyWorkload = { name: 'db', podLabels: { app: 'db' }, networks: ['backend'], ports: [{ port: 5432 }] };
 const WORKER: PolicyWorkload = { name: 'worker', podLabels: { app: 'worker' }, networks: ['backend'] };
 const GAME: PolicyWorkload = {
   name: 'game',
   podLabels: { app: 'game' },
   networks: ['frontend'],
-  ports: [{ port: 27015, protocol: 'udp' }, { port: 27015, protocol: NetworkProtocol.TCP }],
+  ports: [
+    { port: 27015, protocol: 'udp' },
+    { port: 27015, protocol: NetworkProtocol.TCP },
+  ],
   exposedPorts: [{ port: 27015, protocol: 'udp', via: PortExposure.LOAD_BALANCER }],
 };
 
@@ -62,10 +73,15 @@ describe('ComposeNetworkPolicies', () => {
     expect(policy(synth(APP), 'default-allow-dns').spec).toEqual({
       podSelector: {},
       policyTypes: ['Egress'],
-      egress: [{
-        to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } }],
-        ports: [{ protocol: 'TCP', port: 53 }, { protocol: 'UDP', port: 53 }],
-      }],
+      egress: [
+        {
+          to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } }],
+          ports: [
+            { protocol: 'TCP', port: 53 },
+            { protocol: 'UDP', port: 53 },
+          ],
+        },
+      ],
     });
   });
 
@@ -96,7 +112,12 @@ describe('ComposeNetworkPolicies', () => {
           },
           {
             to: [
-              { ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '100.64.0.0/10', '169.254.0.0/16', '172.16.0.0/12', '192.168.0.0/16'] } },
+              {
+                ipBlock: {
+                  cidr: '0.0.0.0/0',
+                  except: ['10.0.0.0/8', '100.64.0.0/10', '169.254.0.0/16', '172.16.0.0/12', '192.168.0.0/16'],
+                },
+              },
               { ipBlock: { cidr: '::/0', except: ['fc00::/7', 'fe80::/10'] } },
             ],
           },
@@ -109,11 +130,18 @@ describe('ComposeNetworkPolicies', () => {
     expect(policy(synth(APP), 'allow-db').spec).toEqual({
       podSelector: { matchLabels: { app: 'db' } },
       policyTypes: ['Ingress', 'Egress'],
-      ingress: [{ from: [{ podSelector: { matchLabels: { [BACKEND]: 'true' } } }], ports: [{ protocol: 'TCP', port: 5432 }] }],
-      egress: [{
-        to: [{ podSelector: { matchLabels: { [BACKEND]: 'true' } } }],
-        ports: [{ protocol: 'TCP', port: 5432 }, { protocol: 'TCP', port: 8080 }],
-      }],
+      ingress: [
+        { from: [{ podSelector: { matchLabels: { [BACKEND]: 'true' } } }], ports: [{ protocol: 'TCP', port: 5432 }] },
+      ],
+      egress: [
+        {
+          to: [{ podSelector: { matchLabels: { [BACKEND]: 'true' } } }],
+          ports: [
+            { protocol: 'TCP', port: 5432 },
+            { protocol: 'TCP', port: 8080 },
+          ],
+        },
+      ],
     });
   });
 
@@ -125,10 +153,15 @@ describe('ComposeNetworkPolicies', () => {
   test('a workload without ports accepts nothing but still reaches its network', () => {
     const worker = policy(synth(APP), 'allow-worker').spec;
     expect(worker.ingress).toBeUndefined();
-    expect(worker.egress).toEqual([{
-      to: [{ podSelector: { matchLabels: { [BACKEND]: 'true' } } }],
-      ports: [{ protocol: 'TCP', port: 5432 }, { protocol: 'TCP', port: 8080 }],
-    }]);
+    expect(worker.egress).toEqual([
+      {
+        to: [{ podSelector: { matchLabels: { [BACKEND]: 'true' } } }],
+        ports: [
+          { protocol: 'TCP', port: 5432 },
+          { protocol: 'TCP', port: 8080 },
+        ],
+      },
+    ]);
   });
 
   test('the representative app', () => {
@@ -141,7 +174,13 @@ describe('ComposeNetworkPolicies', () => {
     const byName = (name: string) => pods.find((p) => p.name === name)!;
 
     // Every pair of workloads, on every port any of them declares, plus an undeclared one.
-    const probes = [...new Set(APP.workloads!.flatMap((w) => (w.ports ?? []).map((p) => `${(p.protocol ?? 'TCP').toString().toUpperCase()}/${p.port}`)))];
+    const probes = [
+      ...new Set(
+        APP.workloads!.flatMap((w) =>
+          (w.ports ?? []).map((p) => `${(p.protocol ?? 'TCP').toString().toUpperCase()}/${p.port}`),
+        ),
+      ),
+    ];
     probes.push('TCP/9999');
     const actual: string[] = [];
     for (const from of pods) {
@@ -159,7 +198,9 @@ describe('ComposeNetworkPolicies', () => {
       for (const to of APP.workloads!) {
         const shared = (from.networks ?? []).some((n) => (to.networks ?? []).includes(n));
         for (const probe of probes) {
-          const declared = (to.ports ?? []).some((p) => `${(p.protocol ?? 'TCP').toString().toUpperCase()}/${p.port}` === probe);
+          const declared = (to.ports ?? []).some(
+            (p) => `${(p.protocol ?? 'TCP').toString().toUpperCase()}/${p.port}` === probe,
+          );
           if (shared && declared) {
             expected.push(`${from.name} -> ${to.name} ${probe}`);
           }
@@ -170,7 +211,12 @@ describe('ComposeNetworkPolicies', () => {
     expect(actual).toContain('api -> db TCP/5432');
     expect(actual).not.toContain('web -> db TCP/5432');
 
-    const controller = { name: 'controller', namespace: 'ingress-nginx', labels: { 'app.kubernetes.io/name': 'ingress-nginx' }, ip: '10.244.9.9' };
+    const controller = {
+      name: 'controller',
+      namespace: 'ingress-nginx',
+      labels: { 'app.kubernetes.io/name': 'ingress-nginx' },
+      ip: '10.244.9.9',
+    };
     const internet = { name: 'internet', ip: '8.8.8.8' };
     expect(connects(manifests, controller, byName('web'), 80, 'TCP')).toBe(true);
     expect(connects(manifests, controller, byName('api'), 8080, 'TCP')).toBe(false);
@@ -197,7 +243,9 @@ describe('ComposeNetworkPolicies', () => {
     const shuffled: ComposeNetworkPoliciesProps = {
       ...APP,
       networks: [...APP.networks!].reverse(),
-      workloads: [...APP.workloads!].reverse().map((w) => ({ ...w, networks: [...(w.networks ?? [])].reverse(), ports: [...(w.ports ?? [])].reverse() })),
+      workloads: [...APP.workloads!]
+        .reverse()
+        .map((w) => ({ ...w, networks: [...(w.networks ?? [])].reverse(), ports: [...(w.ports ?? [])].reverse() })),
     };
     expect(JSON.stringify(synth(shuffled))).toBe(JSON.stringify(synth(APP)));
   });
@@ -209,32 +257,43 @@ describe('ComposeNetworkPolicies', () => {
     expect(policies.dnsEgress.name).toBe('default-allow-dns');
     expect(policies.policyFor('api').name).toBe('allow-api');
     expect(Object.keys(policies.workloadPolicies)).toEqual(['api', 'db', 'game', 'web', 'worker']);
-    expect(() => policies.policyFor('cache')).toThrow('test/NetworkPolicies: no network policy for workload "cache". Allowed: api, db, game, web, worker.');
+    expect(() => policies.policyFor('cache')).toThrow(
+      'test/NetworkPolicies: no network policy for workload "cache". Allowed: api, db, game, web, worker.',
+    );
   });
 
   test('takes the ingress controller and DNS selectors, the DNS port and the internet ranges from props', () => {
     const manifests = synth({
       networks: [{ name: 'default' }],
       workloads: [{ ...WEB, networks: ['default'] }],
-      ingressControllerNamespaceLabels: { 'ingress': 'traefik' },
+      ingressControllerNamespaceLabels: { ingress: 'traefik' },
       ingressControllerPodLabels: { 'app.kubernetes.io/name': 'traefik' },
       dnsNamespaceLabels: { 'kubernetes.io/metadata.name': 'openshift-dns' },
       dnsPodLabels: { 'dns.operator.openshift.io/daemonset-dns': 'default' },
       dnsPort: 5353,
       internetCidrs: [{ cidr: '0.0.0.0/0' }],
     });
-    expect(policy(manifests, 'default-allow-dns').spec.egress).toEqual([{
-      to: [{
-        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'openshift-dns' } },
-        podSelector: { matchLabels: { 'dns.operator.openshift.io/daemonset-dns': 'default' } },
-      }],
-      ports: [{ protocol: 'TCP', port: 5353 }, { protocol: 'UDP', port: 5353 }],
-    }]);
+    expect(policy(manifests, 'default-allow-dns').spec.egress).toEqual([
+      {
+        to: [
+          {
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'openshift-dns' } },
+            podSelector: { matchLabels: { 'dns.operator.openshift.io/daemonset-dns': 'default' } },
+          },
+        ],
+        ports: [
+          { protocol: 'TCP', port: 5353 },
+          { protocol: 'UDP', port: 5353 },
+        ],
+      },
+    ]);
     const web = policy(manifests, 'allow-web').spec;
-    expect(web.ingress[1].from).toEqual([{
-      namespaceSelector: { matchLabels: { ingress: 'traefik' } },
-      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'traefik' } },
-    }]);
+    expect(web.ingress[1].from).toEqual([
+      {
+        namespaceSelector: { matchLabels: { ingress: 'traefik' } },
+        podSelector: { matchLabels: { 'app.kubernetes.io/name': 'traefik' } },
+      },
+    ]);
     expect(web.egress[1]).toEqual({ to: [{ ipBlock: { cidr: '0.0.0.0/0' } }] });
     expect(manifests.every((m) => m.metadata.namespace === undefined)).toBe(true);
   });
@@ -242,10 +301,24 @@ describe('ComposeNetworkPolicies', () => {
   test('adds extra egress, e.g. to the Kubernetes API', () => {
     const manifests = synth({
       networks: [{ name: 'backend', internal: true }],
-      workloads: [{ ...WORKER, extraEgress: [ComposeNetworkPolicies.kubernetesApiEgress(), { cidr: '192.168.10.0/24', except: ['192.168.10.1/32'] }] }],
+      workloads: [
+        {
+          ...WORKER,
+          extraEgress: [
+            ComposeNetworkPolicies.kubernetesApiEgress(),
+            { cidr: '192.168.10.0/24', except: ['192.168.10.1/32'] },
+          ],
+        },
+      ],
     });
     expect(policy(manifests, 'allow-worker').spec.egress).toEqual([
-      { to: [{ ipBlock: { cidr: '0.0.0.0/0' } }], ports: [{ protocol: 'TCP', port: 443 }, { protocol: 'TCP', port: 6443 }] },
+      {
+        to: [{ ipBlock: { cidr: '0.0.0.0/0' } }],
+        ports: [
+          { protocol: 'TCP', port: 443 },
+          { protocol: 'TCP', port: 6443 },
+        ],
+      },
       { to: [{ ipBlock: { cidr: '192.168.10.0/24', except: ['192.168.10.1/32'] } }] },
     ]);
   });
@@ -276,7 +349,10 @@ describe('ComposeNetworkPolicies.networkLabel', () => {
   });
 
   test('networkLabels gives the sorted pod labels', () => {
-    expect(ComposeNetworkPolicies.networkLabels(['frontend', 'backend'])).toEqual({ [BACKEND]: 'true', [FRONTEND]: 'true' });
+    expect(ComposeNetworkPolicies.networkLabels(['frontend', 'backend'])).toEqual({
+      [BACKEND]: 'true',
+      [FRONTEND]: 'true',
+    });
     expect(Object.keys(ComposeNetworkPolicies.networkLabels(['frontend', 'backend']))).toEqual([BACKEND, FRONTEND]);
   });
 });
@@ -284,28 +360,62 @@ describe('ComposeNetworkPolicies.networkLabel', () => {
 describe('ComposeNetworkPolicies errors', () => {
   const at = { file: 'compose.yaml', path: 'services.web' };
   test.each<[string, ComposeNetworkPoliciesProps, string]>([
-    ['an undeclared network', { networks: [{ name: 'backend' }], workloads: [{ ...WEB, at }] },
-      'compose.yaml: services.web: workload "web" is on network "frontend", which is not declared. Allowed: backend. '
-      + 'Fix: declare the network in `networks`.'],
-    ['a workload given twice', { networks: [{ name: 'frontend' }], workloads: [WEB, WEB] },
-      'test/NetworkPolicies: workload "web" is given twice. Fix: give each workload once.'],
-    ['empty pod labels', { workloads: [{ name: 'web', podLabels: {}, at }] },
-      'compose.yaml: services.web: workload "web" has no pod labels. Allowed: labels that select exactly its pods, e.g. { app: "web" }. '
-      + 'Fix: an empty selector would open every pod in the namespace.'],
-    ['a bad workload name', { workloads: [{ name: 'Web_1', podLabels: { app: 'web' } }] },
-      'test/NetworkPolicies: invalid workload name (got "Web_1"). Allowed: a DNS-1123 label: lower-case letters, digits and "-", at most 63 characters.'],
-    ['a bad port', { workloads: [{ name: 'web', podLabels: { app: 'web' }, ports: [{ port: 70000 }], at }] },
-      'compose.yaml: services.web: invalid port (got 70000). Allowed: a port number 1-65535.'],
-    ['a bad protocol', { workloads: [{ name: 'web', podLabels: { app: 'web' }, ports: [{ port: 80, protocol: 'icmp' as any }], at }] },
-      'compose.yaml: services.web: invalid port protocol (got "icmp"). Allowed: TCP, UDP or SCTP.'],
-    ['a bad exposure', { workloads: [{ name: 'web', podLabels: { app: 'web' }, exposedPorts: [{ port: 80, via: 'nodePort' as any }], at }] },
-      'compose.yaml: services.web: invalid port exposure (got "nodePort"). Allowed: ingress, loadBalancer.'],
-    ['a bad CIDR', { workloads: [{ name: 'web', podLabels: { app: 'web' }, extraEgress: [{ cidr: '10.0.0.0' }], at }] },
-      'compose.yaml: services.web: invalid CIDR (got "10.0.0.0"). Allowed: an IPv4 or IPv6 address with a prefix length, e.g. "10.0.0.0/8" or "fd00::/8".'],
-    ['a bad internet range', { internetCidrs: [{ cidr: '0.0.0.0/0', except: ['300.0.0.0/8'] }] },
-      'test/NetworkPolicies: invalid CIDR (got "300.0.0.0/8").'],
-    ['a network given twice', { networks: [{ name: 'a' }, { name: 'a', at: { file: 'compose.yaml', path: 'networks.a' } }] },
-      'compose.yaml: networks.a: network "a" is given twice. Fix: give each network once.'],
+    [
+      'an undeclared network',
+      { networks: [{ name: 'backend' }], workloads: [{ ...WEB, at }] },
+      'compose.yaml: services.web: workload "web" is on network "frontend", which is not declared. Allowed: backend. ' +
+        'Fix: declare the network in `networks`.',
+    ],
+    [
+      'a workload given twice',
+      { networks: [{ name: 'frontend' }], workloads: [WEB, WEB] },
+      'test/NetworkPolicies: workload "web" is given twice. Fix: give each workload once.',
+    ],
+    [
+      'empty pod labels',
+      { workloads: [{ name: 'web', podLabels: {}, at }] },
+      'compose.yaml: services.web: workload "web" has no pod labels. Allowed: labels that select exactly its pods, e.g. { app: "web" }. ' +
+        'Fix: an empty selector would open every pod in the namespace.',
+    ],
+    [
+      'a bad workload name',
+      { workloads: [{ name: 'Web_1', podLabels: { app: 'web' } }] },
+      'test/NetworkPolicies: invalid workload name (got "Web_1"). Allowed: a DNS-1123 label: lower-case letters, digits and "-", at most 63 characters.',
+    ],
+    [
+      'a bad port',
+      { workloads: [{ name: 'web', podLabels: { app: 'web' }, ports: [{ port: 70000 }], at }] },
+      'compose.yaml: services.web: invalid port (got 70000). Allowed: a port number 1-65535.',
+    ],
+    [
+      'a bad protocol',
+      { workloads: [{ name: 'web', podLabels: { app: 'web' }, ports: [{ port: 80, protocol: 'icmp' as any }], at }] },
+      'compose.yaml: services.web: invalid port protocol (got "icmp"). Allowed: TCP, UDP or SCTP.',
+    ],
+    [
+      'a bad exposure',
+      {
+        workloads: [
+          { name: 'web', podLabels: { app: 'web' }, exposedPorts: [{ port: 80, via: 'nodePort' as any }], at },
+        ],
+      },
+      'compose.yaml: services.web: invalid port exposure (got "nodePort"). Allowed: ingress, loadBalancer.',
+    ],
+    [
+      'a bad CIDR',
+      { workloads: [{ name: 'web', podLabels: { app: 'web' }, extraEgress: [{ cidr: '10.0.0.0' }], at }] },
+      'compose.yaml: services.web: invalid CIDR (got "10.0.0.0"). Allowed: an IPv4 or IPv6 address with a prefix length, e.g. "10.0.0.0/8" or "fd00::/8".',
+    ],
+    [
+      'a bad internet range',
+      { internetCidrs: [{ cidr: '0.0.0.0/0', except: ['300.0.0.0/8'] }] },
+      'test/NetworkPolicies: invalid CIDR (got "300.0.0.0/8").',
+    ],
+    [
+      'a network given twice',
+      { networks: [{ name: 'a' }, { name: 'a', at: { file: 'compose.yaml', path: 'networks.a' } }] },
+      'compose.yaml: networks.a: network "a" is given twice. Fix: give each network once.',
+    ],
   ])('throws for %s', (_what, props, message) => {
     expect(() => synth(props)).toThrow(message);
   });
@@ -335,32 +445,49 @@ function pod(workload: PolicyWorkload): Endpoint {
 }
 
 function connects(manifests: any[], from: Endpoint, to: Endpoint, port: number, protocol: string): boolean {
-  return allows(manifests, from, 'Egress', to, port, protocol) && allows(manifests, to, 'Ingress', from, port, protocol);
+  return (
+    allows(manifests, from, 'Egress', to, port, protocol) && allows(manifests, to, 'Ingress', from, port, protocol)
+  );
 }
 
-function allows(manifests: any[], subject: Endpoint, direction: 'Ingress' | 'Egress', peer: Endpoint, port: number, protocol: string): boolean {
+function allows(
+  manifests: any[],
+  subject: Endpoint,
+  direction: 'Ingress' | 'Egress',
+  peer: Endpoint,
+  port: number,
+  protocol: string,
+): boolean {
   if (!subject.namespace) {
     return true; // outside the cluster: no policy applies
   }
-  const policies = manifests.filter((m) => m.kind === 'NetworkPolicy'
-    && (m.metadata.namespace ?? NS) === subject.namespace
-    && matches(m.spec.podSelector, subject.labels ?? {})
-    && m.spec.policyTypes.includes(direction));
+  const policies = manifests.filter(
+    (m) =>
+      m.kind === 'NetworkPolicy' &&
+      (m.metadata.namespace ?? NS) === subject.namespace &&
+      matches(m.spec.podSelector, subject.labels ?? {}) &&
+      m.spec.policyTypes.includes(direction),
+  );
   if (policies.length === 0) {
     return true;
   }
   const rulesKey = direction === 'Ingress' ? 'ingress' : 'egress';
   const peersKey = direction === 'Ingress' ? 'from' : 'to';
-  return policies.some((p) => (p.spec[rulesKey] ?? []).some((rule: any) => {
-    const portOk = !rule.ports || rule.ports.some((rp: any) => rp.port === port && (rp.protocol ?? 'TCP') === protocol);
-    const peerOk = !rule[peersKey] || rule[peersKey].some((pp: any) => peerMatches(pp, peer, subject.namespace!));
-    return portOk && peerOk;
-  }));
+  return policies.some((p) =>
+    (p.spec[rulesKey] ?? []).some((rule: any) => {
+      const portOk =
+        !rule.ports || rule.ports.some((rp: any) => rp.port === port && (rp.protocol ?? 'TCP') === protocol);
+      const peerOk = !rule[peersKey] || rule[peersKey].some((pp: any) => peerMatches(pp, peer, subject.namespace!));
+      return portOk && peerOk;
+    }),
+  );
 }
 
 function peerMatches(peer: any, endpoint: Endpoint, policyNamespace: string): boolean {
   if (peer.ipBlock) {
-    return inCidr(endpoint.ip, peer.ipBlock.cidr) && !(peer.ipBlock.except ?? []).some((c: string) => inCidr(endpoint.ip, c));
+    return (
+      inCidr(endpoint.ip, peer.ipBlock.cidr) && !(peer.ipBlock.except ?? []).some((c: string) => inCidr(endpoint.ip, c))
+    );
   }
   if (!endpoint.namespace) {
     return false;

@@ -42,15 +42,18 @@ describe('parseCpuMillicores', () => {
     expect(parseCpuMillicores(value)).toBe(expected);
   });
 
-  test.each(['', 'abc', '-1', '1.5.2', '500 m', 'm', '1Mi5', '1e', '1e3m', NaN, -0.5, Infinity])('rejects %p', (value) => {
-    expect(() => parseCpuMillicores(value)).toThrow('invalid cpu quantity');
-  });
+  test.each(['', 'abc', '-1', '1.5.2', '500 m', 'm', '1Mi5', '1e', '1e3m', NaN, -0.5, Infinity])(
+    'rejects %p',
+    (value) => {
+      expect(() => parseCpuMillicores(value)).toThrow('invalid cpu quantity');
+    },
+  );
 
   test('throws an exact message naming the location and the value', () => {
     expect(() => parseCpuMillicores('half', at)).toThrow(
-      'compose.yaml: services.web.deploy.resources.limits.cpus: invalid cpu quantity (got "half"). '
-      + 'Allowed: a non-negative Kubernetes quantity of cores, such as "500m", "0.5", "1.5" or 2. '
-      + 'Fix: write millicores with an "m" ("250m") or cores as a decimal number ("0.25").',
+      'compose.yaml: services.web.deploy.resources.limits.cpus: invalid cpu quantity (got "half"). ' +
+        'Allowed: a non-negative Kubernetes quantity of cores, such as "500m", "0.5", "1.5" or 2. ' +
+        'Fix: write millicores with an "m" ("250m") or cores as a decimal number ("0.25").',
     );
   });
 });
@@ -80,9 +83,9 @@ describe('parseMemoryBytes', () => {
 
   test('rejects millibytes with a message that suggests Mi', () => {
     expect(() => parseMemoryBytes('500m', { file: 'compose.yaml', path: 'services.db.mem_limit' })).toThrow(
-      'compose.yaml: services.db.mem_limit: invalid memory quantity: "m" is a fraction of a byte (got "500m"). '
-      + 'Allowed: a non-negative Kubernetes quantity of bytes, such as "512Mi", "1Gi", "1G", "1.5Gi" or 1048576. '
-      + 'Fix: write mebibytes with "Mi" (for example "500Mi") or megabytes with "M".',
+      'compose.yaml: services.db.mem_limit: invalid memory quantity: "m" is a fraction of a byte (got "500m"). ' +
+        'Allowed: a non-negative Kubernetes quantity of bytes, such as "512Mi", "1Gi", "1G", "1.5Gi" or 1048576. ' +
+        'Fix: write mebibytes with "Mi" (for example "500Mi") or megabytes with "M".',
     );
   });
 });
@@ -122,7 +125,9 @@ describe('formatting', () => {
   });
 
   test('refuses fractions and negatives', () => {
-    expect(() => formatCpu(1.5)).toThrow('invalid number of millicores (got 1.5). Allowed: a whole number of millicores, 0 or more.');
+    expect(() => formatCpu(1.5)).toThrow(
+      'invalid number of millicores (got 1.5). Allowed: a whole number of millicores, 0 or more.',
+    );
     expect(() => formatMemory(-1)).toThrow('invalid number of bytes (got -1)');
   });
 });

@@ -19,15 +19,22 @@ function written(services: number): string {
 describe('generateApp', () => {
   test('the same seed and size give the same files; another seed gives others', () => {
     expect(generateApp({ services: 40, seed: 7 })).toEqual(generateApp({ services: 40, seed: 7 }));
-    expect(generateApp({ services: 40, seed: 8 }).files[COMPOSE_FILE]).not.toBe(generateApp({ services: 40, seed: 7 }).files[COMPOSE_FILE]);
+    expect(generateApp({ services: 40, seed: 8 }).files[COMPOSE_FILE]).not.toBe(
+      generateApp({ services: 40, seed: 7 }).files[COMPOSE_FILE],
+    );
   });
 
   test('has the requested number of services in the realistic mix', () => {
     const { roles } = generateApp({ services: 100 });
     expect(Object.values(roles).reduce((a, b) => a + b, 0)).toBe(100);
     expect(roles).toEqual({
-      postgres: expect.any(Number), redis: expect.any(Number), mariadb: expect.any(Number),
-      web: expect.any(Number), api: expect.any(Number), worker: expect.any(Number), job: expect.any(Number),
+      postgres: expect.any(Number),
+      redis: expect.any(Number),
+      mariadb: expect.any(Number),
+      web: expect.any(Number),
+      api: expect.any(Number),
+      worker: expect.any(Number),
+      job: expect.any(Number),
     });
     expect(roles.postgres + roles.redis + roles.mariadb).toBe(4);
     expect(generateApp({ services: 10 }).roles).toMatchObject({ postgres: 1, redis: 1 });
@@ -38,7 +45,7 @@ describe('generateApp', () => {
     expect(warnings).toEqual([]);
     expect(model.services).toHaveLength(30);
     expect(model.networks.map((n) => n.name)).toEqual(['backend', 'frontend']);
-    const every = (test: (s: typeof model.services[number]) => boolean) => model.services.filter(test).length;
+    const every = (test: (s: (typeof model.services)[number]) => boolean) => model.services.filter(test).length;
     expect(every((s) => s.ports.length > 0)).toBeGreaterThan(0);
     expect(every((s) => s.secrets.length > 0)).toBeGreaterThan(0);
     expect(every((s) => s.volumes.some((v) => v.type === 'volume' && v.source !== undefined))).toBeGreaterThan(2);
@@ -57,11 +64,23 @@ describe('generateApp', () => {
     const docs = Testing.synth(chart);
     expect(app.warnings.filter((w) => w.code !== 'engine-default')).toEqual([]);
     expect(app.warnings.map((w) => w.at.path)).toEqual(['services.postgres-01', 'services.redis-02']);
-    expect(model.services.filter((s) => app.service(s.name).statefulDependency).map((s) => s.name)).toEqual(['postgres-01', 'redis-02']);
+    expect(model.services.filter((s) => app.service(s.name).statefulDependency).map((s) => s.name)).toEqual([
+      'postgres-01',
+      'redis-02',
+    ]);
     const jobs = model.services.filter((s) => s.name.startsWith('job-')).map((s) => s.name);
     expect(jobs.length).toBeGreaterThan(0);
-    expect(docs.filter((d) => d.kind === 'Job').map((d) => d.metadata.name).sort()).toEqual(jobs);
-    const secrets = fs.readFileSync(path.join(dir, '.env'), 'utf-8').trim().split('\n').map((line) => line.split('=')[1]);
+    expect(
+      docs
+        .filter((d) => d.kind === 'Job')
+        .map((d) => d.metadata.name)
+        .sort(),
+    ).toEqual(jobs);
+    const secrets = fs
+      .readFileSync(path.join(dir, '.env'), 'utf-8')
+      .trim()
+      .split('\n')
+      .map((line) => line.split('=')[1]);
     const outsideSecrets = JSON.stringify(docs.filter((d) => d.kind !== 'Secret'));
     expect(secrets.filter((value) => outsideSecrets.includes(value))).toEqual([]);
   });

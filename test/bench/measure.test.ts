@@ -14,21 +14,29 @@ const HOG = {
 };
 
 describe('measure', () => {
-  test.each([Meter.GNU_TIME, Meter.NODE])('with the %s meter: wall time, CPU time, peak RSS and stdout of the process', (meter) => {
-    if (meter === Meter.GNU_TIME && defaultMeter() !== Meter.GNU_TIME) {
-      return; // GNU time is not installed; the Node meter is what the bench uses then
-    }
-    const sample = measure(HOG, meter, scratch);
-    expect(sample.stdout).toBe('1\n');
-    expect(sample.rssBytes).toBeGreaterThan(96 * 2 ** 20);
-    expect(sample.rssBytes).toBeLessThan(400 * 2 ** 20);
-    expect(sample.wallSeconds).toBeGreaterThan(0.05);
-    expect(sample.cpuSeconds).toBeGreaterThan(0);
-  });
+  test.each([Meter.GNU_TIME, Meter.NODE])(
+    'with the %s meter: wall time, CPU time, peak RSS and stdout of the process',
+    (meter) => {
+      if (meter === Meter.GNU_TIME && defaultMeter() !== Meter.GNU_TIME) {
+        return; // GNU time is not installed; the Node meter is what the bench uses then
+      }
+      const sample = measure(HOG, meter, scratch);
+      expect(sample.stdout).toBe('1\n');
+      expect(sample.rssBytes).toBeGreaterThan(96 * 2 ** 20);
+      expect(sample.rssBytes).toBeLessThan(400 * 2 ** 20);
+      expect(sample.wallSeconds).toBeGreaterThan(0.05);
+      expect(sample.cpuSeconds).toBeGreaterThan(0);
+    },
+  );
 
   test('throws with the command, its exit status and its stderr when it fails', () => {
-    expect(() => measure({ file: process.execPath, args: ['-e', 'console.error("boom"); process.exit(3)'], cwd: scratch }, Meter.NODE, scratch))
-      .toThrow(/-e console.error\("boom"\); process.exit\(3\) \(in .*\) failed: exit 3\nboom/);
+    expect(() =>
+      measure(
+        { file: process.execPath, args: ['-e', 'console.error("boom"); process.exit(3)'], cwd: scratch },
+        Meter.NODE,
+        scratch,
+      ),
+    ).toThrow(/-e console.error\("boom"\); process.exit\(3\) \(in .*\) failed: exit 3\nboom/);
   });
 });
 

@@ -1,18 +1,39 @@
 import { Spread } from '../../bench/measure';
-import { BenchCase, BenchResults, CaseResult, checkTargets, formatReport, growthOf, resultsJson } from '../../bench/report';
+import {
+  BenchCase,
+  BenchResults,
+  CaseResult,
+  checkTargets,
+  formatReport,
+  growthOf,
+  resultsJson,
+} from '../../bench/report';
 
 const s = (median: number, min = median, max = median): Spread => ({ min, median, max });
 
 function result(c: BenchCase, size: number | undefined, wall: number, rss = 100): CaseResult {
-  return { case: c, size, runs: 3, wallSeconds: s(wall, wall * 0.9, wall * 1.1), cpuSeconds: s(wall * 0.8), rssMiB: s(rss) };
+  return {
+    case: c,
+    size,
+    runs: 3,
+    wallSeconds: s(wall, wall * 0.9, wall * 1.1),
+    cpuSeconds: s(wall * 0.8),
+    rssMiB: s(rss),
+  };
 }
 
 function bench(results: CaseResult[], commit = 'a'.repeat(40)): BenchResults {
   const growth = growthOf(results);
   return {
     machine: {
-      cpus: 2, cpuModel: 'AMD EPYC', memoryGiB: 23.54, node: 'v20.20.2', platform: 'linux x64',
-      loadAverage: { before: 0.5, after: 0.75 }, scratchFolder: '/var/tmp', fileCreateMs: 0.0523,
+      cpus: 2,
+      cpuModel: 'AMD EPYC',
+      memoryGiB: 23.54,
+      node: 'v20.20.2',
+      platform: 'linux x64',
+      loadAverage: { before: 0.5, after: 0.75 },
+      scratchFolder: '/var/tmp',
+      fileCreateMs: 0.0523,
     },
     settings: { runs: 3, warmup: 1, seed: 1, meter: 'time', commit, dirty: false },
     results,
@@ -54,8 +75,11 @@ describe('checkTargets', () => {
     ]);
     expect(targets[1].limit).toBe(238.4);
     expect(targets[4].limit).toBe(286.1);
-    expect(checkTargets([result(BenchCase.CONVERT, 10, 0.14, 80), result(BenchCase.LIBRARY, 1000, 2.9)], [])
-      .filter((t) => t.met !== undefined).map((t) => [t.target, t.met])).toEqual([
+    expect(
+      checkTargets([result(BenchCase.CONVERT, 10, 0.14, 80), result(BenchCase.LIBRARY, 1000, 2.9)], [])
+        .filter((t) => t.met !== undefined)
+        .map((t) => [t.target, t.met]),
+    ).toEqual([
       ['convert, 10 services: median wall', true],
       ['convert, 10 services: peak RSS (250 MB)', true],
       ['library synth, 1,000 services: median wall', true],
@@ -67,10 +91,21 @@ describe('resultsJson', () => {
   test('writes keys in a fixed order and rounds the figures', () => {
     const json = JSON.parse(resultsJson(bench([result(BenchCase.CONVERT, 10, 0.123456, 99.987)])));
     expect(Object.keys(json)).toEqual(['machine', 'settings', 'results', 'growth', 'targets']);
-    expect(Object.keys(json.machine)).toEqual(['cpus', 'cpuModel', 'memoryGiB', 'node', 'platform', 'loadAverage', 'scratchFolder', 'fileCreateMs']);
+    expect(Object.keys(json.machine)).toEqual([
+      'cpus',
+      'cpuModel',
+      'memoryGiB',
+      'node',
+      'platform',
+      'loadAverage',
+      'scratchFolder',
+      'fileCreateMs',
+    ]);
     expect(json.machine.memoryGiB).toBe(23.5);
     expect(json.results[0]).toEqual({
-      case: 'convert', size: 10, runs: 3,
+      case: 'convert',
+      size: 10,
+      runs: 3,
       wallSeconds: { min: 0.111, median: 0.123, max: 0.136 },
       cpuSeconds: { min: 0.099, median: 0.099, max: 0.099 },
       rssMiB: { min: 100, median: 100, max: 100 },
@@ -84,10 +119,16 @@ describe('resultsJson', () => {
 
 describe('formatReport', () => {
   test('prints the results, growth and targets, and the change against a baseline', () => {
-    const before = bench([result(BenchCase.CONVERT, 10, 1.6, 200), result(BenchCase.CONVERT, 100, 3.2)], 'b'.repeat(40));
+    const before = bench(
+      [result(BenchCase.CONVERT, 10, 1.6, 200), result(BenchCase.CONVERT, 100, 3.2)],
+      'b'.repeat(40),
+    );
     const text = formatReport(bench(MEASURED), before);
-    const line = (start: string | RegExp) => text.split('\n').find((l) => (typeof start === 'string' ? l.startsWith(start) : start.test(l)));
-    expect(line('convert          10')).toMatch(/0\.720 \/ 0\.800 \/ 0\.880 +0\.640 +120\.0 +1\.600 → -50% +200\.0 → -40%$/);
+    const line = (start: string | RegExp) =>
+      text.split('\n').find((l) => (typeof start === 'string' ? l.startsWith(start) : start.test(l)));
+    expect(line('convert          10')).toMatch(
+      /0\.720 \/ 0\.800 \/ 0\.880 +0\.640 +120\.0 +1\.600 → -50% +200\.0 → -40%$/,
+    );
     expect(line('convert        1000')).toMatch(/ - +-$/);
     expect(line(/^convert +[\d.]+×/)).toMatch(/^convert +2\.00× +5\.00×$/);
     expect(line('convert, 1,000 services: median wall')).toMatch(/8\.000 s +≤ 1\.7 s +MISSED$/);

@@ -14,9 +14,17 @@ beforeAll(async () => {
     ['portainer', copyFolder(path.join(CORPUS, 'portainer'), tempDir('analyze')), ['analyze', '--json']],
     ['autoText', reference(), ['analyze', '--target', 'auto']],
     ['autoJson', reference(), ['analyze', '--json', '--target', 'auto']],
-    ['autoWithUrl', reference(), ['analyze', '--json', '--target', 'auto', '--image-base-url', 'https://images.example.com/shop']],
+    [
+      'autoWithUrl',
+      reference(),
+      ['analyze', '--json', '--target', 'auto', '--image-base-url', 'https://images.example.com/shop'],
+    ],
     ['profiles', copyFolder(path.join(CORPUS, 'airflow'), tempDir('analyze')), ['analyze']],
-    ['profilesJson', copyFolder(path.join(CORPUS, 'airflow'), tempDir('analyze')), ['analyze', '--json', '--profile', 'debug']],
+    [
+      'profilesJson',
+      copyFolder(path.join(CORPUS, 'airflow'), tempDir('analyze')),
+      ['analyze', '--json', '--profile', 'debug'],
+    ],
     ['mailcow', copyFolder(path.join(CORPUS, 'mailcow'), tempDir('analyze')), ['analyze', '--json']],
   ];
   await inParallel(tasks, 2, async ([name, cwd, args]) => {
@@ -29,45 +37,106 @@ afterAll(removeTempDirs);
 test('JSON: target, workload, state and engine, exposure, volumes, secrets by name, dependencies, warnings', () => {
   expect(runs.json.code).toBe(0);
   const analysis = JSON.parse(runs.json.stdout);
-  expect(Object.keys(analysis)).toEqual(['project', 'files', 'namespace', 'services', 'buildAll', 'warnings', 'leftOutByProfiles', 'imageBaseUrlNeededBy']);
+  expect(Object.keys(analysis)).toEqual([
+    'project',
+    'files',
+    'namespace',
+    'services',
+    'buildAll',
+    'warnings',
+    'leftOutByProfiles',
+    'imageBaseUrlNeededBy',
+  ]);
   expect(analysis.buildAll).toBeNull();
-  expect(analysis.services.map((s: any) => s.service)).toEqual(['api', 'migrate', 'redis', 'reporting', 'shop_db', 'web', 'worker']);
+  expect(analysis.services.map((s: any) => s.service)).toEqual([
+    'api',
+    'migrate',
+    'redis',
+    'reporting',
+    'shop_db',
+    'web',
+    'worker',
+  ]);
   const byName = Object.fromEntries(analysis.services.map((s: any) => [s.service, s]));
-  expect(Object.keys(byName.api)).toEqual(['service', 'name', 'target', 'reasons', 'runsIn', 'workload', 'replicas', 'stateful', 'engine',
-    'exposure', 'volumes', 'secrets', 'dependsOn', 'build', 'warnings']);
+  expect(Object.keys(byName.api)).toEqual([
+    'service',
+    'name',
+    'target',
+    'reasons',
+    'runsIn',
+    'workload',
+    'replicas',
+    'stateful',
+    'engine',
+    'exposure',
+    'volumes',
+    'secrets',
+    'dependsOn',
+    'build',
+    'warnings',
+  ]);
   expect(byName.api.build).toBeNull();
   expect(byName.shop_db).toMatchObject({
-    name: 'shop-db', target: 'container', reasons: [], runsIn: 'container', workload: 'Deployment', replicas: 1, stateful: true, engine: 'postgres',
+    name: 'shop-db',
+    target: 'container',
+    reasons: [],
+    runsIn: 'container',
+    workload: 'Deployment',
+    replicas: 1,
+    stateful: true,
+    engine: 'postgres',
     exposure: { internal: 'shop-db', external: [], portForward: [] },
     volumes: [
-      { type: 'volume', source: 'db-data', target: '/var/lib/postgresql/data', becomes: 'PersistentVolumeClaim db-data' },
-      { type: 'secret', source: 'db_password', target: '/run/secrets/db_password', becomes: 'Secret db-password key db_password' },
+      {
+        type: 'volume',
+        source: 'db-data',
+        target: '/var/lib/postgresql/data',
+        becomes: 'PersistentVolumeClaim db-data',
+      },
+      {
+        type: 'secret',
+        source: 'db_password',
+        target: '/run/secrets/db_password',
+        becomes: 'Secret db-password key db_password',
+      },
     ],
     secrets: [{ kind: 'secret', name: 'db_password', secret: 'db-password', empty: false }],
     dependsOn: [],
   });
   expect(byName.api.exposure).toEqual({
     internal: 'api',
-    external: [
-      { via: 'LoadBalancer', port: 9090, targetPort: 9090, protocol: 'tcp', host: null, path: null },
-    ],
+    external: [{ via: 'LoadBalancer', port: 9090, targetPort: 9090, protocol: 'tcp', host: null, path: null }],
     // Bound to 127.0.0.1 in compose: not a way in, but a port-forward.
     portForward: [
-      { port: 9102, targetPort: 9102, protocol: 'tcp', hostIp: '127.0.0.1', command: 'kubectl port-forward service/api 9102 -n shop' },
+      {
+        port: 9102,
+        targetPort: 9102,
+        protocol: 'tcp',
+        hostIp: '127.0.0.1',
+        command: 'kubectl port-forward service/api 9102 -n shop',
+      },
     ],
   });
   expect(byName.web.exposure.external).toEqual([
     { via: 'Ingress', port: 8080, targetPort: 80, protocol: 'tcp', host: 'shop.example.com', path: '/' },
   ]);
   expect(byName.api.secrets.map((s: any) => `${s.kind} ${s.name}`)).toEqual([
-    'env DATABASE_URL', 'env PAYMENT_API_KEY', 'env SESSION_SECRET', 'secret jwt_signing_key',
+    'env DATABASE_URL',
+    'env PAYMENT_API_KEY',
+    'env SESSION_SECRET',
+    'secret jwt_signing_key',
   ]);
   expect(byName.api.dependsOn).toEqual([
     { service: 'migrate', condition: 'service_completed_successfully', required: true },
     { service: 'redis', condition: 'service_started', required: true },
     { service: 'shop_db', condition: 'service_healthy', required: true },
   ]);
-  expect(byName.migrate).toMatchObject({ workload: 'Job', stateful: false, engine: null, exposure: { internal: null, external: [], portForward: [] } });
+  expect(byName.migrate).toMatchObject({
+    workload: 'Job',
+    stateful: false,
+    engine: null,
+    exposure: { internal: null, external: [], portForward: [] },
+  });
   // The assessment wants the VM; without --target auto it is only a recommendation.
   expect(byName.reporting).toMatchObject({ target: 'vm', runsIn: 'container', workload: 'Deployment' });
   // Line and column of the reference file are left out: the example grows.
@@ -92,29 +161,37 @@ test('text: the same assessment, one block per service', () => {
   const text = runs.text.stdout;
   expect(text.split('\n')[0]).toBe('Project shop (compose.yaml): 7 services → namespace shop');
   // Without --target, the reporting daemon is converted to a container, and the assessment says it belongs on a VM.
-  expect(text).toContain('reporting\n  target:     VM recommended (it runs in a container: convert with --target auto to move it), because:\n'
-    + '      - services.reporting.volumes: mounts the Docker socket');
+  expect(text).toContain(
+    'reporting\n  target:     VM recommended (it runs in a container: convert with --target auto to move it), because:\n' +
+      '      - services.reporting.volumes: mounts the Docker socket',
+  );
   expect(text).toContain('  runs as:    Deployment, 1 replica\n');
-  expect(text).toContain('; 9102/tcp bound to 127.0.0.1 in compose, not outside the cluster (kubectl port-forward service/api 9102 -n shop)\n');
-  expect(text).toContain([
-    'shop_db (shop-db)',
-    '  target:     container',
-    '  runs as:    Deployment, 1 replica',
-    '  stateful:   yes, postgres',
-    '  exposure:   internal (Service shop-db)',
-    '  volumes:',
-    '      - volume db-data at /var/lib/postgresql/data → PersistentVolumeClaim db-data',
-    '      - secret db_password at /run/secrets/db_password → Secret db-password key db_password',
-    '  secrets:    secret db_password',
-    '  depends_on: none',
-    '  warnings:',
-    '      - compose.yaml:156:5: services.shop_db: image "postgres:16.4" runs as a postgres stateful dependency: one pod, its '
-    + 'data on a claim, a credentials Secret, the engine\'s readiness check and a backup CronJob; the service\'s own command, '
-    + 'ports, environment and volumes are kept (x-cdk8s-compose.engine: none runs it as a plain Deployment)',
-    '',
-  ].join('\n'));
+  expect(text).toContain(
+    '; 9102/tcp bound to 127.0.0.1 in compose, not outside the cluster (kubectl port-forward service/api 9102 -n shop)\n',
+  );
+  expect(text).toContain(
+    [
+      'shop_db (shop-db)',
+      '  target:     container',
+      '  runs as:    Deployment, 1 replica',
+      '  stateful:   yes, postgres',
+      '  exposure:   internal (Service shop-db)',
+      '  volumes:',
+      '      - volume db-data at /var/lib/postgresql/data → PersistentVolumeClaim db-data',
+      '      - secret db_password at /run/secrets/db_password → Secret db-password key db_password',
+      '  secrets:    secret db_password',
+      '  depends_on: none',
+      '  warnings:',
+      '      - compose.yaml:156:5: services.shop_db: image "postgres:16.4" runs as a postgres stateful dependency: one pod, its ' +
+        "data on a claim, a credentials Secret, the engine's readiness check and a backup CronJob; the service's own command, " +
+        'ports, environment and volumes are kept (x-cdk8s-compose.engine: none runs it as a plain Deployment)',
+      '',
+    ].join('\n'),
+  );
   expect(text).toContain('  exposure:   internal (Service web); Ingress web.example.com/ → 80\n');
-  expect(text).toContain('  depends_on: migrate (service_completed_successfully), redis (service_started), shop_db (service_healthy)\n');
+  expect(text).toContain(
+    '  depends_on: migrate (service_completed_successfully), redis (service_started), shop_db (service_healthy)\n',
+  );
 });
 
 test('a service that needs a VM is assessed so, with the reasons', () => {
@@ -123,14 +200,18 @@ test('a service that needs a VM is assessed so, with the reasons', () => {
   expect(portainer).toMatchObject({
     service: 'portainer',
     target: 'vm',
-    reasons: ['services.portainer.volumes: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have'],
+    reasons: [
+      'services.portainer.volumes: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have',
+    ],
   });
 });
 
 test('--target auto needs no --image-base-url: analyze says which VM will need it, for convert and deploy', () => {
   expect(runs.autoText.code).toBe(0);
-  expect(runs.autoText.stdout).toContain('\nThe VM shop-vm boots from a golden image that you publish: convert and deploy need --image-base-url URL, '
-    + 'the folder URL it will be published at (RUNBOOK.md shows how to build and publish it).\n');
+  expect(runs.autoText.stdout).toContain(
+    '\nThe VM shop-vm boots from a golden image that you publish: convert and deploy need --image-base-url URL, ' +
+      'the folder URL it will be published at (RUNBOOK.md shows how to build and publish it).\n',
+  );
   expect(runs.autoText.stdout).toMatch(/^reporting\n  target:     VM, because:$/m);
   expect(`${runs.autoText.stdout}${runs.autoText.stderr}`).not.toContain('.invalid');
   expect(runs.autoJson.code).toBe(0);
@@ -143,7 +224,9 @@ test('--target auto needs no --image-base-url: analyze says which VM will need i
 
 test('lists the services the active profiles leave out', () => {
   expect(runs.profiles.code).toBe(0);
-  expect(runs.profiles.stdout).toContain('\nLeft out by profiles (--profile NAME brings a service in):\n  - airflow-cli (profile debug)\n  - flower (profile flower)\n');
+  expect(runs.profiles.stdout).toContain(
+    '\nLeft out by profiles (--profile NAME brings a service in):\n  - airflow-cli (profile debug)\n  - flower (profile flower)\n',
+  );
   const json = JSON.parse(runs.profilesJson.stdout);
   expect(json.leftOutByProfiles).toEqual([{ service: 'flower', profiles: ['flower'] }]);
   expect(json.services.map((s: { service: string }) => s.service)).toContain('airflow-cli');
@@ -152,20 +235,36 @@ test('lists the services the active profiles leave out', () => {
 test('mailcow: a setting named like a password is no secret, a copy of a secret is not counted, empty passwords are flagged', () => {
   expect(runs.mailcow.code).toBe(0);
   const byName = Object.fromEntries(JSON.parse(runs.mailcow.stdout).services.map((s: any) => [s.service, s]));
-  const secrets = (service: string) => byName[service].secrets.map((x: any) => `${x.kind} ${x.name}${x.empty ? ' (empty)' : ''}`);
+  const secrets = (service: string) =>
+    byName[service].secrets.map((x: any) => `${x.kind} ${x.name}${x.empty ? ' (empty)' : ''}`);
   expect(secrets('php-fpm-mailcow')).toEqual(['copy API_ALLOW_FROM', 'env API_KEY', 'env API_KEY_READ_ONLY']);
   expect(secrets('sogo-mailcow')).toEqual(['env SOGO_URL_ENCRYPTION_KEY']);
   // DBPASS and DBROOT are not set: MariaDB would refuse to start.
   expect(secrets('mysql-mailcow')).toEqual(['env MYSQL_PASSWORD (empty)', 'env MYSQL_ROOT_PASSWORD (empty)']);
-  expect(byName['mysql-mailcow'].warnings.filter((w: any) => w.code === 'empty-secret').map((w: any) => w.message.replace(/^compose\.yaml:\d+:\d+: /, '')))
-    .toEqual([
-      'services.mysql-mailcow.environment[4]: MYSQL_PASSWORD is empty, so its Secret key holds 0 bytes; the mariadb image '
-        + 'refuses to start with it empty; set a value (an unset variable gives an empty string)',
-      'services.mysql-mailcow.environment[1]: MYSQL_ROOT_PASSWORD is empty, so its Secret key holds 0 bytes; the '
-        + 'mariadb image refuses to start with it empty; set a value (an unset variable gives an empty string)',
-    ]);
-  expect(byName['dovecot-mailcow'].exposure.portForward).toEqual([{
-    port: 19991, targetPort: 12345, protocol: 'tcp', hostIp: '127.0.0.1', command: 'kubectl port-forward service/dovecot-mailcow 19991:12345 -n mailcow',
-  }]);
-  expect(byName['dovecot-mailcow'].exposure.external.map((e: any) => e.via)).toEqual(['LoadBalancer', 'LoadBalancer', 'LoadBalancer', 'LoadBalancer', 'LoadBalancer']);
+  expect(
+    byName['mysql-mailcow'].warnings
+      .filter((w: any) => w.code === 'empty-secret')
+      .map((w: any) => w.message.replace(/^compose\.yaml:\d+:\d+: /, '')),
+  ).toEqual([
+    'services.mysql-mailcow.environment[4]: MYSQL_PASSWORD is empty, so its Secret key holds 0 bytes; the mariadb image ' +
+      'refuses to start with it empty; set a value (an unset variable gives an empty string)',
+    'services.mysql-mailcow.environment[1]: MYSQL_ROOT_PASSWORD is empty, so its Secret key holds 0 bytes; the ' +
+      'mariadb image refuses to start with it empty; set a value (an unset variable gives an empty string)',
+  ]);
+  expect(byName['dovecot-mailcow'].exposure.portForward).toEqual([
+    {
+      port: 19991,
+      targetPort: 12345,
+      protocol: 'tcp',
+      hostIp: '127.0.0.1',
+      command: 'kubectl port-forward service/dovecot-mailcow 19991:12345 -n mailcow',
+    },
+  ]);
+  expect(byName['dovecot-mailcow'].exposure.external.map((e: any) => e.via)).toEqual([
+    'LoadBalancer',
+    'LoadBalancer',
+    'LoadBalancer',
+    'LoadBalancer',
+    'LoadBalancer',
+  ]);
 });

@@ -28,20 +28,30 @@ function copyOfBin(): string {
 /** `convert -o k8s` of a two-service project by the CLI under `dir`; the last line of stderr. */
 function convert(dir: string): { status: number | null; summary: string } {
   const project = tempDir('bin-project');
-  fs.writeFileSync(path.join(project, 'compose.yaml'), 'services:\n  web:\n    image: nginx:1.27.2\n    ports: ["8080:80"]\n'
-    + '  db:\n    image: postgres:16.4\n');
-  const run = spawnSync(process.execPath, [path.join(dir, 'bin', 'cdk8s-compose'), 'convert', '-o', 'k8s'],
-    { cwd: project, encoding: 'utf-8', env: { ...CLEAN_ENV } });
+  fs.writeFileSync(
+    path.join(project, 'compose.yaml'),
+    'services:\n  web:\n    image: nginx:1.27.2\n    ports: ["8080:80"]\n' + '  db:\n    image: postgres:16.4\n',
+  );
+  const run = spawnSync(process.execPath, [path.join(dir, 'bin', 'cdk8s-compose'), 'convert', '-o', 'k8s'], {
+    cwd: project,
+    encoding: 'utf-8',
+    env: { ...CLEAN_ENV },
+  });
   return { status: run.status, summary: run.stderr.trimEnd().split('\n').slice(-1)[0] };
 }
 
-test('the build writes a code cache that leads with the bundle\'s SHA-256 and that this Node accepts', () => {
+test("the build writes a code cache that leads with the bundle's SHA-256 and that this Node accepts", () => {
   const { load, CACHE } = require(path.join(ROOT, 'bin', 'cdk8s-compose'));
   expect(CACHE).toBe(`${BUNDLE}.cache`);
   const source = fs.readFileSync(BUNDLE, 'utf-8');
   const cache = fs.readFileSync(CACHE);
-  expect(cache.subarray(0, HASH_BYTES).toString('hex')).toBe(require('crypto').createHash('sha256').update(source).digest('hex'));
-  const script = new vm.Script(require('module').wrap(source), { filename: BUNDLE, cachedData: cache.subarray(HASH_BYTES) });
+  expect(cache.subarray(0, HASH_BYTES).toString('hex')).toBe(
+    require('crypto').createHash('sha256').update(source).digest('hex'),
+  );
+  const script = new vm.Script(require('module').wrap(source), {
+    filename: BUNDLE,
+    cachedData: cache.subarray(HASH_BYTES),
+  });
   expect(script.cachedDataRejected).toBe(false);
   expect(typeof load().exports.main).toBe('function');
 });

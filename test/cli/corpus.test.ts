@@ -7,7 +7,16 @@ import { kustomize, sortedCanonical } from '../support/kustomize';
 import { Manifest } from '../support/problems';
 import { podTemplates } from '../support/workloads';
 import {
-  CORPUS, CliRun, copyFolder, expectBuilt, inParallel, manifestFiles, removeTempDirs, runCli, tempDir, yamllintProblemsLater,
+  CORPUS,
+  CliRun,
+  copyFolder,
+  expectBuilt,
+  inParallel,
+  manifestFiles,
+  removeTempDirs,
+  runCli,
+  tempDir,
+  yamllintProblemsLater,
 } from './run-cli';
 
 /**
@@ -60,7 +69,10 @@ const EXPECTED: Readonly<Record<string, Expected>> = {
   'wireguard': { waves: NO_STATEFUL },
 };
 
-const DIRS = fs.readdirSync(CORPUS).filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory()).sort();
+const DIRS = fs
+  .readdirSync(CORPUS)
+  .filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory())
+  .sort();
 const work = tempDir('corpus');
 const runs = new Map<string, CliRun>();
 let yamllint: Promise<string[]>;
@@ -88,7 +100,9 @@ test('the table covers every corpus folder', () => {
  */
 /** The decoded values of every Secret, each once. */
 function secretValuesOf(docs: readonly Manifest[]): string[] {
-  const values = docs.filter((d) => d.kind === 'Secret').flatMap((d) => Object.values(d.data ?? {}) as string[])
+  const values = docs
+    .filter((d) => d.kind === 'Secret')
+    .flatMap((d) => Object.values(d.data ?? {}) as string[])
     .map((v) => Buffer.from(v, 'base64').toString('utf-8'));
   return [...new Set(values)];
 }
@@ -96,12 +110,18 @@ function secretValuesOf(docs: readonly Manifest[]): string[] {
 function checkOptions(dir: string, docs: readonly Manifest[], runbook: string): CheckOptions {
   const { model } = loadCompose({ workingDir: path.join(work, dir), env: {} });
   const namespace = docs.find((d) => d.kind === 'Namespace')!.metadata.name;
-  const names = [model.name, namespace, ...model.services.flatMap((s) => [s.name, s.image])].map((n) => n.toLowerCase());
-  const secrets = secretValuesOf(docs).filter((v) => !(v.trim() !== '' && names.some((n) => n.includes(v.trim().toLowerCase()))));
+  const names = [model.name, namespace, ...model.services.flatMap((s) => [s.name, s.image])].map((n) =>
+    n.toLowerCase(),
+  );
+  const secrets = secretValuesOf(docs).filter(
+    (v) => !(v.trim() !== '' && names.some((n) => n.includes(v.trim().toLowerCase()))),
+  );
   const accounts = new Set(docs.filter((d) => d.kind === 'ServiceAccount').map((d) => d.metadata.name));
   return {
     secretValues: secrets,
-    allowServiceAccountToken: podTemplates(docs).filter((t) => accounts.has(t.spec.serviceAccountName)).map((t) => t.doc.metadata.name),
+    allowServiceAccountToken: podTemplates(docs)
+      .filter((t) => accounts.has(t.spec.serviceAccountName))
+      .map((t) => t.doc.metadata.name),
     allowPrivileged: model.services.filter((s) => s.privileged || s.capAdd.length > 0).map((s) => toDnsLabel(s.name)),
     texts: [{ name: 'RUNBOOK.md', content: runbook }],
   };
@@ -110,7 +130,10 @@ function checkOptions(dir: string, docs: readonly Manifest[], runbook: string): 
 describe.each(DIRS)('%s', (dir) => {
   test('converts, and the manifests and the runbook pass every check', () => {
     const run = runs.get(dir)!;
-    expect({ code: run.code, stderr: run.stderr.split('\n').filter((l) => l.startsWith('error')) }).toEqual({ code: 0, stderr: [] });
+    expect({ code: run.code, stderr: run.stderr.split('\n').filter((l) => l.startsWith('error')) }).toEqual({
+      code: 0,
+      stderr: [],
+    });
     const out = path.join(work, dir, 'k8s');
     const files = manifestFiles(out);
     expect([...new Set(files.map((f) => f.file.split('/')[0]))]).toEqual(EXPECTED[dir].waves);
@@ -125,10 +148,15 @@ describe.each(DIRS)('%s', (dir) => {
     // Warnings: one line each (identical ones of several services as one line naming them), then the count.
     const lines = run.stderr.trimEnd().split('\n');
     const warnings = lines.filter((l) => l.startsWith('warning: '));
-    const findings = warnings.reduce((n, w) => n + (/^warning: [^ ]+ services\.\*[^ ]* \(([^)]*)\):/.exec(w)?.[1].split(', ').length ?? 1), 0);
+    const findings = warnings.reduce(
+      (n, w) => n + (/^warning: [^ ]+ services\.\*[^ ]* \(([^)]*)\):/.exec(w)?.[1].split(', ').length ?? 1),
+      0,
+    );
     // The build-only services run the images docker compose build tags: one warning, and the runbook builds them.
     const built = EXPECTED[dir].built ?? [];
-    expect(warnings.filter((l) => l.includes('built from source without an image'))).toHaveLength(built.length > 0 ? 1 : 0);
+    expect(warnings.filter((l) => l.includes('built from source without an image'))).toHaveLength(
+      built.length > 0 ? 1 : 0,
+    );
     for (const service of built) {
       expect(runbook).toContain(`docker push ${dir.toLowerCase()}-${service}\n`);
     }
@@ -142,7 +170,10 @@ describe.each(DIRS)('%s', (dir) => {
 test('kubectl kustomize renders every output to the objects of its wave files', () => {
   for (const dir of DIRS) {
     const out = path.join(work, dir, 'k8s');
-    expect({ dir, objects: sortedCanonical(kustomize(out)) }).toEqual({ dir, objects: sortedCanonical(manifestFiles(out).flatMap((f) => f.docs)) });
+    expect({ dir, objects: sortedCanonical(kustomize(out)) }).toEqual({
+      dir,
+      objects: sortedCanonical(manifestFiles(out).flatMap((f) => f.docs)),
+    });
   }
 });
 

@@ -1,6 +1,17 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { CLEAN_ENV, CliRun, ROOT, copyFolder, expectBuilt, inParallel, listFiles, removeTempDirs, runCli, tempDir } from './run-cli';
+import {
+  CLEAN_ENV,
+  CliRun,
+  ROOT,
+  copyFolder,
+  expectBuilt,
+  inParallel,
+  listFiles,
+  removeTempDirs,
+  runCli,
+  tempDir,
+} from './run-cli';
 
 /**
  * `cdk8s-compose deploy` with a recording kubectl on PATH: the order of the waves, the waits between them, a pod
@@ -38,10 +49,22 @@ interface Deploy {
 
 const deploys: Record<string, Deploy> = {};
 
-async function deploy(name: string, args: string[], fake: Record<string, string> = {}, withKubectl = true): Promise<void> {
+async function deploy(
+  name: string,
+  args: string[],
+  fake: Record<string, string> = {},
+  withKubectl = true,
+): Promise<void> {
   const cwd = copyFolder(path.join(ROOT, 'examples', 'reference'), tempDir('deploy'), 'shop');
   const log = path.join(path.dirname(cwd), 'kubectl.log');
-  const env = { ...CLEAN_ENV, PATH: withKubectl ? `${fakeBin}:${CLEAN_ENV.PATH}` : '/nonexistent', KUBECTL_LOG: log, FAKE_NOT_READY: '-', FAKE_LATE: '-', ...fake };
+  const env = {
+    ...CLEAN_ENV,
+    PATH: withKubectl ? `${fakeBin}:${CLEAN_ENV.PATH}` : '/nonexistent',
+    KUBECTL_LOG: log,
+    FAKE_NOT_READY: '-',
+    FAKE_LATE: '-',
+    ...fake,
+  };
   deploys[name] = { cwd, log, run: await runCli(['deploy', ...args], { cwd, env }) };
 }
 
@@ -51,20 +74,27 @@ function calls(name: string): string[] {
   if (!fs.existsSync(log)) {
     return [];
   }
-  return fs.readFileSync(log, 'utf-8').trimEnd().split('\n')
+  return fs
+    .readFileSync(log, 'utf-8')
+    .trimEnd()
+    .split('\n')
     .map((line) => line.replace(/\/\S*\/cdk8s-compose-[A-Za-z0-9]+\/manifests\//g, '<dir>/'));
 }
 
 beforeAll(async () => {
   expectBuilt();
-  await inParallel([
-    () => deploy('ok', ['--context', 'prod', '--timeout', '30s'], { FAKE_LATE: 'redis' }),
-    () => deploy('timeout', ['--timeout', '30s'], { FAKE_NOT_READY: 'shop-db' }),
-    () => deploy('dryRun', ['--dry-run', '--context', 'prod', '--timeout', '2m', '-o', 'k8s']),
-    () => deploy('noKubectl', [], {}, false),
-    () => deploy('quiet', ['--quiet', '--timeout', '30s'], { FAKE_LATE: 'redis' }),
-    () => deploy('quietTimeout', ['-q', '--timeout', '30s'], { FAKE_NOT_READY: 'shop-db' }),
-  ], 2, (task) => task());
+  await inParallel(
+    [
+      () => deploy('ok', ['--context', 'prod', '--timeout', '30s'], { FAKE_LATE: 'redis' }),
+      () => deploy('timeout', ['--timeout', '30s'], { FAKE_NOT_READY: 'shop-db' }),
+      () => deploy('dryRun', ['--dry-run', '--context', 'prod', '--timeout', '2m', '-o', 'k8s']),
+      () => deploy('noKubectl', [], {}, false),
+      () => deploy('quiet', ['--quiet', '--timeout', '30s'], { FAKE_LATE: 'redis' }),
+      () => deploy('quietTimeout', ['-q', '--timeout', '30s'], { FAKE_NOT_READY: 'shop-db' }),
+    ],
+    2,
+    (task) => task(),
+  );
 }, 120_000);
 
 afterAll(removeTempDirs);
@@ -97,8 +127,8 @@ test('a wait that times out stops the deploy, names the dependency and applies n
   ]);
   expect(run.stderr).toContain('error: timed out waiting for the condition on pods/shop-db-6c9d7f-x2x4q\n');
   expect(run.stderr.trimEnd().split('\n').slice(-1)).toEqual([
-    'error: shop-db (postgres, compose service shop_db) was not ready within 30s; not applied: 2-app/. '
-      + 'Look at: kubectl describe pod -l app=shop-db -n shop',
+    'error: shop-db (postgres, compose service shop_db) was not ready within 30s; not applied: 2-app/. ' +
+      'Look at: kubectl describe pod -l app=shop-db -n shop',
   ]);
 });
 
@@ -106,15 +136,17 @@ test('--dry-run prints the kubectl commands and runs none; -o keeps the manifest
   const { run, cwd } = deploys.dryRun;
   expect(run.code).toBe(0);
   expect(calls('dryRun')).toEqual([]);
-  expect(run.stdout).toBe([
-    'kubectl --context prod apply -f k8s/0-namespace/shop-namespace.yaml',
-    'kubectl --context prod apply -f k8s/0-namespace/',
-    'kubectl --context prod apply -f k8s/1-stateful/',
-    'kubectl --context prod wait --for=condition=ready pod -l app=redis -n shop --timeout=120s',
-    'kubectl --context prod wait --for=condition=ready pod -l app=shop-db -n shop --timeout=120s',
-    'kubectl --context prod apply -f k8s/2-app/',
-    '',
-  ].join('\n'));
+  expect(run.stdout).toBe(
+    [
+      'kubectl --context prod apply -f k8s/0-namespace/shop-namespace.yaml',
+      'kubectl --context prod apply -f k8s/0-namespace/',
+      'kubectl --context prod apply -f k8s/1-stateful/',
+      'kubectl --context prod wait --for=condition=ready pod -l app=redis -n shop --timeout=120s',
+      'kubectl --context prod wait --for=condition=ready pod -l app=shop-db -n shop --timeout=120s',
+      'kubectl --context prod apply -f k8s/2-app/',
+      '',
+    ].join('\n'),
+  );
   const kept = listFiles(path.join(cwd, 'k8s'));
   expect(kept).toContain('RUNBOOK.md');
   expect(kept).toContain('1-stateful/shop-db-deployment.yaml');
@@ -128,7 +160,7 @@ test('without kubectl on PATH it says so', () => {
   ]);
 });
 
-test('--quiet prints only the summary, or the error with kubectl\'s own message', () => {
+test("--quiet prints only the summary, or the error with kubectl's own message", () => {
   const { run } = deploys.quiet;
   expect(run.code).toBe(0);
   expect(run.stdout).toBe('');
@@ -140,7 +172,7 @@ test('--quiet prints only the summary, or the error with kubectl\'s own message'
   expect(failed.code).toBe(3);
   expect(failed.stderr.trimEnd().split('\n').slice(1)).toEqual([
     'error: timed out waiting for the condition on pods/shop-db-6c9d7f-x2x4q',
-    'error: shop-db (postgres, compose service shop_db) was not ready within 30s; not applied: 2-app/. '
-      + 'Look at: kubectl describe pod -l app=shop-db -n shop',
+    'error: shop-db (postgres, compose service shop_db) was not ready within 30s; not applied: 2-app/. ' +
+      'Look at: kubectl describe pod -l app=shop-db -n shop',
   ]);
 });

@@ -25,7 +25,13 @@ function usageError(args: readonly string[]): string {
 
 test('the defaults: Argo CD sync waves on, placeholders for the repository and path, the main branch, no overlay', () => {
   const options = convertOptions([]);
-  expect(options.gitops).toEqual({ mode: GitOpsMode.ARGOCD, repo: undefined, path: undefined, branch: DEFAULT_GITOPS_BRANCH, overlays: [] });
+  expect(options.gitops).toEqual({
+    mode: GitOpsMode.ARGOCD,
+    repo: undefined,
+    path: undefined,
+    branch: DEFAULT_GITOPS_BRANCH,
+    overlays: [],
+  });
   expect(options.syncWaves).toBe(true);
   expect(DEFAULT_GITOPS_BRANCH).toBe('main');
 });
@@ -36,37 +42,83 @@ test('--gitops none turns the sync waves off; one-file outputs keep them', () =>
   expect(convertOptions(['--single-file', '--gitops', 'none']).gitops.mode).toBe(GitOpsMode.NONE);
 });
 
-test('the repository, the branch, and the path without ./ and trailing slashes (. for the repository\'s root)', () => {
-  const { gitops } = convertOptions(['--gitops-repo', 'git@github.com:acme/shop.git', '--gitops-path', './deploy/k8s/', '--gitops-branch', 'env/prod']);
+test("the repository, the branch, and the path without ./ and trailing slashes (. for the repository's root)", () => {
+  const { gitops } = convertOptions([
+    '--gitops-repo',
+    'git@github.com:acme/shop.git',
+    '--gitops-path',
+    './deploy/k8s/',
+    '--gitops-branch',
+    'env/prod',
+  ]);
   expect([gitops.repo, gitops.path, gitops.branch]).toEqual(['git@github.com:acme/shop.git', 'deploy/k8s', 'env/prod']);
   expect(convertOptions(['--gitops-path', '.']).gitops.path).toBe('.');
   expect(convertOptions(['--gitops-path', './']).gitops.path).toBe('.');
-  expect(convertOptions(['--gitops-repo', 'ssh://git@git.example.com:2222/shop.git']).gitops.repo).toBe('ssh://git@git.example.com:2222/shop.git');
+  expect(convertOptions(['--gitops-repo', 'ssh://git@git.example.com:2222/shop.git']).gitops.repo).toBe(
+    'ssh://git@git.example.com:2222/shop.git',
+  );
 });
 
 test('--overlay is repeatable; each name once, sorted', () => {
-  expect(convertOptions(['--overlay', 'staging', '--overlay', 'prod', '--overlay', 'staging']).gitops.overlays).toEqual(['prod', 'staging']);
+  expect(convertOptions(['--overlay', 'staging', '--overlay', 'prod', '--overlay', 'staging']).gitops.overlays).toEqual(
+    ['prod', 'staging'],
+  );
 });
 
 test.each([
   [['--gitops', 'ArgoCD'], '--gitops "ArgoCD" is not allowed. Allowed: argocd, none'],
-  [['--gitops', 'none', '--gitops-path', 'k8s', '--gitops-branch', 'x'], '--gitops-path, --gitops-branch are for gitops/, which --gitops none does not write'],
-  [['--single-file', '--gitops-repo', 'https://g.example.com/r.git', '--overlay', 'prod'],
-    '--gitops-repo, --overlay need the folder output (one file per resource): leave out -o FILE.yaml, --single-file and --stdout'],
-  [['-o', 'all.yml', '--gitops-branch', 'main'], '--gitops-branch needs the folder output (one file per resource): leave out -o FILE.yaml, --single-file and --stdout'],
-  [['--gitops-repo', 'github.com/acme/shop'], '--gitops-repo "github.com/acme/shop" is not a Git URL. Allowed: https://…, ssh://…, git@host:path'],
-  [['--gitops-path', 'a//b'], '--gitops-path "a//b" is not a path inside the repository. Allowed: a relative path without "..", e.g. deploy/k8s'],
-  [['--gitops-path', 'a/../b'], '--gitops-path "a/../b" is not a path inside the repository. Allowed: a relative path without "..", e.g. deploy/k8s'],
-  [['--gitops-branch', '/main'], '--gitops-branch "/main" is not a branch name. Allowed: letters, digits, ".", "_", "-" and "/"'],
-  [['--gitops-branch', 'a b'], '--gitops-branch "a b" is not a branch name. Allowed: letters, digits, ".", "_", "-" and "/"'],
-  [['--overlay', 'prod/eu'], '--overlay "prod/eu" is not an overlay name. Allowed: a DNS-1123 label (lower case letters, digits and "-"), e.g. prod'],
-  [['-c'], 'kompose\'s -c (Helm chart) is not supported: cdk8s-compose writes plain manifests with a kustomization; "kubectl apply -k OUT" applies the whole app'],
+  [
+    ['--gitops', 'none', '--gitops-path', 'k8s', '--gitops-branch', 'x'],
+    '--gitops-path, --gitops-branch are for gitops/, which --gitops none does not write',
+  ],
+  [
+    ['--single-file', '--gitops-repo', 'https://g.example.com/r.git', '--overlay', 'prod'],
+    '--gitops-repo, --overlay need the folder output (one file per resource): leave out -o FILE.yaml, --single-file and --stdout',
+  ],
+  [
+    ['-o', 'all.yml', '--gitops-branch', 'main'],
+    '--gitops-branch needs the folder output (one file per resource): leave out -o FILE.yaml, --single-file and --stdout',
+  ],
+  [
+    ['--gitops-repo', 'github.com/acme/shop'],
+    '--gitops-repo "github.com/acme/shop" is not a Git URL. Allowed: https://…, ssh://…, git@host:path',
+  ],
+  [
+    ['--gitops-path', 'a//b'],
+    '--gitops-path "a//b" is not a path inside the repository. Allowed: a relative path without "..", e.g. deploy/k8s',
+  ],
+  [
+    ['--gitops-path', 'a/../b'],
+    '--gitops-path "a/../b" is not a path inside the repository. Allowed: a relative path without "..", e.g. deploy/k8s',
+  ],
+  [
+    ['--gitops-branch', '/main'],
+    '--gitops-branch "/main" is not a branch name. Allowed: letters, digits, ".", "_", "-" and "/"',
+  ],
+  [
+    ['--gitops-branch', 'a b'],
+    '--gitops-branch "a b" is not a branch name. Allowed: letters, digits, ".", "_", "-" and "/"',
+  ],
+  [
+    ['--overlay', 'prod/eu'],
+    '--overlay "prod/eu" is not an overlay name. Allowed: a DNS-1123 label (lower case letters, digits and "-"), e.g. prod',
+  ],
+  [
+    ['-c'],
+    'kompose\'s -c (Helm chart) is not supported: cdk8s-compose writes plain manifests with a kustomization; "kubectl apply -k OUT" applies the whole app',
+  ],
 ])('%j is refused: %s', (args, message) => {
   expect(usageError(args)).toBe(message);
 });
 
 test('convert --help lists the options; analyze and deploy have none of them', () => {
-  for (const flag of ['--gitops argocd|none', '--gitops-repo URL', '--gitops-path PATH', '--gitops-branch BRANCH', '--overlay NAME']) {
+  for (const flag of [
+    '--gitops argocd|none',
+    '--gitops-repo URL',
+    '--gitops-path PATH',
+    '--gitops-branch BRANCH',
+    '--overlay NAME',
+  ]) {
     expect(helpText('convert')).toContain(flag);
     expect(helpText('analyze')).not.toContain(flag.split(' ')[0] + ' ');
     expect(helpText('deploy')).not.toContain(flag.split(' ')[0] + ' ');

@@ -36,8 +36,8 @@ test('per service: docker build with context, Dockerfile, arguments, target and 
       service: 'api',
       image: 'registry.example.com/team/shop-api',
       commands: [
-        'docker build -t registry.example.com/team/shop-api -f api/docker/Dockerfile.prod --build-arg DB --build-arg '
-          + '\'MOTD=hello world\' --build-arg NPM_TOKEN --build-arg VERSION=1.2 --target runtime --platform linux/amd64,linux/arm64 ./api',
+        'docker build -t registry.example.com/team/shop-api -f api/docker/Dockerfile.prod --build-arg DB --build-arg ' +
+          "'MOTD=hello world' --build-arg NPM_TOKEN --build-arg VERSION=1.2 --target runtime --platform linux/amd64,linux/arm64 ./api",
         'docker push registry.example.com/team/shop-api',
       ],
       argsFromEnvironment: ['DB', 'NPM_TOKEN'],
@@ -46,7 +46,7 @@ test('per service: docker build with context, Dockerfile, arguments, target and 
       service: 'web',
       image: 'registry.example.com/team/shop/web:2.0',
       commands: [
-        'docker build -t registry.example.com/team/shop/web:2.0 \'https://github.com/example/web.git#main\'',
+        "docker build -t registry.example.com/team/shop/web:2.0 'https://github.com/example/web.git#main'",
         'docker push registry.example.com/team/shop/web:2.0',
       ],
       argsFromEnvironment: [],
@@ -54,12 +54,17 @@ test('per service: docker build with context, Dockerfile, arguments, target and 
     {
       service: 'worker',
       image: 'registry.example.com/team/shop-worker',
-      commands: ['docker build -t registry.example.com/team/shop-worker ./worker', 'docker push registry.example.com/team/shop-worker'],
+      commands: [
+        'docker build -t registry.example.com/team/shop-worker ./worker',
+        'docker push registry.example.com/team/shop-worker',
+      ],
       argsFromEnvironment: [],
     },
   ]);
-  expect(bakeCommand(model)).toBe('docker buildx bake -f compose.yaml --set api.tags=registry.example.com/team/shop-api '
-    + '--set web.tags=registry.example.com/team/shop/web:2.0 --set worker.tags=registry.example.com/team/shop-worker --push api web worker');
+  expect(bakeCommand(model)).toBe(
+    'docker buildx bake -f compose.yaml --set api.tags=registry.example.com/team/shop-api ' +
+      '--set web.tags=registry.example.com/team/shop/web:2.0 --set worker.tags=registry.example.com/team/shop-worker --push api web worker',
+  );
 });
 
 test('secret build arguments are passed by name: no value of one is printed', () => {
@@ -72,7 +77,9 @@ test('secret build arguments are passed by name: no value of one is printed', ()
 });
 
 test('a service whose image --image names is not built; nothing to build gives no text', () => {
-  const { model } = load(TEXT, { images: { api: 'ghcr.io/me/api:1', web: 'ghcr.io/me/web:1', worker: 'ghcr.io/me/worker:1' } });
+  const { model } = load(TEXT, {
+    images: { api: 'ghcr.io/me/api:1', web: 'ghcr.io/me/web:1', worker: 'ghcr.io/me/worker:1' },
+  });
   expect(imageBuilds(model)).toEqual([]);
   expect(imageBuildMarkdown(model)).toEqual([]);
 });

@@ -23,10 +23,9 @@ beforeAll(async () => {
     ['badRegistry', ['analyze', '--registry', 'https://registry.example.com']],
   ];
   cases.push(['unknownService', ['convert', '--stdout', '--image', 'api=registry.example.com/api:1.0']]);
-  await inParallel(cases, 2,
-    async ([name, args]) => {
-      runs[name] = await runCli(args, { cwd: name === 'unknownService' ? project : cwd });
-    });
+  await inParallel(cases, 2, async ([name, args]) => {
+    runs[name] = await runCli(args, { cwd: name === 'unknownService' ? project : cwd });
+  });
 }, 60_000);
 
 afterAll(removeTempDirs);
@@ -35,8 +34,10 @@ test('--help prints the commands, convert -h its options; exit 0', () => {
   expect(runs.help).toMatchObject({ code: 0, stderr: '' });
   expect(runs.help.stdout).toContain('  convert   Convert a compose project into Kubernetes manifests');
   expect(runs.convertHelp.code).toBe(0);
-  expect(runs.convertHelp.stdout.split('\n')[0]).toBe('Usage: cdk8s-compose convert [-f FILE]... [-o DIR|FILE] [--namespace NAME] '
-    + '[--controller deployment|statefulset] [--labels K=V,...] [--annotations K=V,...] [options]');
+  expect(runs.convertHelp.stdout.split('\n')[0]).toBe(
+    'Usage: cdk8s-compose convert [-f FILE]... [-o DIR|FILE] [--namespace NAME] ' +
+      '[--controller deployment|statefulset] [--labels K=V,...] [--annotations K=V,...] [options]',
+  );
   expect(runs.convertHelp.stdout).toContain('  -f, --file FILE');
 });
 
@@ -45,17 +46,21 @@ test('bad usage: the message, the usage line, exit 2', () => {
     code: 2,
     timedOut: false,
     stdout: '',
-    stderr: 'error: unknown command "frobnicate". Allowed: convert, analyze, verify, deploy\n'
-      + 'Usage: cdk8s-compose convert|analyze|verify|deploy [options]   (cdk8s-compose --help)\n',
+    stderr:
+      'error: unknown command "frobnicate". Allowed: convert, analyze, verify, deploy\n' +
+      'Usage: cdk8s-compose convert|analyze|verify|deploy [options]   (cdk8s-compose --help)\n',
   });
   expect(runs.unknownOption.code).toBe(2);
   expect(runs.unknownOption.stderr.split('\n')[0]).toBe('error: unknown option --namspace (did you mean --namespace?)');
   expect(runs.unknownService.code).toBe(2);
-  expect(runs.unknownService.stderr.split('\n')[0]).toBe('error: --image api=…: the project has no service "api" (or its profile is not '
-    + 'active). Allowed: web');
+  expect(runs.unknownService.stderr.split('\n')[0]).toBe(
+    'error: --image api=…: the project has no service "api" (or its profile is not ' + 'active). Allowed: web',
+  );
   expect(runs.badTarget.code).toBe(2);
-  expect(runs.badTarget.stderr).toBe('error: --target "cloud" is not allowed. Allowed: container, vm, auto\n'
-    + 'Usage: cdk8s-compose deploy [-f FILE]... [--context NAME] [--timeout 300s] [--dry-run] [options]\n');
+  expect(runs.badTarget.stderr).toBe(
+    'error: --target "cloud" is not allowed. Allowed: container, vm, auto\n' +
+      'Usage: cdk8s-compose deploy [-f FILE]... [--context NAME] [--timeout 300s] [--dry-run] [options]\n',
+  );
 });
 
 test('bad input: the message naming the file and the fix, exit 1, no stack trace', () => {
@@ -63,21 +68,30 @@ test('bad input: the message naming the file and the fix, exit 1, no stack trace
     code: 1,
     timedOut: false,
     stdout: '',
-    stderr: 'error: nope.yaml: compose file "nope.yaml" not found. Fix: check the path; relative paths are taken from the working folder.\n',
+    stderr:
+      'error: nope.yaml: compose file "nope.yaml" not found. Fix: check the path; relative paths are taken from the working folder.\n',
   });
   expect(runs.badRegistry.code).toBe(2);
-  expect(runs.badRegistry.stderr.split('\n')[0]).toBe('error: --registry "https://registry.example.com" is not HOST[/PATH]. '
-    + 'Allowed: a registry host with an optional port and path, such as registry.example.com/shop or localhost:5000');
+  expect(runs.badRegistry.stderr.split('\n')[0]).toBe(
+    'error: --registry "https://registry.example.com" is not HOST[/PATH]. ' +
+      'Allowed: a registry host with an optional port and path, such as registry.example.com/shop or localhost:5000',
+  );
 });
 
 test('a build-only service converts to the image docker compose build tags, under --registry; analyze says how to build it', () => {
   expect(runs.buildOnly.code).toBe(0);
-  expect(runs.buildOnly.stdout).toContain('      - compose.yaml:3:5: services.web: service web is built from source '
-    + 'without an image: it runs the image docker compose build tags (web → registry.example.com/shop/demo-web); build and push '
-    + 'it where the cluster can pull it (RUNBOOK.md and analyze give the commands), under your registry with --registry '
-    + 'HOST[/PATH], or name another image with --image SERVICE=REF\n');
-  expect(runs.buildOnly.stdout).toContain('  build:      registry.example.com/shop/demo-web\n'
-    + '      $ docker build -t registry.example.com/shop/demo-web ./web\n'
-    + '      $ docker push registry.example.com/shop/demo-web\n');
-  expect(runs.buildOnly.stdout).toContain('  $ docker buildx bake -f compose.yaml --set web.tags=registry.example.com/shop/demo-web --push web\n');
+  expect(runs.buildOnly.stdout).toContain(
+    '      - compose.yaml:3:5: services.web: service web is built from source ' +
+      'without an image: it runs the image docker compose build tags (web → registry.example.com/shop/demo-web); build and push ' +
+      'it where the cluster can pull it (RUNBOOK.md and analyze give the commands), under your registry with --registry ' +
+      'HOST[/PATH], or name another image with --image SERVICE=REF\n',
+  );
+  expect(runs.buildOnly.stdout).toContain(
+    '  build:      registry.example.com/shop/demo-web\n' +
+      '      $ docker build -t registry.example.com/shop/demo-web ./web\n' +
+      '      $ docker push registry.example.com/shop/demo-web\n',
+  );
+  expect(runs.buildOnly.stdout).toContain(
+    '  $ docker buildx bake -f compose.yaml --set web.tags=registry.example.com/shop/demo-web --push web\n',
+  );
 });

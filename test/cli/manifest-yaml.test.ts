@@ -14,13 +14,70 @@ const cdk8s = (value: unknown) => Yaml.stringify(value);
 describe('strings print as the yaml library prints them', () => {
   const cases: Record<string, unknown> = {
     'plain': { a: 'nginx:1.25', b: 'a b c', c: 'http://x:80/y', d: 'x#y', e: 'a-b', f: '-x', g: '?x', h: ':x' },
-    'read as another type in YAML 1.1': { a: '80', b: 'true', c: 'yes', d: 'y', e: '~', f: '1e3', g: '0x1F', h: '2024-01-01', i: '1:30', j: '.inf', k: '', l: 'null', m: '0777', n: '3.5', o: '<<' },
-    'indicators and separators': { a: '*', b: '&x', c: '!x', d: '|x', e: '>x', f: "'x", g: '"x', h: '%x', i: '@x', j: '`x', k: '- x', l: '-', m: 'a: b', n: 'a #b', o: 'a:', p: ' a', q: 'a ', r: '[x]', s: '{x}', t: ',x', u: '#x' },
+    'read as another type in YAML 1.1': {
+      a: '80',
+      b: 'true',
+      c: 'yes',
+      d: 'y',
+      e: '~',
+      f: '1e3',
+      g: '0x1F',
+      h: '2024-01-01',
+      i: '1:30',
+      j: '.inf',
+      k: '',
+      l: 'null',
+      m: '0777',
+      n: '3.5',
+      o: '<<',
+    },
+    'indicators and separators': {
+      a: '*',
+      b: '&x',
+      c: '!x',
+      d: '|x',
+      e: '>x',
+      f: "'x",
+      g: '"x',
+      h: '%x',
+      i: '@x',
+      j: '`x',
+      k: '- x',
+      l: '-',
+      m: 'a: b',
+      n: 'a #b',
+      o: 'a:',
+      p: ' a',
+      q: 'a ',
+      r: '[x]',
+      s: '{x}',
+      t: ',x',
+      u: '#x',
+    },
     'quotes inside': { a: 'say "hi": now', b: "it's: here", c: 'both \' and ": x', d: 'back\\slash: x' },
     'keys': { 'a b': 1, '80': 2, 'y': 3, 'a: b': 4, 'x-y.z/w': 5, '"q"': 6, '': 7 },
     'tabs': { a: 'a\tb', b: '\tx', c: 'x\t', d: 'a\t#b' },
-    'block scalars': { a: 'one\ntwo', b: 'one\ntwo\n', c: '  indented\nnext', d: '\nleading', e: 'a\n\n\nb', f: 'trailing  \nx', g: 'x\n  more\n', h: 'x\n---\ny' },
-    'left to Yaml.stringify': { 'a': 'x\n  ', 'b': 'x\n\n', 'c': 'bell\u0007', 'd': '---x', 'e': 1.5, 'f': null, 'g': -0, '\u2028...': 'a\u2028---', 'h': '<<' },
+    'block scalars': {
+      a: 'one\ntwo',
+      b: 'one\ntwo\n',
+      c: '  indented\nnext',
+      d: '\nleading',
+      e: 'a\n\n\nb',
+      f: 'trailing  \nx',
+      g: 'x\n  more\n',
+      h: 'x\n---\ny',
+    },
+    'left to Yaml.stringify': {
+      'a': 'x\n  ',
+      'b': 'x\n\n',
+      'c': 'bell\u0007',
+      'd': '---x',
+      'e': 1.5,
+      'f': null,
+      'g': -0,
+      '\u2028...': 'a\u2028---',
+      'h': '<<',
+    },
     'collections': { a: {}, b: [], c: [{}, [], [1, [2, [3]]], { x: { y: [{ z: 'w' }] } }], d: { e: { f: [] } } },
     'numbers and booleans': { a: 0, b: -12, c: 2 ** 40, d: true, e: false },
   };
@@ -37,7 +94,10 @@ describe('strings print as the yaml library prints them', () => {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'web', labels: { 'app': 'web', 'kompose.version': '1.0' }, annotations: { note: 'a: b' } },
-      spec: { replicas: 1, template: { spec: { containers: [{ name: 'web', args: ['sh', '-c', 'echo "a: b"\nexit 0\n'], ports: [] }] } } },
+      spec: {
+        replicas: 1,
+        template: { spec: { containers: [{ name: 'web', args: ['sh', '-c', 'echo "a: b"\nexit 0\n'], ports: [] }] } },
+      },
     };
     expect(fastManifestYaml(manifest)).toBe(cdk8s(manifest));
   });
@@ -58,11 +118,59 @@ describe('strings print as the yaml library prints them', () => {
 });
 
 /** Strings made of what the yaml library's rules look at. */
-const tricky = fc.stringOf(fc.constantFrom(
-  'a', 'Z', '0', '1', '9', '.', '-', '_', '/', ':', ' ', '\t', '\n', '#', '"', "'", '\\', '[', ']', '{', '}', ',', '&',
-  '*', '!', '|', '>', '%', '@', '`', '?', '~', 'e', 'x', 'y', 'n', 'true', 'yes', 'null', '---', '...', '<<', 'é', '\u2028',
-  '\u0007', '2024-01-01', '0x', '.inf',
-), { maxLength: 8 });
+const tricky = fc.stringOf(
+  fc.constantFrom(
+    'a',
+    'Z',
+    '0',
+    '1',
+    '9',
+    '.',
+    '-',
+    '_',
+    '/',
+    ':',
+    ' ',
+    '\t',
+    '\n',
+    '#',
+    '"',
+    "'",
+    '\\',
+    '[',
+    ']',
+    '{',
+    '}',
+    ',',
+    '&',
+    '*',
+    '!',
+    '|',
+    '>',
+    '%',
+    '@',
+    '`',
+    '?',
+    '~',
+    'e',
+    'x',
+    'y',
+    'n',
+    'true',
+    'yes',
+    'null',
+    '---',
+    '...',
+    '<<',
+    'é',
+    '\u2028',
+    '\u0007',
+    '2024-01-01',
+    '0x',
+    '.inf',
+  ),
+  { maxLength: 8 },
+);
 
 /** Mostly what manifests hold (names, images, paths), sometimes a tricky string. */
 const text = fc.oneof(
@@ -80,15 +188,18 @@ const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
 test('generated values: the printer equals Yaml.stringify whenever it answers, and often answers', () => {
   let answered = 0;
   let total = 0;
-  fuzzAssert(fc.property(fc.dictionary(text, value, { minKeys: 1, maxKeys: 6 }), (doc) => {
-    total++;
-    expect(manifestYaml(doc)).toBe(cdk8s(doc));
-    const fast = fastManifestYaml(doc);
-    if (fast !== undefined) {
-      answered++;
-      expect(fast).toBe(cdk8s(doc));
-    }
-  }), 500);
+  fuzzAssert(
+    fc.property(fc.dictionary(text, value, { minKeys: 1, maxKeys: 6 }), (doc) => {
+      total++;
+      expect(manifestYaml(doc)).toBe(cdk8s(doc));
+      const fast = fastManifestYaml(doc);
+      if (fast !== undefined) {
+        answered++;
+        expect(fast).toBe(cdk8s(doc));
+      }
+    }),
+    500,
+  );
   expect(total).toBe(500);
   expect(answered).toBeGreaterThan(total / 5);
 });

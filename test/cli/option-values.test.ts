@@ -17,14 +17,25 @@ test('durations', () => {
 test('--quota: on, off, or amounts by key', () => {
   expect(quotaChoice(undefined, 'convert')).toBe(true);
   expect(quotaChoice('OFF', 'convert')).toBe(false);
-  expect(quotaChoice('limits.memory=16Gi, requests.cpu=500m', 'convert')).toEqual({ 'limits.memory': '16Gi', 'requests.cpu': '500m' });
+  expect(quotaChoice('limits.memory=16Gi, requests.cpu=500m', 'convert')).toEqual({
+    'limits.memory': '16Gi',
+    'requests.cpu': '500m',
+  });
   expect(() => quotaChoice('limits.memory=0Gi', 'convert')).toThrow('--quota limits.memory="0Gi" is not an amount');
   expect(() => quotaChoice('pods=3', 'convert')).toThrow('--quota "pods=3": unknown key');
 });
 
 test('K=V pairs: later items merge, a key given twice with another value is refused', () => {
-  expect(pairs(['web=nginx:1', 'api=shop/api:2', 'web=nginx:1'], '--image', 'SERVICE=REF', 'convert')).toEqual({ web: 'nginx:1', api: 'shop/api:2' });
+  expect(pairs(['web=nginx:1', 'api=shop/api:2', 'web=nginx:1'], '--image', 'SERVICE=REF', 'convert')).toEqual({
+    web: 'nginx:1',
+    api: 'shop/api:2',
+  });
   expect(() => pairs(['web=a', 'web=b'], '--image', 'SERVICE=REF', 'convert')).toThrow('--image gives web twice');
-  expect(metadataPairs(['team=shop,example.com/tier=web'], '--labels', 'convert')).toEqual({ team: 'shop', 'example.com/tier': 'web' });
-  expect(() => metadataPairs(['kubevirt.io/vm=x'], '--labels', 'convert')).toThrow('--labels: "kubevirt.io/vm" is set by cdk8s-compose');
+  expect(metadataPairs(['team=shop,example.com/tier=web'], '--labels', 'convert')).toEqual({
+    'team': 'shop',
+    'example.com/tier': 'web',
+  });
+  expect(() => metadataPairs(['kubevirt.io/vm=x'], '--labels', 'convert')).toThrow(
+    '--labels: "kubevirt.io/vm" is set by cdk8s-compose',
+  );
 });

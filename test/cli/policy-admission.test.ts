@@ -9,7 +9,9 @@ const db = {
   spec: {
     podSelector: { matchLabels: { app: 'db' } },
     policyTypes: ['Ingress', 'Egress'],
-    ingress: [{ from: [{ podSelector: { matchLabels: { [net]: 'true' } } }], ports: [{ port: 5432, protocol: 'TCP' }] }],
+    ingress: [
+      { from: [{ podSelector: { matchLabels: { [net]: 'true' } } }], ports: [{ port: 5432, protocol: 'TCP' }] },
+    ],
   },
 };
 const api = {
@@ -44,7 +46,14 @@ test('another port, or UDP, is not admitted', () => {
 });
 
 test('an ipBlock peer admits no pod of the namespace (pod addresses are unknown), a rule without ports admits every port', () => {
-  const open = { metadata: { name: 'open' }, spec: { podSelector: { matchLabels: { app: 'x' } }, policyTypes: ['Egress'], egress: [{ to: [{ podSelector: {} }] }] } };
+  const open = {
+    metadata: { name: 'open' },
+    spec: {
+      podSelector: { matchLabels: { app: 'x' } },
+      policyTypes: ['Egress'],
+      egress: [{ to: [{ podSelector: {} }] }],
+    },
+  };
   expect(admits([deny, db, open], { app: 'x', [net]: 'true' }, dbPod, port)).toBe(true);
   expect(admits([deny, db, open], { app: 'x', [net]: 'true' }, dbPod, { port: 1, protocol: 'TCP' })).toBe(false);
   expect(admits([api], { app: 'api' }, { app: 'elsewhere' }, { port: 443, protocol: 'TCP' })).toBe(false);

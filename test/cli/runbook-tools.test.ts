@@ -4,7 +4,13 @@ import * as path from 'path';
 import { parse } from 'yaml';
 import { admits } from '../../lib/cli/policy-admission';
 import {
-  KUBECTL_USAGE_ERROR, RunbookCommand, ToolRun, runTool, runbookCommands, startDiscoveryServer, writeKubeconfig,
+  KUBECTL_USAGE_ERROR,
+  RunbookCommand,
+  ToolRun,
+  runTool,
+  runbookCommands,
+  startDiscoveryServer,
+  writeKubeconfig,
 } from '../support/runbook-commands';
 import { main } from '../../lib/cli/main';
 import { CORPUS, ROOT, copyFolder, inParallel, manifestFiles, removeTempDirs, tempDir } from './run-cli';
@@ -40,14 +46,20 @@ const which = (tool: string) => {
 };
 const mmdc = which('mmdc') && which('chromium') ? which('mmdc') : undefined;
 if (!mmdc) {
-  console.log('runbook-tools: diagrams not rendered, mermaid-cli or chromium is missing (scripts/install-tools.sh installs them)');
+  console.log(
+    'runbook-tools: diagrams not rendered, mermaid-cli or chromium is missing (scripts/install-tools.sh installs them)',
+  );
 }
 const PUPPETEER_CONFIG = path.join(ROOT, 'scripts/puppeteer-config.json');
 
 const VIRTCTL = JSON.parse(fs.readFileSync(path.join(ROOT, 'test/fixtures/virtctl/v0.59.0.json'), 'utf-8'));
 const IMAGES: Readonly<Record<string, readonly string[]>> = {
-  'aspnet-mssql': ['web'], 'fastapi': ['api'], 'nginx-golang-mysql': ['backend'], 'nginx-nodejs-redis': ['nginx', 'web1', 'web2'],
-  'react-express-mongodb': ['backend', 'frontend'], 'react-java-mysql': ['backend', 'frontend'],
+  'aspnet-mssql': ['web'],
+  'fastapi': ['api'],
+  'nginx-golang-mysql': ['backend'],
+  'nginx-nodejs-redis': ['nginx', 'web1', 'web2'],
+  'react-express-mongodb': ['backend', 'frontend'],
+  'react-java-mysql': ['backend', 'frontend'],
 };
 
 /** A converted project: where its output is and the runbook's commands. */
@@ -110,7 +122,10 @@ function offline(argv: readonly string[]): 'dry-run' | 'config' | 'flags' {
   if (verb === 'config') {
     return 'config';
   }
-  if (verb === 'run' || (verb === 'create' && (second === 'configmap' || (second === 'secret' && third === 'generic')))) {
+  if (
+    verb === 'run' ||
+    (verb === 'create' && (second === 'configmap' || (second === 'secret' && third === 'generic')))
+  ) {
     return 'dry-run';
   }
   const file = argv[argv.indexOf('-f') + 1];
@@ -122,41 +137,84 @@ function offline(argv: readonly string[]): 'dry-run' | 'config' | 'flags' {
 
 describe('runbooks', () => {
   let server: Awaited<ReturnType<typeof startDiscoveryServer>>;
-  const env = () => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work, KUBECONFIG: path.join(work, 'kubeconfig') });
+  const env = () => ({
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: work,
+    KUBECONFIG: path.join(work, 'kubeconfig'),
+  });
 
   beforeAll(async () => {
     server = await startDiscoveryServer(path.join(ROOT, 'schemas'));
     writeKubeconfig(path.join(work, 'kubeconfig'), server.url);
-    const dirs = fs.readdirSync(CORPUS).filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory()).sort();
+    const dirs = fs
+      .readdirSync(CORPUS)
+      .filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory())
+      .sort();
     const jobs: Array<{ name: string; from: string; args: string[] }> = dirs.map((dir) => ({
       name: dir,
       from: path.join(CORPUS, dir),
-      args: ['convert', '-o', 'k8s', ...(IMAGES[dir] ?? []).flatMap((s) => ['--image', `${s}=registry.example.com/${dir}/${s}:1.0`]),
+      args: [
+        'convert',
+        '-o',
+        'k8s',
+        ...(IMAGES[dir] ?? []).flatMap((s) => ['--image', `${s}=registry.example.com/${dir}/${s}:1.0`]),
         // The corpus's only mysql keeps no data in a volume, so it gets a backup (and its restore) only when asked.
-        ...(dir === 'kompose-healthcheck' ? ['--backup', 'on'] : [])],
+        ...(dir === 'kompose-healthcheck' ? ['--backup', 'on'] : []),
+      ],
     }));
-    const reference = ['--namespace', 'shop', '--ingress-host', 'web=shop.example.com', '--target', 'auto',
-      '--image-base-url', 'https://images.example.com/shop'];
-    jobs.push({ name: 'reference-vm', from: path.join(ROOT, 'examples/reference'), args: ['convert', '-o', 'k8s', ...reference] });
-    jobs.push({ name: 'reference-one-file', from: path.join(ROOT, 'examples/reference'), args: ['convert', '-o', 'k8s/all.yaml', ...reference] });
-    jobs.push({ name: 'reference-default', from: path.join(ROOT, 'examples/reference'), args: ['convert', '-o', 'k8s', '--namespace', 'default', '--allow-system-namespace'] });
+    const reference = [
+      '--namespace',
+      'shop',
+      '--ingress-host',
+      'web=shop.example.com',
+      '--target',
+      'auto',
+      '--image-base-url',
+      'https://images.example.com/shop',
+    ];
+    jobs.push({
+      name: 'reference-vm',
+      from: path.join(ROOT, 'examples/reference'),
+      args: ['convert', '-o', 'k8s', ...reference],
+    });
+    jobs.push({
+      name: 'reference-one-file',
+      from: path.join(ROOT, 'examples/reference'),
+      args: ['convert', '-o', 'k8s/all.yaml', ...reference],
+    });
+    jobs.push({
+      name: 'reference-default',
+      from: path.join(ROOT, 'examples/reference'),
+      args: ['convert', '-o', 'k8s', '--namespace', 'default', '--allow-system-namespace'],
+    });
     // In this process (the CLI's own main()): the CLI suites already run the built command on every folder.
     for (const job of jobs) {
       const project = copyFolder(job.from, work, job.name);
       const stderr: string[] = [];
-      const code = main(job.args, { cwd: project, env: { PATH: process.env.PATH }, stdout: () => undefined, stderr: (t) => stderr.push(t) });
+      const code = main(job.args, {
+        cwd: project,
+        env: { PATH: process.env.PATH },
+        stdout: () => undefined,
+        stderr: (t) => stderr.push(t),
+      });
       const run = { code, stderr: stderr.join('') };
       if (run.code !== 0) {
         throw new Error(`${job.name}: convert failed: ${run.stderr}`);
       }
       const dir = path.join(project, 'k8s');
       fs.writeFileSync(path.join(dir, 'placeholder'), 'placeholder\n');
-      const docs = fs.existsSync(path.join(dir, 'all.yaml'))
-        ? [] : manifestFiles(dir).flatMap((f) => f.docs);
+      const docs = fs.existsSync(path.join(dir, 'all.yaml')) ? [] : manifestFiles(dir).flatMap((f) => f.docs);
       const runbook = fs.readFileSync(path.join(dir, 'RUNBOOK.md'), 'utf-8');
       const summary = run.stderr.split('\n').find((l) => /^\d+ warnings? \(/.test(l)) ?? '';
       const warnings = Object.fromEntries([...summary.matchAll(/([a-z-]+) ×(\d+)/g)].map((m) => [m[1], Number(m[2])]));
-      outputs.push({ name: job.name, dir, commands: runbookCommands(runbook), policies: docs.filter((d) => d.kind === 'NetworkPolicy'), runbook, warnings });
+      outputs.push({
+        name: job.name,
+        dir,
+        commands: runbookCommands(runbook),
+        policies: docs.filter((d) => d.kind === 'NetworkPolicy'),
+        runbook,
+        warnings,
+      });
     }
     outputs.sort((a, b) => (a.name < b.name ? -1 : 1));
   }, 180_000);
@@ -166,41 +224,81 @@ describe('runbooks', () => {
     removeTempDirs();
   });
 
-  (mmdc ? test : test.skip)('every diagram renders with mermaid-cli', async () => {
-    const diagrams = outputs.map((o) => ({ o, text: fs.readFileSync(path.join(o.dir, 'RUNBOOK.md'), 'utf-8').split('```mermaid\n')[1]?.split('\n```')[0] }))
-      .filter((d) => d.text !== undefined);
-    expect(diagrams).toHaveLength(outputs.length);
-    const input = path.join(work, 'diagrams.md');
-    fs.writeFileSync(input, diagrams.map((d) => `## ${d.o.name}\n\n\`\`\`mermaid\n${d.text}\n\`\`\`\n`).join('\n'));
-    const run = await runTool([mmdc!, '-p', PUPPETEER_CONFIG, '-q', '-i', input, '-o', path.join(work, 'diagrams-out.md')],
-      { cwd: work, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work }, timeoutMs: 120_000 });
-    expect({ code: run.code, error: run.stderr.split('\n').filter((l) => /error/i.test(l)).slice(0, 3) }).toEqual({ code: 0, error: [] });
-    const svgs = fs.readdirSync(work).filter((f) => /^diagrams-out-\d+\.svg$/.test(f));
-    expect(svgs).toHaveLength(diagrams.length);
-    // The check fails on a syntax error.
-    fs.writeFileSync(input, '```mermaid\nflowchart LR\n  a -->|"x| b[[\n```\n');
-    const bad = await runTool([mmdc!, '-p', PUPPETEER_CONFIG, '-q', '-i', input, '-o', path.join(work, 'bad-out.md')],
-      { cwd: work, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work }, timeoutMs: 120_000 });
-    expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toMatch(/Parse error/);
-  }, 240_000);
+  (mmdc ? test : test.skip)(
+    'every diagram renders with mermaid-cli',
+    async () => {
+      const diagrams = outputs
+        .map((o) => ({
+          o,
+          text: fs.readFileSync(path.join(o.dir, 'RUNBOOK.md'), 'utf-8').split('```mermaid\n')[1]?.split('\n```')[0],
+        }))
+        .filter((d) => d.text !== undefined);
+      expect(diagrams).toHaveLength(outputs.length);
+      const input = path.join(work, 'diagrams.md');
+      fs.writeFileSync(input, diagrams.map((d) => `## ${d.o.name}\n\n\`\`\`mermaid\n${d.text}\n\`\`\`\n`).join('\n'));
+      const run = await runTool(
+        [mmdc!, '-p', PUPPETEER_CONFIG, '-q', '-i', input, '-o', path.join(work, 'diagrams-out.md')],
+        { cwd: work, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work }, timeoutMs: 120_000 },
+      );
+      expect({
+        code: run.code,
+        error: run.stderr
+          .split('\n')
+          .filter((l) => /error/i.test(l))
+          .slice(0, 3),
+      }).toEqual({ code: 0, error: [] });
+      const svgs = fs.readdirSync(work).filter((f) => /^diagrams-out-\d+\.svg$/.test(f));
+      expect(svgs).toHaveLength(diagrams.length);
+      // The check fails on a syntax error.
+      fs.writeFileSync(input, '```mermaid\nflowchart LR\n  a -->|"x| b[[\n```\n');
+      const bad = await runTool(
+        [mmdc!, '-p', PUPPETEER_CONFIG, '-q', '-i', input, '-o', path.join(work, 'bad-out.md')],
+        { cwd: work, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work }, timeoutMs: 120_000 },
+      );
+      expect(bad.code).not.toBe(0);
+      expect(bad.stderr).toMatch(/Parse error/);
+    },
+    240_000,
+  );
 
   test('every virtctl command is one of KubeVirt v0.59.0', () => {
     const virtctl = outputs.flatMap((o) => o.commands.filter((c) => c.argv[0] === 'virtctl').map((c) => ({ o, c })));
     expect(virtctl.length).toBeGreaterThan(5);
-    const problems = virtctl.flatMap(({ o, c }) => virtctlProblems(c.argv).map((p) => `${o.name}:${c.lineNumber}: ${p}: ${c.line}`));
+    const problems = virtctl.flatMap(({ o, c }) =>
+      virtctlProblems(c.argv).map((p) => `${o.name}:${c.lineNumber}: ${p}: ${c.line}`),
+    );
     expect(problems).toEqual([]);
     // The table is the test's own: commands that do not exist in v0.59.0 are refused.
-    expect(virtctlProblems(['virtctl', 'snapshot', 'create', 'vm'])).toEqual(['virtctl has no command "snapshot" in v0.59.0']);
+    expect(virtctlProblems(['virtctl', 'snapshot', 'create', 'vm'])).toEqual([
+      'virtctl has no command "snapshot" in v0.59.0',
+    ]);
     expect(virtctlProblems(['virtctl', 'vmexport', 'download', 'x', '--vm=x', '--output=y'])).toEqual([]);
     expect(virtctlProblems(['virtctl', 'start', 'x', '--bogus'])).toEqual(['virtctl start has no flag --bogus']);
   });
 
   test('"Before you deploy" lists every unresolved item of the conversion, one line each, under its fix', () => {
-    const listed = ['empty-secret', 'unset-variable', 'missing-env-file', 'directory-bind', 'host-path', 'large-bind-file', 'special-bind-file',
-      'vm-bind-outside', 'vm-bind-unread', 'vm-bind-directory', 'vm-config-outside', 'placeholder-host', 'shared-volume',
-      'external-secret', 'external-config', 'external-volume', 'external-service-account', 'vm-external-secret', 'vm-external-config',
-      'invalid-image'];
+    const listed = [
+      'empty-secret',
+      'unset-variable',
+      'missing-env-file',
+      'directory-bind',
+      'host-path',
+      'large-bind-file',
+      'special-bind-file',
+      'vm-bind-outside',
+      'vm-bind-unread',
+      'vm-bind-directory',
+      'vm-config-outside',
+      'placeholder-host',
+      'shared-volume',
+      'external-secret',
+      'external-config',
+      'external-volume',
+      'external-service-account',
+      'vm-external-secret',
+      'vm-external-config',
+      'invalid-image',
+    ];
     let items = 0;
     for (const o of outputs) {
       const section = o.runbook.split('## 1. Before you deploy\n')[1].split('\n## ')[0];
@@ -213,7 +311,9 @@ describe('runbooks', () => {
     expect(items).toBeGreaterThan(100);
     const mailcow = outputs.find((o) => o.name === 'mailcow')!.runbook;
     expect(mailcow).toContain('**Empty secrets** (3). Fix: set the variable');
-    expect(mailcow).toMatch(/- compose\.yaml:\d+:\d+: services\.mysql-mailcow\.environment\[1\]: MYSQL_ROOT_PASSWORD is empty, so its Secret key holds 0 bytes; the mariadb image refuses to start with it empty/);
+    expect(mailcow).toMatch(
+      /- compose\.yaml:\d+:\d+: services\.mysql-mailcow\.environment\[1\]: MYSQL_ROOT_PASSWORD is empty, so its Secret key holds 0 bytes; the mariadb image refuses to start with it empty/,
+    );
     expect(mailcow).toContain('has the placeholder host "nginx-mailcow.example.com"');
     expect(mailcow).toContain('**Volumes shared by several pods** (5).');
     expect(mailcow.indexOf('## 1. Before you deploy')).toBeLessThan(mailcow.indexOf('## 2. Topology'));
@@ -225,20 +325,22 @@ describe('runbooks', () => {
     const deleteJob = lines.indexOf('kubectl delete job migrate -n shop --ignore-not-found');
     expect(deleteJob).toBeGreaterThan(0);
     expect(lines.indexOf('kubectl apply -f 2-app/', deleteJob)).toBeGreaterThan(deleteJob);
-    expect(lines).toEqual(expect.arrayContaining([
-      'kubectl rollout undo deployment/api -n shop',
-      'kubectl delete job migrate -n shop',
-      'kubectl wait --for=condition=complete job/migrate -n shop --timeout=300s',
-      'kubectl exec shop-db-backup-shell -n shop -- ls -l /backup',
-      'kubectl cp shop/shop-db-backup-shell:/backup/<BACKUP_FILE> ./<BACKUP_FILE>',
-      "kubectl get secret api-env -n shop -o jsonpath='{.data.DATABASE_URL}' | base64 -d",
-      'kubectl port-forward service/api 9102 -n shop',
-      // The database's credential sits in several keys: each is patched, with the new value read, never typed in the line.
-      'read -rs NEW_VALUE',
-      'kubectl patch secret shop-db-credentials -n shop --type=merge -p "{\\"stringData\\":{\\"password\\":\\"$NEW_VALUE\\"}}"',
-      'kubectl patch secret worker-env -n shop --type=merge -p "{\\"stringData\\":{\\"DATABASE_URL\\":\\"$NEW_DATABASE_URL\\"}}"',
-      'kubectl rollout restart deployment/worker -n shop',
-    ]));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'kubectl rollout undo deployment/api -n shop',
+        'kubectl delete job migrate -n shop',
+        'kubectl wait --for=condition=complete job/migrate -n shop --timeout=300s',
+        'kubectl exec shop-db-backup-shell -n shop -- ls -l /backup',
+        'kubectl cp shop/shop-db-backup-shell:/backup/<BACKUP_FILE> ./<BACKUP_FILE>',
+        "kubectl get secret api-env -n shop -o jsonpath='{.data.DATABASE_URL}' | base64 -d",
+        'kubectl port-forward service/api 9102 -n shop',
+        // The database's credential sits in several keys: each is patched, with the new value read, never typed in the line.
+        'read -rs NEW_VALUE',
+        'kubectl patch secret shop-db-credentials -n shop --type=merge -p "{\\"stringData\\":{\\"password\\":\\"$NEW_VALUE\\"}}"',
+        'kubectl patch secret worker-env -n shop --type=merge -p "{\\"stringData\\":{\\"DATABASE_URL\\":\\"$NEW_DATABASE_URL\\"}}"',
+        'kubectl rollout restart deployment/worker -n shop',
+      ]),
+    );
     expect(reference.runbook).toMatch(/pg_restore --host="\$DB_HOST" .* --clean --if-exists \/backup\/<BACKUP_FILE>/);
     // Every engine the converter backs up has its restore.
     const all = outputs.map((o) => o.runbook).join('\n');
@@ -253,7 +355,10 @@ describe('runbooks', () => {
       const contents = [...o.runbook.matchAll(/^(\d+)\. \[([^\]]+)\]\(#[^)]+\)$/gm)].map((m) => `${m[1]}. ${m[2]}`);
       const headings = [...o.runbook.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
       expect(contents.length).toBeGreaterThan(5);
-      expect({ name: o.name, headings }).toEqual({ name: o.name, headings: [contents[0], 'Files', ...contents.slice(1)] });
+      expect({ name: o.name, headings }).toEqual({
+        name: o.name,
+        headings: [contents[0], 'Files', ...contents.slice(1)],
+      });
     }
   });
 
@@ -262,79 +367,110 @@ describe('runbooks', () => {
       const teardown = o.runbook.split(/## \d+\. Tear down\n/)[1]?.trimStart();
       expect(teardown).toBeDefined();
       if (/Backups\n/.test(o.runbook)) {
-        expect({ name: o.name, copyFirst: teardown.startsWith('**Copy the backups off first**') }).toEqual({ name: o.name, copyFirst: true });
+        expect({ name: o.name, copyFirst: teardown.startsWith('**Copy the backups off first**') }).toEqual({
+          name: o.name,
+          copyFirst: true,
+        });
       }
-      expect(o.commands.filter((c) => /^kubectl delete (namespace|ns) (default|kube-system|kube-public|kube-node-lease|kubevirt|cdi)\b/.test(c.line))).toEqual([]);
+      expect(
+        o.commands.filter((c) =>
+          /^kubectl delete (namespace|ns) (default|kube-system|kube-public|kube-node-lease|kubevirt|cdi)\b/.test(
+            c.line,
+          ),
+        ),
+      ).toEqual([]);
     }
     const shared = outputs.find((o) => o.name === 'reference-default')!;
-    expect(shared.commands.map((c) => c.line)).toEqual(expect.arrayContaining(['kubectl delete -f 2-app/', 'kubectl delete -f 1-stateful/']));
+    expect(shared.commands.map((c) => c.line)).toEqual(
+      expect.arrayContaining(['kubectl delete -f 2-app/', 'kubectl delete -f 1-stateful/']),
+    );
   });
 
-  (kubectl ? test : test.skip)('every kubectl command parses, and those that can run offline do, with --dry-run=client', async () => {
-    const kubectlCommands = outputs.flatMap((o) => o.commands.filter((c) => c.argv[0] === 'kubectl').map((c) => ({ o, c })));
-    // One check per shape (verb, flags, the overrides' structure, argument count): the names change nothing for the
-    // parser. Every `apply -f` of a written path runs, so each output's files go through kubectl.
-    const seen = new Set<string>();
-    const checks = kubectlCommands.filter(({ c }) => {
-      if (c.argv[1] === 'apply' && !c.argv.includes('-')) {
-        return true;
-      }
-      const shape = c.argv.map((a) => (a.startsWith('--overrides=') ? skeleton(JSON.parse(a.slice('--overrides='.length)))
-        : a.startsWith('-') ? a.split('=')[0] : '_')).join(' ');
-      return !seen.has(shape) && seen.add(shape) !== undefined;
-    });
-    const problems: string[] = [];
-    let dryRuns = 0;
-    let runPods = 0;
-    // The context commands build on each other: in order, on a scratch kubeconfig (they are the same in every runbook).
-    for (const o of outputs.filter((x) => x.name === 'reference-vm')) {
-      const scratch = path.join(work, `kubeconfig-${o.name}`);
-      fs.copyFileSync(path.join(work, 'kubeconfig'), scratch);
-      for (const c of o.commands.filter((x) => x.argv[0] === 'kubectl' && offline(x.argv) === 'config')) {
-        const run = await runTool(filled(c.argv), { cwd: o.dir, env: { ...env(), KUBECONFIG: scratch } });
-        if (run.code !== 0) {
-          problems.push(`${o.name}:${c.lineNumber}: ${c.line}: exit ${run.code}: ${run.stderr.trim()}`);
+  (kubectl ? test : test.skip)(
+    'every kubectl command parses, and those that can run offline do, with --dry-run=client',
+    async () => {
+      const kubectlCommands = outputs.flatMap((o) =>
+        o.commands.filter((c) => c.argv[0] === 'kubectl').map((c) => ({ o, c })),
+      );
+      // One check per shape (verb, flags, the overrides' structure, argument count): the names change nothing for the
+      // parser. Every `apply -f` of a written path runs, so each output's files go through kubectl.
+      const seen = new Set<string>();
+      const checks = kubectlCommands.filter(({ c }) => {
+        if (c.argv[1] === 'apply' && !c.argv.includes('-')) {
+          return true;
         }
-      }
-    }
-    await inParallel(checks.filter(({ c }) => offline(c.argv) !== 'config'), 4, async ({ o, c }) => {
-      const mode = offline(c.argv);
-      const where = `${o.name}:${c.lineNumber}: ${c.line}`;
-      let argv = filled(c.argv);
-      let run: ToolRun;
-      if (mode === 'dry-run') {
-        argv = argv.filter((a) => a !== '--rm' && a !== '-it');
-        const dash = argv.indexOf('--');
-        const extra = ['--dry-run=client', '-o', 'yaml', ...(argv[1] === 'apply' ? ['--validate=false'] : [])];
-        argv = dash < 0 ? [...argv, ...extra] : [...argv.slice(0, dash), ...extra, ...argv.slice(dash)];
-        run = await runTool(argv, { cwd: o.dir, env: env(), stdin: c.stdin });
-        dryRuns++;
-        if (run.code === 0 && argv[1] === 'run') {
-          runPods++;
-          const pod = parse(run.stdout);
-          const container = pod.spec.containers[0];
-          // The strategic merge keeps the image; the quota needs requests and limits.
-          if (!container.image || !container.resources?.limits?.cpu || !container.resources?.requests?.memory) {
-            problems.push(`${where}: the pod lost its image or lacks requests and limits: ${JSON.stringify(container)}`);
+        const shape = c.argv
+          .map((a) =>
+            a.startsWith('--overrides=')
+              ? skeleton(JSON.parse(a.slice('--overrides='.length)))
+              : a.startsWith('-')
+                ? a.split('=')[0]
+                : '_',
+          )
+          .join(' ');
+        return !seen.has(shape) && seen.add(shape) !== undefined;
+      });
+      const problems: string[] = [];
+      let dryRuns = 0;
+      let runPods = 0;
+      // The context commands build on each other: in order, on a scratch kubeconfig (they are the same in every runbook).
+      for (const o of outputs.filter((x) => x.name === 'reference-vm')) {
+        const scratch = path.join(work, `kubeconfig-${o.name}`);
+        fs.copyFileSync(path.join(work, 'kubeconfig'), scratch);
+        for (const c of o.commands.filter((x) => x.argv[0] === 'kubectl' && offline(x.argv) === 'config')) {
+          const run = await runTool(filled(c.argv), { cwd: o.dir, env: { ...env(), KUBECONFIG: scratch } });
+          if (run.code !== 0) {
+            problems.push(`${o.name}:${c.lineNumber}: ${c.line}: exit ${run.code}: ${run.stderr.trim()}`);
           }
         }
-      } else {
-        argv = argv.map((a) => (/^--timeout=\d+s$/.test(a) ? '--timeout=1s' : a))
-          .map((a, i) => (argv[i - 1] === '-f' && /^https?:/.test(a) ? 'not-downloaded.yaml' : a));
-        run = await runTool([...argv, '--request-timeout=5s'], { cwd: o.dir, env: env(), timeoutMs: 30_000 });
-        if (KUBECTL_USAGE_ERROR.test(run.stderr)) {
-          problems.push(`${where}: ${run.stderr.trim().split('\n')[0]}`);
-        }
-        return;
       }
-      if (run.code !== 0) {
-        problems.push(`${where}: exit ${run.code}: ${run.stderr.trim().split('\n').slice(0, 2).join(' ')}`);
-      }
-    });
-    expect(problems).toEqual([]);
-    expect(dryRuns).toBeGreaterThan(60);
-    expect(runPods).toBeGreaterThan(3);
-  }, 300_000);
+      await inParallel(
+        checks.filter(({ c }) => offline(c.argv) !== 'config'),
+        4,
+        async ({ o, c }) => {
+          const mode = offline(c.argv);
+          const where = `${o.name}:${c.lineNumber}: ${c.line}`;
+          let argv = filled(c.argv);
+          let run: ToolRun;
+          if (mode === 'dry-run') {
+            argv = argv.filter((a) => a !== '--rm' && a !== '-it');
+            const dash = argv.indexOf('--');
+            const extra = ['--dry-run=client', '-o', 'yaml', ...(argv[1] === 'apply' ? ['--validate=false'] : [])];
+            argv = dash < 0 ? [...argv, ...extra] : [...argv.slice(0, dash), ...extra, ...argv.slice(dash)];
+            run = await runTool(argv, { cwd: o.dir, env: env(), stdin: c.stdin });
+            dryRuns++;
+            if (run.code === 0 && argv[1] === 'run') {
+              runPods++;
+              const pod = parse(run.stdout);
+              const container = pod.spec.containers[0];
+              // The strategic merge keeps the image; the quota needs requests and limits.
+              if (!container.image || !container.resources?.limits?.cpu || !container.resources?.requests?.memory) {
+                problems.push(
+                  `${where}: the pod lost its image or lacks requests and limits: ${JSON.stringify(container)}`,
+                );
+              }
+            }
+          } else {
+            argv = argv
+              .map((a) => (/^--timeout=\d+s$/.test(a) ? '--timeout=1s' : a))
+              .map((a, i) => (argv[i - 1] === '-f' && /^https?:/.test(a) ? 'not-downloaded.yaml' : a));
+            run = await runTool([...argv, '--request-timeout=5s'], { cwd: o.dir, env: env(), timeoutMs: 30_000 });
+            if (KUBECTL_USAGE_ERROR.test(run.stderr)) {
+              problems.push(`${where}: ${run.stderr.trim().split('\n')[0]}`);
+            }
+            return;
+          }
+          if (run.code !== 0) {
+            problems.push(`${where}: exit ${run.code}: ${run.stderr.trim().split('\n').slice(0, 2).join(' ')}`);
+          }
+        },
+      );
+      expect(problems).toEqual([]);
+      expect(dryRuns).toBeGreaterThan(60);
+      expect(runPods).toBeGreaterThan(3);
+    },
+    300_000,
+  );
 
   test('every connectivity test pod carries labels the generated policies let reach its Service', () => {
     let checked = 0;
@@ -350,14 +486,22 @@ describe('runbooks', () => {
           continue;
         }
         const labelArg = c.argv.find((a) => a.startsWith('--labels='));
-        const labels = Object.fromEntries((labelArg?.slice('--labels='.length).split(',') ?? []).map((kv) => kv.split('=')));
+        const labels = Object.fromEntries(
+          (labelArg?.slice('--labels='.length).split(',') ?? []).map((kv) => kv.split('=')),
+        );
         const service = docs.find((d) => d.kind === 'Service' && d.metadata.name === target[1])!;
         const port = service.spec.ports.find((p: any) => p.port === Number(target[2]));
-        const pods = docs.map((d) => d.spec?.template?.metadata?.labels)
+        const pods = docs
+          .map((d) => d.spec?.template?.metadata?.labels)
           .find((l) => l && Object.entries(service.spec.selector).every(([k, v]) => l[k] === v));
         checked++;
-        if (pods && !admits(o.policies, labels, pods, { port: Number(port.targetPort ?? port.port), protocol: 'TCP' })) {
-          problems.push(`${o.name}:${c.lineNumber}: the policies do not let the test pod reach ${target[1]}:${target[2]}`);
+        if (
+          pods &&
+          !admits(o.policies, labels, pods, { port: Number(port.targetPort ?? port.port), protocol: 'TCP' })
+        ) {
+          problems.push(
+            `${o.name}:${c.lineNumber}: the policies do not let the test pod reach ${target[1]}:${target[2]}`,
+          );
         }
       }
     }
@@ -367,11 +511,25 @@ describe('runbooks', () => {
 
   (kubectl ? test : test.skip)('the offline check catches a broken command', async () => {
     const o = outputs[0];
-    const bad = await runTool(['kubectl', 'run', 'x', '--image=busybox', '--overide-type=strategic', '--dry-run=client', '-o', 'yaml'],
-      { cwd: o.dir, env: env() });
+    const bad = await runTool(
+      ['kubectl', 'run', 'x', '--image=busybox', '--overide-type=strategic', '--dry-run=client', '-o', 'yaml'],
+      { cwd: o.dir, env: env() },
+    );
     expect(bad.stderr).toMatch(KUBECTL_USAGE_ERROR);
-    const merge = await runTool(['kubectl', 'run', 'x', '--image=busybox', '--restart=Never', '--dry-run=client', '-o', 'yaml',
-      '--overrides={"spec":{"containers":[{"name":"x","resources":{"limits":{"cpu":"1"}}}]}}'], { cwd: o.dir, env: env() });
+    const merge = await runTool(
+      [
+        'kubectl',
+        'run',
+        'x',
+        '--image=busybox',
+        '--restart=Never',
+        '--dry-run=client',
+        '-o',
+        'yaml',
+        '--overrides={"spec":{"containers":[{"name":"x","resources":{"limits":{"cpu":"1"}}}]}}',
+      ],
+      { cwd: o.dir, env: env() },
+    );
     // The default (JSON merge) override replaces the container list: the image is gone, as the issue found.
     expect(parse(merge.stdout).spec.containers[0].image).toBeUndefined();
   });
@@ -383,7 +541,10 @@ function skeleton(value: unknown): string {
     return `[${value.map(skeleton).join(',')}]`;
   }
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${k}:${skeleton((value as any)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${k}:${skeleton((value as any)[k])}`)
+      .join(',')}}`;
   }
   return '_';
 }

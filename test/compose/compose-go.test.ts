@@ -33,7 +33,8 @@ const OUTCOMES: Readonly<Record<string, string>> = {
   'combined/dir/included.yaml': 'loads',
   // TestLoadDependsOnCycle, TestLoadDependsOnSelf: "dependency cycle detected". The "no-cycle" file holds the same
   // cycle and no profile, and no Go test loads it: compose-go refuses it for the same reason.
-  'compose-depends-on-cycle.yaml': 'services depend on each other in a cycle: service1 → service2 → service3 → service1',
+  'compose-depends-on-cycle.yaml':
+    'services depend on each other in a cycle: service1 → service2 → service3 → service1',
   'compose-depends-on-profile-no-cycle.yaml': 'services depend on each other in a cycle',
   'compose-depends-on-self.yaml': 'services depend on each other in a cycle: service1 → service1',
   // TestLoadWithIncludeCycle: "include cycle detected".
@@ -80,7 +81,12 @@ const OUTCOMES: Readonly<Record<string, string>> = {
 };
 
 function loadFile(file: string, env: Record<string, string> = {}): LoadResult {
-  return loadCompose({ workingDir: path.join(TESTDATA, path.dirname(file)), files: [path.basename(file)], env, allowOutsideProject: true });
+  return loadCompose({
+    workingDir: path.join(TESTDATA, path.dirname(file)),
+    files: [path.basename(file)],
+    env,
+    allowOutsideProject: true,
+  });
 }
 
 function outcome(file: string): string {
@@ -107,7 +113,11 @@ function serviceOf(result: LoadResult, name: string): ComposeService {
 }
 
 describeShared('compose-go testdata: every file loads or is refused as compose-go does', () => {
-  const files = present ? listFiles(TESTDATA).filter((f) => /\.ya?ml$/.test(f)).sort() : [];
+  const files = present
+    ? listFiles(TESTDATA)
+        .filter((f) => /\.ya?ml$/.test(f))
+        .sort()
+    : [];
 
   test('the table covers every compose file of the folder', () => {
     expect(Object.keys(OUTCOMES).sort()).toEqual(files);
@@ -146,19 +156,26 @@ services:
     expect(serviceOf(result, 'test3')).toMatchObject({ image: 'base', hostname: 'test3' });
     expect(serviceOf(result, 'port').ports.map((p) => [p.target, p.published])).toEqual([[8000, 8000]]);
     expect(serviceOf(result, 'limits').ulimits).toEqual([
-      { name: 'nofile', soft: 20000, hard: 40000 }, { name: 'nproc', soft: 65535, hard: 65535 }]);
+      { name: 'nofile', soft: 20000, hard: 40000 },
+      { name: 'nproc', soft: 65535, hard: 65535 },
+    ]);
   });
 
-  test('TestExtendsRelativePath, TestIncludeWithExtends: a build context resolves from the extended file\'s folder', () => {
-    const result = snippet('name: t\nservices:\n  test:\n    extends: {file: testdata/extends/base.yaml, service: with-build}\n');
+  test("TestExtendsRelativePath, TestIncludeWithExtends: a build context resolves from the extended file's folder", () => {
+    const result = snippet(
+      'name: t\nservices:\n  test:\n    extends: {file: testdata/extends/base.yaml, service: with-build}\n',
+    );
     expect(serviceOf(result, 'test').build?.context).toBe('testdata/extends');
     const included = snippet('name: t\ninclude:\n  - testdata/extends/nested.yaml\n');
     expect(serviceOf(included, 'with-build').build?.context).toBe('testdata/extends');
   });
 
   test('TestExtendsWihtMissingService: extends.file without service is an error', () => {
-    expect(errorOf(() => snippet('name: t\nservices:\n  test:\n    image: test\n    extends:\n      file: testdata/extends/base.yaml\n'))
-      .problem).toBe('invalid extends');
+    expect(
+      errorOf(() =>
+        snippet('name: t\nservices:\n  test:\n    image: test\n    extends:\n      file: testdata/extends/base.yaml\n'),
+      ).problem,
+    ).toBe('invalid extends');
   });
 
   test('TestExtendsPortOverride: a later file extending the same port keeps one port', () => {
@@ -176,14 +193,18 @@ services:
 
   test('TestLoadExtendsSameFile: a base extended from another folder keeps its context, and so does its own extender', () => {
     const project = makeProject({
-      'sub/compose.yaml': 'services:\n  base:\n    build:\n      context: ..\n  service:\n    extends: base\n    build:\n      target: target\n',
-      'compose.yaml': 'services:\n  out-base:\n    extends: {file: sub/compose.yaml, service: base}\n'
-        + '  out-service:\n    extends: {file: sub/compose.yaml, service: service}\n',
+      'sub/compose.yaml':
+        'services:\n  base:\n    build:\n      context: ..\n  service:\n    extends: base\n    build:\n      target: target\n',
+      'compose.yaml':
+        'services:\n  out-base:\n    extends: {file: sub/compose.yaml, service: base}\n' +
+        '  out-service:\n    extends: {file: sub/compose.yaml, service: service}\n',
     });
     try {
       const result = loadCompose({ workingDir: project.dir, env: {}, projectName: 'project' });
       expect(result.model.services.map((s) => [s.name, s.build?.context, s.build?.target])).toEqual([
-        ['out-base', '.', undefined], ['out-service', '.', 'target']]);
+        ['out-base', '.', undefined],
+        ['out-service', '.', 'target'],
+      ]);
     } finally {
       project.cleanup();
     }
@@ -214,20 +235,26 @@ services:
   service_c:
     image: c
 `);
-    expect(serviceOf(result, 'service_b').dependsOn.map((d) => [d.service, d.condition, d.required]))
-      .toEqual([['service_a', 'service_started', true]]);
+    expect(serviceOf(result, 'service_b').dependsOn.map((d) => [d.service, d.condition, d.required])).toEqual([
+      ['service_a', 'service_started', true],
+    ]);
   });
 
-  test('TestExtendsReset: !reset in the extended file removes the base\'s command', () => {
-    const result = snippet('name: t\nservices:\n  test:\n    extends: {file: testdata/extends/reset.yaml, service: base}\n');
+  test("TestExtendsReset: !reset in the extended file removes the base's command", () => {
+    const result = snippet(
+      'name: t\nservices:\n  test:\n    extends: {file: testdata/extends/reset.yaml, service: base}\n',
+    );
     expect(serviceOf(result, 'test').command).toBeUndefined();
   });
 
   test('TestExtendsWithInterpolation: the extended file is interpolated (a default here)', () => {
-    const result = loadComposeFromString('name: t\nservices:\n  test:\n    extends: { file: testdata/extends/interpolated.yaml, service: foo }\n',
-      { env: {}, projectDir: LOADER, allowOutsideProject: true });
-    expect(serviceOf(result, 'test').volumes.map((v) => [v.type, v.source, v.target, v.readOnly]))
-      .toEqual([['bind', '/dev/null', '/tmp/foo', true]]);
+    const result = loadComposeFromString(
+      'name: t\nservices:\n  test:\n    extends: { file: testdata/extends/interpolated.yaml, service: foo }\n',
+      { env: {}, projectDir: LOADER, allowOutsideProject: true },
+    );
+    expect(serviceOf(result, 'test').volumes.map((v) => [v.type, v.source, v.target, v.readOnly])).toEqual([
+      ['bind', '/dev/null', '/tmp/foo', true],
+    ]);
   });
 });
 
@@ -238,7 +265,9 @@ describeShared('compose-go include_test.go and loader_test.go (testdata)', () =>
     // The env file sits beside the extended file, not the extending one; it feeds the environment, not interpolation.
     expect(importer).toMatchObject({ image: 'nginx', containerName: 'imported' });
     expect(importer.environment.map((e) => [e.name, e.value])).toEqual([['SOURCE', 'extends']]);
-    expect(importer.volumes.map((v) => [v.type, v.source, v.target])).toEqual([['bind', '/opt/data', '/var/lib/mysql']]);
+    expect(importer.volumes.map((v) => [v.type, v.source, v.target])).toEqual([
+      ['bind', '/opt/data', '/var/lib/mysql'],
+    ]);
   });
 
   test('TestLoadWithExtendsWithContextUrl: a URL context stays as written', () => {
@@ -259,7 +288,7 @@ describeShared('compose-go include_test.go and loader_test.go (testdata)', () =>
     expect(serviceOf(result, 'service').build?.context).toBe('dir');
   });
 
-  test('TestIncludeRelative: the included file\'s paths resolve from its folder', () => {
+  test("TestIncludeRelative: the included file's paths resolve from its folder", () => {
     const service = serviceOf(loadFile('include/compose.yaml'), 'included');
     expect(service.build?.context).toBe('.');
     // compose-go cleans the path to "."; the model keeps a bind source as written.
@@ -273,7 +302,7 @@ describeShared('compose-go include_test.go and loader_test.go (testdata)', () =>
     expect(service.environment.map((e) => [e.name, e.value])).toEqual([['SOURCE', 'extends']]);
   });
 
-  test('TestLoadWithInclude: the include\'s env_file is its interpolation environment; the outer one wins', () => {
+  test("TestLoadWithInclude: the include's env_file is its interpolation environment; the outer one wins", () => {
     const text = `
 name: 'test-include'
 include:
@@ -288,12 +317,15 @@ services:
     const imported = serviceOf(snippet(text), 'imported');
     expect(imported).toMatchObject({ image: 'nginx', containerName: 'extends' });
     expect(imported.environment.map((e) => [e.name, e.value])).toEqual([['SOURCE', 'extends']]);
-    expect(imported.volumes.map((v) => [v.type, v.source, v.target])).toEqual([['bind', '/opt/data', '/var/lib/mysql']]);
+    expect(imported.volumes.map((v) => [v.type, v.source, v.target])).toEqual([
+      ['bind', '/opt/data', '/var/lib/mysql'],
+    ]);
     expect(serviceOf(snippet(text, { SOURCE: 'override' }), 'imported').containerName).toBe('override');
   });
 
   test('TestLoadWithMultipleInclude: the same service included twice is one', () => {
-    const result = snippet(`
+    const result = snippet(
+      `
 name: 'test-multi-include'
 include:
   - path: ./testdata/subdir/compose-test-extends-imported.yaml
@@ -304,13 +336,18 @@ services:
     image: busybox
     depends_on:
       - imported
-`, { SOURCE: 'override' });
+`,
+      { SOURCE: 'override' },
+    );
     expect(result.model.services.map((s) => s.name)).toEqual(['bar', 'foo', 'imported']);
     expect(serviceOf(result, 'imported').containerName).toBe('override');
   });
 
   test('TestLoadWithMultipleIncludeConflict: a service the file and an include both define differently is an error', () => {
-    expect(errorOf(() => snippet(`
+    expect(
+      errorOf(() =>
+        snippet(
+          `
 name: 'test-multi-include'
 include:
   - path: ./testdata/subdir/compose-test-extends-imported.yaml
@@ -320,7 +357,11 @@ include:
 services:
   bar:
     image: busybox
-`, { SOURCE: 'override' })).problem).toBe('services.bar conflicts with the one included from ./testdata/compose-include.yaml');
+`,
+          { SOURCE: 'override' },
+        ),
+      ).problem,
+    ).toBe('services.bar conflicts with the one included from ./testdata/compose-include.yaml');
   });
 
   test('TestLoadWithIncludeOverride: a later file overrides an included service', () => {
@@ -338,37 +379,45 @@ services:
     }
   });
 
-  test('TestLoadWithIncludeEnv: the include\'s env_file resolves its services\' variables, not the file\'s', () => {
+  test("TestLoadWithIncludeEnv: the include's env_file resolves its services' variables, not the file's", () => {
     const project = makeProject({
-      'compose.yml': 'include:\n  - path:\n    - ./module/compose.yml\n    env_file:\n      - ./custom.env\n'
-        + 'services:\n  a:\n    image: alpine\n    environment:\n      - VAR_NAME\n',
+      'compose.yml':
+        'include:\n  - path:\n    - ./module/compose.yml\n    env_file:\n      - ./custom.env\n' +
+        'services:\n  a:\n    image: alpine\n    environment:\n      - VAR_NAME\n',
       'custom.env': 'VAR_NAME=value',
-      'module/compose.yml': 'services:\n  b:\n    image: alpine\n    environment:\n      - VAR_NAME\n'
-        + '  c:\n    image: alpine\n    environment:\n      - VAR_NAME\n',
+      'module/compose.yml':
+        'services:\n  b:\n    image: alpine\n    environment:\n      - VAR_NAME\n' +
+        '  c:\n    image: alpine\n    environment:\n      - VAR_NAME\n',
     });
     try {
       const { model } = loadCompose({ workingDir: project.dir, env: {}, projectName: 'project' });
       expect(model.services.map((s) => [s.name, s.environment.map((e) => `${e.name}=${e.value}`)])).toEqual([
-        ['a', []], ['b', ['VAR_NAME=value']], ['c', ['VAR_NAME=value']]]);
+        ['a', []],
+        ['b', ['VAR_NAME=value']],
+        ['c', ['VAR_NAME=value']],
+      ]);
     } finally {
       project.cleanup();
     }
   });
 
-  test('TestNestedIncludeAndExtends: an included file extends a file relative to the include\'s project directory', () => {
+  test("TestNestedIncludeAndExtends: an included file extends a file relative to the include's project directory", () => {
     const project = makeProject({
       'compose.yml': 'include:\n  - project_directory: .\n    path: dir/included.yaml\n',
-      'dir/included.yaml': 'services:\n  included:\n    extends:\n      file: dir/extended.yaml\n      service: extended\n',
+      'dir/included.yaml':
+        'services:\n  included:\n    extends:\n      file: dir/extended.yaml\n      service: extended\n',
       'dir/extended.yaml': 'services:\n  extended:\n    image: alpine\n',
     });
     try {
-      expect(serviceOf(loadCompose({ workingDir: project.dir, env: {}, projectName: 'project' }), 'included').image).toBe('alpine');
+      expect(
+        serviceOf(loadCompose({ workingDir: project.dir, env: {}, projectName: 'project' }), 'included').image,
+      ).toBe('alpine');
     } finally {
       project.cleanup();
     }
   });
 
-  test('TestLoadWithRemoteResources: a file\'s env_file and binds resolve from its folder', () => {
+  test("TestLoadWithRemoteResources: a file's env_file and binds resolve from its folder", () => {
     const service = serviceOf(loadFile('remote/compose.yaml'), 'foo');
     expect(service.environment.map((e) => [e.name, e.value])).toEqual([['FOO', 'BAR']]);
     expect(service.volumes.map((v) => [v.source, v.target, v.bind?.kind])).toEqual([['.', '/foo', 'directory']]);
@@ -377,12 +426,14 @@ services:
 
 describe('compose-go loader_test.go (inline snippets)', () => {
   test('TestV1Unsupported: services at the top level are refused', () => {
-    expect(errorOf(() => loadComposeFromString('foo:\n  image: busybox\n', { env: {} })).problem)
-      .toBe('this is a compose v1 file: its services (foo) are at the top level');
+    expect(errorOf(() => loadComposeFromString('foo:\n  image: busybox\n', { env: {} })).problem).toBe(
+      'this is a compose v1 file: its services (foo) are at the top level',
+    );
   });
 
   test('TestLoadServiceHooks: post_start and pre_stop commands; what else they set is reported', () => {
-    const { model, warnings } = loadComposeFromString(`
+    const { model, warnings } = loadComposeFromString(
+      `
 name: load-service-hooks
 services:
   test:
@@ -400,24 +451,43 @@ services:
         working_dir: /
         environment:
           FOO: BAR
-`, { env: {} });
+`,
+      { env: {} },
+    );
     const test = model.services[0];
-    expect(test.postStart?.map((h) => [h.command, h.unsupported])).toEqual([[['echo', 'start'], ['user', 'privileged', 'working_dir', 'environment']]]);
-    expect(test.preStop?.map((h) => [h.command, h.unsupported])).toEqual([[['echo', 'stop'], ['user', 'working_dir', 'environment']]]);
+    expect(test.postStart?.map((h) => [h.command, h.unsupported])).toEqual([
+      [
+        ['echo', 'start'],
+        ['user', 'privileged', 'working_dir', 'environment'],
+      ],
+    ]);
+    expect(test.preStop?.map((h) => [h.command, h.unsupported])).toEqual([
+      [
+        ['echo', 'stop'],
+        ['user', 'working_dir', 'environment'],
+      ],
+    ]);
     expect(warnings.filter((w) => w.code === 'unsupported-key')).toHaveLength(7);
   });
 
   test('TestServiceProvider: a provider service loads (and is reported); a provider without type is refused', () => {
-    const { model, warnings } = loadComposeFromString('name: service-provider\nservices:\n  test:\n    provider:\n      type: foo\n'
-      + '      options:\n        bar: zot\n        strings: [foo, bar]\n', { env: {} });
+    const { model, warnings } = loadComposeFromString(
+      'name: service-provider\nservices:\n  test:\n    provider:\n      type: foo\n' +
+        '      options:\n        bar: zot\n        strings: [foo, bar]\n',
+      { env: {} },
+    );
     expect(model.services).toEqual([]);
     expect(warnings.map((w) => w.code)).toEqual(['provider-service']);
-    expect(errorOf(() => loadComposeFromString('services:\n  test:\n    provider:\n      options: {bar: zot}\n', { env: {} })).problem)
-      .toBe('the provider of service "test" has no type');
+    expect(
+      errorOf(() =>
+        loadComposeFromString('services:\n  test:\n    provider:\n      options: {bar: zot}\n', { env: {} }),
+      ).problem,
+    ).toBe('the provider of service "test" has no type');
   });
 
   test('TestModel: models at the top level and on services load, and are reported', () => {
-    const { warnings } = loadComposeFromString(`
+    const { warnings } = loadComposeFromString(
+      `
 name: model
 services:
   test_array:
@@ -436,31 +506,54 @@ models:
     context_size: 1024
     runtime_flags:
       - "--some-flag"
-`, { env: {} });
-    expect(warnings.filter((w) => w.message.includes('Docker Model Runner')).map((w) => w.at.path))
-      .toEqual(['services.test_array.models', 'services.test_mapping.models', 'models']);
+`,
+      { env: {} },
+    );
+    expect(warnings.filter((w) => w.message.includes('Docker Model Runner')).map((w) => w.at.path)).toEqual([
+      'services.test_array.models',
+      'services.test_mapping.models',
+      'models',
+    ]);
   });
 
   (present ? test : test.skip)('TestLoadWithLabelFile: labels from label files', () => {
-    const { model } = loadComposeFromString('name: load-label-file\nservices:\n  service_1:\n    image: a:1\n    label_file: ./example1.label\n'
-      + '  service_2:\n    image: a:1\n    label_file:\n      - ./example2.label\n', { env: {}, projectDir: LOADER });
+    const { model } = loadComposeFromString(
+      'name: load-label-file\nservices:\n  service_1:\n    image: a:1\n    label_file: ./example1.label\n' +
+        '  service_2:\n    image: a:1\n    label_file:\n      - ./example2.label\n',
+      { env: {}, projectDir: LOADER },
+    );
     expect(model.services.map((s) => s.labels)).toEqual([
-      { 'BAR': 'bar_from_label_file', 'BAZ': 'baz_from_label_file', 'FOO': 'foo_from_label_file', 'LABEL.WITH.DOT': 'ok', 'LABEL_WITH_UNDERSCORE': 'ok' },
+      {
+        'BAR': 'bar_from_label_file',
+        'BAZ': 'baz_from_label_file',
+        'FOO': 'foo_from_label_file',
+        'LABEL.WITH.DOT': 'ok',
+        'LABEL_WITH_UNDERSCORE': 'ok',
+      },
       { BAR: 'bar_from_label_file_2', QUX: 'quz_from_label_file_2' },
     ]);
-    expect(errorOf(() => loadComposeFromString('services:\n  test:\n    image: a:1\n    label_file: test\n', { env: {}, projectDir: LOADER })).problem)
-      .toBe('label file "test" not found');
+    expect(
+      errorOf(() =>
+        loadComposeFromString('services:\n  test:\n    image: a:1\n    label_file: test\n', {
+          env: {},
+          projectDir: LOADER,
+        }),
+      ).problem,
+    ).toBe('label file "test" not found');
   });
 
   test('TestProjectNameInterpolation: COMPOSE_PROJECT_NAME is the final project name, in every file', () => {
     const project = makeProject({
-      'a.yaml': 'name: interpolated\nservices:\n  web:\n    image: web\n    container_name: ${COMPOSE_PROJECT_NAME}-web\n',
+      'a.yaml':
+        'name: interpolated\nservices:\n  web:\n    image: web\n    container_name: ${COMPOSE_PROJECT_NAME}-web\n',
       'b.yaml': 'name: overrided\nservices:\n  db:\n    image: db\n    container_name: ${COMPOSE_PROJECT_NAME}-db\n',
       'c.yaml': 'services:\n  proxy:\n    image: proxy\n    container_name: ${COMPOSE_PROJECT_NAME}-proxy\n',
     });
     try {
-      const names = (files: string[], projectName?: string) => loadCompose({ workingDir: project.dir, files, env: {}, projectName })
-        .model.services.map((s) => s.containerName);
+      const names = (files: string[], projectName?: string) =>
+        loadCompose({ workingDir: project.dir, files, env: {}, projectName }).model.services.map(
+          (s) => s.containerName,
+        );
       expect(names(['a.yaml'])).toEqual(['interpolated-web']);
       expect(names(['a.yaml', 'b.yaml', 'c.yaml'])).toEqual(['overrided-db', 'overrided-proxy', 'overrided-web']);
       expect(names(['a.yaml'], 'another')).toEqual(['another-web']);
@@ -470,14 +563,27 @@ models:
   });
 
   test('TestLoadTmpfsVolume, TestLoadTmpfsVolumeSizeCanBeZero: sizes are bytes, 1kb is 1024', () => {
-    for (const [size, bytes] of [['1kb', 1024], ['1024', 1024], ['0', 0]] as const) {
-      const { model } = loadComposeFromString(`services:\n  tmpfs:\n    image: nginx:1.27\n    volumes:\n      - type: tmpfs\n        target: /app\n        tmpfs:\n          size: ${size}\n`, { env: {} });
+    for (const [size, bytes] of [
+      ['1kb', 1024],
+      ['1024', 1024],
+      ['0', 0],
+    ] as const) {
+      const { model } = loadComposeFromString(
+        `services:\n  tmpfs:\n    image: nginx:1.27\n    volumes:\n      - type: tmpfs\n        target: /app\n        tmpfs:\n          size: ${size}\n`,
+        { env: {} },
+      );
       expect(model.services[0].volumes.map((v) => [v.type, v.target, v.sizeBytes])).toEqual([['tmpfs', '/app', bytes]]);
     }
   });
 
   test('TestLoadBindMountSourceMustNotBeEmpty', () => {
-    expect(errorOf(() => loadComposeFromString('services:\n  tmpfs:\n    image: nginx:1.27\n    volumes:\n      - type: bind\n        target: /app\n', { env: {} }))
-      .problem).toBe('a bind mount needs a source');
+    expect(
+      errorOf(() =>
+        loadComposeFromString(
+          'services:\n  tmpfs:\n    image: nginx:1.27\n    volumes:\n      - type: bind\n        target: /app\n',
+          { env: {} },
+        ),
+      ).problem,
+    ).toBe('a bind mount needs a source');
   });
 });

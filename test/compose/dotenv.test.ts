@@ -8,7 +8,10 @@ function values(text: string, env: Record<string, string> = {}): Record<string, 
 describe('parseDotenv', () => {
   test('reads NAME=value, export, comments, blank lines and YAML-style NAME: value', () => {
     expect(values('# comment\n\nA=1\nexport B=two\nC: three\n  D = spaced  \n')).toEqual({
-      A: '1', B: 'two', C: 'three', D: 'spaced',
+      A: '1',
+      B: 'two',
+      C: 'three',
+      D: 'spaced',
     });
   });
 
@@ -18,13 +21,19 @@ describe('parseDotenv', () => {
 
   test('single quotes are literal, double quotes take escapes, both may span lines', () => {
     expect(values('A=\'$HOME \\n\'\nB="line1\\nline2 \\"q\\""\nC="multi\nline"\nD=after\n')).toEqual({
-      A: '$HOME \\n', B: 'line1\nline2 "q"', C: 'multi\nline', D: 'after',
+      A: '$HOME \\n',
+      B: 'line1\nline2 "q"',
+      C: 'multi\nline',
+      D: 'after',
     });
   });
 
   test('interpolates from the environment first, then earlier entries', () => {
     expect(values('A=${A:-fallback}\nB=$A-b\nC=${SHELL_ONLY}\nD="${A}"\n', { SHELL_ONLY: 'sh' })).toEqual({
-      A: 'fallback', B: 'fallback-b', C: 'sh', D: 'fallback',
+      A: 'fallback',
+      B: 'fallback-b',
+      C: 'sh',
+      D: 'fallback',
     });
     expect(values('A=${A:-fallback}\n', { A: 'from-shell' })).toEqual({ A: 'from-shell' });
   });
@@ -37,15 +46,18 @@ describe('parseDotenv', () => {
   });
 
   test('keeps line numbers across multi-line values and CRLF', () => {
-    expect(parseDotenv('A="x\ny"\r\nB=2\r\n', '.env').map((e) => [e.name, e.line])).toEqual([['A', 1], ['B', 3]]);
+    expect(parseDotenv('A="x\ny"\r\nB=2\r\n', '.env').map((e) => [e.name, e.line])).toEqual([
+      ['A', 1],
+      ['B', 3],
+    ]);
   });
 
   test('an unterminated quote names the file, line and variable but not the value', () => {
     const err = errorOf(() => parseDotenv('OK=1\nPASSWORD="hunter2\n', 'app.env'));
     expect(err.message).toBe(
-      'app.env:2: unterminated double quote in the value of PASSWORD. '
-      + 'Allowed: NAME=value lines, `export NAME=value`, quoted values, # comments and blank lines. '
-      + 'Fix: close the quote with ".',
+      'app.env:2: unterminated double quote in the value of PASSWORD. ' +
+        'Allowed: NAME=value lines, `export NAME=value`, quoted values, # comments and blank lines. ' +
+        'Fix: close the quote with ".',
     );
     expect(err.message).not.toContain('hunter2');
   });

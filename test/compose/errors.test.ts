@@ -9,8 +9,8 @@ describe('ComposeError', () => {
       hint: 'write the container port as a number, for example "8080:80"',
     });
     expect(err.message).toBe(
-      'compose.yaml:12:7: services.web.ports[1]: invalid port (got "80:abc"). '
-      + 'Allowed: a port number 1-65535. Fix: write the container port as a number, for example "8080:80".',
+      'compose.yaml:12:7: services.web.ports[1]: invalid port (got "80:abc"). ' +
+        'Allowed: a port number 1-65535. Fix: write the container port as a number, for example "8080:80".',
     );
     expect(err.path).toBe('services.web.ports[1]');
     expect(isComposeError(err)).toBe(true);
@@ -24,14 +24,19 @@ describe('ComposeError', () => {
   });
 
   test('writes control characters from hostile input as escapes, so a message cannot drive the terminal', () => {
-    const err = new ComposeError('unknown key "\u001b[2J\u009b\nx"', { at: { file: 'compose.yaml', path: 'services.\u0000' } });
+    const err = new ComposeError('unknown key "\u001b[2J\u009b\nx"', {
+      at: { file: 'compose.yaml', path: 'services.\u0000' },
+    });
     expect(err.message).toBe('compose.yaml: services.\\u0000: unknown key "\\u001b[2J\\u009b\\u000ax".');
     expect(err.problem).toBe('unknown key "\\u001b[2J\\u009b\\u000ax"');
-    expect(formatWarning({ code: 'x', message: 'bell \u0007', at: { file: 'c.yaml', path: 'a' } })).toBe('c.yaml: a: bell \\u0007');
+    expect(formatWarning({ code: 'x', message: 'bell \u0007', at: { file: 'c.yaml', path: 'a' } })).toBe(
+      'c.yaml: a: bell \\u0007',
+    );
   });
 
   test('formats a warning as one line', () => {
-    expect(formatWarning({ code: 'unsupported-key', message: 'ignored', at: { file: 'c.yaml', path: 'services.a.x' } }))
-      .toBe('c.yaml: services.a.x: ignored');
+    expect(
+      formatWarning({ code: 'unsupported-key', message: 'ignored', at: { file: 'c.yaml', path: 'services.a.x' } }),
+    ).toBe('c.yaml: services.a.x: ignored');
   });
 });

@@ -47,7 +47,11 @@ beforeAll(() => {
   if (!present) {
     return;
   }
-  const files: Record<string, string> = { 'consistency.yaml': CONSISTENCY, 'secret_data': 'secret\n', 'config_data': 'config\n' };
+  const files: Record<string, string> = {
+    'consistency.yaml': CONSISTENCY,
+    'secret_data': 'secret\n',
+    'config_data': 'config\n',
+  };
   for (const name of ['full-example.yml', 'example1.env', 'example2.env', 'example1.label', 'example2.label']) {
     files[name] = fs.readFileSync(path.join(LOADER, name), 'utf8');
   }
@@ -82,7 +86,10 @@ describeShared('full-struct_test.go: the project', () => {
     const networks = Object.fromEntries(result.model.networks.map((n) => [n.name, n]));
     expect(networks['some-network']).toMatchObject({ external: false, internal: false, subnets: [], labels: {} });
     expect(networks['other-network']).toMatchObject({
-      driver: 'overlay', external: false, subnets: ['172.28.0.0/16', '2001:3984:3989::/64'], labels: { foo: 'bar' },
+      driver: 'overlay',
+      external: false,
+      subnets: ['172.28.0.0/16', '2001:3984:3989::/64'],
+      labels: { foo: 'bar' },
     });
     expect(networks['external-network'].external).toBe(true);
     expect(networks['other-external-network'].external).toBe(true);
@@ -90,26 +97,74 @@ describeShared('full-struct_test.go: the project', () => {
 
   test('volumes: drivers, options, labels, names of external volumes', () => {
     expect(result.model.volumes.filter((v) => v.name !== 'datavolume').map((v) => ({ ...v, at: undefined }))).toEqual([
-      { name: 'another-volume', external: false, externalName: 'user_specified_name', driver: 'vsphere', driverOpts: { baz: '1', foo: 'bar' }, labels: {}, at: undefined },
-      { name: 'external-volume', external: true, externalName: 'external-volume', driverOpts: {}, labels: {}, at: undefined },
-      { name: 'external-volume3', external: true, externalName: 'this-is-volume3', driverOpts: {}, labels: {}, at: undefined },
-      { name: 'other-external-volume', external: true, externalName: 'my-cool-volume', driverOpts: {}, labels: {}, at: undefined },
-      { name: 'other-volume', external: false, driver: 'flocker', driverOpts: { baz: '1', foo: 'bar' }, labels: { foo: 'bar' }, at: undefined },
+      {
+        name: 'another-volume',
+        external: false,
+        externalName: 'user_specified_name',
+        driver: 'vsphere',
+        driverOpts: { baz: '1', foo: 'bar' },
+        labels: {},
+        at: undefined,
+      },
+      {
+        name: 'external-volume',
+        external: true,
+        externalName: 'external-volume',
+        driverOpts: {},
+        labels: {},
+        at: undefined,
+      },
+      {
+        name: 'external-volume3',
+        external: true,
+        externalName: 'this-is-volume3',
+        driverOpts: {},
+        labels: {},
+        at: undefined,
+      },
+      {
+        name: 'other-external-volume',
+        external: true,
+        externalName: 'my-cool-volume',
+        driverOpts: {},
+        labels: {},
+        at: undefined,
+      },
+      {
+        name: 'other-volume',
+        external: false,
+        driver: 'flocker',
+        driverOpts: { baz: '1', foo: 'bar' },
+        labels: { foo: 'bar' },
+        at: undefined,
+      },
       { name: 'some-volume', external: false, driverOpts: {}, labels: {}, at: undefined },
     ]);
   });
 
-  test('secrets and configs: files, external names, the environment (secret4 holds BAR\'s value), labels', () => {
+  test("secrets and configs: files, external names, the environment (secret4 holds BAR's value), labels", () => {
     expect(result.model.secrets.map((s) => [s.name, s.source, s.labels])).toEqual([
-      ['secret1', { kind: 'file', content: { path: './secret_data', text: 'secret\n', binary: false } }, { foo: 'bar' }],
+      [
+        'secret1',
+        { kind: 'file', content: { path: './secret_data', text: 'secret\n', binary: false } },
+        { foo: 'bar' },
+      ],
       ['secret2', { kind: 'external', externalName: 'my_secret' }, {}],
       ['secret3', { kind: 'external', externalName: 'secret3' }, {}],
-      ['secret4', { kind: 'environment', variable: 'BAR', content: { path: 'secret4', text: 'this is a secret', binary: false } }, {}],
+      [
+        'secret4',
+        { kind: 'environment', variable: 'BAR', content: { path: 'secret4', text: 'this is a secret', binary: false } },
+        {},
+      ],
       // An absolute path outside the project folder is not read without allowOutsideProject.
       ['secret5', { kind: 'outside', path: '/abs/secret_data' }, {}],
     ]);
     expect(result.model.configs.map((c) => [c.name, c.source, c.labels])).toEqual([
-      ['config1', { kind: 'file', content: { path: './config_data', text: 'config\n', binary: false } }, { foo: 'bar' }],
+      [
+        'config1',
+        { kind: 'file', content: { path: './config_data', text: 'config\n', binary: false } },
+        { foo: 'bar' },
+      ],
       ['config2', { kind: 'external', externalName: 'my_config' }, {}],
       ['config3', { kind: 'external', externalName: 'config3' }, {}],
       ['config4', { kind: 'outside', path: '~/config_data' }, {}],
@@ -120,7 +175,11 @@ describeShared('full-struct_test.go: the project', () => {
 describeShared('full-struct_test.go: service foo', () => {
   test('build: context, Dockerfile, args, target, platforms', () => {
     expect(foo.build).toEqual({
-      context: './dir', dockerfile: 'Dockerfile', target: 'foo', args: { foo: 'bar' }, platforms: ['linux/amd64', 'linux/arm64'],
+      context: './dir',
+      dockerfile: 'Dockerfile',
+      target: 'foo',
+      args: { foo: 'bar' },
+      platforms: ['linux/amd64', 'linux/arm64'],
       runsBuiltImage: true,
     });
     expect(foo.image).toBe('redis');
@@ -128,11 +187,20 @@ describeShared('full-struct_test.go: service foo', () => {
 
   test('capabilities, command, entrypoint, container name, hostname, user, working dir', () => {
     expect(foo).toMatchObject({
-      capAdd: ['ALL'], capDrop: ['NET_ADMIN', 'SYS_ADMIN'],
+      capAdd: ['ALL'],
+      capDrop: ['NET_ADMIN', 'SYS_ADMIN'],
       command: ['bundle', 'exec', 'thin', '-p', '3000'],
       entrypoint: ['/code/entrypoint.sh', '-p', '3000'],
-      containerName: 'my-web-container', hostname: 'foo', user: 'someone', workingDir: '/code',
-      privileged: true, readOnly: true, restart: 'always', stdinOpen: true, tty: true, stopGracePeriodSeconds: 20,
+      containerName: 'my-web-container',
+      hostname: 'foo',
+      user: 'someone',
+      workingDir: '/code',
+      privileged: true,
+      readOnly: true,
+      restart: 'always',
+      stdinOpen: true,
+      tty: true,
+      stopGracePeriodSeconds: 20,
       extensions: { 'x-bar': 'baz', 'x-foo': 'bar' },
     });
   });
@@ -151,7 +219,9 @@ describeShared('full-struct_test.go: service foo', () => {
 
   test('depends_on and links: db and redis, started, required', () => {
     expect(foo.dependsOn.map((d) => [d.service, d.condition, d.required])).toEqual([
-      ['db', 'service_started', true], ['redis', 'service_started', true]]);
+      ['db', 'service_started', true],
+      ['redis', 'service_started', true],
+    ]);
   });
 
   test('deploy: mode, replicas, labels, resources (50M is 50 MiB), restart policy', () => {
@@ -169,8 +239,14 @@ describeShared('full-struct_test.go: service foo', () => {
   test('devices, sysctls, ulimits, extra hosts', () => {
     expect(foo.devices).toEqual(['/dev/ttyUSB0:/dev/ttyUSB0:rwm']);
     expect(foo.sysctls).toEqual({ 'net.core.somaxconn': '1024', 'net.ipv4.tcp_syncookies': '0' });
-    expect(foo.ulimits).toEqual([{ name: 'nofile', soft: 20000, hard: 40000 }, { name: 'nproc', soft: 65535, hard: 65535 }]);
-    expect(foo.extraHosts).toEqual([{ hostname: 'otherhost', ip: '50.31.209.229' }, { hostname: 'somehost', ip: '162.242.195.82' }]);
+    expect(foo.ulimits).toEqual([
+      { name: 'nofile', soft: 20000, hard: 40000 },
+      { name: 'nproc', soft: 65535, hard: 65535 },
+    ]);
+    expect(foo.extraHosts).toEqual([
+      { hostname: 'otherhost', ip: '50.31.209.229' },
+      { hostname: 'somehost', ip: '162.242.195.82' },
+    ]);
   });
 
   test('environment: env files in order, then environment; a variable without a value from the shell', () => {
@@ -200,24 +276,49 @@ describeShared('full-struct_test.go: service foo', () => {
 
   test('expose and ports: ranges expanded, host addresses kept, no published port where none is given', () => {
     expect(foo.expose.map((p) => p.target)).toEqual([3000, 8000]);
-    const ports = foo.ports.map((p) => `${p.hostIp ? `${p.hostIp}:` : ''}${p.published ?? ''}:${p.target}/${p.protocol}/${p.mode}`);
-    expect([...ports].sort()).toEqual([
-      ':3000/tcp/ingress', ':3001/tcp/ingress', ':3002/tcp/ingress', ':3003/tcp/ingress', ':3004/tcp/ingress', ':3005/tcp/ingress',
-      '8000:8000/tcp/ingress', '9090:8080/tcp/ingress', '9091:8081/tcp/ingress', '49100:22/tcp/ingress', '127.0.0.1:8001:8001/tcp/ingress',
-      ...Array.from({ length: 11 }, (_, i) => `127.0.0.1:${5000 + i}:${5000 + i}/tcp/ingress`),
-    ].sort());
+    const ports = foo.ports.map(
+      (p) => `${p.hostIp ? `${p.hostIp}:` : ''}${p.published ?? ''}:${p.target}/${p.protocol}/${p.mode}`,
+    );
+    expect([...ports].sort()).toEqual(
+      [
+        ':3000/tcp/ingress',
+        ':3001/tcp/ingress',
+        ':3002/tcp/ingress',
+        ':3003/tcp/ingress',
+        ':3004/tcp/ingress',
+        ':3005/tcp/ingress',
+        '8000:8000/tcp/ingress',
+        '9090:8080/tcp/ingress',
+        '9091:8081/tcp/ingress',
+        '49100:22/tcp/ingress',
+        '127.0.0.1:8001:8001/tcp/ingress',
+        ...Array.from({ length: 11 }, (_, i) => `127.0.0.1:${5000 + i}:${5000 + i}/tcp/ingress`),
+      ].sort(),
+    );
   });
 
   test('healthcheck: a string test runs in a shell; durations in seconds', () => {
     expect({ ...foo.healthcheck, at: undefined }).toEqual({
-      disabled: false, test: { kind: 'shell', command: ['echo "hello world"'] },
-      intervalSeconds: 10, timeoutSeconds: 1, retries: 5, startPeriodSeconds: 15, startIntervalSeconds: 5, at: undefined,
+      disabled: false,
+      test: { kind: 'shell', command: ['echo "hello world"'] },
+      intervalSeconds: 10,
+      timeoutSeconds: 1,
+      retries: 5,
+      startPeriodSeconds: 15,
+      startIntervalSeconds: 5,
+      at: undefined,
     });
   });
 
   test('networks: aliases and static addresses', () => {
     expect(foo.networks.map((n) => ({ ...n, at: undefined }))).toEqual([
-      { name: 'other-network', aliases: [], ipv4Address: '172.16.238.10', ipv6Address: '2001:3984:3989::10', at: undefined },
+      {
+        name: 'other-network',
+        aliases: [],
+        ipv4Address: '172.16.238.10',
+        ipv6Address: '2001:3984:3989::10',
+        at: undefined,
+      },
       { name: 'other-other-network', aliases: [], at: undefined },
       { name: 'some-network', aliases: ['alias1', 'alias3'], at: undefined },
     ]);
@@ -239,13 +340,39 @@ describeShared('full-struct_test.go: service foo', () => {
   });
 
   test('what the model does not carry is reported, key by key', () => {
-    const ignored = result.warnings.filter((w) => w.code === 'unsupported-key' && w.at.path.startsWith('services.foo'))
+    const ignored = result.warnings
+      .filter((w) => w.code === 'unsupported-key' && w.at.path.startsWith('services.foo'))
       .map((w) => w.at.path.slice('services.foo.'.length));
-    expect(ignored).toEqual(expect.arrayContaining([
-      'annotations', 'build.additional_contexts', 'build.cache_from', 'build.labels', 'build.network', 'build.secrets', 'build.ssh',
-      'build.tags', 'cgroup_parent', 'deploy.endpoint_mode', 'deploy.placement', 'deploy.resources.reservations.generic_resources',
-      'deploy.rollback_config', 'deploy.update_config', 'device_cgroup_rules', 'dns', 'dns_search', 'domainname', 'external_links',
-      'ipc', 'logging', 'mac_address', 'pid', 'security_opt', 'stop_signal', 'storage_opt', 'uts',
-    ]));
+    expect(ignored).toEqual(
+      expect.arrayContaining([
+        'annotations',
+        'build.additional_contexts',
+        'build.cache_from',
+        'build.labels',
+        'build.network',
+        'build.secrets',
+        'build.ssh',
+        'build.tags',
+        'cgroup_parent',
+        'deploy.endpoint_mode',
+        'deploy.placement',
+        'deploy.resources.reservations.generic_resources',
+        'deploy.rollback_config',
+        'deploy.update_config',
+        'device_cgroup_rules',
+        'dns',
+        'dns_search',
+        'domainname',
+        'external_links',
+        'ipc',
+        'logging',
+        'mac_address',
+        'pid',
+        'security_opt',
+        'stop_signal',
+        'storage_opt',
+        'uts',
+      ]),
+    );
   });
 });

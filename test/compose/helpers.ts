@@ -45,6 +45,9 @@ export function errorOf(fn: () => unknown): ComposeError {
 
 /** Indents a block of YAML under `services.web` with the given image. */
 export function web(body: string, image = 'nginx:1.25'): string {
-  const lines = body.split('\n').filter((l) => l !== '').map((l) => `    ${l}`);
+  const lines = body
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => `    ${l}`);
   return ['services:', '  web:', `    image: ${image}`, ...lines, ''].join('\n');
 }

@@ -19,10 +19,13 @@ test('the loader warns once per service with an unpinned image', () => {
   const { warnings } = loadComposeFromString('services:\n  web:\n    image: nginx\n  db:\n    image: postgres:16\n', {
     env: {},
   });
-  expect(warnings.filter((w) => w.code === 'unpinned-image')).toEqual([{
-    code: 'unpinned-image',
-    message: 'image "nginx" is not pinned (no tag, or :latest), so each pull may run a different version; pin a version '
-      + 'tag or a digest',
-    at: { file: 'compose.yaml', path: 'services.web.image', line: 3, column: 12 },
-  }]);
+  expect(warnings.filter((w) => w.code === 'unpinned-image')).toEqual([
+    {
+      code: 'unpinned-image',
+      message:
+        'image "nginx" is not pinned (no tag, or :latest), so each pull may run a different version; pin a version ' +
+        'tag or a digest',
+      at: { file: 'compose.yaml', path: 'services.web.image', line: 3, column: 12 },
+    },
+  ]);
 });

@@ -54,8 +54,8 @@ describe('interpolateString', () => {
 
   test('an unset ${X:?msg} throws with the message', () => {
     expect(errorOf(() => run('${TAG:?set TAG to the release}')).message).toBe(
-      'compose.yaml:3:12: services.web.image: required variable TAG is missing a value: set TAG to the release. '
-      + 'Fix: set TAG in the environment or in the .env file (or pass an env file).',
+      'compose.yaml:3:12: services.web.image: required variable TAG is missing a value: set TAG to the release. ' +
+        'Fix: set TAG in the environment or in the .env file (or pass an env file).',
     );
     expect(errorOf(() => run('${EMPTY:?}')).problem).toBe('required variable EMPTY is missing a value');
     expect(errorOf(() => run('${UNSET?gone}')).problem).toBe('required variable UNSET is missing a value: gone');
@@ -68,17 +68,25 @@ describe('interpolateString', () => {
   });
 
   // compose-go keeps these as written (loader_test.go, and full-example.yml's dockerfile_inline).
-  test.each([['$', '$'], ['a $ b', 'a $ b'], ['$1', '$1'], ['cost $5', 'cost $5'], ['a$(date)', 'a$(date)'], ['end$', 'end$'],
-    ['$$SET $SET$', '$SET value$'], ['-$-${SET}', '-$-value']])('a $ that no name, { or $ follows stays literal: %s', (input, output) => {
+  test.each([
+    ['$', '$'],
+    ['a $ b', 'a $ b'],
+    ['$1', '$1'],
+    ['cost $5', 'cost $5'],
+    ['a$(date)', 'a$(date)'],
+    ['end$', 'end$'],
+    ['$$SET $SET$', '$SET value$'],
+    ['-$-${SET}', '-$-value'],
+  ])('a $ that no name, { or $ follows stays literal: %s', (input, output) => {
     expect(run(input)).toBe(output);
   });
 
   test('the invalid-template message says what is allowed', () => {
     expect(errorOf(() => run('price: ${5}')).message).toBe(
-      'compose.yaml:3:12: services.web.image: invalid interpolation (got "price: ${5}"). '
-      + 'Allowed: $VAR, ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?message}, ${VAR?message}, '
-      + '${VAR:+replacement}, ${VAR+replacement} and $$ for a literal $. '
-      + 'Fix: write $$ for a literal $, and close every ${ with }.',
+      'compose.yaml:3:12: services.web.image: invalid interpolation (got "price: ${5}"). ' +
+        'Allowed: $VAR, ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?message}, ${VAR?message}, ' +
+        '${VAR:+replacement}, ${VAR+replacement} and $$ for a literal $. ' +
+        'Fix: write $$ for a literal $, and close every ${ with }.',
     );
   });
 });
@@ -95,9 +103,11 @@ describe('interpolateTree', () => {
   test('an invalid template in an environment value is reported without the value', () => {
     const root = parseYaml('services:\n  web:\n    environment: ["PASSWORD=abc${"]\n', 'c.yaml') as YMap;
     const err = errorOf(() => interpolateTree(root, lookup));
-    expect(err.message).toBe('c.yaml:3:19: services.web.environment[0]: invalid interpolation. '
-      + 'Allowed: $VAR, ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?message}, ${VAR?message}, '
-      + '${VAR:+replacement}, ${VAR+replacement} and $$ for a literal $. '
-      + 'Fix: write $$ for a literal $, and close every ${ with }.');
+    expect(err.message).toBe(
+      'c.yaml:3:19: services.web.environment[0]: invalid interpolation. ' +
+        'Allowed: $VAR, ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?message}, ${VAR?message}, ' +
+        '${VAR:+replacement}, ${VAR+replacement} and $$ for a literal $. ' +
+        'Fix: write $$ for a literal $, and close every ${ with }.',
+    );
   });
 });

@@ -29,7 +29,8 @@ const CURRENT = path.join(SHARED_DIR, 'peers/compose-go/schema/compose-spec.json
 function schemaKeys(file: string): Record<string, string[]> {
   const schema = JSON.parse(fs.readFileSync(file, 'utf8')) as SchemaFile;
   const defs = schema.definitions ?? schema.$defs ?? {};
-  const deref = (node: Schema): Schema => (node.$ref ? defs[node.$ref.replace(/^#\/(definitions|\$defs)\//, '')] : node);
+  const deref = (node: Schema): Schema =>
+    node.$ref ? defs[node.$ref.replace(/^#\/(definitions|\$defs)\//, '')] : node;
   const propertiesOf = (start: Schema, ...steps: string[]): string[] => {
     let node = deref(start);
     for (const step of steps) {
@@ -37,19 +38,23 @@ function schemaKeys(file: string): Record<string, string[]> {
         node = deref(node.items ?? (node.oneOf ?? []).find((o) => o.items)?.items ?? node);
         node = deref((node.oneOf ?? []).find((o) => deref(o).properties) ?? node);
       } else if (step === '*') {
-        const pattern = Object.values(node.patternProperties ?? {})[0] ?? (node.oneOf ?? []).map(deref)
-          .flatMap((o) => Object.values(o.patternProperties ?? {}))[0];
+        const pattern =
+          Object.values(node.patternProperties ?? {})[0] ??
+          (node.oneOf ?? []).map(deref).flatMap((o) => Object.values(o.patternProperties ?? {}))[0];
         node = deref(pattern);
         node = deref((node.oneOf ?? []).find((o) => deref(o).properties) ?? node);
       } else {
-        node = deref((node.properties ?? {})[step] ?? (node.oneOf ?? []).map(deref).find((o) => o.properties)!.properties![step]);
+        node = deref(
+          (node.properties ?? {})[step] ?? (node.oneOf ?? []).map(deref).find((o) => o.properties)!.properties![step],
+        );
         node = deref((node.oneOf ?? []).find((o) => deref(o).properties) ?? node);
       }
     }
     return Object.keys(node.properties ?? {}).sort();
   };
   const service = defs.service;
-  const optional = (def: string, table: string, keysOf: () => string[]): Record<string, string[]> => (defs[def] ? { [table]: keysOf() } : {});
+  const optional = (def: string, table: string, keysOf: () => string[]): Record<string, string[]> =>
+    defs[def] ? { [table]: keysOf() } : {};
   const out: Record<string, string[]> = {
     TOP_LEVEL_KEYS: Object.keys(schema.properties).sort(),
     SERVICE_KEYS: propertiesOf(service),
@@ -84,8 +89,9 @@ function schemaKeys(file: string): Record<string, string[]> {
   return out;
 }
 
-const TABLES = Object.fromEntries(Object.entries(keys)
-  .filter(([name, v]) => name.endsWith('_KEYS') && name !== 'GPU_KEYS' && typeof v === 'object')) as Record<string, KeyTable>;
+const TABLES = Object.fromEntries(
+  Object.entries(keys).filter(([name, v]) => name.endsWith('_KEYS') && name !== 'GPU_KEYS' && typeof v === 'object'),
+) as Record<string, KeyTable>;
 
 describe('key tables', () => {
   const pinned = schemaKeys(PINNED);
@@ -97,17 +103,24 @@ describe('key tables', () => {
   });
 
   (current ? test.each : test.skip.each)(Object.keys(current ?? { none: [] }).sort())(
-    `%s lists every key of the current compose specification${current ? '' : ` (skipped: ${CURRENT} is absent)`}`, (name) => {
+    `%s lists every key of the current compose specification${current ? '' : ` (skipped: ${CURRENT} is absent)`}`,
+    (name) => {
       expect(current![name].length).toBeGreaterThan(0);
       expect(current![name].filter((key) => TABLES[name]?.[key] === undefined)).toEqual([]);
-    });
+    },
+  );
 
-  (current ? test : test.skip)(`no table lists a key that neither specification has${current ? '' : ` (skipped: ${CURRENT} is absent)`}`, () => {
-    for (const [name, table] of Object.entries(TABLES).filter(([n]) => pinned[n] !== undefined || current?.[n] !== undefined)) {
-      const known = new Set([...(pinned[name] ?? []), ...(current?.[name] ?? [])]);
-      expect([name, Object.keys(table).filter((key) => !known.has(key))]).toEqual([name, []]);
-    }
-  });
+  (current ? test : test.skip)(
+    `no table lists a key that neither specification has${current ? '' : ` (skipped: ${CURRENT} is absent)`}`,
+    () => {
+      for (const [name, table] of Object.entries(TABLES).filter(
+        ([n]) => pinned[n] !== undefined || current?.[n] !== undefined,
+      )) {
+        const known = new Set([...(pinned[name] ?? []), ...(current?.[name] ?? [])]);
+        expect([name, Object.keys(table).filter((key) => !known.has(key))]).toEqual([name, []]);
+      }
+    },
+  );
 
   test('every ignored key says what is ignored', () => {
     for (const table of Object.values(keys).filter((v): v is KeyTable => typeof v === 'object')) {

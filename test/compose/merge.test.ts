@@ -10,19 +10,23 @@ function merged(...texts: string[]): unknown {
 
 describe('canonicalize', () => {
   test('list forms become maps; string-or-list keys become lists', () => {
-    expect(merged([
-      'services:',
-      '  web:',
-      '    environment: [A=1, B]',
-      '    labels: [x=y]',
-      '    extra_hosts: ["h:1.2.3.4", "g=::1"]',
-      '    depends_on: [db]',
-      '    networks: [front]',
-      '    dns: 8.8.8.8',
-      '    build: {context: ., args: [V=1]}',
-      '    deploy: {labels: [t=w]}',
-      '',
-    ].join('\n'))).toEqual({
+    expect(
+      merged(
+        [
+          'services:',
+          '  web:',
+          '    environment: [A=1, B]',
+          '    labels: [x=y]',
+          '    extra_hosts: ["h:1.2.3.4", "g=::1"]',
+          '    depends_on: [db]',
+          '    networks: [front]',
+          '    dns: 8.8.8.8',
+          '    build: {context: ., args: [V=1]}',
+          '    deploy: {labels: [t=w]}',
+          '',
+        ].join('\n'),
+      ),
+    ).toEqual({
       services: {
         web: {
           environment: { A: '1', B: null },
@@ -80,7 +84,7 @@ describe('mergeFiles', () => {
     '',
   ].join('\n');
 
-  test('follows compose\'s override rules', () => {
+  test("follows compose's override rules", () => {
     expect(merged(base, override)).toEqual({
       services: {
         web: {
@@ -122,10 +126,12 @@ describe('mergeFiles', () => {
   });
 
   test('top-level maps merge by key and scalars are replaced', () => {
-    expect(merged(
-      'name: one\nvolumes: {a: {}}\nnetworks: {n: {internal: true}}\n',
-      'name: two\nvolumes: {b: {}}\nnetworks: {n: {driver: bridge}}\n',
-    )).toEqual({
+    expect(
+      merged(
+        'name: one\nvolumes: {a: {}}\nnetworks: {n: {internal: true}}\n',
+        'name: two\nvolumes: {b: {}}\nnetworks: {n: {driver: bridge}}\n',
+      ),
+    ).toEqual({
       name: 'two',
       volumes: { a: {}, b: {} },
       networks: { n: { internal: true, driver: 'bridge' } },
@@ -146,15 +152,20 @@ describe('!reset and !override', () => {
   ].join('\n');
 
   test('!reset removes what the earlier file gave; !override replaces instead of merging', () => {
-    expect(merged(base, [
-      'services:',
-      '  web:',
-      '    ports: !reset []',
-      '    environment: !override {C: "3"}',
-      '    labels: !override [only=1]',
-      '    healthcheck: !reset null',
-      '',
-    ].join('\n'))).toEqual({
+    expect(
+      merged(
+        base,
+        [
+          'services:',
+          '  web:',
+          '    ports: !reset []',
+          '    environment: !override {C: "3"}',
+          '    labels: !override [only=1]',
+          '    healthcheck: !reset null',
+          '',
+        ].join('\n'),
+      ),
+    ).toEqual({
       services: { web: { image: 'web:1', environment: { C: '3' }, labels: { only: '1' } } },
     });
   });
@@ -163,7 +174,10 @@ describe('!reset and !override', () => {
     expect(merged(base, 'services:\n  web:\n    ports: []\n    environment: {C: "3"}\n')).toEqual({
       services: {
         web: {
-          image: 'web:1', ports: ['80:80'], environment: { A: '1', B: '2', C: '3' }, labels: { keep: '1' },
+          image: 'web:1',
+          ports: ['80:80'],
+          environment: { A: '1', B: '2', C: '3' },
+          labels: { keep: '1' },
           healthcheck: { test: ['CMD', 'a'], interval: '10s' },
         },
       },
@@ -171,10 +185,13 @@ describe('!reset and !override', () => {
   });
 
   test('a reset in the first file, or with nothing to reset, removes the attribute; a later file may set it again', () => {
-    expect(merged('services:\n  web:\n    image: web:1\n    ports: !reset ["80:80"]\n')).toEqual({ services: { web: { image: 'web:1' } } });
+    expect(merged('services:\n  web:\n    image: web:1\n    ports: !reset ["80:80"]\n')).toEqual({
+      services: { web: { image: 'web:1' } },
+    });
     expect(merged(base, 'services:\n  web:\n    user: !reset "1000"\n')).toEqual(merged(base));
-    expect(merged(base, 'services:\n  web:\n    ports: !reset []\n', 'services:\n  web:\n    ports: ["9090:90"]\n'))
-      .toEqual(merged(base.replace('["80:80"]', '["9090:90"]')));
+    expect(
+      merged(base, 'services:\n  web:\n    ports: !reset []\n', 'services:\n  web:\n    ports: ["9090:90"]\n'),
+    ).toEqual(merged(base.replace('["80:80"]', '["9090:90"]')));
   });
 
   test('through the loader: interpolation and extends keep the tags', () => {

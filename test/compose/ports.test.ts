@@ -30,25 +30,36 @@ describe('ports', () => {
   });
 
   test('interpolated parts, including a host IP carried by a default', () => {
-    const svc = service(web([
-      'ports:',
-      '  - "${WEB_PORT:-8080}:80"',
-      '  - "${SQL_PORT:-127.0.0.1:13306}:3306"',
-      '  - "${HTTPS_BIND:-}:${HTTPS_PORT:-443}:443"',
-    ].join('\n')), { env: { WEB_PORT: '9000' } });
+    const svc = service(
+      web(
+        [
+          'ports:',
+          '  - "${WEB_PORT:-8080}:80"',
+          '  - "${SQL_PORT:-127.0.0.1:13306}:3306"',
+          '  - "${HTTPS_BIND:-}:${HTTPS_PORT:-443}:443"',
+        ].join('\n'),
+      ),
+      { env: { WEB_PORT: '9000' } },
+    );
     expect(svc.ports.map((p) => [p.hostIp, p.published, p.target])).toEqual([
-      [undefined, 9000, 80], [undefined, 443, 443], ['127.0.0.1', 13306, 3306],
+      [undefined, 9000, 80],
+      [undefined, 443, 443],
+      ['127.0.0.1', 13306, 3306],
     ]);
   });
 
   test('long syntax keeps name and app_protocol; entries are sorted and de-duplicated', () => {
-    const svc = service(web([
-      'ports:',
-      '  - {target: 80, published: 8080, name: web, app_protocol: http}',
-      '  - "53:53/udp"',
-      '  - "53:53/tcp"',
-      '  - "53:53/udp"',
-    ].join('\n')));
+    const svc = service(
+      web(
+        [
+          'ports:',
+          '  - {target: 80, published: 8080, name: web, app_protocol: http}',
+          '  - "53:53/udp"',
+          '  - "53:53/tcp"',
+          '  - "53:53/udp"',
+        ].join('\n'),
+      ),
+    );
     expect(svc.ports.map((p) => `${p.target}/${p.protocol}`)).toEqual(['53/tcp', '53/udp', '80/tcp']);
     expect(svc.ports[2]).toMatchObject({ name: 'web', appProtocol: 'http', published: 8080 });
     expect(svc.ports[2].at).toEqual({ file: 'compose.yaml', path: 'services.web.ports[0]', line: 5, column: 9 });
@@ -56,11 +67,13 @@ describe('ports', () => {
 
   test('a host range for one container port publishes the first port, with a warning', () => {
     expect(ports('"8000-8010:80"')).toEqual(['*|8000|80/tcp|ingress']);
-    expect(load(web('ports: ["8000-8010:80"]')).warnings).toEqual([{
-      code: 'host-port-range',
-      message: 'a host port range for one container port is published on its first port 8000',
-      at: { file: 'compose.yaml', path: 'services.web.ports[0]', line: 4, column: 13 },
-    }]);
+    expect(load(web('ports: ["8000-8010:80"]')).warnings).toEqual([
+      {
+        code: 'host-port-range',
+        message: 'a host port range for one container port is published on its first port 8000',
+        at: { file: 'compose.yaml', path: 'services.web.ports[0]', line: 4, column: 13 },
+      },
+    ]);
   });
 
   test('expose: numbers, strings, ranges and protocols, sorted and unique', () => {
@@ -70,11 +83,11 @@ describe('ports', () => {
 
   test('a bad port names the entry, the value and what is allowed', () => {
     expect(errorOf(() => service(web('ports:\n  - "80:abc"'))).message).toBe(
-      'compose.yaml:5:9: services.web.ports[0]: invalid container port "abc" (got "80:abc"). '
-      + 'Allowed: a port number 1-65535 or a range such as 3000-3005; the whole entry: "80", "8080:80", '
-      + '"127.0.0.1:8080:80/udp", "[::1]:8080:80", ranges such as "3000-3005" or "9090-9091:8080-8081", a number, '
-      + 'or the long syntax {target, published, protocol, host_ip, mode}. '
-      + 'Fix: write the port as a number, for example "8080:80".',
+      'compose.yaml:5:9: services.web.ports[0]: invalid container port "abc" (got "80:abc"). ' +
+        'Allowed: a port number 1-65535 or a range such as 3000-3005; the whole entry: "80", "8080:80", ' +
+        '"127.0.0.1:8080:80/udp", "[::1]:8080:80", ranges such as "3000-3005" or "9090-9091:8080-8081", a number, ' +
+        'or the long syntax {target, published, protocol, host_ip, mode}. ' +
+        'Fix: write the port as a number, for example "8080:80".',
     );
   });
 
@@ -92,7 +105,7 @@ describe('ports', () => {
     expect(errorOf(() => ports(entry)).problem).toBe(problem);
   });
 
-  test('an interpolated bad port quotes the text as written, not the variable\'s value', () => {
+  test("an interpolated bad port quotes the text as written, not the variable's value", () => {
     const err = errorOf(() => service(web('ports:\n  - "${PORT}:80"'), { env: { PORT: 'abc' } }));
     expect(err.problem).toBe('invalid host port "abc"');
     expect(err.value).toBe('${PORT}:80');
@@ -100,8 +113,8 @@ describe('ports', () => {
 
   test('ports must be a list', () => {
     expect(errorOf(() => service(web('ports: "80:80"'))).message).toBe(
-      'compose.yaml:4:12: services.web.ports: expected a list, got a string (got "80:80"). '
-      + 'Allowed: a list of ports such as "8080:80".',
+      'compose.yaml:4:12: services.web.ports: expected a list, got a string (got "80:80"). ' +
+        'Allowed: a list of ports such as "8080:80".',
     );
   });
 });

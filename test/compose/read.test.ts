@@ -9,15 +9,21 @@ function node(text: string): YNode {
 }
 
 describe('typed reads', () => {
-  test.each([['true', true], ['"yes"', true], ['"On"', true], ['false', false], ['"n"', false], ['"off"', false]])(
-    'asBool(%s) is %s', (text, value) => {
-      expect(asBool(node(text))).toBe(value);
-    },
-  );
+  test.each([
+    ['true', true],
+    ['"yes"', true],
+    ['"On"', true],
+    ['false', false],
+    ['"n"', false],
+    ['"off"', false],
+  ])('asBool(%s) is %s', (text, value) => {
+    expect(asBool(node(text))).toBe(value);
+  });
 
   test('asBool refuses other values', () => {
-    expect(errorOf(() => asBool(node('"maybe"'))).message)
-      .toBe('c.yaml:1:4: v: expected a boolean, got a string (got "maybe"). Allowed: true or false.');
+    expect(errorOf(() => asBool(node('"maybe"'))).message).toBe(
+      'c.yaml:1:4: v: expected a boolean, got a string (got "maybe"). Allowed: true or false.',
+    );
   });
 
   test('asInt takes numbers and numeric strings within range', () => {
@@ -35,8 +41,9 @@ describe('typed reads', () => {
   });
 
   test('a secret read leaves the value out of the message', () => {
-    expect(errorOf(() => asString(node('[hunter2]'), { secret: true })).message)
-      .toBe('c.yaml:1:4: v: expected a string, got a list.');
+    expect(errorOf(() => asString(node('[hunter2]'), { secret: true })).message).toBe(
+      'c.yaml:1:4: v: expected a string, got a list.',
+    );
   });
 
   test('asListOrMap reads both forms, sorted', () => {
@@ -54,8 +61,8 @@ describe('checkKeys', () => {
     expect(extensionsOf(map)).toEqual({ 'x-mine': 1 });
     const bad = parseYaml('imgae: x\n', 'c.yaml') as YMap;
     expect(errorOf(() => checkKeys(bad, SERVICE_KEYS, 'a service', undefined)).message).toBe(
-      'c.yaml:1:1: imgae: unknown key "imgae" in a service. Allowed: the keys of a service in the compose '
-      + 'specification, or x- extensions. Fix: did you mean "image"?',
+      'c.yaml:1:1: imgae: unknown key "imgae" in a service. Allowed: the keys of a service in the compose ' +
+        'specification, or x- extensions. Fix: did you mean "image"?',
     );
   });
 });

@@ -25,7 +25,10 @@ describe('secrets and configs', () => {
   test('top-level sources: file, environment, content, external, outside', () => {
     const { model } = load(`services: {}\n${files}`, { ...inProject, env: { TOKEN: 'tok' } });
     expect(model.secrets.map((s) => [s.name, s.source])).toEqual([
-      ['env_secret', { kind: 'environment', variable: 'TOKEN', content: { path: 'env_secret', text: 'tok', binary: false } }],
+      [
+        'env_secret',
+        { kind: 'environment', variable: 'TOKEN', content: { path: 'env_secret', text: 'tok', binary: false } },
+      ],
       ['ext_secret', { kind: 'external', externalName: 'prod-token' }],
       ['file_secret', { kind: 'file', content: { path: './secret.txt', text: 's3cr3t', binary: false } }],
       ['outside', { kind: 'outside', path: '/etc/hostname' }],
@@ -38,8 +41,11 @@ describe('secrets and configs', () => {
   });
 
   test('secrets and configs that name the same file each get its content, under the path each wrote', () => {
-    const { model } = load('services: {}\nsecrets:\n  a: {file: ./secret.txt}\n  b: {file: secret.txt}\n'
-      + 'configs:\n  c: {file: ./secret.txt}\n', inProject);
+    const { model } = load(
+      'services: {}\nsecrets:\n  a: {file: ./secret.txt}\n  b: {file: secret.txt}\n' +
+        'configs:\n  c: {file: ./secret.txt}\n',
+      inProject,
+    );
     expect(model.secrets.map((s) => [s.name, s.source])).toEqual([
       ['a', { kind: 'file', content: { path: './secret.txt', text: 's3cr3t', binary: false } }],
       ['b', { kind: 'file', content: { path: 'secret.txt', text: 's3cr3t', binary: false } }],
@@ -50,27 +56,33 @@ describe('secrets and configs', () => {
   });
 
   test('service references: short and long syntax, targets made absolute, octal modes', () => {
-    const svc = service(`${web([
-      'secrets:',
-      '  - file_secret',
-      '  - {source: env_secret, target: token, uid: "103", gid: 103, mode: 0440}',
-      'configs:',
-      '  - file_config',
-      '  - {source: inline, target: etc/app.conf, mode: "0644"}',
-    ].join('\n'))}${files}`, { ...inProject, env: { TOKEN: 'tok' } });
+    const svc = service(
+      `${web(
+        [
+          'secrets:',
+          '  - file_secret',
+          '  - {source: env_secret, target: token, uid: "103", gid: 103, mode: 0440}',
+          'configs:',
+          '  - file_config',
+          '  - {source: inline, target: etc/app.conf, mode: "0644"}',
+        ].join('\n'),
+      )}${files}`,
+      { ...inProject, env: { TOKEN: 'tok' } },
+    );
     expect(svc.secrets.map((s) => ({ ...s, at: undefined }))).toEqual([
       { source: 'env_secret', target: '/run/secrets/token', uid: '103', gid: '103', mode: 0o440, at: undefined },
       { source: 'file_secret', target: '/run/secrets/file_secret', at: undefined },
     ]);
     expect(svc.configs.map((c) => [c.source, c.target, c.mode])).toEqual([
-      ['file_config', '/file_config', undefined], ['inline', '/etc/app.conf', 0o644],
+      ['file_config', '/file_config', undefined],
+      ['inline', '/etc/app.conf', 0o644],
     ]);
   });
 
   test('an unset environment source is an error that does not quote any value', () => {
     expect(errorOf(() => load(`services: {}\n${files}`, inProject)).message).toBe(
-      'compose.yaml:4:29: secrets.env_secret.environment: secret "env_secret" comes from environment variable TOKEN, '
-      + 'which is not set (got "TOKEN"). Fix: set TOKEN in the environment or in the .env file.',
+      'compose.yaml:4:29: secrets.env_secret.environment: secret "env_secret" comes from environment variable TOKEN, ' +
+        'which is not set (got "TOKEN"). Fix: set TOKEN in the environment or in the .env file.',
     );
   });
 
@@ -92,7 +104,8 @@ describe('secrets and configs', () => {
   });
 
   test('a service using an undeclared secret is an error', () => {
-    expect(errorOf(() => load(web('secrets: [nope]'))).problem)
-      .toBe('the service uses secret "nope", which is not declared under the top-level secrets');
+    expect(errorOf(() => load(web('secrets: [nope]'))).problem).toBe(
+      'the service uses secret "nope", which is not declared under the top-level secrets',
+    );
   });
 });

@@ -1,19 +1,51 @@
 import {
-  DEFAULT_SENSITIVE_NAME_PATTERNS, REDACTED, Redactor, SecretValues, embeddedPasswords, hasEmbeddedPassword, isSensitiveName, redactError,
+  DEFAULT_SENSITIVE_NAME_PATTERNS,
+  REDACTED,
+  Redactor,
+  SecretValues,
+  embeddedPasswords,
+  hasEmbeddedPassword,
+  isSensitiveName,
+  redactError,
 } from '../../lib/compose/sensitive';
 import * as fc from 'fast-check';
 import { ComposeError } from '../../lib/compose/errors';
 
 describe('isSensitiveName', () => {
   test.each([
-    'POSTGRES_PASSWORD', 'MYSQL_ROOT_PASSWD', 'SECRET_KEY_BASE', 'GITHUB_TOKEN', 'STRIPE_API_KEY', 'OPENAI_APIKEY',
-    'JWT_PRIVATE_KEY', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'GOOGLE_APPLICATION_CREDENTIALS', 'gpg_passphrase',
-    'db_password', 'MONGO_PASS', 'smtp_pass', 'DB_PWD',
+    'POSTGRES_PASSWORD',
+    'MYSQL_ROOT_PASSWD',
+    'SECRET_KEY_BASE',
+    'GITHUB_TOKEN',
+    'STRIPE_API_KEY',
+    'OPENAI_APIKEY',
+    'JWT_PRIVATE_KEY',
+    'AWS_ACCESS_KEY_ID',
+    'AWS_SECRET_ACCESS_KEY',
+    'GOOGLE_APPLICATION_CREDENTIALS',
+    'gpg_passphrase',
+    'db_password',
+    'MONGO_PASS',
+    'smtp_pass',
+    'DB_PWD',
   ])('%s is sensitive', (name) => {
     expect(isSensitiveName(name, DEFAULT_SENSITIVE_NAME_PATTERNS)).toBe(true);
   });
 
-  test.each(['LOG_LEVEL', 'DATABASE_HOST', 'PORT', 'POSTGRES_USER', 'POSTGRES_PASSWORD_FILE', 'PWD', 'PASS', 'COMPASS_URL', 'BYPASS_CACHE', 'MONGO_PASS_FILE', 'MAILCOW_PASS_SCHEME', 'PWD_POLICY'])('%s is not', (name) => {
+  test.each([
+    'LOG_LEVEL',
+    'DATABASE_HOST',
+    'PORT',
+    'POSTGRES_USER',
+    'POSTGRES_PASSWORD_FILE',
+    'PWD',
+    'PASS',
+    'COMPASS_URL',
+    'BYPASS_CACHE',
+    'MONGO_PASS_FILE',
+    'MAILCOW_PASS_SCHEME',
+    'PWD_POLICY',
+  ])('%s is not', (name) => {
     expect(isSensitiveName(name, DEFAULT_SENSITIVE_NAME_PATTERNS)).toBe(false);
   });
 
@@ -36,9 +68,12 @@ describe('embedded passwords', () => {
     expect(hasEmbeddedPassword(value)).toBe(true);
   });
 
-  test.each(['postgresql://shop@db:5432/shop', 'redis://cache:6379/0', 'http://api:8000/v1', 'user:pass'])('%s has none', (value) => {
-    expect(hasEmbeddedPassword(value)).toBe(false);
-  });
+  test.each(['postgresql://shop@db:5432/shop', 'redis://cache:6379/0', 'http://api:8000/v1', 'user:pass'])(
+    '%s has none',
+    (value) => {
+      expect(hasEmbeddedPassword(value)).toBe(false);
+    },
+  );
 });
 
 describe('SecretValues', () => {
@@ -63,29 +98,35 @@ describe('Redactor', () => {
   test('finds every secret, overlapping or nested, like a plain search for each would', () => {
     const redactor = new Redactor();
     ['abcd', 'bcdefg', 'xyzw', 'zzzzab', 'héllo-wörld'].forEach((v) => redactor.add(v));
-    expect(redactor.redact('..abcdefg..xyzw..zzzzzabcd..héllo-wörld')).toBe('..[redacted]..[redacted]..z[redacted]..[redacted]');
+    expect(redactor.redact('..abcdefg..xyzw..zzzzzabcd..héllo-wörld')).toBe(
+      '..[redacted]..[redacted]..z[redacted]..[redacted]',
+    );
     expect(redactor.redact('nothing here')).toBe('nothing here');
     expect(redactor.hides('aaxyzwbb')).toBe(true);
     expect(redactor.hides('xyz')).toBe(false);
   });
 
   test('redacts exactly what a search for each secret finds (overlaps merged), on random small alphabets', () => {
-    const word = (min: number, max: number) => fc.array(fc.constantFrom('a', 'b', 'é'), { minLength: min, maxLength: max }).map((a) => a.join(''));
-    fc.assert(fc.property(fc.array(word(4, 7), { minLength: 1, maxLength: 5 }), word(0, 60), (secrets, text) => {
-      const redactor = new Redactor();
-      secrets.forEach((v) => redactor.add(v));
-      const covered = new Array<boolean>(text.length).fill(false);
-      for (const secret of secrets) {
-        for (let i = text.indexOf(secret); i >= 0; i = text.indexOf(secret, i + 1)) {
-          covered.fill(true, i, i + secret.length);
+    const word = (min: number, max: number) =>
+      fc.array(fc.constantFrom('a', 'b', 'é'), { minLength: min, maxLength: max }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(fc.array(word(4, 7), { minLength: 1, maxLength: 5 }), word(0, 60), (secrets, text) => {
+        const redactor = new Redactor();
+        secrets.forEach((v) => redactor.add(v));
+        const covered = new Array<boolean>(text.length).fill(false);
+        for (const secret of secrets) {
+          for (let i = text.indexOf(secret); i >= 0; i = text.indexOf(secret, i + 1)) {
+            covered.fill(true, i, i + secret.length);
+          }
         }
-      }
-      let expected = '';
-      for (let i = 0; i < text.length; i++) {
-        expected += covered[i] ? (i === 0 || !covered[i - 1] ? REDACTED : '') : text[i];
-      }
-      expect(redactor.redact(text)).toBe(expected);
-    }), { numRuns: 300, seed: 6 });
+        let expected = '';
+        for (let i = 0; i < text.length; i++) {
+          expected += covered[i] ? (i === 0 || !covered[i - 1] ? REDACTED : '') : text[i];
+        }
+        expect(redactor.redact(text)).toBe(expected);
+      }),
+      { numRuns: 300, seed: 6 },
+    );
   });
 
   test('a long secret (a secret file) is found as the short ones are, overlaps merged', () => {
@@ -113,7 +154,9 @@ describe('Redactor', () => {
       value: { environment: { DB_PASSWORD: 's3cret-value' } },
       hint: 'not s3cret-value',
     });
-    expect((redactError(err, redactor) as Error).message).toBe('compose.yaml:3:7: services.web.ports[0]: bad port "[redacted]:80" '
-      + '(got {"environment":{"DB_PASSWORD":"[redacted]"}}). Fix: not [redacted].');
+    expect((redactError(err, redactor) as Error).message).toBe(
+      'compose.yaml:3:7: services.web.ports[0]: bad port "[redacted]:80" ' +
+        '(got {"environment":{"DB_PASSWORD":"[redacted]"}}). Fix: not [redacted].',
+    );
   });
 });

@@ -15,7 +15,7 @@ describe('shellSplit', () => {
     expect(shellSplit(text)).toEqual(words);
   });
 
-  test.each(['"open', '\'open', 'trailing\\'])('%j has unbalanced quoting', (text) => {
+  test.each(['"open', "'open", 'trailing\\'])('%j has unbalanced quoting', (text) => {
     expect(shellSplit(text)).toBeUndefined();
   });
 });

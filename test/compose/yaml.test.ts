@@ -8,9 +8,10 @@ function parse(text: string): YNode {
 function entry(node: YNode, ...keys: Array<string | number>): YNode {
   let current = node;
   for (const key of keys) {
-    current = typeof key === 'number'
-      ? (current as unknown as { items: YNode[] }).items[key]
-      : (current as YMap).entries.get(key) as YNode;
+    current =
+      typeof key === 'number'
+        ? (current as unknown as { items: YNode[] }).items[key]
+        : ((current as YMap).entries.get(key) as YNode);
   }
   return current;
 }
@@ -19,10 +20,16 @@ describe('parseYaml', () => {
   test('keeps the key path, line and column of every value', () => {
     const root = parse('services:\n  web:\n    image: nginx\n    ports:\n      - "80:80"\n');
     expect(entry(root, 'services', 'web', 'image').at).toEqual({
-      file: 'compose.yaml', path: 'services.web.image', line: 3, column: 12,
+      file: 'compose.yaml',
+      path: 'services.web.image',
+      line: 3,
+      column: 12,
     });
     expect(entry(root, 'services', 'web', 'ports', 0).at).toEqual({
-      file: 'compose.yaml', path: 'services.web.ports[0]', line: 5, column: 9,
+      file: 'compose.yaml',
+      path: 'services.web.ports[0]',
+      line: 5,
+      column: 9,
     });
   });
 
@@ -33,20 +40,25 @@ describe('parseYaml', () => {
   });
 
   test('resolves merge keys: keys written in the map win, the first merged map wins over later ones', () => {
-    const root = parse([
-      'x-a: &a {image: a, user: a, restart: always}',
-      'x-b: &b {image: b, user: b, hostname: b}',
-      'services:',
-      '  one:',
-      '    <<: *a',
-      '    image: own',
-      '  two:',
-      '    <<: [*a, *b]',
-      '',
-    ].join('\n'));
+    const root = parse(
+      [
+        'x-a: &a {image: a, user: a, restart: always}',
+        'x-b: &b {image: b, user: b, hostname: b}',
+        'services:',
+        '  one:',
+        '    <<: *a',
+        '    image: own',
+        '  two:',
+        '    <<: [*a, *b]',
+        '',
+      ].join('\n'),
+    );
     expect(toPlain(entry(root, 'services', 'one'))).toEqual({ image: 'own', user: 'a', restart: 'always' });
     expect(toPlain(entry(root, 'services', 'two'))).toEqual({
-      image: 'a', user: 'a', restart: 'always', hostname: 'b',
+      image: 'a',
+      user: 'a',
+      restart: 'always',
+      hostname: 'b',
     });
   });
 
@@ -59,8 +71,12 @@ describe('parseYaml', () => {
   });
 
   test('plain keys are taken as written', () => {
-    expect(Object.keys(toPlain(parse('NULL: 1\nyes: 2\n1.0: 3\n"quoted": 4\n')) as object).sort())
-      .toEqual(['1.0', 'NULL', 'quoted', 'yes']);
+    expect(Object.keys(toPlain(parse('NULL: 1\nyes: 2\n1.0: 3\n"quoted": 4\n')) as object).sort()).toEqual([
+      '1.0',
+      'NULL',
+      'quoted',
+      'yes',
+    ]);
   });
 
   test('reads YAML 1.2: yes, no and 22:22 stay strings', () => {
@@ -70,19 +86,20 @@ describe('parseYaml', () => {
 
   test('throws on malformed YAML with the line and column', () => {
     expect(errorOf(() => parse('services:\n  web:\n    image: nginx\n   ports: [80\n')).message).toBe(
-      'compose.yaml:4:1: invalid YAML: All mapping items must start at the same column. '
-      + 'Fix: fix the YAML syntax at that line (indentation, quotes, a missing ":" or closing bracket); '
-      + 'yamllint shows the same spot.',
+      'compose.yaml:4:1: invalid YAML: All mapping items must start at the same column. ' +
+        'Fix: fix the YAML syntax at that line (indentation, quotes, a missing ":" or closing bracket); ' +
+        'yamllint shows the same spot.',
     );
   });
 
   test('throws on duplicate keys', () => {
     expect(errorOf(() => parse('services:\n  web:\n    image: a\n    image: b\n')).message).toBe(
-      'compose.yaml:4:5: services.web.image: duplicate key "image": the keys of a YAML map must be unique. '
-      + 'Fix: remove one of the two, or merge what they hold.');
+      'compose.yaml:4:5: services.web.image: duplicate key "image": the keys of a YAML map must be unique. ' +
+        'Fix: remove one of the two, or merge what they hold.',
+    );
   });
 
-  test('checks unique keys in linear time (yaml\'s own check is quadratic: 40000 keys took 33 s)', () => {
+  test("checks unique keys in linear time (yaml's own check is quadratic: 40000 keys took 33 s)", () => {
     const keys = Array.from({ length: 40_000 }, (_, i) => `  k${i}: 1`).join('\n');
     const started = Date.now();
     expect(parse(`x-many:\n${keys}\n`)).toBeDefined();
@@ -100,8 +117,8 @@ describe('parseYaml', () => {
     const err = errorOf(() => parse(`${levels.join('\n')}\n`));
     expect(Date.now() - started).toBeLessThan(2000);
     expect(err.message).toBe(
-      'compose.yaml:3:32: e[0][0][8]: the YAML uses more than 1000 aliases. '
-      + 'Fix: the file looks like an alias bomb; raise the loader\'s limits.maxAliases if the file is genuine.',
+      'compose.yaml:3:32: e[0][0][8]: the YAML uses more than 1000 aliases. ' +
+        "Fix: the file looks like an alias bomb; raise the loader's limits.maxAliases if the file is genuine.",
     );
   });
 
@@ -114,15 +131,19 @@ describe('parseYaml', () => {
 
   test('throws on an alias to an undefined anchor', () => {
     expect(errorOf(() => parse('a: *nope\n')).message).toBe(
-      'compose.yaml:1:4: a: alias *nope refers to an anchor that is not defined before it. '
-      + 'Fix: define &nope earlier in the file.',
+      'compose.yaml:1:4: a: alias *nope refers to an anchor that is not defined before it. ' +
+        'Fix: define &nope earlier in the file.',
     );
   });
 
   test('throws on nesting deeper than the limit', () => {
-    const err = errorOf(() => parseYaml(`${'['.repeat(30)}${']'.repeat(30)}`, 'c.yaml', {
-      maxAliases: 10, maxNodes: 1000, maxDepth: 20,
-    }));
+    const err = errorOf(() =>
+      parseYaml(`${'['.repeat(30)}${']'.repeat(30)}`, 'c.yaml', {
+        maxAliases: 10,
+        maxNodes: 1000,
+        maxDepth: 20,
+      }),
+    );
     expect(err.problem).toBe('the YAML is nested more than 20 levels deep');
   });
 

@@ -24,8 +24,18 @@ import { parseYamlDocs } from '../support/yaml-docs';
 const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'cdk8s-compose-cli-outputs-')));
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
-const AS_REFERENCE = ['--namespace', 'shop', '--ingress-host', 'web=shop.example.com', '--ingress-host',
-  'reporting=reports.shop.example.com', '--target', 'auto', '--image-base-url', 'https://images.example.com/shop'];
+const AS_REFERENCE = [
+  '--namespace',
+  'shop',
+  '--ingress-host',
+  'web=shop.example.com',
+  '--ingress-host',
+  'reporting=reports.shop.example.com',
+  '--target',
+  'auto',
+  '--image-base-url',
+  'https://images.example.com/shop',
+];
 
 interface Mode {
   readonly args: readonly string[];
@@ -41,8 +51,17 @@ const waveFiles = (files: readonly string[]) => files.filter((f) => /^\d+-[^/]+\
 const MODES: Readonly<Record<string, Mode>> = {
   'file per resource': { args: ['-o', 'k8s'], out: 'k8s', manifests: waveFiles },
   'file per resource, again': { args: ['-o', 'k8s'], out: 'k8s', manifests: waveFiles },
-  'file per resource, reordered compose file': { args: ['-o', 'k8s'], out: 'k8s', manifests: waveFiles, reordered: true },
-  'one file (-o FILE.yaml)': { args: ['-o', 'deploy/all.yaml'], out: 'deploy', manifests: (files) => files.filter((f) => f === 'all.yaml') },
+  'file per resource, reordered compose file': {
+    args: ['-o', 'k8s'],
+    out: 'k8s',
+    manifests: waveFiles,
+    reordered: true,
+  },
+  'one file (-o FILE.yaml)': {
+    args: ['-o', 'deploy/all.yaml'],
+    out: 'deploy',
+    manifests: (files) => files.filter((f) => f === 'all.yaml'),
+  },
   'stdout': { args: ['--stdout'], manifests: () => [] },
 };
 
@@ -96,14 +115,20 @@ const run = (name: string): Run => runs.get(name)!;
 describe.each(Object.keys(MODES))('%s', (name) => {
   test('exits 0, and the manifests pass the validator, the Kubernetes and the safety rules, runbook and log included', () => {
     const { cwd, result, docs } = run(name);
-    expect({ code: result.code, timedOut: result.timedOut, errors: result.stderr.split('\n').filter((l) => l.startsWith('error')) })
-      .toEqual({ code: 0, timedOut: false, errors: [] });
+    expect({
+      code: result.code,
+      timedOut: result.timedOut,
+      errors: result.stderr.split('\n').filter((l) => l.startsWith('error')),
+    }).toEqual({ code: 0, timedOut: false, errors: [] });
     expect(docs.length).toBe(library.docs.filter((d) => d.kind && !['KubeVirt', 'CDI'].includes(d.kind)).length);
     const runbook = MODES[name].out ? fs.readFileSync(path.join(cwd, MODES[name].out!, 'RUNBOOK.md'), 'utf8') : '';
     expectManifestsPass(docs, {
       ...library.options,
       secretValues: [...new Set([...(library.options.secretValues ?? []), ...referenceSecrets()])],
-      texts: [{ name: 'RUNBOOK.md', content: runbook }, { name: 'stderr', content: result.stderr }],
+      texts: [
+        { name: 'RUNBOOK.md', content: runbook },
+        { name: 'stderr', content: result.stderr },
+      ],
     });
   });
 
@@ -126,8 +151,11 @@ test('--stdout writes nothing', () => {
 
 function bytes(name: string, except: readonly string[] = []): Record<string, string> {
   const dir = path.join(run(name).cwd, 'k8s');
-  return Object.fromEntries(run(name).files.filter((f) => !except.includes(f))
-    .map((f) => [f, fs.readFileSync(path.join(dir, f)).toString('base64')]));
+  return Object.fromEntries(
+    run(name)
+      .files.filter((f) => !except.includes(f))
+      .map((f) => [f, fs.readFileSync(path.join(dir, f)).toString('base64')]),
+  );
 }
 
 test('two runs write identical bytes', () => {
@@ -147,8 +175,10 @@ test('every YAML file written is yamllint -d relaxed clean', async () => {
 
 test('the totals, and the README claims no more', () => {
   const documents = [...runs.values()].reduce((n, r) => n + r.docs.length, 0);
-  const yamlFiles = ['file per resource', 'one file (-o FILE.yaml)']
-    .reduce((n, name) => n + run(name).files.filter((f) => /\.ya?ml$/.test(f)).length, 0);
+  const yamlFiles = ['file per resource', 'one file (-o FILE.yaml)'].reduce(
+    (n, name) => n + run(name).files.filter((f) => /\.ya?ml$/.test(f)).length,
+    0,
+  );
   console.log(`cli: ${documents} documents validated in ${runs.size} CLI runs; ${yamlFiles} YAML files linted`);
   expect(readmeCount('documents written by the CLI')).toBeLessThanOrEqual(documents);
   expect(readmeCount('YAML files the CLI writes')).toBeLessThanOrEqual(yamlFiles);

@@ -13,8 +13,18 @@ import { expectManifestsPass } from '../support/checks';
 import { yamllintProblemsLater } from '../support/files';
 import { machinePaths } from '../support/machine-paths';
 import {
-  CORPUS, CORPUS_DIRS, DIST, VM_FIXTURE, WrittenOutput, corpusLoadOptions, listFiles, readDist, referenceSecrets,
-  writeCorpusApp, writeReference, writeVmExample,
+  CORPUS,
+  CORPUS_DIRS,
+  DIST,
+  VM_FIXTURE,
+  WrittenOutput,
+  corpusLoadOptions,
+  listFiles,
+  readDist,
+  referenceSecrets,
+  writeCorpusApp,
+  writeReference,
+  writeVmExample,
 } from '../support/outputs';
 import { readmeCount } from '../support/readme';
 import { checkSafety, checkSecretLeaks } from '../support/safety-rules';
@@ -99,13 +109,22 @@ const NOT_SECRET = /^(true|false|yes|no|on|off|none|null|changeme|invalid|\$\{.*
 function inputSecrets({ model, output }: Case): string[] {
   const namespace = output.docs.find((d) => d.kind === 'Namespace')?.metadata?.name ?? model.name;
   const values = [
-    ...model.services.flatMap((s) => s.environment.filter((e) => SENSITIVE.test(e.name) && !e.name.endsWith('_FILE')).map((e) => e.value)),
+    ...model.services.flatMap((s) =>
+      s.environment.filter((e) => SENSITIVE.test(e.name) && !e.name.endsWith('_FILE')).map((e) => e.value),
+    ),
     ...model.services.flatMap((s) => s.environment.map((e) => /:\/\/[^/\s:@]*:([^@\s/]+)@/.exec(e.value)?.[1])),
-    ...model.secrets.map((s) => (s.source.kind === 'file' || s.source.kind === 'environment' || s.source.kind === 'content'
-      ? (s.source.content.binary ? undefined : s.source.content.text.trim()) : undefined)),
+    ...model.secrets.map((s) =>
+      s.source.kind === 'file' || s.source.kind === 'environment' || s.source.kind === 'content'
+        ? s.source.content.binary
+          ? undefined
+          : s.source.content.text.trim()
+        : undefined,
+    ),
     ...(output.name === 'reference' || output.name === 'dist' ? referenceSecrets() : []),
   ].filter((v): v is string => typeof v === 'string' && v.length >= 4 && !NOT_SECRET.test(v));
-  const names = [model.name, namespace, ...model.services.flatMap((s) => [s.name, s.image])].map((n) => n.toLowerCase());
+  const names = [model.name, namespace, ...model.services.flatMap((s) => [s.name, s.image])].map((n) =>
+    n.toLowerCase(),
+  );
   return [...new Set(values)].filter((v) => !names.some((n) => n.includes(v.toLowerCase())));
 }
 
@@ -134,8 +153,12 @@ describe.each(CASES.map((c) => [c.output.name, c] as const))('%s', (_name, c) =>
     const images = new Set(model.services.map((s) => s.image).filter(unpinned));
     const { warnings } = checkSafety(output.docs, { secretValues: [] });
     const flagged = new Set(warnings.map((w) => /image "([^"]+)"/.exec(w.message)?.[1]));
-    const used = new Set(output.docs.flatMap((d) => JSON.stringify(d).match(/"image":"[^"]+"/g) ?? [])
-      .map((m) => m.slice(9, -1)).filter(unpinned));
+    const used = new Set(
+      output.docs
+        .flatMap((d) => JSON.stringify(d).match(/"image":"[^"]+"/g) ?? [])
+        .map((m) => m.slice(9, -1))
+        .filter(unpinned),
+    );
     expect([...flagged].sort()).toEqual([...used].sort());
     for (const image of used) {
       // Every unpinned image in the output comes from the compose file (the converter adds only pinned ones).
@@ -145,7 +168,8 @@ describe.each(CASES.map((c) => [c.output.name, c] as const))('%s', (_name, c) =>
 
   test('the CLI prints each document byte for byte as cdk8s wrote it', () => {
     // Each document written by app.synth() (cdk8s's Yaml.stringify), read back and printed by the CLI's printer.
-    const texts = output.files.filter((f) => f.endsWith('.k8s.yaml'))
+    const texts = output.files
+      .filter((f) => f.endsWith('.k8s.yaml'))
       .flatMap((f) => read(path.join(output.dir, f)).split(/^---\n/m));
     expect(texts.length).toBe(output.docs.length);
     let fast = 0;
@@ -168,7 +192,7 @@ describe.each(CASES.map((c) => [c.output.name, c] as const))('%s', (_name, c) =>
 /** Documents checked against the CLI's printer, and how many it printed itself (not through Yaml.stringify). */
 const printed: { name: string; documents: number; fast: number }[] = [];
 
-test('the CLI\'s printer prints nearly every document itself', () => {
+test("the CLI's printer prints nearly every document itself", () => {
   const documents = printed.reduce((n, p) => n + p.documents, 0);
   const fast = printed.reduce((n, p) => n + p.fast, 0);
   expect(printed.length).toBe(CASES.length);
@@ -183,15 +207,18 @@ test('every YAML file written is yamllint -d relaxed clean', async () => {
 test('the leak scan with input secrets can fail: a secret value planted in a ConfigMap is found', () => {
   const c = byName.get('reference')!;
   const secrets = inputSecrets(c);
-  const planted = c.output.docs.map((d) => (d.kind === 'ConfigMap' ? { ...d, data: { ...(d.data ?? {}), LEAK: secrets[0] } } : d));
+  const planted = c.output.docs.map((d) =>
+    d.kind === 'ConfigMap' ? { ...d, data: { ...(d.data ?? {}), LEAK: secrets[0] } } : d,
+  );
   expect(planted.some((d) => d.kind === 'ConfigMap')).toBe(true);
   expect(checkSecretLeaks(planted, { secretValues: secrets })).not.toEqual([]);
 });
 
 test('the machine-path scan can fail: paths of the repository and the output folder are found', () => {
   const repo = path.resolve(__dirname, '../..');
-  expect(machinePaths('x', `out: ${scratch}/a/reference\nfile: "${repo}/examples/reference/compose.yaml"`, [], [scratch]))
-    .toEqual([`x: ${repo}/examples/reference/compose.yaml`, `x: ${scratch}/a/reference`].sort());
+  expect(
+    machinePaths('x', `out: ${scratch}/a/reference\nfile: "${repo}/examples/reference/compose.yaml"`, [], [scratch]),
+  ).toEqual([`x: ${repo}/examples/reference/compose.yaml`, `x: ${scratch}/a/reference`].sort());
   // `/work/` inside another path is not a path of its own (the repository cloned to /check/work/main).
   expect(machinePaths('x', 'file: /elsewhere-for-test/work/thing', [], [])).toEqual([]);
 });
@@ -239,14 +266,19 @@ test('reordering what compose treats as unordered writes identical bytes (each p
   const property = fc.property(fc.constantFrom(...projects), fc.integer(), (project, seed) => {
     run += 1;
     const out = path.join(scratch, 'permuted-out', String(run));
-    const written = project === 'reference'
-      ? writeReference(out, permutedCopy(referenceAppDir(), seed, run))
-      : writeCorpusApp(project, out, permutedCopy(path.join(CORPUS, project), seed, run));
+    const written =
+      project === 'reference'
+        ? writeReference(out, permutedCopy(referenceAppDir(), seed, run))
+        : writeCorpusApp(project, out, permutedCopy(path.join(CORPUS, project), seed, run));
     expectSameBytes(byName.get(project === 'reference' ? 'reference' : `corpus/${project}`)!.output.dir, written.dir);
     fs.rmSync(path.join(scratch, 'permuted', String(run)), { recursive: true, force: true });
   });
   const examples = projects.map((p, i): [string, number] => [p, FUZZ_SEED + i]);
-  const details = fuzzAssert(property, examples.length + runsOf('reordered compose files write identical bytes'), examples);
+  const details = fuzzAssert(
+    property,
+    examples.length + runsOf('reordered compose files write identical bytes'),
+    examples,
+  );
   expect(details.numRuns).toBe(projects.length + runsOf('reordered compose files write identical bytes'));
 });
 
@@ -267,7 +299,9 @@ test('the README\'s "What is checked" claims no more than this suite checks', ()
 });
 
 test('the totals', () => {
-  console.log(`every output: ${TOTALS.documents} documents validated in ${CASES.length} outputs; ${TOTALS.yamlFiles} YAML `
-    + `files linted; ${TOTALS.corpusFiles} corpus files; ${TOTALS.secrets} input secret values kept out`);
+  console.log(
+    `every output: ${TOTALS.documents} documents validated in ${CASES.length} outputs; ${TOTALS.yamlFiles} YAML ` +
+      `files linted; ${TOTALS.corpusFiles} corpus files; ${TOTALS.secrets} input secret values kept out`,
+  );
   expect(TOTALS.secrets).toBeGreaterThan(0);
 });

@@ -22,7 +22,6 @@ function publicApi(): { checker: ts.TypeChecker; exports: Exported[] } {
     target: ts.ScriptTarget.ES2020,
     esModuleInterop: true,
     skipLibCheck: true,
-    
   });
   const checker = program.getTypeChecker();
   const moduleSymbol = checker.getSymbolAtLocation(program.getSourceFile(INDEX)!)!;
@@ -61,7 +60,9 @@ test('every optional member of an exported props or options interface has a doc 
       const doc = ts.displayPartsToString(member.getDocumentationComment(checker)).trim();
       const hasDefault = member.getJsDocTags(checker).some((tag) => tag.name === 'default');
       if (doc === '' || !hasDefault) {
-        missing.push(`${e.name}.${member.name}${doc === '' ? ' (no doc comment)' : ''}${hasDefault ? '' : ' (no @default)'}`);
+        missing.push(
+          `${e.name}.${member.name}${doc === '' ? ' (no doc comment)' : ''}${hasDefault ? '' : ' (no @default)'}`,
+        );
       }
     }
   }
@@ -75,7 +76,7 @@ test('the public handles of every exported class are readonly (a readonly field 
   for (const e of classes) {
     for (const member of checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(e.target))) {
       for (const declaration of member.declarations ?? []) {
-        const modifiers = ts.canHaveModifiers(declaration) ? ts.getModifiers(declaration) ?? [] : [];
+        const modifiers = ts.canHaveModifiers(declaration) ? (ts.getModifiers(declaration) ?? []) : [];
         const kinds = new Set(modifiers.map((m) => m.kind));
         if (kinds.has(ts.SyntaxKind.PrivateKeyword) || kinds.has(ts.SyntaxKind.ProtectedKeyword)) {
           continue;
@@ -96,7 +97,11 @@ test('the README\'s "Construct API" section lists exactly the exported names', (
   const section = readmeSection('Construct API');
   const start = section.indexOf('**What the package exports.**');
   expect(start).toBeGreaterThanOrEqual(0);
-  const rows = section.slice(start).split('\n\n')[1].split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| Group'));
+  const rows = section
+    .slice(start)
+    .split('\n\n')[1]
+    .split('\n')
+    .filter((line) => line.startsWith('| ') && !line.startsWith('| Group'));
   const listed = rows.flatMap((row) => [...row.split('|')[2].matchAll(/`([A-Za-z_][A-Za-z0-9_]*)`/g)].map((m) => m[1]));
   expect([...listed].sort()).toEqual(api.map((e) => e.name));
 });

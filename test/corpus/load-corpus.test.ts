@@ -13,7 +13,10 @@ import { CORPUS_DIR as CORPUS } from '../support/shared';
  * then checks the model against Debian's docker-compose 1.29 `config` for every file that tool can parse.
  */
 
-const DIRS = fs.readdirSync(CORPUS).filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory()).sort();
+const DIRS = fs
+  .readdirSync(CORPUS)
+  .filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory())
+  .sort();
 /** The same environment for the loader and docker-compose: nothing but PATH, so unset variables stay unset. */
 const ENV = { PATH: '/usr/bin:/bin' };
 
@@ -52,12 +55,18 @@ const EXPECTED: Readonly<Record<string, Expected>> = {
   'kompose-hpa': { result: '1 services; warnings: unpinned-image×1' },
   'kompose-secrets-long': { result: '1 services; warnings: unpinned-image×1' },
   'kompose-v2': { result: '2 services; warnings: unpinned-image×1, unsupported-key×1' },
-  'mailcow': { result: '18 services; warnings: unpinned-image×1, unset-variable×8, unsupported-key×15, unsupported-volume-option×19' },
+  'mailcow': {
+    result:
+      '18 services; warnings: unpinned-image×1, unset-variable×8, unsupported-key×15, unsupported-volume-option×19',
+  },
   'minecraft': { result: '1 services; warnings: unpinned-image×1' },
   'nextcloud-redis-mariadb': { result: '3 services; warnings: none' },
   'nginx-golang-mysql': {
     images: { backend: 'registry.example.com/nginx-golang-mysql/backend:1.0' },
-    withoutImages: buildOnly('3 services; warnings: build-image×1, unpinned-image×1', 'backend → nginx-golang-mysql-backend'),
+    withoutImages: buildOnly(
+      '3 services; warnings: build-image×1, unpinned-image×1',
+      'backend → nginx-golang-mysql-backend',
+    ),
     result: '3 services; warnings: unpinned-image×1',
   },
   'nginx-nodejs-redis': {
@@ -66,8 +75,10 @@ const EXPECTED: Readonly<Record<string, Expected>> = {
       web1: 'registry.example.com/nginx-nodejs-redis/web1:1.0',
       web2: 'registry.example.com/nginx-nodejs-redis/web2:1.0',
     },
-    withoutImages: buildOnly('4 services; warnings: build-image×1, unpinned-image×1',
-      'nginx → nginx-nodejs-redis-nginx, web1 → nginx-nodejs-redis-web1, web2 → nginx-nodejs-redis-web2'),
+    withoutImages: buildOnly(
+      '4 services; warnings: build-image×1, unpinned-image×1',
+      'nginx → nginx-nodejs-redis-nginx, web1 → nginx-nodejs-redis-web1, web2 → nginx-nodejs-redis-web2',
+    ),
     result: '4 services; warnings: unpinned-image×1',
   },
   'open-webui-gpu': { result: '2 services; warnings: unpinned-image×2' },
@@ -82,8 +93,10 @@ const EXPECTED: Readonly<Record<string, Expected>> = {
       backend: 'registry.example.com/react-express-mongodb/backend:1.0',
       frontend: 'registry.example.com/react-express-mongodb/frontend:1.0',
     },
-    withoutImages: buildOnly('3 services; warnings: build-image×1',
-      'backend → react-express-mongodb-backend, frontend → react-express-mongodb-frontend'),
+    withoutImages: buildOnly(
+      '3 services; warnings: build-image×1',
+      'backend → react-express-mongodb-backend, frontend → react-express-mongodb-frontend',
+    ),
     result: '3 services; warnings: none',
   },
   'react-java-mysql': {
@@ -91,8 +104,10 @@ const EXPECTED: Readonly<Record<string, Expected>> = {
       backend: 'registry.example.com/react-java-mysql/backend:1.0',
       frontend: 'registry.example.com/react-java-mysql/frontend:1.0',
     },
-    withoutImages: buildOnly('3 services; warnings: build-image×1',
-      'backend → react-java-mysql-backend, frontend → react-java-mysql-frontend'),
+    withoutImages: buildOnly(
+      '3 services; warnings: build-image×1',
+      'backend → react-java-mysql-backend, frontend → react-java-mysql-frontend',
+    ),
     result: '3 services; warnings: none',
   },
   'wasmedge-kafka-mysql': { result: '3 services; warnings: unpinned-image×1, unsupported-key×1' },
@@ -110,7 +125,10 @@ function outcome(dir: string, images?: Readonly<Record<string, string>>): string
     for (const warning of warnings) {
       counts.set(warning.code, (counts.get(warning.code) ?? 0) + 1);
     }
-    const list = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([code, n]) => `${code}×${n}`).join(', ');
+    const list = [...counts]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([code, n]) => `${code}×${n}`)
+      .join(', ');
     return `${model.services.length} services; warnings: ${list || 'none'}`;
   } catch (err) {
     if (isComposeError(err)) {
@@ -130,7 +148,9 @@ describe('the corpus loads', () => {
     const expected = EXPECTED[dir];
     expect(outcome(dir, expected.images)).toBe(expected.result);
     if (expected.withoutImages !== undefined) {
-      const built = load(dir).model.services.filter((s) => s.build?.runsBuiltImage).map((s) => `${s.name} → ${s.image}`);
+      const built = load(dir)
+        .model.services.filter((s) => s.build?.runsBuiltImage)
+        .map((s) => `${s.name} → ${s.image}`);
       expect(`${outcome(dir)}; built: ${built.join(', ')}`).toBe(expected.withoutImages);
     }
   });
@@ -156,8 +176,11 @@ interface ComposeRun {
 
 /** docker-compose `config` for every folder, run once for the module (one interpreter, see the script). */
 const RUNS: Readonly<Record<string, ComposeRun>> = (() => {
-  const result = spawnSync('python3', [path.join(__dirname, 'docker-compose-config.py'),
-    ...DIRS.map((d) => path.join(CORPUS, d))], { env: ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync(
+    'python3',
+    [path.join(__dirname, 'docker-compose-config.py'), ...DIRS.map((d) => path.join(CORPUS, d))],
+    { env: ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  );
   if (result.status !== 0) {
     throw new Error(`docker-compose could not run (install it: scripts/install-tools.sh): ${result.stderr}`);
   }
@@ -167,20 +190,25 @@ const RUNS: Readonly<Record<string, ComposeRun>> = (() => {
 
 /** The files docker-compose 1.29 cannot parse, with the first line of its error (`<corpus>` for the path). */
 const DOCKER_COMPOSE_FAILURES: Readonly<Record<string, string>> = {
-  'aspnet-mssql': 'build path <corpus>/aspnet-mssql/app/aspnetapp either does not exist, is not accessible, '
-    + 'or is not a valid URL.',
-  'casaos-unifi-network-application': 'The Compose file \'./compose.yaml\' is invalid because:',
-  'mailcow': 'The Compose file \'./compose.yaml\' is invalid because:',
-  'nginx-golang-mysql': 'build path <corpus>/nginx-golang-mysql/backend either does not exist, is not accessible, '
-    + 'or is not a valid URL.',
-  'nginx-nodejs-redis': 'build path <corpus>/nginx-nodejs-redis/web either does not exist, is not accessible, '
-    + 'or is not a valid URL.',
-  'react-express-mongodb': 'build path <corpus>/react-express-mongodb/frontend either does not exist, '
-    + 'is not accessible, or is not a valid URL.',
-  'react-java-mysql': 'build path <corpus>/react-java-mysql/backend either does not exist, is not accessible, '
-    + 'or is not a valid URL.',
-  'wasmedge-kafka-mysql': 'build path <corpus>/wasmedge-kafka-mysql/etl either does not exist, is not accessible, '
-    + 'or is not a valid URL.',
+  'aspnet-mssql':
+    'build path <corpus>/aspnet-mssql/app/aspnetapp either does not exist, is not accessible, ' +
+    'or is not a valid URL.',
+  'casaos-unifi-network-application': "The Compose file './compose.yaml' is invalid because:",
+  'mailcow': "The Compose file './compose.yaml' is invalid because:",
+  'nginx-golang-mysql':
+    'build path <corpus>/nginx-golang-mysql/backend either does not exist, is not accessible, ' +
+    'or is not a valid URL.',
+  'nginx-nodejs-redis':
+    'build path <corpus>/nginx-nodejs-redis/web either does not exist, is not accessible, ' + 'or is not a valid URL.',
+  'react-express-mongodb':
+    'build path <corpus>/react-express-mongodb/frontend either does not exist, ' +
+    'is not accessible, or is not a valid URL.',
+  'react-java-mysql':
+    'build path <corpus>/react-java-mysql/backend either does not exist, is not accessible, ' +
+    'or is not a valid URL.',
+  'wasmedge-kafka-mysql':
+    'build path <corpus>/wasmedge-kafka-mysql/etl either does not exist, is not accessible, ' +
+    'or is not a valid URL.',
 };
 
 function errorLine(run: ComposeRun): string {
@@ -192,23 +220,28 @@ type Plain = Record<string, unknown>;
 
 function theirPorts(service: Plain): string[] {
   const ports = (service.ports ?? []) as unknown[];
-  return [...new Set(ports.map((port) => {
-    if (typeof port === 'string') {
-      const match = /^(?:(.*):)?(\d*):(\d+)(?:\/(\w+))?$/.exec(port);
-      if (!match) {
-        throw new Error(`unexpected docker-compose port ${port}`);
-      }
-      return `${match[1] ?? ''}|${match[2]}|${match[3]}/${match[4] ?? 'tcp'}`;
-    }
-    const p = port as Plain;
-    return `${p.host_ip ?? ''}|${p.published ?? ''}|${p.target}/${p.protocol ?? 'tcp'}`;
-  }))].sort();
+  return [
+    ...new Set(
+      ports.map((port) => {
+        if (typeof port === 'string') {
+          const match = /^(?:(.*):)?(\d*):(\d+)(?:\/(\w+))?$/.exec(port);
+          if (!match) {
+            throw new Error(`unexpected docker-compose port ${port}`);
+          }
+          return `${match[1] ?? ''}|${match[2]}|${match[3]}/${match[4] ?? 'tcp'}`;
+        }
+        const p = port as Plain;
+        return `${p.host_ip ?? ''}|${p.published ?? ''}|${p.target}/${p.protocol ?? 'tcp'}`;
+      }),
+    ),
+  ].sort();
 }
 
 function ourPorts(model: ComposeModel, name: string): string[] {
   const service = model.services.find((s) => s.name === name)!;
-  return [...new Set(service.ports.map((p) => `${p.hostIp ?? ''}|${p.published ?? ''}|${p.target}/${p.protocol}`))]
-    .sort();
+  return [
+    ...new Set(service.ports.map((p) => `${p.hostIp ?? ''}|${p.published ?? ''}|${p.target}/${p.protocol}`)),
+  ].sort();
 }
 
 function theirVolumes(service: Plain): string[] {
@@ -233,12 +266,18 @@ function theirVolumes(service: Plain): string[] {
 
 function ourVolumes(model: ComposeModel, name: string, projectDir: string): string[] {
   const service = model.services.find((s) => s.name === name)!;
-  return service.volumes.map((v) => {
-    // docker-compose expands ~ with the home folder and makes relative binds absolute; the model keeps them as written.
-    const source = v.type !== 'bind' ? v.source ?? ''
-      : v.source!.startsWith('~') ? os.homedir() + v.source!.slice(1) : path.resolve(projectDir, v.source!);
-    return `${v.type}|${source}|${v.target}|${v.readOnly ? 'ro' : 'rw'}`;
-  }).sort();
+  return service.volumes
+    .map((v) => {
+      // docker-compose expands ~ with the home folder and makes relative binds absolute; the model keeps them as written.
+      const source =
+        v.type !== 'bind'
+          ? (v.source ?? '')
+          : v.source!.startsWith('~')
+            ? os.homedir() + v.source!.slice(1)
+            : path.resolve(projectDir, v.source!);
+      return `${v.type}|${source}|${v.target}|${v.readOnly ? 'ro' : 'rw'}`;
+    })
+    .sort();
 }
 
 function theirDependencies(service: Plain): string[] {
@@ -247,7 +286,8 @@ function theirDependencies(service: Plain): string[] {
     return deps.map((d) => `${d}:service_started`).sort();
   }
   return Object.entries((deps ?? {}) as Record<string, Plain>)
-    .map(([name, d]) => `${name}:${d.condition ?? 'service_started'}`).sort();
+    .map(([name, d]) => `${name}:${d.condition ?? 'service_started'}`)
+    .sort();
 }
 
 function theirEnvironment(service: Plain): Record<string, string> {
@@ -285,8 +325,10 @@ describe('the model agrees with docker-compose 1.29 config', () => {
       const env = Object.fromEntries(service.environment.map((e) => [e.name, e.value]));
       expect([where, env]).toEqual([where, theirEnvironment(their)]);
       expect([where, ourVolumes(model, service.name, projectDir)]).toEqual([where, theirVolumes(their)]);
-      expect([where, service.dependsOn.map((d) => `${d.service}:${d.condition}`)])
-        .toEqual([where, theirDependencies(their)]);
+      expect([where, service.dependsOn.map((d) => `${d.service}:${d.condition}`)]).toEqual([
+        where,
+        theirDependencies(their),
+      ]);
     }
   });
 });

@@ -43,7 +43,7 @@ test('moves entries of every corpus file, and the file means the same', () => {
   }
 });
 
-test('reorders the services, a service\'s keys and its unordered lists, and keeps ordered lists', () => {
+test("reorders the services, a service's keys and its unordered lists, and keeps ordered lists", () => {
   const text = [
     'services:',
     '  web:',
@@ -60,19 +60,21 @@ test('reorders the services, a service\'s keys and its unordered lists, and keep
     '',
   ].join('\n');
   const reversed = permuteCompose(text, (n) => n - 1);
-  expect(reversed).toBe([
-    'services:',
-    '  db:',
-    '    image: postgres:16',
-    '  web:',
-    '    entrypoint:',
-    '      - first',
-    '      - second',
-    '    ports:',
-    '      - "443:443"',
-    '      - "80:80"',
-    '    command: [a, b]',
-    '    image: nginx:1',
-    '',
-  ].join('\n'));
+  expect(reversed).toBe(
+    [
+      'services:',
+      '  db:',
+      '    image: postgres:16',
+      '  web:',
+      '    entrypoint:',
+      '      - first',
+      '      - second',
+      '    ports:',
+      '      - "443:443"',
+      '      - "80:80"',
+      '    command: [a, b]',
+      '    image: nginx:1',
+      '',
+    ].join('\n'),
+  );
 });

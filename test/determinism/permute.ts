@@ -9,8 +9,25 @@ import { isMap, isPair, isScalar, isSeq, Node, parseDocument, visit } from 'yaml
 
 /** Keys whose block-list items compose treats as unordered. */
 export const UNORDERED_LISTS: ReadonlySet<string> = new Set([
-  'environment', 'ports', 'expose', 'volumes', 'networks', 'depends_on', 'labels', 'secrets', 'configs', 'cap_add',
-  'cap_drop', 'extra_hosts', 'profiles', 'links', 'external_links', 'tmpfs', 'security_opt', 'sysctls', 'devices',
+  'environment',
+  'ports',
+  'expose',
+  'volumes',
+  'networks',
+  'depends_on',
+  'labels',
+  'secrets',
+  'configs',
+  'cap_add',
+  'cap_drop',
+  'extra_hosts',
+  'profiles',
+  'links',
+  'external_links',
+  'tmpfs',
+  'security_opt',
+  'sysctls',
+  'devices',
   'aliases',
 ]);
 
@@ -63,10 +80,14 @@ function entriesOf(text: string, node: Node, key: string | undefined): Entry[] |
     const entries = node.items.map((pair) => {
       const k = pair.key as Node | null;
       return k?.range && startsLine(text, k.range[0])
-        ? { start: lineStart(text, k.range[0]), value: pair.value as Node | null, anchored: anchored(pair.key) || anchored(pair.value) }
+        ? {
+            start: lineStart(text, k.range[0]),
+            value: pair.value as Node | null,
+            anchored: anchored(pair.key) || anchored(pair.value),
+          }
         : undefined;
     });
-    return entries.every((e) => e !== undefined) ? entries as Entry[] : undefined;
+    return entries.every((e) => e !== undefined) ? (entries as Entry[]) : undefined;
   }
   if (isSeq(node) && !node.flow && key !== undefined && UNORDERED_LISTS.has(key)) {
     const entries = node.items.map((item) => {
@@ -85,7 +106,7 @@ function entriesOf(text: string, node: Node, key: string | undefined): Entry[] |
       return undefined;
     }
     const names = (entries as Entry[]).map((e) => e.name);
-    return NAMED_LISTS.has(key) && new Set(names).size !== names.length ? undefined : entries as Entry[];
+    return NAMED_LISTS.has(key) && new Set(names).size !== names.length ? undefined : (entries as Entry[]);
   }
   return undefined;
 }

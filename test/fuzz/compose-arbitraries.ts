@@ -49,14 +49,42 @@ function nameKey(name: string): string {
 /** Service names; `x-…` keys are compose extensions, not services. */
 const serviceName = fc.oneof(
   { weight: 3, arbitrary: fc.stringMatching(/^[a-z][a-z0-9]{0,9}$/) },
-  { weight: 1, arbitrary: fc.stringMatching(/^[a-z][a-z0-9]{0,4}[_.-][a-z0-9]{1,5}$/).filter((n) => !n.startsWith('x-')) },
+  {
+    weight: 1,
+    arbitrary: fc.stringMatching(/^[a-z][a-z0-9]{0,4}[_.-][a-z0-9]{1,5}$/).filter((n) => !n.startsWith('x-')),
+  },
   // Names that are also names the converter gives its own objects, and compose names that are not DNS labels.
-  { weight: 1, arbitrary: fc.constantFrom('web', 'db', 'dns', 'default-deny', 'default-allow-dns', 'default', 'quota',
-    'namespace', 'ingress', 'kubernetes', 'wait', 'openWebUI', 'plausible_db', 'web.v2', 'x') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'web',
+      'db',
+      'dns',
+      'default-deny',
+      'default-allow-dns',
+      'default',
+      'quota',
+      'namespace',
+      'ingress',
+      'kubernetes',
+      'wait',
+      'openWebUI',
+      'plausible_db',
+      'web.v2',
+      'x',
+    ),
+  },
 );
 
-const image = fc.constantFrom('nginx:1.27.2', 'postgres:16.4', 'redis:7.4.1-alpine', 'ghcr.io/example/app:1.0.3',
-  `registry.example.com:5000/team/api@sha256:${'ab'.repeat(32)}`, 'busybox', 'alpine:latest');
+const image = fc.constantFrom(
+  'nginx:1.27.2',
+  'postgres:16.4',
+  'redis:7.4.1-alpine',
+  'ghcr.io/example/app:1.0.3',
+  `registry.example.com:5000/team/api@sha256:${'ab'.repeat(32)}`,
+  'busybox',
+  'alpine:latest',
+);
 
 const duration = fc.oneof(
   fc.constantFrom('1s', '10s', '1m30s', '500ms', '2h', '90s', '1m'),
@@ -64,15 +92,26 @@ const duration = fc.oneof(
 );
 
 /** Text that is literal in compose: `$` doubled, no password-bearing URL, nothing that reads as a secret. */
-const plainValue = fc.oneof(
-  fc.string({ maxLength: 24 }),
-  fc.constantFrom('', 'info', 'true', '8080', '0', 'redis://cache:6379/0', 'a b c', 'x=y', 'ünïcödé', 'line1\nline2'),
-).filter((v) => !hasEmbeddedPassword(v)).map((v) => v.replace(/\$/g, '$$$$'));
+const plainValue = fc
+  .oneof(
+    fc.string({ maxLength: 24 }),
+    fc.constantFrom('', 'info', 'true', '8080', '0', 'redis://cache:6379/0', 'a b c', 'x=y', 'ünïcödé', 'line1\nline2'),
+  )
+  .filter((v) => !hasEmbeddedPassword(v))
+  .map((v) => v.replace(/\$/g, '$$$$'));
 
-const plainEnvName = fc.stringMatching(/^[A-Z][A-Z0-9_]{0,11}$/)
+const plainEnvName = fc
+  .stringMatching(/^[A-Z][A-Z0-9_]{0,11}$/)
   .filter((n) => !isSensitiveName(n, DEFAULT_SENSITIVE_NAME_PATTERNS) && !n.endsWith('_FILE'));
 
-const secretEnvName = fc.constantFrom('DB_PASSWORD', 'API_KEY', 'SESSION_SECRET', 'GITHUB_TOKEN', 'SMTP_PASSWD', 'JWT_SIGNING_KEY');
+const secretEnvName = fc.constantFrom(
+  'DB_PASSWORD',
+  'API_KEY',
+  'SESSION_SECRET',
+  'GITHUB_TOKEN',
+  'SMTP_PASSWD',
+  'JWT_SIGNING_KEY',
+);
 
 /** A secret value: long and random enough not to occur by chance in names or other values. */
 const secretValue = fc.stringMatching(/^[A-Za-z0-9]{14,22}$/).map((v) => `s3${v}`);
@@ -85,8 +124,14 @@ interface EnvPlan {
 
 const envPlan: fc.Arbitrary<EnvPlan> = fc.record({
   plain: fc.uniqueArray(fc.tuple(plainEnvName, plainValue), { maxLength: 4, selector: ([n]) => n }),
-  secret: fc.uniqueArray(fc.tuple(secretEnvName, secretValue, fc.constantFrom('literal', 'interpolated', 'dsn') as fc.Arbitrary<'literal' | 'interpolated' | 'dsn'>),
-    { maxLength: 2, selector: ([n]) => n }),
+  secret: fc.uniqueArray(
+    fc.tuple(
+      secretEnvName,
+      secretValue,
+      fc.constantFrom('literal', 'interpolated', 'dsn') as fc.Arbitrary<'literal' | 'interpolated' | 'dsn'>,
+    ),
+    { maxLength: 2, selector: ([n]) => n },
+  ),
   listForm: fc.boolean(),
 });
 
@@ -107,17 +152,21 @@ const portPlan: fc.Arbitrary<PortPlan> = fc.record({
 });
 
 const healthcheck = fc.oneof(
-  fc.record({
-    test: fc.oneof(
-      fc.constant(['CMD', 'curl', '-f', 'http://localhost/']),
-      fc.constant(['CMD-SHELL', 'pg_isready -U app || exit 1']),
-      fc.constant('wget -q --spider http://127.0.0.1/healthz'),
-      fc.constant(['CMD', 'redis-cli', 'ping'])),
-    interval: fc.option(duration, { nil: undefined }),
-    timeout: fc.option(duration, { nil: undefined }),
-    retries: fc.option(fc.integer({ min: 1, max: 10 }), { nil: undefined }),
-    start_period: fc.option(duration, { nil: undefined }),
-  }, { requiredKeys: ['test'] }),
+  fc.record(
+    {
+      test: fc.oneof(
+        fc.constant(['CMD', 'curl', '-f', 'http://localhost/']),
+        fc.constant(['CMD-SHELL', 'pg_isready -U app || exit 1']),
+        fc.constant('wget -q --spider http://127.0.0.1/healthz'),
+        fc.constant(['CMD', 'redis-cli', 'ping']),
+      ),
+      interval: fc.option(duration, { nil: undefined }),
+      timeout: fc.option(duration, { nil: undefined }),
+      retries: fc.option(fc.integer({ min: 1, max: 10 }), { nil: undefined }),
+      start_period: fc.option(duration, { nil: undefined }),
+    },
+    { requiredKeys: ['test'] },
+  ),
   fc.constant({ disable: true }),
 );
 
@@ -150,37 +199,72 @@ interface ServicePlan {
   readonly replicas?: number;
 }
 
-const servicePlan = (name: string): fc.Arbitrary<ServicePlan> => fc.record({
-  name: fc.constant(name),
-  image,
-  // A host port is published once per service (the loader refuses a second mapping, as the engine would).
-  ports: fc.uniqueArray(portPlan, { maxLength: 3, selector: (p) => p.published ?? `${p.target}/${p.protocol}` }),
-  expose: fc.uniqueArray(fc.integer({ min: 1, max: 65535 }), { maxLength: 2 }),
-  env: envPlan,
-  mounts: fc.uniqueArray(fc.constantFrom('named', 'tmpfs', 'bind-file', 'bind-dir', 'anonymous') as fc.Arbitrary<ServicePlan['mounts'][number]>, { maxLength: 3 }),
-  readOnlyMounts: fc.boolean(),
-  healthcheck: fc.option(healthcheck, { nil: undefined }),
-  resources: fc.option(resources, { nil: undefined }),
-  restart: fc.constantFrom(undefined, 'always', 'unless-stopped', 'on-failure', 'no'),
-  command: fc.option(fc.array(fc.constantFrom('serve', '--port', '8080', '-v', 'run worker'), { minLength: 1, maxLength: 3 }), { nil: undefined }),
-  labels: fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9.]{0,10}$/), fc.string({ maxLength: 10 }).map((v) => v.replace(/\$/g, '$$$$')), { maxKeys: 2 }),
-  networkPicks: fc.uniqueArray(fc.integer({ min: 0, max: 2 }), { maxLength: 2 }),
-  dependsPicks: fc.uniqueArray(fc.nat(), { maxLength: 2 }),
-  condition: fc.constantFrom('service_started', 'service_healthy', 'service_completed_successfully'),
-  dependsMapForm: fc.boolean(),
-  useFileSecret: fc.boolean(),
-  useEnvSecret: fc.boolean(),
-  useConfig: fc.boolean(),
-  replicas: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
-}, { requiredKeys: ['name', 'image', 'ports', 'expose', 'env', 'mounts', 'readOnlyMounts', 'labels', 'networkPicks',
-  'dependsPicks', 'condition', 'dependsMapForm', 'useFileSecret', 'useEnvSecret', 'useConfig'] });
+const servicePlan = (name: string): fc.Arbitrary<ServicePlan> =>
+  fc.record(
+    {
+      name: fc.constant(name),
+      image,
+      // A host port is published once per service (the loader refuses a second mapping, as the engine would).
+      ports: fc.uniqueArray(portPlan, { maxLength: 3, selector: (p) => p.published ?? `${p.target}/${p.protocol}` }),
+      expose: fc.uniqueArray(fc.integer({ min: 1, max: 65535 }), { maxLength: 2 }),
+      env: envPlan,
+      mounts: fc.uniqueArray(
+        fc.constantFrom('named', 'tmpfs', 'bind-file', 'bind-dir', 'anonymous') as fc.Arbitrary<
+          ServicePlan['mounts'][number]
+        >,
+        { maxLength: 3 },
+      ),
+      readOnlyMounts: fc.boolean(),
+      healthcheck: fc.option(healthcheck, { nil: undefined }),
+      resources: fc.option(resources, { nil: undefined }),
+      restart: fc.constantFrom(undefined, 'always', 'unless-stopped', 'on-failure', 'no'),
+      command: fc.option(
+        fc.array(fc.constantFrom('serve', '--port', '8080', '-v', 'run worker'), { minLength: 1, maxLength: 3 }),
+        { nil: undefined },
+      ),
+      labels: fc.dictionary(
+        fc.stringMatching(/^[a-z][a-z0-9.]{0,10}$/),
+        fc.string({ maxLength: 10 }).map((v) => v.replace(/\$/g, '$$$$')),
+        { maxKeys: 2 },
+      ),
+      networkPicks: fc.uniqueArray(fc.integer({ min: 0, max: 2 }), { maxLength: 2 }),
+      dependsPicks: fc.uniqueArray(fc.nat(), { maxLength: 2 }),
+      condition: fc.constantFrom('service_started', 'service_healthy', 'service_completed_successfully'),
+      dependsMapForm: fc.boolean(),
+      useFileSecret: fc.boolean(),
+      useEnvSecret: fc.boolean(),
+      useConfig: fc.boolean(),
+      replicas: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
+    },
+    {
+      requiredKeys: [
+        'name',
+        'image',
+        'ports',
+        'expose',
+        'env',
+        'mounts',
+        'readOnlyMounts',
+        'labels',
+        'networkPicks',
+        'dependsPicks',
+        'condition',
+        'dependsMapForm',
+        'useFileSecret',
+        'useEnvSecret',
+        'useConfig',
+      ],
+    },
+  );
 
-const appPlan = fc.record({
-  project: fc.stringMatching(/^[a-z][a-z0-9-]{0,12}[a-z0-9]$/),
-  names: fc.uniqueArray(serviceName, { minLength: 1, maxLength: 4, selector: nameKey }),
-  internal: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
-  networkListForm: fc.boolean(),
-}).chain((plan) => fc.tuple(fc.constant(plan), fc.tuple(...plan.names.map(servicePlan))));
+const appPlan = fc
+  .record({
+    project: fc.stringMatching(/^[a-z][a-z0-9-]{0,12}[a-z0-9]$/),
+    names: fc.uniqueArray(serviceName, { minLength: 1, maxLength: 4, selector: nameKey }),
+    internal: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+    networkListForm: fc.boolean(),
+  })
+  .chain((plan) => fc.tuple(fc.constant(plan), fc.tuple(...plan.names.map(servicePlan))));
 
 function portEntry(p: PortPlan): unknown {
   if (p.long) {
@@ -230,9 +314,7 @@ export const validApp: fc.Arbitrary<GeneratedApp> = appPlan.map(([plan, services
       }
     }
     if (envEntries.length > 0) {
-      service.environment = s.env.listForm
-        ? envEntries.map(([n, v]) => `${n}=${v}`)
-        : Object.fromEntries(envEntries);
+      service.environment = s.env.listForm ? envEntries.map(([n, v]) => `${n}=${v}`) : Object.fromEntries(envEntries);
     }
     const mounts: unknown[] = [];
     const tmpfs: string[] = [];
@@ -293,12 +375,16 @@ export const validApp: fc.Arbitrary<GeneratedApp> = appPlan.map(([plan, services
       networks[net] = plan.internal[Number(net.slice(3))] ? { internal: true } : {};
     }
     if (nets.length > 0) {
-      service.networks = plan.networkListForm ? nets : Object.fromEntries(nets.map((n) => [n, { aliases: [`${n}-${index}`] }]));
+      service.networks = plan.networkListForm
+        ? nets
+        : Object.fromEntries(nets.map((n) => [n, { aliases: [`${n}-${index}`] }]));
     }
     // Dependencies only on services before this one: no cycles.
     const deps = index === 0 ? [] : [...new Set(s.dependsPicks.map((p) => services[p % index].name))].sort();
     if (deps.length > 0) {
-      service.depends_on = s.dependsMapForm ? Object.fromEntries(deps.map((d) => [d, { condition: s.condition }])) : deps;
+      service.depends_on = s.dependsMapForm
+        ? Object.fromEntries(deps.map((d) => [d, { condition: s.condition }]))
+        : deps;
     }
     const fileRefs: string[] = [];
     if (s.useFileSecret) {

@@ -25,7 +25,10 @@ const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'cdk8s-com
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 const corpus = readCorpus();
-const cases = fc.sample(fc.tuple(fc.nat(corpus.length - 1), mutation), { seed: FUZZ_SEED, numRuns: runsOf('mutated corpus files through convert') });
+const cases = fc.sample(fc.tuple(fc.nat(corpus.length - 1), mutation), {
+  seed: FUZZ_SEED,
+  numRuns: runsOf('mutated corpus files through convert'),
+});
 /** A run longer than this counts as a hang (a conversion of the largest corpus file takes about 2 s). */
 const HANG_MS = 60_000;
 
@@ -40,17 +43,23 @@ const results: Case[] = [];
 
 beforeAll(async () => {
   expectBuilt();
-  results.push(...await inParallel(cases.map((c, index) => [index, ...c] as [number, number, Mutation]), 2, async ([index, pick, m]) => {
-    const file = corpus[pick];
-    const cwd = path.join(scratch, String(index), file.dir);
-    fs.cpSync(path.join(CORPUS, file.dir), cwd, { recursive: true });
-    fs.chmodSync(path.join(cwd, 'compose.yaml'), 0o644);
-    const mutated = applyMutation(file, m);
-    fs.writeFileSync(path.join(cwd, 'compose.yaml'), mutated);
-    const images = Object.entries(imagesFor(file, mutated)).flatMap(([s, ref]) => ['--image', `${s}=${ref}`]);
-    const result = await runCli(['convert', '-o', 'k8s', ...images], { cwd, timeoutMs: HANG_MS });
-    return { index, label: `case ${index} (FUZZ_SEED=${FUZZ_SEED}): ${describeMutation(file, m)}`, cwd, result };
-  }));
+  results.push(
+    ...(await inParallel(
+      cases.map((c, index) => [index, ...c] as [number, number, Mutation]),
+      2,
+      async ([index, pick, m]) => {
+        const file = corpus[pick];
+        const cwd = path.join(scratch, String(index), file.dir);
+        fs.cpSync(path.join(CORPUS, file.dir), cwd, { recursive: true });
+        fs.chmodSync(path.join(cwd, 'compose.yaml'), 0o644);
+        const mutated = applyMutation(file, m);
+        fs.writeFileSync(path.join(cwd, 'compose.yaml'), mutated);
+        const images = Object.entries(imagesFor(file, mutated)).flatMap(([s, ref]) => ['--image', `${s}=${ref}`]);
+        const result = await runCli(['convert', '-o', 'k8s', ...images], { cwd, timeoutMs: HANG_MS });
+        return { index, label: `case ${index} (FUZZ_SEED=${FUZZ_SEED}): ${describeMutation(file, m)}`, cwd, result };
+      },
+    )),
+  );
 }, 10 * HANG_MS);
 
 /**
@@ -72,11 +81,17 @@ function imagesFor(file: CorpusFile, mutated: string | Buffer): Record<string, s
 function options(cwd: string, images: Record<string, string>, docs: readonly Manifest[]) {
   const { model } = loadCompose({ workingDir: cwd, env: {}, images });
   const namespace = docs.find((d) => d.kind === 'Namespace')?.metadata?.name ?? model.name;
-  const names = [model.name, namespace, ...model.services.flatMap((s) => [s.name, s.image])].map((n) => n.toLowerCase());
+  const names = [model.name, namespace, ...model.services.flatMap((s) => [s.name, s.image])].map((n) =>
+    n.toLowerCase(),
+  );
   const accounts = new Set(docs.filter((d) => d.kind === 'ServiceAccount').map((d) => d.metadata.name));
   return {
-    secretValues: secretValuesOf(docs).filter((v) => !(v.trim() !== '' && names.some((n) => n.includes(v.trim().toLowerCase())))),
-    allowServiceAccountToken: podTemplates(docs).filter((t) => accounts.has(t.spec.serviceAccountName)).map((t) => t.doc.metadata.name),
+    secretValues: secretValuesOf(docs).filter(
+      (v) => !(v.trim() !== '' && names.some((n) => n.includes(v.trim().toLowerCase()))),
+    ),
+    allowServiceAccountToken: podTemplates(docs)
+      .filter((t) => accounts.has(t.spec.serviceAccountName))
+      .map((t) => t.doc.metadata.name),
     allowPrivileged: model.services.filter((s) => s.privileged || s.capAdd.length > 0).map((s) => toDnsLabel(s.name)),
   };
 }
@@ -103,23 +118,32 @@ function violation({ cwd, result }: Case, images: Record<string, string>): strin
   if (result.code !== 0) {
     return `exit code ${result.code}:\n${result.stderr}`;
   }
-  const docs = readYamlFiles(out).filter((f) => /^\d+-/.test(f.file)).flatMap((f) => f.docs);
+  const docs = readYamlFiles(out)
+    .filter((f) => /^\d+-/.test(f.file))
+    .flatMap((f) => f.docs);
   const runbook = fs.readFileSync(path.join(out, 'RUNBOOK.md'), 'utf8');
   const { problems } = checkManifests(docs, {
     ...options(cwd, images, docs),
-    texts: [{ name: 'RUNBOOK.md', content: runbook }, { name: 'stderr', content: result.stderr }],
+    texts: [
+      { name: 'RUNBOOK.md', content: runbook },
+      { name: 'stderr', content: result.stderr },
+    ],
   });
   return problems.length > 0 ? `the output fails the checks:\n${problems.map(formatProblem).join('\n')}` : undefined;
 }
 
 test('convert on a mutated corpus file: valid output, or exit 1 with one located error and nothing written', () => {
   expect(results).toHaveLength(runsOf('mutated corpus files through convert'));
-  const failures = results.map((c) => {
-    const file = corpus[cases[c.index][0]];
-    const problem = violation(c, imagesFor(file, applyMutation(file, cases[c.index][1])));
-    return problem ? `${c.label}: ${problem}` : undefined;
-  }).filter((f) => f !== undefined);
+  const failures = results
+    .map((c) => {
+      const file = corpus[cases[c.index][0]];
+      const problem = violation(c, imagesFor(file, applyMutation(file, cases[c.index][1])));
+      return problem ? `${c.label}: ${problem}` : undefined;
+    })
+    .filter((f) => f !== undefined);
   expect(failures).toEqual([]);
   const converted = results.filter((c) => c.result.code === 0).length;
-  console.log(`convert fuzz: ${results.length} runs (FUZZ_SEED=${FUZZ_SEED}), ${converted} converted, ${results.length - converted} refused`);
+  console.log(
+    `convert fuzz: ${results.length} runs (FUZZ_SEED=${FUZZ_SEED}), ${converted} converted, ${results.length - converted} refused`,
+  );
 });

@@ -33,33 +33,39 @@ function options(file: CorpusFile) {
 }
 
 test('the loader loads a mutated corpus file or throws a ComposeError with its location', () => {
-  const details = fuzzAssert(fc.property(dirs, mutation, (dir, m) => {
-    const file = byDir.get(dir)!;
-    const text = mutatedText(file, m);
-    const outcome = runBounded(() => loadComposeFromString(text, options(file)), HANG_MS);
-    if (outcome.kind === 'timeout') {
-      throw new Error(`the loader hung on ${describeMutation(file, m)}`);
-    }
-    if (outcome.kind === 'error') {
-      const err = outcome.error;
-      if (!isComposeError(err)) {
-        throw new Error(`${describeMutation(file, m)}: threw ${err instanceof Error ? err.stack : String(err)}`);
+  const details = fuzzAssert(
+    fc.property(dirs, mutation, (dir, m) => {
+      const file = byDir.get(dir)!;
+      const text = mutatedText(file, m);
+      const outcome = runBounded(() => loadComposeFromString(text, options(file)), HANG_MS);
+      if (outcome.kind === 'timeout') {
+        throw new Error(`the loader hung on ${describeMutation(file, m)}`);
       }
-      if (err.file !== 'compose.yaml' || (err.path === '' && err.line === undefined)) {
-        throw new Error(`${describeMutation(file, m)}: the error names no key path or line: ${err.message}`);
+      if (outcome.kind === 'error') {
+        const err = outcome.error;
+        if (!isComposeError(err)) {
+          throw new Error(`${describeMutation(file, m)}: threw ${err instanceof Error ? err.stack : String(err)}`);
+        }
+        if (err.file !== 'compose.yaml' || (err.path === '' && err.line === undefined)) {
+          throw new Error(`${describeMutation(file, m)}: the error names no key path or line: ${err.message}`);
+        }
       }
-    }
-  }), runsOf('mutated corpus files through the loader'));
+    }),
+    runsOf('mutated corpus files through the loader'),
+  );
   expect(details.numRuns).toBe(runsOf('mutated corpus files through the loader'));
 });
 
 test('a mutated corpus file synthesizes output that passes every check, or yields a ComposeError', () => {
-  const details = fuzzAssert(fc.property(dirs, mutation, (dir, m) => {
-    const file = byDir.get(dir)!;
-    const problem = violation(migrateBounded(mutatedText(file, m), options(file), outdir), { mustSucceed: false });
-    if (problem) {
-      throw new Error(`${describeMutation(file, m)}: ${problem}`);
-    }
-  }), runsOf('mutated corpus files through the synth'));
+  const details = fuzzAssert(
+    fc.property(dirs, mutation, (dir, m) => {
+      const file = byDir.get(dir)!;
+      const problem = violation(migrateBounded(mutatedText(file, m), options(file), outdir), { mustSucceed: false });
+      if (problem) {
+        throw new Error(`${describeMutation(file, m)}: ${problem}`);
+      }
+    }),
+    runsOf('mutated corpus files through the synth'),
+  );
   expect(details.numRuns).toBe(runsOf('mutated corpus files through the synth'));
 });

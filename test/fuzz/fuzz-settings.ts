@@ -67,16 +67,22 @@ export function defaultRunsOf(property: FuzzProperty): number {
 
 function report(details: fc.RunDetails<unknown>, kind: FuzzKind): string {
   const runs = kind === 'cli' ? 'FUZZ_CLI_RUNS' : 'FUZZ_RUNS';
-  return `${fc.defaultReportMessage(details) ?? 'property failed'}\n`
-    + `Reproduce with FUZZ_SEED=${details.seed} and the same ${runs} (this run: ${fuzzRuns(kind)}); `
-    + `counterexample path ${details.counterexamplePath}.`;
+  return (
+    `${fc.defaultReportMessage(details) ?? 'property failed'}\n` +
+    `Reproduce with FUZZ_SEED=${details.seed} and the same ${runs} (this run: ${fuzzRuns(kind)}); ` +
+    `counterexample path ${details.counterexamplePath}.`
+  );
 }
 
 /**
  * Checks a synchronous property with this run's seed and `runs` runs (default: FUZZ_RUNS), `examples` first (they
  * count among the runs); throws with the seed and the shrunk input on failure.
  */
-export function fuzzAssert<T>(property: fc.IProperty<T>, runs = fuzzRuns('library'), examples: T[] = []): fc.RunDetails<T> {
+export function fuzzAssert<T>(
+  property: fc.IProperty<T>,
+  runs = fuzzRuns('library'),
+  examples: T[] = [],
+): fc.RunDetails<T> {
   const details = fc.check(property, { numRuns: runs, seed: FUZZ_SEED, examples });
   if (details.failed) {
     throw new Error(report(details as fc.RunDetails<unknown>, 'library'));
@@ -85,7 +91,10 @@ export function fuzzAssert<T>(property: fc.IProperty<T>, runs = fuzzRuns('librar
 }
 
 /** The asynchronous twin of {@link fuzzAssert}, for the CLI (runs: FUZZ_CLI_RUNS). */
-export async function fuzzAssertAsync<T>(property: fc.IAsyncProperty<T>, kind: FuzzKind = 'cli'): Promise<fc.RunDetails<T>> {
+export async function fuzzAssertAsync<T>(
+  property: fc.IAsyncProperty<T>,
+  kind: FuzzKind = 'cli',
+): Promise<fc.RunDetails<T>> {
   const details = await fc.check(property, { numRuns: fuzzRuns(kind), seed: FUZZ_SEED });
   if (details.failed) {
     throw new Error(report(details as fc.RunDetails<unknown>, kind));

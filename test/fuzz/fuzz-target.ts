@@ -45,13 +45,18 @@ export function migrate(text: string, options: LoadComposeFromStringOptions, out
 }
 
 /** `migrate`, bounded: a hang becomes a timeout outcome instead of a stalled test. */
-export function migrateBounded(text: string, options: LoadComposeFromStringOptions, outdir: string): BoundedOutcome<Migrated> {
+export function migrateBounded(
+  text: string,
+  options: LoadComposeFromStringOptions,
+  outdir: string,
+): BoundedOutcome<Migrated> {
   return runBounded(() => migrate(text, options, outdir), HANG_MS);
 }
 
 /** What went wrong with an outcome, or undefined when it meets the invariants. */
 export function violation(
-  outcome: BoundedOutcome<Migrated>, options: { mustSucceed: boolean; secrets?: readonly string[] },
+  outcome: BoundedOutcome<Migrated>,
+  options: { mustSucceed: boolean; secrets?: readonly string[] },
 ): string | undefined {
   if (outcome.kind === 'timeout') {
     return `no result within ${HANG_MS} ms (a hang)`;

@@ -11,7 +11,10 @@ import { CORPUS_DIR } from '../support/shared';
  */
 
 export const CORPUS = CORPUS_DIR;
-export const CORPUS_DIRS = fs.readdirSync(CORPUS).filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory()).sort();
+export const CORPUS_DIRS = fs
+  .readdirSync(CORPUS)
+  .filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory())
+  .sort();
 
 /** A corpus file: its text, its parsed document, and images for its build-only services (no build contexts). */
 export interface CorpusFile {
@@ -40,10 +43,52 @@ export function readCorpus(): CorpusFile[] {
 export const weirdString = fc.oneof(
   fc.string({ maxLength: 12 }),
   fc.string({ unit: 'grapheme', maxLength: 6 }),
-  fc.constantFrom('', ' ', '-1', '0', '65536', '99999999999999999999', '1e400', 'NaN', 'Infinity', '0x50', '80:',
-    ':80', '80-70', '1-99999', '1.5', '${UNSET}', '${A:?must be set}', '$$', '$', '\u0000', '../../etc/passwd',
-    'a\nb', '10GB', '-5m', '1h2x', '∞', '🐳', '1:2:3:4:5', '[::1]:80:80', 'tcp', '80/xyz', 'CMD', '.', '..',
-    'A'.repeat(300), '0.0.0.0:80:80/udp', '1m1m', '-0', '+5', '0b101', '1_000', 'yes', '~', 'null'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '-1',
+    '0',
+    '65536',
+    '99999999999999999999',
+    '1e400',
+    'NaN',
+    'Infinity',
+    '0x50',
+    '80:',
+    ':80',
+    '80-70',
+    '1-99999',
+    '1.5',
+    '${UNSET}',
+    '${A:?must be set}',
+    '$$',
+    '$',
+    '\u0000',
+    '../../etc/passwd',
+    'a\nb',
+    '10GB',
+    '-5m',
+    '1h2x',
+    '∞',
+    '🐳',
+    '1:2:3:4:5',
+    '[::1]:80:80',
+    'tcp',
+    '80/xyz',
+    'CMD',
+    '.',
+    '..',
+    'A'.repeat(300),
+    '0.0.0.0:80:80/udp',
+    '1m1m',
+    '-0',
+    '+5',
+    '0b101',
+    '1_000',
+    'yes',
+    '~',
+    'null',
+  ),
 );
 
 /** Any YAML value, to swap in for a node of another type. */
@@ -73,7 +118,8 @@ type Category = 'ports' | 'sizes' | 'durations' | 'names';
 /** Keys whose values are parsed as ports, sizes, durations or names. */
 const CATEGORIES: Record<Category, RegExp> = {
   ports: /^(ports|expose|published|target|host_ip|protocol|mode)$|^\d+$/,
-  sizes: /^(memory|cpus|mem_limit|mem_reservation|memswap_limit|shm_size|size|pids|pids_limit|cpu_shares|replicas|count|retries|uid|gid)$/,
+  sizes:
+    /^(memory|cpus|mem_limit|mem_reservation|memswap_limit|shm_size|size|pids|pids_limit|cpu_shares|replicas|count|retries|uid|gid)$/,
   durations: /^(interval|timeout|start_period|start_interval|stop_grace_period|delay|window)$/,
   names: /^(image|container_name|hostname|name|networks|depends_on|secrets|configs|source|network_mode|user|profiles)$/,
 };
@@ -81,11 +127,20 @@ const CATEGORIES: Record<Category, RegExp> = {
 export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ op: fc.constant('delete' as const), pick: fc.nat() }),
   fc.record({ op: fc.constant('swap' as const), pick: fc.nat(), value: anyValue }),
-  fc.record({ op: fc.constant('string' as const), category: fc.constantFrom<Category>('ports', 'sizes', 'durations', 'names'), pick: fc.nat(), value: weirdString }),
+  fc.record({
+    op: fc.constant('string' as const),
+    category: fc.constantFrom<Category>('ports', 'sizes', 'durations', 'names'),
+    pick: fc.nat(),
+    value: weirdString,
+  }),
   fc.record({ op: fc.constant('rename' as const), pick: fc.nat(), value: weirdString }),
   fc.record({ op: fc.constant('nest' as const), pick: fc.nat(), depth: fc.integer({ min: 20, max: 400 }) }),
   fc.record({ op: fc.constant('duplicate-key' as const), pick: fc.nat() }),
-  fc.record({ op: fc.constant('garbage' as const), pick: fc.nat(), bytes: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 8 }) }),
+  fc.record({
+    op: fc.constant('garbage' as const),
+    pick: fc.nat(),
+    bytes: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 8 }),
+  }),
 );
 
 type Path = (string | number)[];
@@ -183,7 +238,11 @@ export function applyMutation(file: CorpusFile, m: Mutation): string | Buffer {
       break;
     }
     case 'nest':
-      replaceAt(doc, all[m.pick % all.length], nest(parentOf(doc, all[m.pick % all.length])[all[m.pick % all.length].at(-1)!], m.depth));
+      replaceAt(
+        doc,
+        all[m.pick % all.length],
+        nest(parentOf(doc, all[m.pick % all.length])[all[m.pick % all.length].at(-1)!], m.depth),
+      );
       break;
   }
   return stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false });

@@ -21,7 +21,9 @@ const STEP_TIMEOUT_MS = 240_000;
 /** Whether `npm ping` reaches the registry; the reason when it does not. */
 function registryProblem(): string | undefined {
   const ping = spawnSync('npm', ['ping'], { encoding: 'utf-8', timeout: 30_000 });
-  return ping.status === 0 ? undefined : (ping.stderr || ping.error?.message || `exit ${ping.status}`).trim().split('\n').pop();
+  return ping.status === 0
+    ? undefined
+    : (ping.stderr || ping.error?.message || `exit ${ping.status}`).trim().split('\n').pop();
 }
 
 const problem = registryProblem();
@@ -42,7 +44,12 @@ interface Run {
 }
 
 /** Runs a command; fails the test with its output when it exits non-zero (unless `allowFailure`). */
-function run(command: string, args: readonly string[], cwd: string, options: { allowFailure?: boolean; timeout?: number } = {}): Run {
+function run(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  options: { allowFailure?: boolean; timeout?: number } = {},
+): Run {
   const result: SpawnSyncReturns<string> = spawnSync(command, [...args], {
     cwd,
     encoding: 'utf-8',
@@ -50,8 +57,10 @@ function run(command: string, args: readonly string[], cwd: string, options: { a
     env: { ...process.env, npm_config_fund: 'false', npm_config_audit: 'false', npm_config_update_notifier: 'false' },
   });
   if (!options.allowFailure && result.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} (in ${cwd}) exited ${result.status}${result.error ? ` (${result.error.message})` : ''}:\n`
-      + `${result.stdout}\n${result.stderr}`);
+    throw new Error(
+      `${command} ${args.join(' ')} (in ${cwd}) exited ${result.status}${result.error ? ` (${result.error.message})` : ''}:\n` +
+        `${result.stdout}\n${result.stderr}`,
+    );
   }
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -112,7 +121,12 @@ describe('ShopChart', () => {
 
 /** `cdk8s init typescript-app`'s tsconfig.json (cdk8s-cli's template): target ES2017, lib es2016, no skipLibCheck. */
 function templateTsconfig(): unknown {
-  return JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', 'cdk8s-cli', 'templates', 'typescript-app', 'tsconfig.json'), 'utf-8'));
+  return JSON.parse(
+    fs.readFileSync(
+      path.join(ROOT, 'node_modules', 'cdk8s-cli', 'templates', 'typescript-app', 'tsconfig.json'),
+      'utf-8',
+    ),
+  );
 }
 
 suite('the packed package in a project made like `cdk8s init typescript-app`', () => {
@@ -152,13 +166,16 @@ suite('the packed package in a project made like `cdk8s init typescript-app`', (
     };
     fs.writeFileSync(path.join(project, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
     fs.writeFileSync(path.join(project, 'tsconfig.json'), `${JSON.stringify(templateTsconfig(), null, 2)}\n`);
-    fs.writeFileSync(path.join(project, 'jest.config.js'), `module.exports = {
+    fs.writeFileSync(
+      path.join(project, 'jest.config.js'),
+      `module.exports = {
   roots: ['<rootDir>'],
   moduleFileExtensions: ['ts', 'tsx', 'js', 'mjs', 'cjs', 'jsx', 'json', 'node'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\\\.tsx?$': 'ts-jest' },
 };
-`);
+`,
+    );
     fs.writeFileSync(path.join(project, 'cdk8s.yaml'), 'language: typescript\napp: npx ts-node main.ts\n');
     fs.writeFileSync(path.join(project, 'compose.yaml'), COMPOSE_FILE);
     fs.writeFileSync(path.join(project, 'main.ts'), MAIN_TS);
@@ -167,21 +184,31 @@ suite('the packed package in a project made like `cdk8s init typescript-app`', (
   }, INSTALL_TIMEOUT_MS + 60_000);
 
   test('the tarball holds the compiled library with its declarations, the bin and its bundle, README and LICENSE, and nothing else', () => {
-    const listed = run('tar', ['-tzf', tarball], scratch).stdout.split('\n').filter(Boolean).map((f) => f.replace(/^package\//, ''));
-    const tops = [...new Set(listed.map((f) => (f.startsWith('build/') ? f.split('/').slice(0, 2).join('/') : f.split('/')[0])))].sort();
+    const listed = run('tar', ['-tzf', tarball], scratch)
+      .stdout.split('\n')
+      .filter(Boolean)
+      .map((f) => f.replace(/^package\//, ''));
+    const tops = [
+      ...new Set(listed.map((f) => (f.startsWith('build/') ? f.split('/').slice(0, 2).join('/') : f.split('/')[0]))),
+    ].sort();
     expect(tops).toEqual(['LICENSE', 'README.md', 'bin', 'build/bin', 'build/imports', 'build/lib', 'package.json']);
-    expect(listed.filter((f) => f.startsWith('build/bin/')).sort())
-      .toEqual(['build/bin/THIRD-PARTY-LICENSES.txt', 'build/bin/cdk8s-compose.js', 'build/bin/cdk8s-compose.js.cache',
-        'build/bin/cdk8s-compose.js.map']);
+    expect(listed.filter((f) => f.startsWith('build/bin/')).sort()).toEqual([
+      'build/bin/THIRD-PARTY-LICENSES.txt',
+      'build/bin/cdk8s-compose.js',
+      'build/bin/cdk8s-compose.js.cache',
+      'build/bin/cdk8s-compose.js.map',
+    ]);
     expect(listed).toContain('build/lib/index.d.ts');
     expect(listed).toContain('build/lib/index.js');
     expect(listed).toContain('bin/cdk8s-compose');
-    expect(listed.filter((f) => /(^|\/)(test|bench|dist|examples)\//.test(f) || f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+    expect(
+      listed.filter((f) => /(^|\/)(test|bench|dist|examples)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts'))),
+    ).toEqual([]);
     // The reference migration (main.ts and its charts) is this repository's example, not the library.
     expect(listed.filter((f) => /\/reference-(platform-)?chart\.|^build\/main\.js$/.test(f))).toEqual([]);
   });
 
-  test('one copy of cdk8s, constructs and cdk8s-plus-27: the project\'s own (they are peer dependencies)', () => {
+  test("one copy of cdk8s, constructs and cdk8s-plus-27: the project's own (they are peer dependencies)", () => {
     const installedPkg = path.join(project, 'node_modules', 'cdk8s-compose');
     expect(fs.lstatSync(installedPkg).isSymbolicLink()).toBe(false);
     for (const peer of ['cdk8s', 'constructs', 'cdk8s-plus-27']) {
@@ -190,78 +217,115 @@ suite('the packed package in a project made like `cdk8s init typescript-app`', (
     }
   });
 
-  test('the project compiles against the declarations with the template\'s tsconfig (target ES2017, lib es2016)', () => {
-    expect(templateTsconfig()).toMatchObject({ compilerOptions: { target: 'ES2017', lib: ['es2016'] } });
-    run('npx', ['tsc', '--build'], project);
-    expect(fs.existsSync(path.join(project, 'main.js'))).toBe(true);
-  }, STEP_TIMEOUT_MS);
+  test(
+    "the project compiles against the declarations with the template's tsconfig (target ES2017, lib es2016)",
+    () => {
+      expect(templateTsconfig()).toMatchObject({ compilerOptions: { target: 'ES2017', lib: ['es2016'] } });
+      run('npx', ['tsc', '--build'], project);
+      expect(fs.existsSync(path.join(project, 'main.js'))).toBe(true);
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  test('cdk8s synth writes the app', () => {
-    run('npx', ['cdk8s', 'synth', '--no-check-upgrade'], project);
-    const manifest = fs.readFileSync(path.join(project, 'dist', 'shop.k8s.yaml'), 'utf-8');
-    expect(manifest).toMatch(/^kind: Deployment\n(?:.*\n)*?  name: web$/m);
-    expect(manifest).toMatch(/^kind: VirtualMachine$/m);
-    expect(manifest).toMatch(/^kind: NetworkPolicy$/m);
-  }, STEP_TIMEOUT_MS);
-
-  test('the README\'s five-line app, as written there, synthesizes the compose file', () => {
-    const install = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf-8').split('\n## Install\n')[1].split('\n## ')[0];
-    const code = /```ts\n([\s\S]*?)```/.exec(install)![1];
-    expect(code.trim().split('\n')).toHaveLength(5);
-    fs.writeFileSync(path.join(project, 'readme-app.ts'), code);
-    try {
-      run('npx', ['cdk8s', 'synth', '--no-check-upgrade', '--app', 'npx ts-node readme-app.ts', '--output', 'dist-readme'], project);
-      const manifest = fs.readFileSync(path.join(project, 'dist-readme', 'shop.k8s.yaml'), 'utf-8');
+  test(
+    'cdk8s synth writes the app',
+    () => {
+      run('npx', ['cdk8s', 'synth', '--no-check-upgrade'], project);
+      const manifest = fs.readFileSync(path.join(project, 'dist', 'shop.k8s.yaml'), 'utf-8');
       expect(manifest).toMatch(/^kind: Deployment\n(?:.*\n)*?  name: web$/m);
-    } finally {
-      // The snapshot test below runs every *.test.ts; the app file is not one, but tsc --build would compile it.
-      fs.rmSync(path.join(project, 'readme-app.ts'));
-    }
-  }, STEP_TIMEOUT_MS);
+      expect(manifest).toMatch(/^kind: VirtualMachine$/m);
+      expect(manifest).toMatch(/^kind: NetworkPolicy$/m);
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  test('a Testing.synth snapshot test passes, and fails when the app changes', () => {
-    run('npx', ['jest', '--ci=false'], project);
-    const snapshot = path.join(project, '__snapshots__', 'main.test.ts.snap');
-    expect(fs.readFileSync(snapshot, 'utf-8')).toContain('kind": "VirtualMachine');
-    run('npx', ['jest', '--ci'], project);
-    const original = fs.readFileSync(path.join(project, 'compose.yaml'), 'utf-8');
-    fs.writeFileSync(path.join(project, 'compose.yaml'), original.replace('nginx:1.27', 'nginx:1.28'));
-    try {
-      const changed = run('npx', ['jest', '--ci'], project, { allowFailure: true });
-      expect(changed.status).not.toBe(0);
-      expect(changed.stderr).toContain('nginx:1.28');
-    } finally {
-      fs.writeFileSync(path.join(project, 'compose.yaml'), original);
-    }
-  }, STEP_TIMEOUT_MS);
+  test(
+    "the README's five-line app, as written there, synthesizes the compose file",
+    () => {
+      const install = fs
+        .readFileSync(path.join(ROOT, 'README.md'), 'utf-8')
+        .split('\n## Install\n')[1]
+        .split('\n## ')[0];
+      const code = /```ts\n([\s\S]*?)```/.exec(install)![1];
+      expect(code.trim().split('\n')).toHaveLength(5);
+      fs.writeFileSync(path.join(project, 'readme-app.ts'), code);
+      try {
+        run(
+          'npx',
+          ['cdk8s', 'synth', '--no-check-upgrade', '--app', 'npx ts-node readme-app.ts', '--output', 'dist-readme'],
+          project,
+        );
+        const manifest = fs.readFileSync(path.join(project, 'dist-readme', 'shop.k8s.yaml'), 'utf-8');
+        expect(manifest).toMatch(/^kind: Deployment\n(?:.*\n)*?  name: web$/m);
+      } finally {
+        // The snapshot test below runs every *.test.ts; the app file is not one, but tsc --build would compile it.
+        fs.rmSync(path.join(project, 'readme-app.ts'));
+      }
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  test('npx cdk8s-compose runs the installed CLI', () => {
-    const help = run('npx', ['cdk8s-compose', '--help'], project);
-    expect(help.stdout).toMatch(/^Usage: cdk8s-compose <command>/);
-    const converted = run('npx', ['cdk8s-compose', 'convert', '-o', 'k8s'], project);
-    expect(converted.stderr).toMatch(/^wrote \d+ files into k8s: 0-namespace\/ /m);
-    expect(fs.existsSync(path.join(project, 'k8s', '2-app', 'web-deployment.yaml'))).toBe(true);
-  }, STEP_TIMEOUT_MS);
+  test(
+    'a Testing.synth snapshot test passes, and fails when the app changes',
+    () => {
+      run('npx', ['jest', '--ci=false'], project);
+      const snapshot = path.join(project, '__snapshots__', 'main.test.ts.snap');
+      expect(fs.readFileSync(snapshot, 'utf-8')).toContain('kind": "VirtualMachine');
+      run('npx', ['jest', '--ci'], project);
+      const original = fs.readFileSync(path.join(project, 'compose.yaml'), 'utf-8');
+      fs.writeFileSync(path.join(project, 'compose.yaml'), original.replace('nginx:1.27', 'nginx:1.28'));
+      try {
+        const changed = run('npx', ['jest', '--ci'], project, { allowFailure: true });
+        expect(changed.status).not.toBe(0);
+        expect(changed.stderr).toContain('nginx:1.28');
+      } finally {
+        fs.writeFileSync(path.join(project, 'compose.yaml'), original);
+      }
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  test('a global install (npm i -g, here into a temporary prefix) runs the CLI', () => {
-    const prefix = path.join(scratch, 'global');
-    run('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', tarball], scratch, { timeout: INSTALL_TIMEOUT_MS });
-    const analyzed = run(path.join(prefix, 'bin', 'cdk8s-compose'), ['analyze', '--json'], project);
-    expect(JSON.parse(analyzed.stdout)).toMatchObject({ project: 'shop' });
-  }, INSTALL_TIMEOUT_MS);
+  test(
+    'npx cdk8s-compose runs the installed CLI',
+    () => {
+      const help = run('npx', ['cdk8s-compose', '--help'], project);
+      expect(help.stdout).toMatch(/^Usage: cdk8s-compose <command>/);
+      const converted = run('npx', ['cdk8s-compose', 'convert', '-o', 'k8s'], project);
+      expect(converted.stderr).toMatch(/^wrote \d+ files into k8s: 0-namespace\/ /m);
+      expect(fs.existsSync(path.join(project, 'k8s', '2-app', 'web-deployment.yaml'))).toBe(true);
+    },
+    STEP_TIMEOUT_MS,
+  );
 
-  test('installed from a path: npm\'s symlink loads a second cdk8s and synth fails; --install-links works', () => {
-    // `npm install ../cdk8s-compose` links the folder: the library then resolves cdk8s from the clone's own
-    // node_modules (its dev dependencies), a second copy beside the project's.
-    run('npm', ['install', '--prefer-offline', ROOT], project, { timeout: INSTALL_TIMEOUT_MS });
-    expect(fs.lstatSync(path.join(project, 'node_modules', 'cdk8s-compose')).isSymbolicLink()).toBe(true);
-    const linked = run('npx', ['cdk8s', 'synth', '--no-check-upgrade'], project, { allowFailure: true });
-    expect(linked.status).not.toBe(0);
-    expect(linked.stderr).toContain('can\'t render non-simple object of type \'Lazy\'');
-    expect(linked.stderr).toContain(path.join(ROOT, 'node_modules', 'cdk8s'));
-    // `--install-links` packs the folder and installs the copy, as from the tarball.
-    run('npm', ['install', '--prefer-offline', '--install-links', ROOT], project, { timeout: INSTALL_TIMEOUT_MS });
-    expect(fs.lstatSync(path.join(project, 'node_modules', 'cdk8s-compose')).isSymbolicLink()).toBe(false);
-    run('npx', ['cdk8s', 'synth', '--no-check-upgrade'], project);
-  }, 2 * INSTALL_TIMEOUT_MS);
+  test(
+    'a global install (npm i -g, here into a temporary prefix) runs the CLI',
+    () => {
+      const prefix = path.join(scratch, 'global');
+      run('npm', ['install', '--global', '--prefix', prefix, '--prefer-offline', tarball], scratch, {
+        timeout: INSTALL_TIMEOUT_MS,
+      });
+      const analyzed = run(path.join(prefix, 'bin', 'cdk8s-compose'), ['analyze', '--json'], project);
+      expect(JSON.parse(analyzed.stdout)).toMatchObject({ project: 'shop' });
+    },
+    INSTALL_TIMEOUT_MS,
+  );
+
+  test(
+    "installed from a path: npm's symlink loads a second cdk8s and synth fails; --install-links works",
+    () => {
+      // `npm install ../cdk8s-compose` links the folder: the library then resolves cdk8s from the clone's own
+      // node_modules (its dev dependencies), a second copy beside the project's.
+      run('npm', ['install', '--prefer-offline', ROOT], project, { timeout: INSTALL_TIMEOUT_MS });
+      expect(fs.lstatSync(path.join(project, 'node_modules', 'cdk8s-compose')).isSymbolicLink()).toBe(true);
+      const linked = run('npx', ['cdk8s', 'synth', '--no-check-upgrade'], project, { allowFailure: true });
+      expect(linked.status).not.toBe(0);
+      expect(linked.stderr).toContain("can't render non-simple object of type 'Lazy'");
+      expect(linked.stderr).toContain(path.join(ROOT, 'node_modules', 'cdk8s'));
+      // `--install-links` packs the folder and installs the copy, as from the tarball.
+      run('npm', ['install', '--prefer-offline', '--install-links', ROOT], project, { timeout: INSTALL_TIMEOUT_MS });
+      expect(fs.lstatSync(path.join(project, 'node_modules', 'cdk8s-compose')).isSymbolicLink()).toBe(false);
+      run('npx', ['cdk8s', 'synth', '--no-check-upgrade'], project);
+    },
+    2 * INSTALL_TIMEOUT_MS,
+  );
 });

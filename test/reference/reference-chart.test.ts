@@ -7,13 +7,23 @@ import { GoldenImageBundle } from '../../lib/vm/golden-image-bundle';
 import { expectManifestsPass } from '../support/checks';
 import { checkSecretLeaks } from '../support/safety-rules';
 import { findDoc, findDocs } from '../support/yaml-docs';
-import { ToolResult, cloudInitSchema, composeConfig, listFiles, packerValidate, systemdVerify, tempDir } from '../vm/tools';
+import {
+  ToolResult,
+  cloudInitSchema,
+  composeConfig,
+  listFiles,
+  packerValidate,
+  systemdVerify,
+  tempDir,
+} from '../vm/tools';
 
 const chart = new ReferenceChart(Testing.app(), 'shop');
 const docs = Testing.synth(chart);
 const app = chart.app;
 const bundle = app.vm!.bundle;
-const bundleTexts = bundle.files().map((f) => ({ name: `golden-image/shop-vm/${f.path}`, content: f.content.toString('utf-8') }));
+const bundleTexts = bundle
+  .files()
+  .map((f) => ({ name: `golden-image/shop-vm/${f.path}`, content: f.content.toString('utf-8') }));
 const WORKLOADS = ['Deployment', 'StatefulSet', 'Job', 'CronJob'];
 const DIST = path.join(referenceAppDir(), '..', '..', 'dist');
 
@@ -24,9 +34,14 @@ function podSpec(doc: any): any {
 /** The fake secret values of the reference app, from its .env and secret files. */
 function demoSecrets(): string[] {
   const dir = referenceAppDir();
-  const fromEnv = fs.readFileSync(path.join(dir, '.env'), 'utf8').split('\n')
-    .filter((line) => /^[A-Z_]+=/.test(line)).map((line) => line.slice(line.indexOf('=') + 1));
-  const fromFiles = fs.readdirSync(path.join(dir, 'secrets')).map((f) => fs.readFileSync(path.join(dir, 'secrets', f), 'utf8').trim());
+  const fromEnv = fs
+    .readFileSync(path.join(dir, '.env'), 'utf8')
+    .split('\n')
+    .filter((line) => /^[A-Z_]+=/.test(line))
+    .map((line) => line.slice(line.indexOf('=') + 1));
+  const fromFiles = fs
+    .readdirSync(path.join(dir, 'secrets'))
+    .map((f) => fs.readFileSync(path.join(dir, 'secrets', f), 'utf8').trim());
   return [...fromEnv, ...fromFiles];
 }
 
@@ -47,9 +62,18 @@ beforeAll(async () => {
   const appDir = tempDir('reference-app');
   fs.cpSync(path.join(DIST, 'golden-image', 'shop-vm', 'app'), appDir, { recursive: true });
   tools.packer = packerValidate(path.join(DIST, 'golden-image', 'shop-vm'));
-  tools.systemd = systemdVerify('shop-vm.service', fs.readFileSync(path.join(DIST, 'golden-image/shop-vm/systemd/shop-vm.service'), 'utf-8'), '/opt/shop-vm');
-  tools.compose = composeConfig(appDir, Object.fromEntries(Object.keys(bundle.subset.secretEnv).map((k) => [k, 'operator-value'])));
-  tools.cloudInit = cloudInitSchema(Buffer.from(findDoc(docs, 'Secret', 'shop-vm-cloudinitdisk').data.userdata, 'base64').toString('utf-8'));
+  tools.systemd = systemdVerify(
+    'shop-vm.service',
+    fs.readFileSync(path.join(DIST, 'golden-image/shop-vm/systemd/shop-vm.service'), 'utf-8'),
+    '/opt/shop-vm',
+  );
+  tools.compose = composeConfig(
+    appDir,
+    Object.fromEntries(Object.keys(bundle.subset.secretEnv).map((k) => [k, 'operator-value'])),
+  );
+  tools.cloudInit = cloudInitSchema(
+    Buffer.from(findDoc(docs, 'Secret', 'shop-vm-cloudinitdisk').data.userdata, 'base64').toString('utf-8'),
+  );
   await Promise.all(Object.values(tools));
 });
 
@@ -73,24 +97,46 @@ test('dist/ holds exactly, byte for byte, what a fresh synth writes: the manifes
     'shop.k8s.yaml',
   ]);
   for (const file of files) {
-    expect(`${file}: ${fs.readFileSync(path.join(DIST, file), 'utf-8')}`).toBe(`${file}: ${fs.readFileSync(path.join(fresh, file), 'utf-8')}`);
+    expect(`${file}: ${fs.readFileSync(path.join(DIST, file), 'utf-8')}`).toBe(
+      `${file}: ${fs.readFileSync(path.join(fresh, file), 'utf-8')}`,
+    );
   }
 });
 
 test('synthesis is byte-stable', () => {
   const again = new ReferenceChart(Testing.app(), 'shop');
   expect(JSON.stringify(Testing.synth(again))).toBe(JSON.stringify(docs));
-  expect(again.app.vm!.bundle.files().map((f) => f.content.toString('base64'))).toEqual(bundle.files().map((f) => f.content.toString('base64')));
+  expect(again.app.vm!.bundle.files().map((f) => f.content.toString('base64'))).toEqual(
+    bundle.files().map((f) => f.content.toString('base64')),
+  );
 });
 
 test('every manifest passes the validator, the Kubernetes rules and the safety rules; the bundle holds no secret', () => {
-  expectManifestsPass(docs, { allowServiceAccountToken: ['api', 'worker'], secretValues: demoSecrets(), texts: bundleTexts });
+  expectManifestsPass(docs, {
+    allowServiceAccountToken: ['api', 'worker'],
+    secretValues: demoSecrets(),
+    texts: bundleTexts,
+  });
 });
 
 test('every row of the mapping table is there, and the VM target beside the container target', () => {
   const kinds = new Set(docs.map((d) => d.kind));
-  for (const kind of ['Namespace', 'Deployment', 'Service', 'NetworkPolicy', 'PersistentVolumeClaim', 'ConfigMap', 'Secret',
-    'Ingress', 'HorizontalPodAutoscaler', 'ResourceQuota', 'CronJob', 'Job', 'VirtualMachine', 'DataVolume']) {
+  for (const kind of [
+    'Namespace',
+    'Deployment',
+    'Service',
+    'NetworkPolicy',
+    'PersistentVolumeClaim',
+    'ConfigMap',
+    'Secret',
+    'Ingress',
+    'HorizontalPodAutoscaler',
+    'ResourceQuota',
+    'CronJob',
+    'Job',
+    'VirtualMachine',
+    'DataVolume',
+  ]) {
     expect(kinds).toContain(kind);
   }
   expect(findDoc(docs, 'Service', 'api-external').spec.type).toBe('LoadBalancer');
@@ -104,15 +150,18 @@ test('the legacy reporting daemon runs in the VM, because it drives the Docker e
   ]);
   expect(findDocs(docs, 'Deployment').map((d) => d.metadata.name)).not.toContain('reporting');
   expect(findDoc(docs, 'Service', 'reporting').spec).toMatchObject({
-    selector: { 'kubevirt.io/vm': 'shop-vm' }, ports: [{ name: 'tcp-8500', port: 8500, targetPort: 8500 }],
+    selector: { 'kubevirt.io/vm': 'shop-vm' },
+    ports: [{ name: 'tcp-8500', port: 8500, targetPort: 8500 }],
   });
-  expect(findDoc(docs, 'DataVolume', 'shop-vm-rootdisk').spec.source.http.url).toBe('https://images.example.com/shop/shop-vm.qcow2');
+  expect(findDoc(docs, 'DataVolume', 'shop-vm-rootdisk').spec.source.http.url).toBe(
+    'https://images.example.com/shop/shop-vm.qcow2',
+  );
   // The report archive is a volume of the VM's compose project, on the VM's disk: no claim in Kubernetes.
   expect(findDocs(docs, 'PersistentVolumeClaim').map((c) => c.metadata.name)).not.toContain('report-archive');
   expect(bundle.subset.composeFile).toContain('- report-archive:/var/lib/reports');
 });
 
-test('rule 2 both ways: the API reaches the VM\'s Service, the VM reaches the database\'s Service', () => {
+test("rule 2 both ways: the API reaches the VM's Service, the VM reaches the database's Service", () => {
   expect(findDoc(docs, 'ConfigMap', 'api-env').data.REPORTS_URL).toBe('http://reporting:8500/api');
   expect(bundle.subset.secretEnv.DATABASE_URL).toBe('postgresql://shop:demo-db-password-not-real@shop-db:5432/shop');
   expect(bundle.subset.composeFile).toContain('DATABASE_URL: ${DATABASE_URL:?set DATABASE_URL in /opt/shop-vm/.env}');
@@ -134,7 +183,7 @@ test('no secret value appears outside a Secret, nor in a warning, nor in the bun
   }
 });
 
-test('every selector matches its pod labels, the VM\'s included', () => {
+test("every selector matches its pod labels, the VM's included", () => {
   for (const workload of docs.filter((d) => ['Deployment', 'StatefulSet'].includes(d.kind))) {
     const labels = workload.spec.template.metadata.labels;
     for (const [key, value] of Object.entries(workload.spec.selector.matchLabels)) {
@@ -142,8 +191,11 @@ test('every selector matches its pod labels, the VM\'s included', () => {
     }
   }
   const pods = [
-    ...docs.filter((d) => WORKLOADS.includes(d.kind)).map((d) => (d.kind === 'CronJob'
-      ? d.spec.jobTemplate.spec.template.metadata.labels : d.spec.template.metadata.labels)),
+    ...docs
+      .filter((d) => WORKLOADS.includes(d.kind))
+      .map((d) =>
+        d.kind === 'CronJob' ? d.spec.jobTemplate.spec.template.metadata.labels : d.spec.template.metadata.labels,
+      ),
     ...findDocs(docs, 'VirtualMachine').map((vm) => vm.spec.template.metadata.labels),
   ];
   for (const service of findDocs(docs, 'Service')) {
@@ -152,7 +204,7 @@ test('every selector matches its pod labels, the VM\'s included', () => {
   }
 });
 
-test('every dependent has its wait, the VM\'s unit included', () => {
+test("every dependent has its wait, the VM's unit included", () => {
   const expected: Record<string, string[]> = {
     api: ['wait-for-redis', 'wait-for-shop-db', 'wait-for-migrate'],
     migrate: ['wait-for-shop-db'],
@@ -165,28 +217,39 @@ test('every dependent has its wait, the VM\'s unit included', () => {
     expect(waits).toEqual(expected[service.composeName] ?? []);
     expect(waits).toHaveLength(app.model.services.find((s) => s.name === service.composeName)!.dependsOn.length);
   }
-  const unit = bundle.files().find((f) => f.path === 'systemd/shop-vm.service')!.content.toString();
+  const unit = bundle
+    .files()
+    .find((f) => f.path === 'systemd/shop-vm.service')!
+    .content.toString();
   expect(unit.split('\n').filter((l) => l.startsWith('ExecStartPre='))).toEqual([
-    'ExecStartPre=/bin/bash -c \'for i in $$(seq 1 150); do (exec 3<>/dev/tcp/shop-db/5432) 2>/dev/null && exit 0; sleep 2; done; '
-      + 'echo "shop-db:5432 did not accept connections within 300 s" >&2; exit 1\'',
+    "ExecStartPre=/bin/bash -c 'for i in $$(seq 1 150); do (exec 3<>/dev/tcp/shop-db/5432) 2>/dev/null && exit 0; sleep 2; done; " +
+      'echo "shop-db:5432 did not accept connections within 300 s" >&2; exit 1\'',
   ]);
 });
 
 test('every container has requests and limits for cpu and memory, and so has the VM', () => {
   for (const doc of docs.filter((d) => WORKLOADS.includes(d.kind))) {
     for (const container of [...(podSpec(doc).initContainers ?? []), ...podSpec(doc).containers]) {
-      expect(`${doc.metadata.name}/${container.name}: ${Object.keys(container.resources.requests).sort()} ${Object.keys(container.resources.limits).sort()}`)
-        .toBe(`${doc.metadata.name}/${container.name}: cpu,memory cpu,memory`);
+      expect(
+        `${doc.metadata.name}/${container.name}: ${Object.keys(container.resources.requests).sort()} ${Object.keys(container.resources.limits).sort()}`,
+      ).toBe(`${doc.metadata.name}/${container.name}: cpu,memory cpu,memory`);
     }
   }
   expect(findDoc(docs, 'VirtualMachine', 'shop-vm').spec.template.spec.domain.resources).toEqual({
-    requests: { cpu: '100m', memory: '3Gi' }, limits: { cpu: '2', memory: '3Gi' },
+    requests: { cpu: '100m', memory: '3Gi' },
+    limits: { cpu: '2', memory: '3Gi' },
   });
 });
 
 test('a pod that mounts a ReadWriteOnce claim is on Recreate', () => {
-  const rwo = new Set(findDocs(docs, 'PersistentVolumeClaim').filter((c) => c.spec.accessModes.includes('ReadWriteOnce')).map((c) => c.metadata.name));
-  const withClaims = findDocs(docs, 'Deployment').filter((d) => (podSpec(d).volumes ?? []).some((v: any) => rwo.has(v.persistentVolumeClaim?.claimName)));
+  const rwo = new Set(
+    findDocs(docs, 'PersistentVolumeClaim')
+      .filter((c) => c.spec.accessModes.includes('ReadWriteOnce'))
+      .map((c) => c.metadata.name),
+  );
+  const withClaims = findDocs(docs, 'Deployment').filter((d) =>
+    (podSpec(d).volumes ?? []).some((v: any) => rwo.has(v.persistentVolumeClaim?.claimName)),
+  );
   expect(withClaims.map((d) => d.metadata.name)).toEqual(['redis', 'shop-db', 'worker']);
   for (const deployment of withClaims) {
     expect(deployment.spec.strategy).toEqual({ type: 'Recreate' });

@@ -2,7 +2,13 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { App, Chart, Testing } from 'cdk8s';
 import { ComposeApp } from '../../lib/app/compose-app';
-import { DEFAULT_SENSITIVE_NAME_PATTERNS, Redactor, SENSITIVE_PATTERNS, embeddedPasswords, isSensitiveName } from '../../lib/compose/sensitive';
+import {
+  DEFAULT_SENSITIVE_NAME_PATTERNS,
+  Redactor,
+  SENSITIVE_PATTERNS,
+  embeddedPasswords,
+  isSensitiveName,
+} from '../../lib/compose/sensitive';
 import { ComposeError, isComposeError } from '../../lib/compose/errors';
 import { readProjectFile } from '../../lib/compose/files';
 import { loadCompose, LoadComposeOptions } from '../../lib/compose/load';
@@ -73,9 +79,11 @@ describe('finding 5: the project .env and discovered compose files stay inside t
     const { dir, outside } = project({ 'compose.yaml': COMPOSE });
     fs.writeFileSync(path.join(outside, 'passwd'), PASSWD);
     fs.symlinkSync(path.join(outside, 'passwd'), path.join(dir, '.env'));
-    expect(refused(() => load(dir)).message).toBe('.env: env file ".env" is outside the project folder (through a symbolic link) '
-      + 'and was not read. Allowed: a file inside the folder of the compose file. Fix: move the file into the project folder, '
-      + 'or allow it with allowOutsideProject: true (CLI: --allow-outside-project).');
+    expect(refused(() => load(dir)).message).toBe(
+      '.env: env file ".env" is outside the project folder (through a symbolic link) ' +
+        'and was not read. Allowed: a file inside the folder of the compose file. Fix: move the file into the project folder, ' +
+        'or allow it with allowOutsideProject: true (CLI: --allow-outside-project).',
+    );
     expect(synth(dir, { allowOutsideProject: true })).toContain('x:0:0:root');
   });
 
@@ -90,7 +98,9 @@ describe('finding 5: the project .env and discovered compose files stay inside t
     fs.writeFileSync(path.join(outside, 'override.yaml'), `services:\n  web:\n    environment: {LEAK: ${PLANTED}}\n`);
     fs.symlinkSync(path.join(outside, 'override.yaml'), path.join(dir, 'compose.override.yaml'));
     const err = refused(() => load(dir));
-    expect(err.message).toMatch(/^compose\.override\.yaml: compose file "compose\.override\.yaml" is outside the project folder/);
+    expect(err.message).toMatch(
+      /^compose\.override\.yaml: compose file "compose\.override\.yaml" is outside the project folder/,
+    );
     expect(err.message).not.toContain(PLANTED);
   });
 
@@ -104,9 +114,11 @@ describe('finding 5: the project .env and discovered compose files stay inside t
     };
     const at = { file: 'compose.yaml', path: 'services.web.env_file' };
     const err = refused(() => readProjectFile('env file', 'app.env', file, at, { confineTo: dir, afterCheck: swap }));
-    expect(err.message).toBe('compose.yaml: services.web.env_file: env file "app.env" is outside the project folder (through a '
-      + 'symbolic link) and was not read. Allowed: a file inside the folder of the compose file. Fix: move the file into the '
-      + 'project folder, or allow it with allowOutsideProject: true (CLI: --allow-outside-project).');
+    expect(err.message).toBe(
+      'compose.yaml: services.web.env_file: env file "app.env" is outside the project folder (through a ' +
+        'symbolic link) and was not read. Allowed: a file inside the folder of the compose file. Fix: move the file into the ' +
+        'project folder, or allow it with allowOutsideProject: true (CLI: --allow-outside-project).',
+    );
   });
 
   test('a folder on the way swapped for a link after the check is caught on the open descriptor', () => {
@@ -116,17 +128,28 @@ describe('finding 5: the project .env and discovered compose files stay inside t
       fs.renameSync(path.join(dir, 'conf'), path.join(dir, 'conf-away'));
       fs.symlinkSync(outside, path.join(dir, 'conf'));
     };
-    const err = refused(() => readProjectFile('env file', 'conf/app.env', path.join(dir, 'conf/app.env'),
-      { file: 'compose.yaml', path: '' }, { confineTo: dir, afterCheck: swap }));
+    const err = refused(() =>
+      readProjectFile(
+        'env file',
+        'conf/app.env',
+        path.join(dir, 'conf/app.env'),
+        { file: 'compose.yaml', path: '' },
+        { confineTo: dir, afterCheck: swap },
+      ),
+    );
     expect(err.message).toContain('is outside the project folder (through a symbolic link) and was not read');
   });
 });
 
 describe('finding 6: extends is bounded, and a cycle is a located error that names it', () => {
   test('a service that extends itself through its own file', () => {
-    const { dir } = project({ 'compose.yaml': 'services:\n  web:\n    image: nginx:1.27.2\n    extends: {file: compose.yaml, service: web}\n' });
-    expect(refused(() => load(dir)).message).toBe('compose.yaml:4:14: services.web.extends: services extend each other in a cycle: '
-      + 'web → compose.yaml:web. Fix: remove one of the extends, so that no service extends itself.');
+    const { dir } = project({
+      'compose.yaml': 'services:\n  web:\n    image: nginx:1.27.2\n    extends: {file: compose.yaml, service: web}\n',
+    });
+    expect(refused(() => load(dir)).message).toBe(
+      'compose.yaml:4:14: services.web.extends: services extend each other in a cycle: ' +
+        'web → compose.yaml:web. Fix: remove one of the extends, so that no service extends itself.',
+    );
   });
 
   test('a cycle through two files', () => {
@@ -134,17 +157,24 @@ describe('finding 6: extends is bounded, and a cycle is a located error that nam
       'compose.yaml': 'services:\n  web:\n    extends: {file: base.yaml, service: a}\n',
       'base.yaml': 'services:\n  a:\n    extends: {file: compose.yaml, service: web}\n    image: nginx:1.27.2\n',
     });
-    expect(refused(() => load(dir)).message).toMatch(/: services extend each other in a cycle: web → base\.yaml:a → compose\.yaml:web\./);
+    expect(refused(() => load(dir)).message).toMatch(
+      /: services extend each other in a cycle: web → base\.yaml:a → compose\.yaml:web\./,
+    );
   });
 
   test('a service extending a service of its own file through file: is not a cycle', () => {
-    const { dir } = project({ 'compose.yaml': 'services:\n  base:\n    image: nginx:1.27.2\n  web:\n    extends: {file: compose.yaml, service: base}\n' });
+    const { dir } = project({
+      'compose.yaml':
+        'services:\n  base:\n    image: nginx:1.27.2\n  web:\n    extends: {file: compose.yaml, service: base}\n',
+    });
     expect(load(dir).model.services.find((s) => s.name === 'web')?.image).toBe('nginx:1.27.2');
   });
 
   test('a large file in a cycle fails at once, in bounded time', () => {
     const filler = Array.from({ length: 5000 }, (_, i) => `  s${i}:\n    image: nginx:1.27.2\n`).join('');
-    const { dir } = project({ 'compose.yaml': `services:\n  web:\n    image: nginx:1.27.2\n    extends: {file: compose.yaml, service: web}\n${filler}` });
+    const { dir } = project({
+      'compose.yaml': `services:\n  web:\n    image: nginx:1.27.2\n    extends: {file: compose.yaml, service: web}\n${filler}`,
+    });
     expect(refused(() => load(dir)).message).toContain('services extend each other in a cycle');
   });
 
@@ -152,7 +182,9 @@ describe('finding 6: extends is bounded, and a cycle is a located error that nam
     const chain = Array.from({ length: 5000 }, (_, i) => `  s${i}:\n    extends: s${i + 1}\n`).join('');
     const { dir } = project({ 'compose.yaml': `services:\n${chain}  s5000:\n    image: nginx:1.27.2\n` });
     const err = refused(() => load(dir));
-    expect(err.message).toMatch(/^compose\.yaml:\d+:\d+: services\.s\d+\.extends: the chain of extends is longer than 64 services: s0 → s1 → s2 → … \(60 more\) → s63 → s64\./);
+    expect(err.message).toMatch(
+      /^compose\.yaml:\d+:\d+: services\.s\d+\.extends: the chain of extends is longer than 64 services: s0 → s1 → s2 → … \(60 more\) → s63 → s64\./,
+    );
   });
 });
 
@@ -163,14 +195,21 @@ describe('finding 7: the project .env is bounded like env_file', () => {
     fs.closeSync(fs.openSync(path.join(dir, '.env'), 'w'));
     fs.truncateSync(path.join(dir, '.env'), 150 * 1024 * 1024);
     const heapBefore = process.memoryUsage().heapUsed;
-    expect(refused(() => load(dir)).message).toBe('.env: env file ".env" is larger than 1 MiB. '
-      + 'Fix: make the file smaller; the limit keeps a hostile file from filling the memory.');
+    expect(refused(() => load(dir)).message).toBe(
+      '.env: env file ".env" is larger than 1 MiB. ' +
+        'Fix: make the file smaller; the limit keeps a hostile file from filling the memory.',
+    );
     expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(64 * 1024 * 1024);
   });
 
   test('an env file named with --env-file is bounded too', () => {
-    const { dir } = project({ 'compose.yaml': 'services:\n  web:\n    image: nginx:1.27.2\n', 'big.env': `A=${'x'.repeat(1024 * 1024 + 1)}\n` });
-    expect(refused(() => load(dir, { envFiles: ['big.env'] })).message).toContain('env file "big.env" is larger than 1 MiB');
+    const { dir } = project({
+      'compose.yaml': 'services:\n  web:\n    image: nginx:1.27.2\n',
+      'big.env': `A=${'x'.repeat(1024 * 1024 + 1)}\n`,
+    });
+    expect(refused(() => load(dir, { envFiles: ['big.env'] })).message).toContain(
+      'env file "big.env" is larger than 1 MiB',
+    );
   });
 });
 
@@ -196,7 +235,9 @@ describe('finding 8: the patterns of sensitive.ts run in linear time', () => {
       () => embeddedPasswords(text),
       () => isSensitiveName(text, DEFAULT_SENSITIVE_NAME_PATTERNS),
       () => redactor.redact(text),
-      ...SENSITIVE_PATTERNS.map((pattern) => () => [...text.matchAll(new RegExp(pattern.source, pattern.flags))].length),
+      ...SENSITIVE_PATTERNS.map(
+        (pattern) => () => [...text.matchAll(new RegExp(pattern.source, pattern.flags))].length,
+      ),
     ]) {
       expect(runBounded(run, 2_000).kind).toBe('value');
     }
@@ -214,7 +255,10 @@ describe('finding 8: the patterns of sensitive.ts run in linear time', () => {
   });
 
   test('the scan finds what the pattern found', () => {
-    expect(embeddedPasswords('postgresql://shop:pw-1@db:5432/shop and redis://:r3dis@cache/0')).toEqual(['pw-1', 'r3dis']);
+    expect(embeddedPasswords('postgresql://shop:pw-1@db:5432/shop and redis://:r3dis@cache/0')).toEqual([
+      'pw-1',
+      'r3dis',
+    ]);
     expect(embeddedPasswords('x' + 'a'.repeat(1000) + '://u:p4ss@h')).toEqual(['p4ss']);
     expect(embeddedPasswords('9a://u:p4ss@h')).toEqual(['p4ss']);
     expect(embeddedPasswords('1://u:p@h /a://u:@h')).toEqual([]);
@@ -226,14 +270,22 @@ describe('finding 9: error messages quote no secret', () => {
   const DOTENV = `DB_PASSWORD=${PLANTED}\n`;
 
   test.each([
-    ['an invalid service name whose environment holds a secret from .env',
-      'services:\n  "bad name!":\n    image: nginx:1.27.2\n    environment:\n      DB_PASSWORD: ${DB_PASSWORD}\n'],
-    ['environment written as a plain string',
-      `services:\n  web:\n    image: nginx:1.27.2\n    environment: DB_PASSWORD=${PLANTED}\n`],
-    ['an invalid tmpfs size taken from a secret variable',
-      'services:\n  web:\n    image: nginx:1.27.2\n    tmpfs: ["/cache:size=${DB_PASSWORD}"]\n'],
-    ['a port taken from a secret variable',
-      'services:\n  web:\n    image: nginx:1.27.2\n    ports: ["${DB_PASSWORD}:80"]\n'],
+    [
+      'an invalid service name whose environment holds a secret from .env',
+      'services:\n  "bad name!":\n    image: nginx:1.27.2\n    environment:\n      DB_PASSWORD: ${DB_PASSWORD}\n',
+    ],
+    [
+      'environment written as a plain string',
+      `services:\n  web:\n    image: nginx:1.27.2\n    environment: DB_PASSWORD=${PLANTED}\n`,
+    ],
+    [
+      'an invalid tmpfs size taken from a secret variable',
+      'services:\n  web:\n    image: nginx:1.27.2\n    tmpfs: ["/cache:size=${DB_PASSWORD}"]\n',
+    ],
+    [
+      'a port taken from a secret variable',
+      'services:\n  web:\n    image: nginx:1.27.2\n    ports: ["${DB_PASSWORD}:80"]\n',
+    ],
   ])('%s', (_what, compose) => {
     const { dir } = project({ 'compose.yaml': compose, '.env': DOTENV });
     const err = refused(() => load(dir));
@@ -242,7 +294,10 @@ describe('finding 9: error messages quote no secret', () => {
   });
 
   test('the CLI prints no secret in its error line, and the value reads [redacted]', async () => {
-    const { dir } = project({ 'compose.yaml': 'services:\n  web:\n    image: nginx:1.27.2\n    ports: ["${DB_PASSWORD}:80"]\n', '.env': DOTENV });
+    const { dir } = project({
+      'compose.yaml': 'services:\n  web:\n    image: nginx:1.27.2\n    ports: ["${DB_PASSWORD}:80"]\n',
+      '.env': DOTENV,
+    });
     const run = await runCli(['convert', '-o', 'out'], { cwd: dir });
     expect(run.code).toBe(1);
     expect(run.stderr).not.toContain(PLANTED);
@@ -276,7 +331,10 @@ describe('findings 10 and 11: the bundle and the plain fields never hold a secre
       ].join('\n'),
       '.env': `REDIS_PASSWORD=${PLANTED}\n`,
     });
-    const run = await runCli(['convert', '-o', 'out', '--target', 'vm', '--image-base-url', 'https://images.example.com/shop'], { cwd: dir });
+    const run = await runCli(
+      ['convert', '-o', 'out', '--target', 'vm', '--image-base-url', 'https://images.example.com/shop'],
+      { cwd: dir },
+    );
     expect(run.stderr).not.toContain(PLANTED);
     expect(run.code).toBe(0);
     const out = path.join(dir, 'out');
@@ -284,18 +342,33 @@ describe('findings 10 and 11: the bundle and the plain fields never hold a secre
     expect(bundle.length).toBeGreaterThan(5);
     for (const file of [...bundle, 'RUNBOOK.md']) {
       const text = fs.readFileSync(path.join(out, file), 'utf-8');
-      expect({ file, planted: text.includes(PLANTED), cifs: text.includes('cifs-9d1e4b') }).toEqual({ file, planted: false, cifs: false });
+      expect({ file, planted: text.includes(PLANTED), cifs: text.includes('cifs-9d1e4b') }).toEqual({
+        file,
+        planted: false,
+        cifs: false,
+      });
     }
-    const compose = fs.readFileSync(path.join(out, bundle.find((f) => f.endsWith('/app/compose.yaml'))!), 'utf-8');
+    const compose = fs.readFileSync(
+      path.join(
+        out,
+        bundle.find((f) => f.endsWith('/app/compose.yaml'))!,
+      ),
+      'utf-8',
+    );
     expect(compose).toMatch(/- --requirepass\n +- \$\{SECRET_1:\?set SECRET_1 in \/opt\/shop-vm\/\.env\}\n/);
     expect(compose).toContain('com.example.deploy: token ${SECRET_1:?');
     expect(compose).toContain('com.example.vol: v ${SECRET_1:?');
     expect(compose).toContain('password=${SECRET_2:?');
     // The values reach the VM through a Secret (the app folder's .env, written by cloud-init).
-    const secrets = listFiles(out).filter((f) => /-secret\.yaml$/.test(f)).map((f) => fs.readFileSync(path.join(out, f), 'utf-8')).join('\n');
-    const decoded = [...secrets.matchAll(/^ {2}[\w.-]+: ([A-Za-z0-9+/=]{8,})$/gm)].map((m) => Buffer.from(m[1], 'base64').toString('utf-8')).join('\n');
+    const secrets = listFiles(out)
+      .filter((f) => /-secret\.yaml$/.test(f))
+      .map((f) => fs.readFileSync(path.join(out, f), 'utf-8'))
+      .join('\n');
+    const decoded = [...secrets.matchAll(/^ {2}[\w.-]+: ([A-Za-z0-9+/=]{8,})$/gm)]
+      .map((m) => Buffer.from(m[1], 'base64').toString('utf-8'))
+      .join('\n');
     expect(decoded).toContain(`SECRET_1='${PLANTED}'`);
-    expect(decoded).toContain('SECRET_2=\'cifs-9d1e4b\'');
+    expect(decoded).toContain("SECRET_2='cifs-9d1e4b'");
     for (const manifest of listFiles(out).filter((f) => /^\d-/.test(f) && !/-secret\.yaml$/.test(f))) {
       const text = fs.readFileSync(path.join(out, manifest), 'utf-8');
       expect({ manifest, planted: text.includes(PLANTED) ? text : false }).toEqual({ manifest, planted: false });
@@ -303,11 +376,19 @@ describe('findings 10 and 11: the bundle and the plain fields never hold a secre
   });
 
   test.each([
-    ['an Ingress host', '    labels: {kompose.service.expose: "${API_TOKEN}.example.com"}\n', 'services.web.labels.kompose.service.expose'],
+    [
+      'an Ingress host',
+      '    labels: {kompose.service.expose: "${API_TOKEN}.example.com"}\n',
+      'services.web.labels.kompose.service.expose',
+    ],
     ['working_dir', '    working_dir: /srv/${API_TOKEN}\n', 'services.web.working_dir'],
     ['extra_hosts', '    extra_hosts: ["${API_TOKEN}:10.0.0.1"]\n', 'services.web.extra_hosts[0]'],
-    ['kompose.init.containers.command', '    labels: {kompose.init.containers.name: init, kompose.init.containers.image: busybox:1.36, '
-      + 'kompose.init.containers.command: "echo ${API_TOKEN}"}\n', 'services.web.labels.kompose.init.containers.command'],
+    [
+      'kompose.init.containers.command',
+      '    labels: {kompose.init.containers.name: init, kompose.init.containers.image: busybox:1.36, ' +
+        'kompose.init.containers.command: "echo ${API_TOKEN}"}\n',
+      'services.web.labels.kompose.init.containers.command',
+    ],
   ])('a secret used as %s is refused, and the message does not quote it', async (_what, lines, field) => {
     const { dir } = project({
       'compose.yaml': `services:\n  web:\n    image: nginx:1.27.2\n    ports: ["8080:80"]\n${lines}`,
@@ -315,14 +396,18 @@ describe('findings 10 and 11: the bundle and the plain fields never hold a secre
     });
     const run = await runCli(['convert', '-o', 'out'], { cwd: dir });
     expect(run.code).toBe(1);
-    expect(lastLine(run)).toMatch(new RegExp(`^error: compose\\.yaml: ${field.replace(/[.[\]]/g, '\\$&')}: \\S+ holds a secret value, `
-      + 'which would be written in plain text into the manifests and the runbook \\(this field cannot read from a Secret\\)\\. Fix: '));
+    expect(lastLine(run)).toMatch(
+      new RegExp(
+        `^error: compose\\.yaml: ${field.replace(/[.[\]]/g, '\\$&')}: \\S+ holds a secret value, ` +
+          'which would be written in plain text into the manifests and the runbook \\(this field cannot read from a Secret\\)\\. Fix: ',
+      ),
+    );
     expect(run.stderr).not.toContain(PLANTED);
     expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
   });
 });
 
-describe('finding 12: the cluster\'s own namespaces', () => {
+describe("finding 12: the cluster's own namespaces", () => {
   const COMPOSE = 'services:\n  web:\n    image: nginx:1.27.2\n    ports: ["8080:80"]\n';
 
   test.each([
@@ -335,22 +420,28 @@ describe('finding 12: the cluster\'s own namespaces', () => {
     const { dir } = project({ 'compose.yaml': COMPOSE });
     const run = await runCli(['convert', '-o', 'out', ...args], { cwd: dir });
     expect(run.code).toBe(1);
-    expect(lastLine(run)).toBe(`error: cdk8s-compose/App: the namespace "${ns}" belongs to the cluster. Allowed: a namespace of the app's own, `
-      + 'not default, kube-node-lease, kube-public, kube-system. Fix: choose another namespace (CLI: --namespace NAME, or a '
-      + 'different project name), or allow it with allowSystemNamespace: true (CLI: --allow-system-namespace): its '
-      + 'default-deny NetworkPolicy and quota then bind the cluster\'s own workloads.');
+    expect(lastLine(run)).toBe(
+      `error: cdk8s-compose/App: the namespace "${ns}" belongs to the cluster. Allowed: a namespace of the app's own, ` +
+        'not default, kube-node-lease, kube-public, kube-system. Fix: choose another namespace (CLI: --namespace NAME, or a ' +
+        'different project name), or allow it with allowSystemNamespace: true (CLI: --allow-system-namespace): its ' +
+        "default-deny NetworkPolicy and quota then bind the cluster's own workloads.",
+    );
   });
 
   test('name: kube-system in the compose file is refused too; the ComposeApp prop allows it', () => {
     const { dir } = project({ 'compose.yaml': `name: kube-system\n${COMPOSE}` });
     const { model } = load(dir);
-    expect(() => new ComposeApp(new Chart(new App(), 'a'), 'app', { model })).toThrow('the namespace "kube-system" belongs to the cluster');
+    expect(() => new ComposeApp(new Chart(new App(), 'a'), 'app', { model })).toThrow(
+      'the namespace "kube-system" belongs to the cluster',
+    );
     expect(() => new ComposeApp(new Chart(new App(), 'b'), 'app', { model, allowSystemNamespace: true })).not.toThrow();
   });
 
   test('with --allow-system-namespace the runbook never proposes deleting the namespace', async () => {
     const { dir } = project({ 'compose.yaml': COMPOSE });
-    const run = await runCli(['convert', '-o', 'out', '--namespace', 'kube-system', '--allow-system-namespace'], { cwd: dir });
+    const run = await runCli(['convert', '-o', 'out', '--namespace', 'kube-system', '--allow-system-namespace'], {
+      cwd: dir,
+    });
     expect(run.code).toBe(0);
     const runbook = fs.readFileSync(path.join(dir, 'out', 'RUNBOOK.md'), 'utf-8');
     expect(runbook).not.toMatch(/kubectl delete (namespace|ns) kube-system/);
@@ -372,17 +463,23 @@ describe('finding 13: messages that do not mislead', () => {
     const { dir } = project({});
     fs.symlinkSync('compose.yaml', path.join(dir, 'compose.yaml'));
     const err = refused(() => load(dir, { files: ['compose.yaml'] }));
-    expect(err.message).toBe('compose.yaml: compose file "compose.yaml" is a loop of symbolic links. Fix: make the link point at a file.');
+    expect(err.message).toBe(
+      'compose.yaml: compose file "compose.yaml" is a loop of symbolic links. Fix: make the link point at a file.',
+    );
   });
 
   test('an env_file that is a loop of links says so', () => {
-    const { dir } = project({ 'compose.yaml': 'services:\n  web:\n    image: nginx:1.27.2\n    env_file: [loop.env]\n' });
+    const { dir } = project({
+      'compose.yaml': 'services:\n  web:\n    image: nginx:1.27.2\n    env_file: [loop.env]\n',
+    });
     fs.symlinkSync('loop.env', path.join(dir, 'loop.env'));
     expect(refused(() => load(dir)).message).toContain('env file "loop.env" is a loop of symbolic links');
   });
 
   test('a 1 MB ${X:?message} is shortened in the message', () => {
-    const { dir } = project({ 'compose.yaml': `services:\n  web:\n    image: "nginx:\${X:?${'m'.repeat(1024 * 1024)}}"\n` });
+    const { dir } = project({
+      'compose.yaml': `services:\n  web:\n    image: "nginx:\${X:?${'m'.repeat(1024 * 1024)}}"\n`,
+    });
     const err = refused(() => load(dir, { limits: { maxFileBytes: 4 * 1024 * 1024 } }));
     expect(err.message.length).toBeLessThan(2_000);
     expect(err.message).toMatch(/required variable X is missing a value: m+… \(\d+ more characters\)/);

@@ -45,7 +45,7 @@ function project(): { cwd: string; victims: string } {
   fs.mkdirSync(cwd);
   fs.mkdirSync(victims);
   fs.writeFileSync(path.join(cwd, 'compose.yaml'), COMPOSE);
-  fs.writeFileSync(path.join(victims, 'x.txt'), 'the user\'s own file\n');
+  fs.writeFileSync(path.join(victims, 'x.txt'), "the user's own file\n");
   return { cwd, victims };
 }
 
@@ -64,7 +64,9 @@ function stagesIn(dir: string): string[] {
 
 /** Every `.cdk8s-compose-` entry anywhere under a folder (staging folders, files staged beside their targets). */
 function leftovers(dir: string): string[] {
-  return listFiles(dir).filter((f) => f.split('/').some((part) => part.startsWith('.cdk8s-compose-') && part !== LEDGER_FILE));
+  return listFiles(dir).filter((f) =>
+    f.split('/').some((part) => part.startsWith('.cdk8s-compose-') && part !== LEDGER_FILE),
+  );
 }
 
 function lastLine(stderr: string): string {
@@ -77,7 +79,6 @@ function expectPlainMessage(stderr: string): void {
   expect(stderr).not.toMatch(/\s\/(tmp|work|home|root)\//);
   expect(stderr).not.toMatch(/\n\s+at /);
 }
-
 
 /** Whether this machine lets the test mount a tmpfs (root in a container that allows it). */
 const canMount = (() => {
@@ -95,13 +96,16 @@ const canMount = (() => {
 })();
 const mounted: string[] = [];
 afterAll(() => {
-  mounted.splice(0).reverse().forEach((dir) => {
-    try {
-      execFileSync('umount', [dir], { stdio: 'ignore' });
-    } catch {
-      // Already gone.
-    }
-  });
+  mounted
+    .splice(0)
+    .reverse()
+    .forEach((dir) => {
+      try {
+        execFileSync('umount', [dir], { stdio: 'ignore' });
+      } catch {
+        // Already gone.
+      }
+    });
   removeTempDirs();
 });
 function mountTmpfs(dir: string, options: string): void {
@@ -118,11 +122,14 @@ if (!canMount) {
 /** The unprivileged user the permission tests run the CLI as, when the tests run as root (root ignores modes). */
 const UNPRIVILEGED = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
 /** The unprivileged user can run the built CLI only where every folder above it lets others in (a clone in a mkdtemp folder does not). */
-const canRunAs = UNPRIVILEGED === undefined
-  || spawnSync(process.execPath, [BIN, '--help'], { cwd: '/', stdio: 'ignore', ...UNPRIVILEGED }).status === 0;
+const canRunAs =
+  UNPRIVILEGED === undefined ||
+  spawnSync(process.execPath, [BIN, '--help'], { cwd: '/', stdio: 'ignore', ...UNPRIVILEGED }).status === 0;
 const withRunAs = canRunAs ? test : test.skip;
 if (!canRunAs) {
-  console.log(`hostile-output: the permission test is skipped: uid 65534 cannot reach ${BIN} (a folder above it is closed to others)`);
+  console.log(
+    `hostile-output: the permission test is skipped: uid 65534 cannot reach ${BIN} (a folder above it is closed to others)`,
+  );
 }
 
 function runAs(args: readonly string[], cwd: string): Promise<{ code?: number; stderr: string }> {
@@ -145,12 +152,14 @@ describe('finding 1: the ledger is not trusted', () => {
 
     const run = await runCli(['convert', '-o', 'out'], { cwd });
     expect(run.code).toBe(1);
-    expect(lastLine(run.stderr)).toBe('error: the ledger golden-image/.cdk8s-compose-files in the output folder out lists '
-      + '"golden-image/../../../victims/x.txt" on line 2, which is not a file inside golden-image/: nothing was written or removed. '
-      + 'Allowed: paths inside golden-image/ without "..", "." or empty parts, as cdk8s-compose writes them. '
-      + 'Fix: the ledger was changed by hand or by someone else: check golden-image/, then delete golden-image/.cdk8s-compose-files '
-      + '(the next conversion writes it again).');
-    expect(fs.readFileSync(path.join(victims, 'x.txt'), 'utf-8')).toBe('the user\'s own file\n');
+    expect(lastLine(run.stderr)).toBe(
+      'error: the ledger golden-image/.cdk8s-compose-files in the output folder out lists ' +
+        '"golden-image/../../../victims/x.txt" on line 2, which is not a file inside golden-image/: nothing was written or removed. ' +
+        'Allowed: paths inside golden-image/ without "..", "." or empty parts, as cdk8s-compose writes them. ' +
+        'Fix: the ledger was changed by hand or by someone else: check golden-image/, then delete golden-image/.cdk8s-compose-files ' +
+        '(the next conversion writes it again).',
+    );
+    expect(fs.readFileSync(path.join(victims, 'x.txt'), 'utf-8')).toBe("the user's own file\n");
     expect(listFiles(path.join(cwd, 'out'))).toEqual([`golden-image/${LEDGER_FILE}`]);
   });
 
@@ -185,31 +194,41 @@ describe('finding 1: the ledger is not trusted', () => {
     const result = writeFiles(root, { 'golden-image/other/packer.json': '{}\n' });
     expect(result.removed).toEqual([]);
     expect(result.foreign).toEqual(['golden-image/app/x.txt']);
-    expect(fs.readFileSync(path.join(victims, 'x.txt'), 'utf-8')).toBe('the user\'s own file\n');
+    expect(fs.readFileSync(path.join(victims, 'x.txt'), 'utf-8')).toBe("the user's own file\n");
   });
 
   test('a crafted ledger cannot vouch for a file behind a link: convert refuses to overwrite it without --force', async () => {
     const { cwd, victims } = project();
     // The bundle folder of the project is a link to the user's folder, and the ledger vouches for the file there.
-    fs.writeFileSync(path.join(victims, 'packer.json'), 'the user\'s template\n');
+    fs.writeFileSync(path.join(victims, 'packer.json'), "the user's template\n");
     fs.mkdirSync(path.join(cwd, 'out', 'golden-image'), { recursive: true });
     fs.symlinkSync(victims, path.join(cwd, 'out', 'golden-image', 'shop-vm'));
-    fs.writeFileSync(path.join(cwd, 'out', 'golden-image', LEDGER_FILE),
-      `${HEADER}\n${sha256('the user\'s template\n')}  golden-image/shop-vm/packer.json\n`);
-    const run = await runCli(['convert', '-o', 'out', '--target', 'vm', '--image-base-url', 'https://images.example.com/shop'], { cwd });
+    fs.writeFileSync(
+      path.join(cwd, 'out', 'golden-image', LEDGER_FILE),
+      `${HEADER}\n${sha256("the user's template\n")}  golden-image/shop-vm/packer.json\n`,
+    );
+    const run = await runCli(
+      ['convert', '-o', 'out', '--target', 'vm', '--image-base-url', 'https://images.example.com/shop'],
+      { cwd },
+    );
     expect(run.code).toBe(1);
-    expect(lastLine(run.stderr)).toMatch(/^error: refusing to write into golden-image\/shop-vm, a symbolic link in the output folder out\./);
-    expect(fs.readFileSync(path.join(victims, 'packer.json'), 'utf-8')).toBe('the user\'s template\n');
+    expect(lastLine(run.stderr)).toMatch(
+      /^error: refusing to write into golden-image\/shop-vm, a symbolic link in the output folder out\./,
+    );
+    expect(fs.readFileSync(path.join(victims, 'packer.json'), 'utf-8')).toBe("the user's template\n");
   });
 
-  test('a listed file is hashed only up to a bound: a huge file is not read, and is kept as not the tool\'s', () => {
+  test("a listed file is hashed only up to a bound: a huge file is not read, and is kept as not the tool's", () => {
     const root = path.join(tempDir('ledger-big'), 'out');
     fs.mkdirSync(path.join(root, 'golden-image', 'app'), { recursive: true });
     const big = path.join(root, 'golden-image', 'app', 'big.img');
     // Sparse: 2 GiB in size, no space on the disk. Reading it whole would take 2 GiB of memory.
     fs.closeSync(fs.openSync(big, 'w'));
     fs.truncateSync(big, 2 * 1024 * 1024 * 1024);
-    fs.writeFileSync(path.join(root, 'golden-image', LEDGER_FILE), `${HEADER}\n${'0'.repeat(64)}  golden-image/app/big.img\n`);
+    fs.writeFileSync(
+      path.join(root, 'golden-image', LEDGER_FILE),
+      `${HEADER}\n${'0'.repeat(64)}  golden-image/app/big.img\n`,
+    );
     const heapBefore = process.memoryUsage().heapUsed;
     const result = writeFiles(root, { 'golden-image/app/packer.json': '{}\n' });
     expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(256 * 1024 * 1024);
@@ -231,8 +250,10 @@ describe('finding 2: output is all or nothing, across permissions and mounts', (
     const run = await runAs(['convert', '-o', 'out'], cwd);
     fs.chmodSync(path.join(cwd, 'out', '2-app'), 0o755);
     expect(run.code).toBe(1);
-    expect(lastLine(run.stderr)).toBe('error: cannot write into 2-app in out: permission denied; nothing was written. '
-      + 'Fix: make the folder writable by the user running the conversion, or choose another output folder.');
+    expect(lastLine(run.stderr)).toBe(
+      'error: cannot write into 2-app in out: permission denied; nothing was written. ' +
+        'Fix: make the folder writable by the user running the conversion, or choose another output folder.',
+    );
     expectPlainMessage(run.stderr);
     expect(snapshot(path.join(cwd, 'out'))).toEqual(before);
     expect([...stagesIn(cwd), ...leftovers(path.join(cwd, 'out'))]).toEqual([]);
@@ -240,17 +261,30 @@ describe('finding 2: output is all or nothing, across permissions and mounts', (
 
   test('each file is staged beside its target, so that moving it into place never crosses a mount (EXDEV)', () => {
     const root = path.join(tempDir('exdev-beside'), 'out');
-    writeFiles(root, { '0-namespace/a.yaml': `${HEADER}\n`, '2-app/b.yaml': `${HEADER}\n`, 'RUNBOOK.md': `${HEADER}\n` });
-    const seen: string[] = [];
-    writeFiles(root, { '0-namespace/a.yaml': `${HEADER}\nv2\n`, '2-app/b.yaml': `${HEADER}\nv2\n`, '2-app/c.yaml': `${HEADER}\n`, 'RUNBOOK.md': `${HEADER}\ny\n` }, {
-      beforeStep: (step, relative) => {
-        if (step !== 'move') {
-          return;
-        }
-        const folder = path.dirname(path.join(root, relative));
-        seen.push(`${relative}: ${fs.readdirSync(folder).filter((f) => f.endsWith('.new')).length > 0}`);
-      },
+    writeFiles(root, {
+      '0-namespace/a.yaml': `${HEADER}\n`,
+      '2-app/b.yaml': `${HEADER}\n`,
+      'RUNBOOK.md': `${HEADER}\n`,
     });
+    const seen: string[] = [];
+    writeFiles(
+      root,
+      {
+        '0-namespace/a.yaml': `${HEADER}\nv2\n`,
+        '2-app/b.yaml': `${HEADER}\nv2\n`,
+        '2-app/c.yaml': `${HEADER}\n`,
+        'RUNBOOK.md': `${HEADER}\ny\n`,
+      },
+      {
+        beforeStep: (step, relative) => {
+          if (step !== 'move') {
+            return;
+          }
+          const folder = path.dirname(path.join(root, relative));
+          seen.push(`${relative}: ${fs.readdirSync(folder).filter((f) => f.endsWith('.new')).length > 0}`);
+        },
+      },
+    );
     expect(seen).toEqual(['0-namespace/a.yaml: true', '2-app/b.yaml: true', '2-app/c.yaml: true', 'RUNBOOK.md: true']);
     expect(leftovers(root)).toEqual([]);
     expect(fs.readFileSync(path.join(root, '2-app/b.yaml'), 'utf-8')).toBe(`${HEADER}\nv2\n`);
@@ -276,7 +310,9 @@ describe('finding 2: output is all or nothing, across permissions and mounts', (
     mountTmpfs(path.join(cwd, 'out'), 'size=16k');
     const run = await runCli(['convert', '-o', 'out'], { cwd });
     expect(run.code).toBe(1);
-    expect(lastLine(run.stderr)).toMatch(/^error: cannot write \S+ in the output folder out: the disk is full; nothing was written\. Fix: free some space/);
+    expect(lastLine(run.stderr)).toMatch(
+      /^error: cannot write \S+ in the output folder out: the disk is full; nothing was written\. Fix: free some space/,
+    );
     expectPlainMessage(run.stderr);
     expect(listFiles(path.join(cwd, 'out'))).toEqual([]);
   });
@@ -286,28 +322,48 @@ describe('finding 2: output is all or nothing, across permissions and mounts', (
     mountTmpfs(path.join(cwd, 'out'), 'size=1m,ro');
     const run = await runCli(['convert', '-o', 'out/k8s'], { cwd });
     expect(run.code).toBe(1);
-    expect(lastLine(run.stderr)).toBe('error: cannot create the output folder out/k8s: the file system is read-only. '
-      + 'Fix: choose an output folder on a writable file system.');
+    expect(lastLine(run.stderr)).toBe(
+      'error: cannot create the output folder out/k8s: the file system is read-only. ' +
+        'Fix: choose an output folder on a writable file system.',
+    );
     expectPlainMessage(run.stderr);
   });
 
   test('a failure after the first rename puts every file back as it was', () => {
     const root = path.join(tempDir('rollback'), 'out');
-    const v1 = { '0-namespace/ns.yaml': `${HEADER}\nv1\n`, '2-app/a.yaml': `${HEADER}\nv1\n`, '2-app/old.yaml': `${HEADER}\nold\n`, 'RUNBOOK.md': `${HEADER}\n` };
+    const v1 = {
+      '0-namespace/ns.yaml': `${HEADER}\nv1\n`,
+      '2-app/a.yaml': `${HEADER}\nv1\n`,
+      '2-app/old.yaml': `${HEADER}\nold\n`,
+      'RUNBOOK.md': `${HEADER}\n`,
+    };
     writeFiles(root, v1);
     const before = snapshot(root);
     let moved = 0;
-    expect(() => writeFiles(root, { '0-namespace/ns.yaml': `${HEADER}\nv2\n`, '2-app/a.yaml': `${HEADER}\nv2\n`, '3-vm/new.yaml': `${HEADER}\n`, 'RUNBOOK.md': `${HEADER}\nv2\n` }, {
-      beforeStep: (step) => {
-        if (step !== 'move') {
-          return;
-        }
-        moved += 1;
-        if (moved === 4) {
-          throw Object.assign(new Error('ENOSPC: no space left on device, rename \'/x\' -> \'/y\''), { code: 'ENOSPC' });
-        }
-      },
-    })).toThrow(/^cannot write RUNBOOK\.md in the output folder .*: the disk is full; nothing was written\. Fix: /);
+    expect(() =>
+      writeFiles(
+        root,
+        {
+          '0-namespace/ns.yaml': `${HEADER}\nv2\n`,
+          '2-app/a.yaml': `${HEADER}\nv2\n`,
+          '3-vm/new.yaml': `${HEADER}\n`,
+          'RUNBOOK.md': `${HEADER}\nv2\n`,
+        },
+        {
+          beforeStep: (step) => {
+            if (step !== 'move') {
+              return;
+            }
+            moved += 1;
+            if (moved === 4) {
+              throw Object.assign(new Error("ENOSPC: no space left on device, rename '/x' -> '/y'"), {
+                code: 'ENOSPC',
+              });
+            }
+          },
+        },
+      ),
+    ).toThrow(/^cannot write RUNBOOK\.md in the output folder .*: the disk is full; nothing was written\. Fix: /);
     expect(snapshot(root)).toEqual(before);
     expect(leftovers(root)).toEqual([]);
   });
@@ -319,18 +375,24 @@ describe('finding 3: what is checked is what is written', () => {
     const root = path.join(tempDir('swap'), 'out');
     writeFiles(root, { '2-app/a.yaml': `${HEADER}\nv1\n` });
     const before = snapshot(root);
-    expect(() => writeFiles(root, { '1-stateful/db.yaml': `${HEADER}\n`, '2-app/a.yaml': `${HEADER}\nv2\n`, '2-app/b.yaml': `${HEADER}\n` }, {
-      beforeStep: (step, relative) => {
-        if (step !== 'move') {
-          return;
-        }
-        if (relative === '2-app/a.yaml') {
-          // The attacker's move, at the worst moment: the folder becomes a link to a folder outside.
-          fs.renameSync(path.join(root, '2-app'), path.join(root, 'moved-away'));
-          fs.symlinkSync(victims, path.join(root, '2-app'));
-        }
-      },
-    })).toThrow('refusing to write into 2-app, which changed into a symbolic link in the output folder');
+    expect(() =>
+      writeFiles(
+        root,
+        { '1-stateful/db.yaml': `${HEADER}\n`, '2-app/a.yaml': `${HEADER}\nv2\n`, '2-app/b.yaml': `${HEADER}\n` },
+        {
+          beforeStep: (step, relative) => {
+            if (step !== 'move') {
+              return;
+            }
+            if (relative === '2-app/a.yaml') {
+              // The attacker's move, at the worst moment: the folder becomes a link to a folder outside.
+              fs.renameSync(path.join(root, '2-app'), path.join(root, 'moved-away'));
+              fs.symlinkSync(victims, path.join(root, '2-app'));
+            }
+          },
+        },
+      ),
+    ).toThrow('refusing to write into 2-app, which changed into a symbolic link in the output folder');
     expect(fs.readdirSync(victims).sort()).toEqual(['x.txt']);
     // The folder moved away keeps its file as it was (and the staged files, which are never removed through a link).
     fs.unlinkSync(path.join(root, '2-app'));
@@ -343,14 +405,20 @@ describe('finding 3: what is checked is what is written', () => {
     const { victims } = project();
     const root = path.join(tempDir('swap-write'), 'out');
     writeFiles(root, { '2-app/a.yaml': `${HEADER}\nv1\n` });
-    expect(() => writeFiles(root, { '1-stateful/db.yaml': `${HEADER}\n`, '2-app/a.yaml': `${HEADER}\nv2\n` }, {
-      beforeStep: (step, relative) => {
-        if (step === 'write' && relative === '2-app/a.yaml') {
-          fs.renameSync(path.join(root, '2-app'), path.join(root, 'moved-away'));
-          fs.symlinkSync(victims, path.join(root, '2-app'));
-        }
-      },
-    })).toThrow('refusing to write into 2-app, which changed into a symbolic link in the output folder');
+    expect(() =>
+      writeFiles(
+        root,
+        { '1-stateful/db.yaml': `${HEADER}\n`, '2-app/a.yaml': `${HEADER}\nv2\n` },
+        {
+          beforeStep: (step, relative) => {
+            if (step === 'write' && relative === '2-app/a.yaml') {
+              fs.renameSync(path.join(root, '2-app'), path.join(root, 'moved-away'));
+              fs.symlinkSync(victims, path.join(root, '2-app'));
+            }
+          },
+        },
+      ),
+    ).toThrow('refusing to write into 2-app, which changed into a symbolic link in the output folder');
     expect(fs.readdirSync(victims).sort()).toEqual(['x.txt']);
     // Only the attacker's link, and the folder moved away with its file as it was.
     expect(listFiles(root).filter((f) => !f.startsWith('moved-away/'))).toEqual(['2-app']);
@@ -359,32 +427,44 @@ describe('finding 3: what is checked is what is written', () => {
 });
 
 describe('finding 4: no staging folder is left behind', () => {
-  const BIG = ['name: big', 'services:', ...Array.from({ length: 150 }, (_, i) => [
-    `  s${i}:`, '    image: nginx:1.27.2', '    ports: ["80"]', '    environment: {A: "1"}',
-  ]).flat(), ''].join('\n');
+  const BIG = [
+    'name: big',
+    'services:',
+    ...Array.from({ length: 150 }, (_, i) => [
+      `  s${i}:`,
+      '    image: nginx:1.27.2',
+      '    ports: ["80"]',
+      '    environment: {A: "1"}',
+    ]).flat(),
+    '',
+  ].join('\n');
 
-  test.each(['SIGINT', 'SIGTERM'] as const)('%s during a conversion: no staging folder, output complete or absent', async (signal) => {
-    const { cwd } = project();
-    fs.writeFileSync(path.join(cwd, 'compose.yaml'), BIG);
-    const child: ChildProcess = spawn(process.execPath, [BIN, 'convert'], { cwd, env: { ...CLEAN_ENV } });
-    const exited = new Promise<string>((resolve) => child.on('exit', (code, sig) => resolve(sig ?? `exit ${code}`)));
-    // The default output is the project folder itself: the staging folder appears there, then the signal is sent.
-    for (let i = 0; i < 3000 && stagesIn(cwd).length === 0 && child.exitCode === null; i++) {
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    const sawStage = stagesIn(cwd).length > 0;
-    child.kill(signal);
-    const ended = await exited;
-    expect(sawStage).toBe(true);
-    expect(stagesIn(cwd)).toEqual([]);
-    expect(stagesIn(path.dirname(cwd))).toEqual([]);
-    expect(leftovers(cwd)).toEqual([]);
-    // Ended by the signal itself (the shell shows 130 or 143), after the staging folder went.
-    expect(ended).toBe(signal);
-    const manifests = listFiles(cwd).filter((f) => /^\d-/.test(f));
-    // The conversion either finished before the signal was handled (every file) or had not written any.
-    expect(manifests.length === 0 || manifests.filter((f) => f.startsWith('2-app/')).length >= 150).toBe(true);
-  }, 120_000);
+  test.each(['SIGINT', 'SIGTERM'] as const)(
+    '%s during a conversion: no staging folder, output complete or absent',
+    async (signal) => {
+      const { cwd } = project();
+      fs.writeFileSync(path.join(cwd, 'compose.yaml'), BIG);
+      const child: ChildProcess = spawn(process.execPath, [BIN, 'convert'], { cwd, env: { ...CLEAN_ENV } });
+      const exited = new Promise<string>((resolve) => child.on('exit', (code, sig) => resolve(sig ?? `exit ${code}`)));
+      // The default output is the project folder itself: the staging folder appears there, then the signal is sent.
+      for (let i = 0; i < 3000 && stagesIn(cwd).length === 0 && child.exitCode === null; i++) {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      const sawStage = stagesIn(cwd).length > 0;
+      child.kill(signal);
+      const ended = await exited;
+      expect(sawStage).toBe(true);
+      expect(stagesIn(cwd)).toEqual([]);
+      expect(stagesIn(path.dirname(cwd))).toEqual([]);
+      expect(leftovers(cwd)).toEqual([]);
+      // Ended by the signal itself (the shell shows 130 or 143), after the staging folder went.
+      expect(ended).toBe(signal);
+      const manifests = listFiles(cwd).filter((f) => /^\d-/.test(f));
+      // The conversion either finished before the signal was handled (every file) or had not written any.
+      expect(manifests.length === 0 || manifests.filter((f) => f.startsWith('2-app/')).length >= 150).toBe(true);
+    },
+    120_000,
+  );
 
   test('a staging folder or a staged file of a process that is gone is removed by the next run; one of a running process is kept', () => {
     const root = path.join(tempDir('abandoned'), 'out');
@@ -396,14 +476,16 @@ describe('finding 4: no staging folder is left behind', () => {
     fs.mkdirSync(path.join(root, `.cdk8s-compose-${process.ppid}-XyZ789`));
     fs.mkdirSync(path.join(root, '2-app'));
     fs.writeFileSync(path.join(root, '2-app', `.cdk8s-compose-${deadPid}-3.new`), 'half-written\n');
-    return new Promise<void>((resolve) => dead.on('exit', () => {
-      const stage = createStage(root);
-      removeStage(stage);
-      expect(stagesIn(root)).toEqual([`.cdk8s-compose-${process.ppid}-XyZ789`]);
-      writeFiles(root, { '2-app/a.yaml': `${HEADER}\n` });
-      expect(fs.readdirSync(path.join(root, '2-app'))).toEqual(['a.yaml']);
-      resolve();
-    }));
+    return new Promise<void>((resolve) =>
+      dead.on('exit', () => {
+        const stage = createStage(root);
+        removeStage(stage);
+        expect(stagesIn(root)).toEqual([`.cdk8s-compose-${process.ppid}-XyZ789`]);
+        writeFiles(root, { '2-app/a.yaml': `${HEADER}\n` });
+        expect(fs.readdirSync(path.join(root, '2-app'))).toEqual(['a.yaml']);
+        resolve();
+      }),
+    );
   });
 });
 
@@ -413,8 +495,10 @@ describe('finding 13: output messages in words', () => {
     fs.symlinkSync('loop', path.join(cwd, 'loop'));
     const run = await runCli(['convert', '-o', 'loop'], { cwd });
     expect(run.code).toBe(1);
-    expect(lastLine(run.stderr)).toBe('error: the output loop is a symbolic link that leads nowhere (a loop, or a missing folder). '
-      + 'Fix: fix or remove the link, or choose another output folder.');
+    expect(lastLine(run.stderr)).toBe(
+      'error: the output loop is a symbolic link that leads nowhere (a loop, or a missing folder). ' +
+        'Fix: fix or remove the link, or choose another output folder.',
+    );
   });
 
   test('-o LINK to a folder outside is followed: the user named it', async () => {

@@ -55,7 +55,11 @@ function load(text: string) {
 function listBomb(): string {
   const lines = ['l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]'];
   for (let i = 1; i < 9; i += 1) {
-    lines.push(`l${i}: &l${i} [${Array(9).fill(`*l${i - 1}`).join(', ')}]`);
+    lines.push(
+      `l${i}: &l${i} [${Array(9)
+        .fill(`*l${i - 1}`)
+        .join(', ')}]`,
+    );
   }
   return `x-bomb:\n${lines.map((l) => `  ${l}`).join('\n')}\nservices:\n  web:\n    image: nginx\n    command: *l8\n`;
 }
@@ -79,18 +83,25 @@ describe('alias bombs', () => {
   test.each([
     ['nested lists', listBomb(), 'the YAML uses more than 1000 aliases'],
     ['merge keys', mergeBomb(), 'the YAML uses more than 1000 aliases'],
-    ['a few aliases of a large list', wideBomb(), 'the YAML expands to more than 100000 values through anchors and aliases'],
+    [
+      'a few aliases of a large list',
+      wideBomb(),
+      'the YAML expands to more than 100000 values through anchors and aliases',
+    ],
   ])('%s: refused with a clear message and bounded memory', (_shape, text, problem) => {
     const { error, heapGrowth, reservedGrowth } = refused(() => load(text));
     expect(error.problem).toBe(problem);
-    expect(error.message).toMatch(/^compose\.yaml:\d+:\d+: .*Fix: .*raise the loader's limits\.max(Aliases|Nodes) if the file is genuine\.$/);
+    expect(error.message).toMatch(
+      /^compose\.yaml:\d+:\d+: .*Fix: .*raise the loader's limits\.max(Aliases|Nodes) if the file is genuine\.$/,
+    );
     expect(heapGrowth).toBeLessThan(HEAP_BOUND);
     expect(reservedGrowth).toBeLessThan(HEAP_BOUND);
   });
 
   test('an alias that contains itself is refused', () => {
-    expect(refused(() => load('services:\n  web: &w\n    image: nginx\n    x-self: *w\n')).error.problem)
-      .toMatch(/^alias \*w refers to (a value that contains it|an anchor that is not defined before it)$/);
+    expect(refused(() => load('services:\n  web: &w\n    image: nginx\n    x-self: *w\n')).error.problem).toMatch(
+      /^alias \*w refers to (a value that contains it|an anchor that is not defined before it)$/,
+    );
   });
 });
 
@@ -103,25 +114,34 @@ describe('very large input', () => {
     // A sparse 1 GiB file: reading it would take a gigabyte.
     fs.writeFileSync(file, 'services:\n');
     fs.truncateSync(file, 1024 * MIB);
-    const { error, heapGrowth, reservedGrowth } = refused(() => loadCompose({ workingDir: path.dirname(file), env: {} }));
-    expect(error.message).toBe('compose.yaml: the compose file is larger than 2097152 bytes. '
-      + 'Fix: raise the loader\'s limits.maxFileBytes if the file is genuine.');
+    const { error, heapGrowth, reservedGrowth } = refused(() =>
+      loadCompose({ workingDir: path.dirname(file), env: {} }),
+    );
+    expect(error.message).toBe(
+      'compose.yaml: the compose file is larger than 2097152 bytes. ' +
+        "Fix: raise the loader's limits.maxFileBytes if the file is genuine.",
+    );
     expect(heapGrowth).toBeLessThan(8 * MIB);
     expect(reservedGrowth).toBeLessThan(8 * MIB);
   });
 
   test('compose text over 2 MiB is refused with the same message', () => {
-    expect(refused(() => load(big)).error.message).toBe('compose.yaml: the compose file is larger than 2097152 bytes. '
-      + 'Fix: raise the loader\'s limits.maxFileBytes if the file is genuine.');
+    expect(refused(() => load(big)).error.message).toBe(
+      'compose.yaml: the compose file is larger than 2097152 bytes. ' +
+        "Fix: raise the loader's limits.maxFileBytes if the file is genuine.",
+    );
   });
 
   test('an env file over 1 MiB is refused', () => {
     const dir = path.join(root, 'large-env');
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'big.env'), `A=${'x'.repeat(2 * MIB)}\n`);
-    const { error } = refused(() => loadComposeFromString('services:\n  web:\n    image: nginx\n    env_file: big.env\n', {
-      projectDir: dir, env: {},
-    }));
+    const { error } = refused(() =>
+      loadComposeFromString('services:\n  web:\n    image: nginx\n    env_file: big.env\n', {
+        projectDir: dir,
+        env: {},
+      }),
+    );
     expect(error.message).toBe('compose.yaml:4:15: services.web.env_file: env file "big.env" is larger than 1 MiB.');
   });
 });
@@ -130,18 +150,26 @@ describe('nesting and expansion floods', () => {
   test.each([
     ['100000 open brackets', `services: ${'['.repeat(100_000)}`],
     ['100000 open braces', `services: ${'{a: '.repeat(100_000)}`],
-    ['200 levels of block maps', `services:\n${Array.from({ length: 200 }, (_, i) => `${'  '.repeat(i + 1)}k${i}:`).join('\n')}\n`],
+    [
+      '200 levels of block maps',
+      `services:\n${Array.from({ length: 200 }, (_, i) => `${'  '.repeat(i + 1)}k${i}:`).join('\n')}\n`,
+    ],
   ])('%s: refused with bounded memory', (_shape, text) => {
     const { error, heapGrowth } = refused(() => load(text));
-    expect(error.problem).toMatch(/^(the YAML is nested too deeply to parse|the YAML is nested more than 100 levels deep|invalid YAML: .*)$/);
+    expect(error.problem).toMatch(
+      /^(the YAML is nested too deeply to parse|the YAML is nested more than 100 levels deep|invalid YAML: .*)$/,
+    );
     expect(heapGrowth).toBeLessThan(HEAP_BOUND);
   });
 
   test('more values than the limit are refused, before parsing when they are over twice the limit in scalars', () => {
-    const values = (n: number) => `services:\n  web:\n    image: nginx\n    command: [${Array(n).fill('1').join(',')}]\n`;
+    const values = (n: number) =>
+      `services:\n  web:\n    image: nginx\n    command: [${Array(n).fill('1').join(',')}]\n`;
     const small = { projectDir: path.join(root, 'none'), env: {}, limits: { maxNodes: 1000 } };
     // No alias in the file: too many values, not an alias bomb.
-    expect(refused(() => loadComposeFromString(values(1200), small)).error.problem).toBe('the YAML holds more than 1000 values');
+    expect(refused(() => loadComposeFromString(values(1200), small)).error.problem).toBe(
+      'the YAML holds more than 1000 values',
+    );
     const { error, heapGrowth } = refused(() => load(values(500_000)));
     expect(error.problem).toBe('the YAML holds more than 200000 keys and values');
     expect(heapGrowth).toBeLessThan(HEAP_BOUND);
@@ -162,15 +190,19 @@ describe('nesting and expansion floods', () => {
   test('port ranges across many services are bounded as a whole', () => {
     const services = Array.from({ length: 400 }, (_, i) => `  s${i}: {image: nginx, ports: ["1-9999"]}`).join('\n');
     const { error, heapGrowth } = refused(() => load(`services:\n${services}\n`));
-    expect(error.message).toBe('compose.yaml:12:31: services.s10.ports[0]: the services publish and expose more than 20000 '
-      + 'ports together (got "1-9999"). Fix: publish fewer or smaller port ranges.');
+    expect(error.message).toBe(
+      'compose.yaml:12:31: services.s10.ports[0]: the services publish and expose more than 20000 ' +
+        'ports together (got "1-9999"). Fix: publish fewer or smaller port ranges.',
+    );
     expect(heapGrowth).toBeLessThan(HEAP_BOUND);
   });
 
   test('deeply nested interpolation defaults are refused', () => {
     const text = `services:\n  web:\n    image: nginx\n    command: "${'${A:-'.repeat(20_000)}x${'}'.repeat(20_000)}"\n`;
     const { error } = refused(() => load(text));
-    expect(error.message).toBe('compose.yaml:4:14: services.web.command: interpolation nested more than 32 levels deep. '
-      + 'Fix: nest ${VAR:-default} defaults a few levels at most.');
+    expect(error.message).toBe(
+      'compose.yaml:4:14: services.web.command: interpolation nested more than 32 levels deep. ' +
+        'Fix: nest ${VAR:-default} defaults a few levels at most.',
+    );
   });
 });

@@ -87,7 +87,9 @@ describe('files outside the compose project', () => {
   });
 
   test.each(REFERENCES)('%s is read when the user allows it (the check above can fail)', (_how, file) => {
-    expect(synthText(app(file), { allowOutsideProject: true })).toContain(Buffer.from(`${SENTINEL}\n`).toString('base64'));
+    expect(synthText(app(file), { allowOutsideProject: true })).toContain(
+      Buffer.from(`${SENTINEL}\n`).toString('base64'),
+    );
   });
 
   test('/etc/passwd as a secret, a config and a bind is not read', () => {
@@ -98,34 +100,55 @@ describe('files outside the compose project', () => {
   });
 
   test.each([
-    ['a relative path', '../outside/sentinel.env'], ['an absolute path', path.join(outside, 'sentinel.env')],
-    ['a symlinked folder', './escape-dir/sentinel.env'], ['/etc/passwd', '/etc/passwd'],
+    ['a relative path', '../outside/sentinel.env'],
+    ['an absolute path', path.join(outside, 'sentinel.env')],
+    ['a symlinked folder', './escape-dir/sentinel.env'],
+    ['/etc/passwd', '/etc/passwd'],
   ])('env_file through %s is refused with a message that says how to allow it', (_how, file) => {
-    const err = composeErrorOf(() => loadComposeFromString(`services:\n  web:\n    image: x\n    env_file: ${file}\n`, {
-      projectDir: project, env: {},
-    }));
-    expect(err.message).toBe(`compose.yaml:4:15: services.web.env_file: env file "${file}" is outside the project folder and `
-      + 'was not read. Allowed: a path inside the folder of the compose file. Fix: move the file into the project '
-      + 'folder, or allow it with allowOutsideProject: true (CLI: --allow-outside-project).');
+    const err = composeErrorOf(() =>
+      loadComposeFromString(`services:\n  web:\n    image: x\n    env_file: ${file}\n`, {
+        projectDir: project,
+        env: {},
+      }),
+    );
+    expect(err.message).toBe(
+      `compose.yaml:4:15: services.web.env_file: env file "${file}" is outside the project folder and ` +
+        'was not read. Allowed: a path inside the folder of the compose file. Fix: move the file into the project ' +
+        'folder, or allow it with allowOutsideProject: true (CLI: --allow-outside-project).',
+    );
   });
 });
 
 describe('special files are never read', () => {
   test.each([
-    ['env_file', 'services:\n  web:\n    image: x\n    env_file: ./pipe\n',
-      'compose.yaml:4:15: services.web.env_file: env file "./pipe" is not a regular file (a FIFO, socket or device) and was not read. Fix: point env_file at a regular file.'],
-    ['a secret file', 'services:\n  web:\n    image: x\n    secrets: [s]\nsecrets:\n  s: {file: ./pipe}\n',
-      'compose.yaml:6:13: secrets.s.file: secret file "./pipe" is not a regular file (a FIFO, socket or device) (got "./pipe"). Fix: point secrets.s.file at a regular file.'],
-    ['a config file', 'services:\n  web:\n    image: x\n    configs: [c]\nconfigs:\n  c: {file: ./pipe}\n',
-      'compose.yaml:6:13: configs.c.file: config file "./pipe" is not a regular file (a FIFO, socket or device) (got "./pipe"). Fix: point configs.c.file at a regular file.'],
+    [
+      'env_file',
+      'services:\n  web:\n    image: x\n    env_file: ./pipe\n',
+      'compose.yaml:4:15: services.web.env_file: env file "./pipe" is not a regular file (a FIFO, socket or device) and was not read. Fix: point env_file at a regular file.',
+    ],
+    [
+      'a secret file',
+      'services:\n  web:\n    image: x\n    secrets: [s]\nsecrets:\n  s: {file: ./pipe}\n',
+      'compose.yaml:6:13: secrets.s.file: secret file "./pipe" is not a regular file (a FIFO, socket or device) (got "./pipe"). Fix: point secrets.s.file at a regular file.',
+    ],
+    [
+      'a config file',
+      'services:\n  web:\n    image: x\n    configs: [c]\nconfigs:\n  c: {file: ./pipe}\n',
+      'compose.yaml:6:13: configs.c.file: config file "./pipe" is not a regular file (a FIFO, socket or device) (got "./pipe"). Fix: point configs.c.file at a regular file.',
+    ],
   ])('a FIFO as %s is refused at once instead of blocking', (_what, text, message) => {
     expect(composeErrorOf(() => loadComposeFromString(text, { projectDir: project, env: {} })).message).toBe(message);
   });
 
   test('a FIFO bound into a container is a warning, not a read', () => {
-    const outcome = runBounded(() => loadComposeFromString('services:\n  web:\n    image: x:1\n    volumes: ["./pipe:/run/app.sock"]\n', {
-      projectDir: project, env: {},
-    }), 5_000);
+    const outcome = runBounded(
+      () =>
+        loadComposeFromString('services:\n  web:\n    image: x:1\n    volumes: ["./pipe:/run/app.sock"]\n', {
+          projectDir: project,
+          env: {},
+        }),
+      5_000,
+    );
     expect(outcome.kind).toBe('value');
     const { model, warnings } = (outcome as { value: ReturnType<typeof loadComposeFromString> }).value;
     expect(model.services[0].volumes[0].bind).toEqual({ kind: 'file' });
@@ -136,9 +159,13 @@ describe('special files are never read', () => {
 
   test('a device allowed from outside the project is refused at once, with bounded memory', () => {
     const before = process.memoryUsage().heapUsed;
-    const err = composeErrorOf(() => loadComposeFromString('services:\n  web:\n    image: x\n    configs: [c]\nconfigs:\n  c: {file: /dev/zero}\n', {
-      projectDir: project, env: {}, allowOutsideProject: true,
-    }));
+    const err = composeErrorOf(() =>
+      loadComposeFromString('services:\n  web:\n    image: x\n    configs: [c]\nconfigs:\n  c: {file: /dev/zero}\n', {
+        projectDir: project,
+        env: {},
+        allowOutsideProject: true,
+      }),
+    );
     expect(err.problem).toBe('config file "/dev/zero" is not a regular file (a FIFO, socket or device)');
     expect(process.memoryUsage().heapUsed - before).toBeLessThan(64 * 1024 * 1024);
   });
@@ -168,17 +195,35 @@ describe('a file that cannot be read is a ComposeError naming the file and key p
   }
 
   test.each([
-    ['env_file', 'app.env', 'services:\n  web:\n    image: x\n    env_file: app.env\n',
-      'compose.yaml:4:15: services.web.env_file: cannot read env file "app.env": permission denied.'],
-    ['a secret file', 'secret.txt', 'services:\n  web:\n    image: x\n    secrets: [s]\nsecrets:\n  s: {file: secret.txt}\n',
-      'compose.yaml:6:13: secrets.s.file: cannot read secret file "secret.txt": permission denied.'],
-    ['a config file', 'conf/app.conf', 'services:\n  web:\n    image: x\n    configs: [c]\nconfigs:\n  c: {file: conf/app.conf}\n',
-      'compose.yaml:6:13: configs.c.file: cannot read config file "conf/app.conf": permission denied.'],
-    ['a bound file', 'conf/app.conf', 'services:\n  web:\n    image: x\n    volumes: ["./conf/app.conf:/etc/app.conf"]\n',
-      'compose.yaml:4:15: services.web.volumes[0]: cannot read bound file "./conf/app.conf": permission denied.'],
+    [
+      'env_file',
+      'app.env',
+      'services:\n  web:\n    image: x\n    env_file: app.env\n',
+      'compose.yaml:4:15: services.web.env_file: cannot read env file "app.env": permission denied.',
+    ],
+    [
+      'a secret file',
+      'secret.txt',
+      'services:\n  web:\n    image: x\n    secrets: [s]\nsecrets:\n  s: {file: secret.txt}\n',
+      'compose.yaml:6:13: secrets.s.file: cannot read secret file "secret.txt": permission denied.',
+    ],
+    [
+      'a config file',
+      'conf/app.conf',
+      'services:\n  web:\n    image: x\n    configs: [c]\nconfigs:\n  c: {file: conf/app.conf}\n',
+      'compose.yaml:6:13: configs.c.file: cannot read config file "conf/app.conf": permission denied.',
+    ],
+    [
+      'a bound file',
+      'conf/app.conf',
+      'services:\n  web:\n    image: x\n    volumes: ["./conf/app.conf:/etc/app.conf"]\n',
+      'compose.yaml:4:15: services.web.volumes[0]: cannot read bound file "./conf/app.conf": permission denied.',
+    ],
   ])('permission denied on %s', (_what, file, text, message) => {
     const err = denied(target(file), () => loadComposeFromString(text, { projectDir: project, env: {} }));
-    expect(err.message).toBe(`${message} Fix: make the file readable by the user running the conversion, or fix the path.`);
+    expect(err.message).toBe(
+      `${message} Fix: make the file readable by the user running the conversion, or fix the path.`,
+    );
     expect(err.message).not.toContain(root);
   });
 
@@ -187,11 +232,13 @@ describe('a file that cannot be read is a ComposeError naming the file and key p
     fs.writeFileSync(target('.env'), 'A=1\n');
     try {
       expect(denied(target('compose.yaml'), () => loadCompose({ workingDir: project, env: {} })).message).toBe(
-        'compose.yaml: cannot read compose file "compose.yaml": permission denied. '
-        + 'Fix: make the file readable by the user running the conversion, or fix the path.');
+        'compose.yaml: cannot read compose file "compose.yaml": permission denied. ' +
+          'Fix: make the file readable by the user running the conversion, or fix the path.',
+      );
       expect(denied(target('.env'), () => loadCompose({ workingDir: project, env: {} })).message).toBe(
-        '.env: cannot read env file ".env": permission denied. '
-        + 'Fix: make the file readable by the user running the conversion, or fix the path.');
+        '.env: cannot read env file ".env": permission denied. ' +
+          'Fix: make the file readable by the user running the conversion, or fix the path.',
+      );
     } finally {
       fs.rmSync(target('compose.yaml'));
       fs.rmSync(target('.env'));
@@ -201,27 +248,43 @@ describe('a file that cannot be read is a ComposeError naming the file and key p
   const unreadable = process.getuid?.() === 0 ? test.skip : test;
   unreadable('a real chmod 000 file (skipped as root, who reads every file)', () => {
     fs.writeFileSync(target('locked.env'), 'A=1\n', { mode: 0o000 });
-    const err = composeErrorOf(() => loadComposeFromString('services:\n  web:\n    image: x\n    env_file: locked.env\n', {
-      projectDir: project, env: {},
-    }));
+    const err = composeErrorOf(() =>
+      loadComposeFromString('services:\n  web:\n    image: x\n    env_file: locked.env\n', {
+        projectDir: project,
+        env: {},
+      }),
+    );
     expect(err.problem).toBe('cannot read env file "locked.env": permission denied');
   });
 
   test.each([
-    ['env_file', 'services:\n  web:\n    image: x\n    env_file: folder\n',
-      'compose.yaml:4:15: services.web.env_file: env file "folder" is a directory. Fix: point env_file at a file.'],
-    ['a secret file', 'services:\n  web:\n    image: x\n    secrets: [s]\nsecrets:\n  s: {file: folder}\n',
-      'compose.yaml:6:13: secrets.s.file: secret file "folder" is a directory (got "folder"). Fix: point secrets.s.file at a regular file.'],
-    ['a config file', 'services:\n  web:\n    image: x\n    configs: [c]\nconfigs:\n  c: {file: folder}\n',
-      'compose.yaml:6:13: configs.c.file: config file "folder" is a directory (got "folder"). Fix: point configs.c.file at a regular file.'],
+    [
+      'env_file',
+      'services:\n  web:\n    image: x\n    env_file: folder\n',
+      'compose.yaml:4:15: services.web.env_file: env file "folder" is a directory. Fix: point env_file at a file.',
+    ],
+    [
+      'a secret file',
+      'services:\n  web:\n    image: x\n    secrets: [s]\nsecrets:\n  s: {file: folder}\n',
+      'compose.yaml:6:13: secrets.s.file: secret file "folder" is a directory (got "folder"). Fix: point secrets.s.file at a regular file.',
+    ],
+    [
+      'a config file',
+      'services:\n  web:\n    image: x\n    configs: [c]\nconfigs:\n  c: {file: folder}\n',
+      'compose.yaml:6:13: configs.c.file: config file "folder" is a directory (got "folder"). Fix: point configs.c.file at a regular file.',
+    ],
   ])('a directory where %s is expected', (_what, text, message) => {
     expect(composeErrorOf(() => loadComposeFromString(text, { projectDir: project, env: {} })).message).toBe(message);
   });
 
   test('a directory given as the compose file or as an env file', () => {
-    expect(composeErrorOf(() => loadCompose({ workingDir: project, files: ['folder'], env: {} })).message)
-      .toBe('folder: compose file "folder" is not a file.');
-    expect(composeErrorOf(() => loadCompose({ workingDir: project, files: ['conf/app.conf'], envFiles: ['folder'], env: {} })).message)
-      .toBe('folder: env file "folder" is a directory. Fix: point it at a file.');
+    expect(composeErrorOf(() => loadCompose({ workingDir: project, files: ['folder'], env: {} })).message).toBe(
+      'folder: compose file "folder" is not a file.',
+    );
+    expect(
+      composeErrorOf(() =>
+        loadCompose({ workingDir: project, files: ['conf/app.conf'], envFiles: ['folder'], env: {} }),
+      ).message,
+    ).toBe('folder: env file "folder" is a directory. Fix: point it at a file.');
   });
 });

@@ -9,7 +9,10 @@ const metadata = { name: 'db-credentials', namespace: 'data', labels: { app: 'db
 function build(password?: string): { part: CredentialsSecret; docs: any[]; chart: Chart } {
   const chart = new Chart(Testing.app(), 'test');
   const part = new CredentialsSecret(chart, {
-    engine: DatabaseEngine.POSTGRES, host: 'db', port: 5432, metadata,
+    engine: DatabaseEngine.POSTGRES,
+    host: 'db',
+    port: 5432,
+    metadata,
     credentials: password === undefined ? undefined : { username: 'app', password },
   });
   return { part, docs: Testing.synth(chart), chart };
@@ -19,7 +22,10 @@ test('with a password: one Secret with base64 data for password and uri only, an
   const { part, docs } = build('pw-21');
   const secret = findDoc(docs, 'Secret', 'db-credentials');
   expect(secret).toEqual({
-    apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata,
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'Opaque',
+    metadata,
     data: {
       password: Buffer.from('pw-21').toString('base64'),
       uri: Buffer.from('postgresql://app:pw-21@db:5432/app').toString('base64'),

@@ -9,8 +9,14 @@ import { findDoc } from '../support/yaml-docs';
 function synth(props: Partial<ConstructorParameters<typeof DatabaseBackup>[2]> = {}): any[] {
   const chart = new Chart(Testing.app(), 'test', { namespace: 'data' });
   new DatabaseBackup(chart, 'Backup', {
-    engine: DatabaseEngine.MYSQL, image: 'mysql:8.0', host: 'db', port: 3306, name: 'db',
-    credentialsSecret: kplus.Secret.fromSecretName(chart, 'DbCredentials', 'db-credentials'), username: 'root', ...props,
+    engine: DatabaseEngine.MYSQL,
+    image: 'mysql:8.0',
+    host: 'db',
+    port: 3306,
+    name: 'db',
+    credentialsSecret: kplus.Secret.fromSecretName(chart, 'DbCredentials', 'db-credentials'),
+    username: 'root',
+    ...props,
   });
   // Standalone, as a user's chart would: the namespace starts from default-deny like every output.
   new ComposeNetworkPolicies(chart, 'NetworkPolicies');
@@ -18,10 +24,18 @@ function synth(props: Partial<ConstructorParameters<typeof DatabaseBackup>[2]> =
 }
 
 test('a batch/v1 CronJob with the schedule, the dump command, the backup claim and OnFailure', () => {
-  const docs = synth({ schedule: Cron.schedule({ minute: '30', hour: '1' }), keep: 3, storageSize: Size.gibibytes(50) });
+  const docs = synth({
+    schedule: Cron.schedule({ minute: '30', hour: '1' }),
+    keep: 3,
+    storageSize: Size.gibibytes(50),
+  });
   const cronJob = findDoc(docs, 'CronJob', 'db-backup');
   expect(cronJob.apiVersion).toBe('batch/v1');
-  expect(cronJob.spec).toMatchObject({ schedule: '30 1 * * *', concurrencyPolicy: 'Forbid', startingDeadlineSeconds: 600 });
+  expect(cronJob.spec).toMatchObject({
+    schedule: '30 1 * * *',
+    concurrencyPolicy: 'Forbid',
+    startingDeadlineSeconds: 600,
+  });
   const pod = cronJob.spec.jobTemplate.spec.template;
   expect(pod.metadata.labels).toEqual({ app: 'db-backup' });
   expect(pod.spec.restartPolicy).toBe('OnFailure');
@@ -50,17 +64,24 @@ test('a batch/v1 CronJob with the schedule, the dump command, the backup claim a
 
 test('throws for an engine without a dump command', () => {
   expect(() => synth({ engine: DatabaseEngine.generic({ name: 'kv', port: 1, dataPath: '/d' }) })).toThrow(
-    'test/Backup: the kv engine has no dump command for a backup. Allowed: backups of postgres, mysql, mariadb, mongo, '
-    + 'redis, or a generic engine with `backupScript`. Fix: give the generic engine a backupScript, or set `backup: false`.');
+    'test/Backup: the kv engine has no dump command for a backup. Allowed: backups of postgres, mysql, mariadb, mongo, ' +
+      'redis, or a generic engine with `backupScript`. Fix: give the generic engine a backupScript, or set `backup: false`.',
+  );
 });
 
 test('throws for a keep count below 1', () => {
-  expect(() => synth({ keep: 0 })).toThrow('test/Backup: invalid number of backups to keep (got 0). Allowed: a whole number of 1 or more.');
+  expect(() => synth({ keep: 0 })).toThrow(
+    'test/Backup: invalid number of backups to keep (got 0). Allowed: a whole number of 1 or more.',
+  );
 });
 
 test('without a credentials Secret, the connection string given as uri is a plain variable and there is no password', () => {
   const docs = synth({
-    credentialsSecret: undefined, username: undefined, uri: 'redis://cache:6379/0', engine: DatabaseEngine.REDIS, image: 'redis:7',
+    credentialsSecret: undefined,
+    username: undefined,
+    uri: 'redis://cache:6379/0',
+    engine: DatabaseEngine.REDIS,
+    image: 'redis:7',
   });
   const container = findDoc(docs, 'CronJob', 'db-backup').spec.jobTemplate.spec.template.spec.containers[0];
   expect(container.env).toEqual([

@@ -8,12 +8,21 @@ function containerProps(props: Partial<EngineContainerProps> & { password?: stri
   const chart = new Chart(Testing.app(), 'test');
   const engine = props.engine ?? DatabaseEngine.REDIS;
   const credentials = new CredentialsSecret(chart, {
-    engine, host: 'db', port: engine.port, metadata: { name: 'db-credentials', labels: { app: 'db' } },
+    engine,
+    host: 'db',
+    port: engine.port,
+    metadata: { name: 'db-credentials', labels: { app: 'db' } },
     credentials: props.password === undefined ? undefined : { password: props.password },
   });
   const dataClaim = kplus.PersistentVolumeClaim.fromClaimName(chart, 'Claim', 'db-data');
   return engineContainerProps(chart, {
-    image: 'redis:7', name: 'db', port: engine.port, dataClaim, credentials, ...props, engine,
+    image: 'redis:7',
+    name: 'db',
+    port: engine.port,
+    dataClaim,
+    credentials,
+    ...props,
+    engine,
   });
 }
 
@@ -31,19 +40,22 @@ test('redis with a password reads it from the Secret and passes it as --requirep
 test('a variable the caller sets wins over the Secret, and its *_FILE form suppresses it', () => {
   const own = containerProps({ password: 'r-32', env: { REDIS_PASSWORD: kplus.EnvValue.fromValue('mine') } });
   expect(envOf(own).REDIS_PASSWORD).toBe('mine');
-  const file = containerProps({ password: 'r-33', env: { REDIS_PASSWORD_FILE: kplus.EnvValue.fromValue('/run/secrets/pw') } });
+  const file = containerProps({
+    password: 'r-33',
+    env: { REDIS_PASSWORD_FILE: kplus.EnvValue.fromValue('/run/secrets/pw') },
+  });
   expect(Object.keys(file.envVariables ?? {})).toEqual(['REDIS_PASSWORD_FILE']);
   expect(file.args).toBeUndefined();
 });
 
-test('readiness: the engine\'s check, none when false, a TCP check for an engine without a command', () => {
+test("readiness: the engine's check, none when false, a TCP check for an engine without a command", () => {
   expect(containerProps().readiness).toBeDefined();
   expect(containerProps({ readiness: false }).readiness).toBeUndefined();
   const generic = DatabaseEngine.generic({ name: 'kv', port: 7000, dataPath: '/data' });
   expect(containerProps({ engine: generic }).readiness).toBeDefined();
 });
 
-test('the data claim is mounted at the engine\'s data path; the ports name the engine port', () => {
+test("the data claim is mounted at the engine's data path; the ports name the engine port", () => {
   const props = containerProps();
   expect(props.volumeMounts?.map((m) => [m.path, m.volume.name])).toEqual([['/data', 'data']]);
   expect(props.ports).toEqual([{ number: 6379, name: 'tcp-6379' }]);

@@ -14,9 +14,12 @@ describe('detect', () => {
     expect(DatabaseEngine.detect(image)?.kind).toBe(kind);
   });
 
-  test.each(['bitnami/postgresql:16', 'example/postgres-exporter:1', 'nginx:1.27', 'redisinsight/redisinsight'])('%s is not an engine', (image) => {
-    expect(DatabaseEngine.detect(image)).toBeUndefined();
-  });
+  test.each(['bitnami/postgresql:16', 'example/postgres-exporter:1', 'nginx:1.27', 'redisinsight/redisinsight'])(
+    '%s is not an engine',
+    (image) => {
+      expect(DatabaseEngine.detect(image)).toBeUndefined();
+    },
+  );
 
   test('imageRepository strips registry, library/ and tag', () => {
     expect(imageRepository('localhost:5000/library/Postgres:16')).toBe('postgres');
@@ -32,20 +35,28 @@ describe('credentials', () => {
   const env = (values: Record<string, string>) => (name: string) => values[name];
 
   test('postgres reads its variables and names the database after the user', () => {
-    expect(DatabaseEngine.POSTGRES.credentialsFrom(env({ POSTGRES_USER: 'shop', POSTGRES_PASSWORD: 'pw' }))).toEqual({ username: 'shop', password: 'pw' });
+    expect(DatabaseEngine.POSTGRES.credentialsFrom(env({ POSTGRES_USER: 'shop', POSTGRES_PASSWORD: 'pw' }))).toEqual({
+      username: 'shop',
+      password: 'pw',
+    });
     expect(DatabaseEngine.POSTGRES.withDefaults({ username: 'shop' })).toEqual({ username: 'shop', database: 'shop' });
     expect(DatabaseEngine.POSTGRES.withDefaults()).toEqual({ username: 'postgres', database: 'postgres' });
   });
 
   test('mysql prefers root, else the app user', () => {
-    expect(DatabaseEngine.MYSQL.credentialsFrom(env({ MYSQL_ROOT_PASSWORD: 'r', MYSQL_USER: 'app', MYSQL_PASSWORD: 'a' }))).toEqual({ password: 'r' });
-    expect(DatabaseEngine.MYSQL.credentialsFrom(env({ MYSQL_USER: 'app', MYSQL_PASSWORD: 'a', MYSQL_DATABASE: 'db' })))
-      .toEqual({ username: 'app', password: 'a', database: 'db' });
+    expect(
+      DatabaseEngine.MYSQL.credentialsFrom(env({ MYSQL_ROOT_PASSWORD: 'r', MYSQL_USER: 'app', MYSQL_PASSWORD: 'a' })),
+    ).toEqual({ password: 'r' });
+    expect(
+      DatabaseEngine.MYSQL.credentialsFrom(env({ MYSQL_USER: 'app', MYSQL_PASSWORD: 'a', MYSQL_DATABASE: 'db' })),
+    ).toEqual({ username: 'app', password: 'a', database: 'db' });
     expect(DatabaseEngine.MARIADB.credentialsFrom(env({ MARIADB_ROOT_PASSWORD: 'm' }))).toEqual({ password: 'm' });
   });
 
   test('redis reads --requirepass from its command', () => {
-    expect(DatabaseEngine.REDIS.credentialsFrom(env({}), ['redis-server', '--requirepass', 'rp'])).toEqual({ password: 'rp' });
+    expect(DatabaseEngine.REDIS.credentialsFrom(env({}), ['redis-server', '--requirepass', 'rp'])).toEqual({
+      password: 'rp',
+    });
   });
 
   test('the variables that configure a fresh database', () => {
@@ -64,7 +75,11 @@ describe('credentials', () => {
 
 describe('connection strings', () => {
   test.each([
-    [DatabaseEngine.POSTGRES, { username: 'u', password: 'p@ss', database: 'app' }, 'postgresql://u:p%40ss@db:5432/app'],
+    [
+      DatabaseEngine.POSTGRES,
+      { username: 'u', password: 'p@ss', database: 'app' },
+      'postgresql://u:p%40ss@db:5432/app',
+    ],
     [DatabaseEngine.MYSQL, { username: 'root', password: 'pw', database: 'app' }, 'mysql://root:pw@db:3306/app'],
     [DatabaseEngine.MONGO, { username: 'root', password: 'pw' }, 'mongodb://root:pw@db:27017/?authSource=admin'],
     [DatabaseEngine.REDIS, { password: 'pw' }, 'redis://:pw@db:6379/0'],
@@ -81,7 +96,7 @@ describe('engine checks and dumps', () => {
     [DatabaseEngine.MARIADB, 'mariadb-admin', 'mariadb-dump'],
     [DatabaseEngine.MONGO, 'mongosh', 'mongodump'],
     [DatabaseEngine.REDIS, 'redis-cli', 'redis-cli'],
-  ])('%#: readiness and dump use the engine\'s own tools', (engine, probe, dump) => {
+  ])("%#: readiness and dump use the engine's own tools", (engine, probe, dump) => {
     expect(engine.readinessCommand()!.join(' ')).toContain(probe);
     expect(engine.backupScript()).toContain(dump);
     expect(engine.supportsBackup).toBe(true);
@@ -91,7 +106,13 @@ describe('engine checks and dumps', () => {
     const plain = DatabaseEngine.generic({ name: 'kv', port: 7000, dataPath: '/data' });
     expect(plain.readinessCommand()).toBeUndefined();
     expect(plain.supportsBackup).toBe(false);
-    const full = DatabaseEngine.generic({ name: 'kv', port: 7000, dataPath: '/data', readinessCommand: ['kv', 'ping'], backupScript: 'kv dump > "$BACKUP_FILE"' });
+    const full = DatabaseEngine.generic({
+      name: 'kv',
+      port: 7000,
+      dataPath: '/data',
+      readinessCommand: ['kv', 'ping'],
+      backupScript: 'kv dump > "$BACKUP_FILE"',
+    });
     expect(full.readinessCommand()).toEqual(['kv', 'ping']);
     expect(full.connectionUri('kv', 7000, {})).toBe('kv://kv:7000');
   });

@@ -10,10 +10,12 @@ import { Manifest } from './problems';
 
 /** The decoded values of every Secret's `data` and `stringData`, each once. */
 export function secretValuesOf(docs: readonly Manifest[]): string[] {
-  const values = docs.filter((d) => d?.kind === 'Secret').flatMap((d) => [
-    ...Object.values(d.data ?? {}).map((v) => Buffer.from(String(v), 'base64').toString('utf8')),
-    ...Object.values(d.stringData ?? {}).map(String),
-  ]);
+  const values = docs
+    .filter((d) => d?.kind === 'Secret')
+    .flatMap((d) => [
+      ...Object.values(d.data ?? {}).map((v) => Buffer.from(String(v), 'base64').toString('utf8')),
+      ...Object.values(d.stringData ?? {}).map(String),
+    ]);
   return [...new Set(values)];
 }
 
@@ -23,8 +25,9 @@ export function secretValuesOf(docs: readonly Manifest[]): string[] {
  * them.
  */
 export function weakSecretValues(app: ComposeApp, values: readonly string[]): string[] {
-  const names = [app.model.name, app.namespace, ...app.model.services.flatMap((s) => [s.name, s.image])]
-    .map((n) => n.toLowerCase());
+  const names = [app.model.name, app.namespace, ...app.model.services.flatMap((s) => [s.name, s.image])].map((n) =>
+    n.toLowerCase(),
+  );
   return values.filter((v) => v.trim() !== '' && names.some((n) => n.includes(v.trim().toLowerCase())));
 }
 
@@ -37,7 +40,8 @@ export function appCheckOptions(app: ComposeApp, docs: readonly Manifest[], extr
   return {
     secretValues: secrets.filter((s) => !weak.includes(s)),
     allowServiceAccountToken: app.services.filter((s) => s.serviceAccountName !== undefined).map((s) => s.name),
-    allowPrivileged: app.model.services.filter((s) => (s.privileged || s.capAdd.length > 0) && containers.has(s.name))
+    allowPrivileged: app.model.services
+      .filter((s) => (s.privileged || s.capAdd.length > 0) && containers.has(s.name))
       .map((s) => containers.get(s.name)!.name),
     ...extra,
   };

@@ -22,7 +22,9 @@ describe('checkManifests', () => {
       'spec.template.spec.automountServiceAccountToken',
     ]);
     expect(warnings.map((w) => w.path)).toEqual(['spec.template.spec.containers[0].image']);
-    expect(() => expectManifestsPass(docs)).toThrow(/^manifest checks: 3 problems\n {2}Deployment\/web: spec\.template\.spec\.containers\[0\]\.imagePullpolicy: unknown field "imagePullpolicy"\n/);
+    expect(() => expectManifestsPass(docs)).toThrow(
+      /^manifest checks: 3 problems\n {2}Deployment\/web: spec\.template\.spec\.containers\[0\]\.imagePullpolicy: unknown field "imagePullpolicy"\n/,
+    );
     expect(checkManifests(docs, { allowServiceAccountToken: ['web'] }).problems).toHaveLength(2);
   });
 });

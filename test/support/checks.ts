@@ -10,7 +10,10 @@ export interface CheckOptions extends ValidateOptions, SafetyOptions {}
  * Every check over one output: the schema validator, the Kubernetes rules and the safety rules. Problems come in
  * that order; warnings are the safety rules' (unpinned images).
  */
-export function checkManifests(docs: readonly Manifest[], options: CheckOptions = {}): {
+export function checkManifests(
+  docs: readonly Manifest[],
+  options: CheckOptions = {},
+): {
   problems: ManifestProblem[];
   warnings: ManifestProblem[];
 } {

@@ -63,7 +63,11 @@ export function runCli(args: readonly string[], options: CliRunOptions): Promise
 }
 
 /** Runs tasks at most `limit` at a time (CLI runs are CPU-bound). */
-export async function inParallel<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
+export async function inParallel<T, R>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {

@@ -6,7 +6,8 @@ import * as path from 'path';
 
 /** Every file under `dir` (or under `dir/prefix`), relative with `/`, sorted. */
 export function listFiles(dir: string, prefix = ''): string[] {
-  return fs.readdirSync(path.join(dir, prefix), { withFileTypes: true })
+  return fs
+    .readdirSync(path.join(dir, prefix), { withFileTypes: true })
     .flatMap((entry) => {
       const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
       return entry.isDirectory() ? listFiles(dir, rel) : [rel];

@@ -1,5 +1,14 @@
 import { cronScheduleProblem } from './cron';
-import { Manifest, ManifestProblem, expandLists, expectNoProblems, isObject, joinPath, problemAt, quote } from './problems';
+import {
+  Manifest,
+  ManifestProblem,
+  expandLists,
+  expectNoProblems,
+  isObject,
+  joinPath,
+  problemAt,
+  quote,
+} from './problems';
 import { compareQuantities, parseQuantity } from './quantity';
 import { ContainerRef, PodTemplate, VmTemplate, containers, get, podTemplates, vmTemplates } from './workloads';
 
@@ -31,7 +40,8 @@ export function dns1123LabelProblem(name: string): string | undefined {
   if (name.length > 63) {
     return `must be no more than 63 characters, got ${name.length}`;
   }
-  return DNS1123_LABEL.test(name) ? undefined
+  return DNS1123_LABEL.test(name)
+    ? undefined
     : 'must be a DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit';
 }
 
@@ -40,7 +50,8 @@ export function dns1035LabelProblem(name: string): string | undefined {
   if (name.length > 63) {
     return `must be no more than 63 characters, got ${name.length}`;
   }
-  return DNS1035_LABEL.test(name) ? undefined
+  return DNS1035_LABEL.test(name)
+    ? undefined
     : 'must be a DNS-1035 label: lowercase letters, digits and "-", starting with a letter and ending with a letter or digit';
 }
 
@@ -49,7 +60,8 @@ export function dns1123SubdomainProblem(name: string): string | undefined {
   if (name.length > 253) {
     return `must be no more than 253 characters, got ${name.length}`;
   }
-  return DNS1123_SUBDOMAIN.test(name) ? undefined
+  return DNS1123_SUBDOMAIN.test(name)
+    ? undefined
     : 'must be a DNS-1123 subdomain: lowercase letters, digits, "-" and ".", starting and ending with a letter or digit';
 }
 
@@ -72,7 +84,8 @@ export function qualifiedNameProblem(key: string): string | undefined {
   if (name.length === 0 || name.length > 63) {
     return `the name part must be 1 to 63 characters, got ${name.length}`;
   }
-  return QUALIFIED_NAME.test(name) ? undefined
+  return QUALIFIED_NAME.test(name)
+    ? undefined
     : 'the name part must be letters, digits, "-", "_" and ".", starting and ending with a letter or digit';
 }
 
@@ -81,7 +94,8 @@ export function labelValueProblem(value: string): string | undefined {
   if (value.length > 63) {
     return `must be no more than 63 characters, got ${value.length}`;
   }
-  return LABEL_VALUE.test(value) ? undefined
+  return LABEL_VALUE.test(value)
+    ? undefined
     : 'must be empty or letters, digits, "-", "_" and ".", starting and ending with a letter or digit';
 }
 
@@ -106,8 +120,11 @@ export function ianaSvcNameProblem(name: string): string | undefined {
 
 type NameRule = (name: string) => string | undefined;
 
-const maxLength = (limit: number, why: string, inner: NameRule): NameRule => (name) =>
-  inner(name) ?? (name.length > limit ? `must be no more than ${limit} characters (${why}), got ${name.length}` : undefined);
+const maxLength =
+  (limit: number, why: string, inner: NameRule): NameRule =>
+  (name) =>
+    inner(name) ??
+    (name.length > limit ? `must be no more than ${limit} characters (${why}), got ${name.length}` : undefined);
 
 const pathSegment: NameRule = (name) => {
   if (name === '.' || name === '..') {
@@ -146,10 +163,13 @@ export function checkNames(docs: readonly Manifest[]): ManifestProblem[] {
   for (const doc of docs.filter(isObject)) {
     const meta = isObject(doc.metadata) ? doc.metadata : {};
     if (typeof meta.name === 'string') {
-      const group = typeof doc.apiVersion === 'string' && doc.apiVersion.includes('/') ? doc.apiVersion.split('/')[0] : '';
+      const group =
+        typeof doc.apiVersion === 'string' && doc.apiVersion.includes('/') ? doc.apiVersion.split('/')[0] : '';
       const key = [group, doc.kind, meta.namespace ?? '', meta.name].join('\u0000');
       if (seen.has(key)) {
-        problems.push(problemAt(doc, 'metadata.name', `${quote(meta.name)} is used by another ${doc.kind} in the same namespace`));
+        problems.push(
+          problemAt(doc, 'metadata.name', `${quote(meta.name)} is used by another ${doc.kind} in the same namespace`),
+        );
       }
       seen.add(key);
       const problem = (NAME_RULES[doc.kind] ?? dns1123SubdomainProblem)(meta.name);
@@ -202,7 +222,9 @@ export function checkLabels(docs: readonly Manifest[]): ManifestProblem[] {
         for (const annotation of Object.keys(value)) {
           const problem = qualifiedNameProblem(annotation);
           if (problem) {
-            problems.push(problemAt(doc, joinPath(path, annotation), `annotation key ${quote(annotation)}: ${problem}`));
+            problems.push(
+              problemAt(doc, joinPath(path, annotation), `annotation key ${quote(annotation)}: ${problem}`),
+            );
           }
         }
         const size = Object.entries(value).reduce((n, [k, v]) => n + k.length + String(v).length, 0);
@@ -211,9 +233,14 @@ export function checkLabels(docs: readonly Manifest[]): ManifestProblem[] {
         }
       } else if (key === 'matchExpressions' && Array.isArray(value)) {
         value.forEach((expression, i) => {
-          const problem = isObject(expression) && typeof expression.key === 'string' ? qualifiedNameProblem(expression.key) : undefined;
+          const problem =
+            isObject(expression) && typeof expression.key === 'string'
+              ? qualifiedNameProblem(expression.key)
+              : undefined;
           if (problem) {
-            problems.push(problemAt(doc, `${joinPath(path, i)}.key`, `selector key ${quote(expression.key)}: ${problem}`));
+            problems.push(
+              problemAt(doc, `${joinPath(path, i)}.key`, `selector key ${quote(expression.key)}: ${problem}`),
+            );
           }
         });
       }
@@ -241,14 +268,26 @@ export function checkWorkloadSelectors(docs: readonly Manifest[]): ManifestProbl
       continue;
     }
     const simple = template.doc.kind === 'ReplicationController';
-    if (!isObject(selector) || Object.keys(simple ? selector : { ...selector.matchLabels, ...expressions(selector) }).length === 0) {
-      problems.push(problemAt(template.doc, template.selectorPath, 'an empty selector is invalid: it would select every pod'));
+    if (
+      !isObject(selector) ||
+      Object.keys(simple ? selector : { ...selector.matchLabels, ...expressions(selector) }).length === 0
+    ) {
+      problems.push(
+        problemAt(template.doc, template.selectorPath, 'an empty selector is invalid: it would select every pod'),
+      );
       continue;
     }
-    const mismatch = simple ? matchLabelsMismatch(selector, template.labels) : selectorMismatch(selector, template.labels);
+    const mismatch = simple
+      ? matchLabelsMismatch(selector, template.labels)
+      : selectorMismatch(selector, template.labels);
     if (mismatch) {
-      problems.push(problemAt(template.doc, template.selectorPath,
-        `does not match the template labels ${quote(template.labels)} (at ${template.labelsPath}): ${mismatch}`));
+      problems.push(
+        problemAt(
+          template.doc,
+          template.selectorPath,
+          `does not match the template labels ${quote(template.labels)} (at ${template.labelsPath}): ${mismatch}`,
+        ),
+      );
     }
   }
   return problems;
@@ -269,21 +308,35 @@ export function checkServiceSelectors(docs: readonly Manifest[]): ManifestProble
       continue;
     }
     const namespace = service.metadata?.namespace;
-    const selects = (t: PodTemplate | VmTemplate) => t.doc.metadata?.namespace === namespace && !matchLabelsMismatch(selector, t.labels);
+    const selects = (t: PodTemplate | VmTemplate) =>
+      t.doc.metadata?.namespace === namespace && !matchLabelsMismatch(selector, t.labels);
     const selectedPods = pods.filter(selects);
     const selected = [...selectedPods, ...vms.filter(selects)];
     if (selected.length === 0) {
-      problems.push(problemAt(service, 'spec.selector',
-        `${quote(selector)} selects no pod template or VirtualMachine in namespace ${quote(namespace ?? '(none)')}`));
+      problems.push(
+        problemAt(
+          service,
+          'spec.selector',
+          `${quote(selector)} selects no pod template or VirtualMachine in namespace ${quote(namespace ?? '(none)')}`,
+        ),
+      );
       continue;
     }
     const ports = Array.isArray(service.spec.ports) ? service.spec.ports : [];
     ports.forEach((port: any, i: number) => {
-      if (isObject(port) && typeof port.targetPort === 'string'
-        && !selectedPods.some((t) => containerPortNames(t.spec).has(port.targetPort))) {
+      if (
+        isObject(port) &&
+        typeof port.targetPort === 'string' &&
+        !selectedPods.some((t) => containerPortNames(t.spec).has(port.targetPort))
+      ) {
         const names = selected.map((t) => `${t.doc.kind}/${t.doc.metadata?.name}`).join(', ');
-        problems.push(problemAt(service, `spec.ports[${i}].targetPort`,
-          `${quote(port.targetPort)} is not a named container port of the selected ${names}`));
+        problems.push(
+          problemAt(
+            service,
+            `spec.ports[${i}].targetPort`,
+            `${quote(port.targetPort)} is not a named container port of the selected ${names}`,
+          ),
+        );
       }
     });
   }
@@ -308,7 +361,10 @@ function expressions(selector: Record<string, any>): Record<string, unknown> {
   return Array.isArray(selector.matchExpressions) && selector.matchExpressions.length ? { expressions: true } : {};
 }
 
-function matchLabelsMismatch(matchLabels: Record<string, unknown>, labels: Record<string, unknown>): string | undefined {
+function matchLabelsMismatch(
+  matchLabels: Record<string, unknown>,
+  labels: Record<string, unknown>,
+): string | undefined {
   for (const [key, value] of Object.entries(matchLabels)) {
     if (labels[key] !== value) {
       return `${key}=${String(value)} is ${key in labels ? `${String(labels[key])} there` : 'missing there'}`;
@@ -327,11 +383,16 @@ export function selectorMismatch(selector: Record<string, any>, labels: Record<s
     const { key, operator } = expression ?? {};
     const values: unknown[] = Array.isArray(expression?.values) ? expression.values : [];
     const has = key in labels;
-    const ok = operator === 'In' ? has && values.includes(labels[key])
-      : operator === 'NotIn' ? !has || !values.includes(labels[key])
-        : operator === 'Exists' ? has
-          : operator === 'DoesNotExist' ? !has
-            : false;
+    const ok =
+      operator === 'In'
+        ? has && values.includes(labels[key])
+        : operator === 'NotIn'
+          ? !has || !values.includes(labels[key])
+          : operator === 'Exists'
+            ? has
+            : operator === 'DoesNotExist'
+              ? !has
+              : false;
     if (!ok) {
       return `expression ${quote(expression)} does not hold`;
     }
@@ -355,18 +416,35 @@ export function checkPodSpecs(docs: readonly Manifest[]): ManifestProblem[] {
     const volumes: any[] = Array.isArray(spec.volumes) ? spec.volumes : [];
     const volumeNames = uniqueNames(volumes, `${template.path}.volumes`, doc, problems, 'volume');
     const containerList = containers([doc]).filter((c) => c.template.path === template.path);
-    uniqueNames(containerList.map((c) => c.container), '', doc, problems, 'container', containerList.map((c) => c.path));
+    uniqueNames(
+      containerList.map((c) => c.container),
+      '',
+      doc,
+      problems,
+      'container',
+      containerList.map((c) => c.path),
+    );
     for (const { path, container } of containerList) {
       (Array.isArray(container.volumeMounts) ? container.volumeMounts : []).forEach((mount: any, i: number) => {
         if (isObject(mount) && typeof mount.name === 'string' && !volumeNames.has(mount.name)) {
-          problems.push(problemAt(doc, `${path}.volumeMounts[${i}].name`,
-            `${quote(mount.name)} is not a volume of this pod (volumes: ${[...volumeNames].join(', ') || 'none'})`));
+          problems.push(
+            problemAt(
+              doc,
+              `${path}.volumeMounts[${i}].name`,
+              `${quote(mount.name)} is not a volume of this pod (volumes: ${[...volumeNames].join(', ') || 'none'})`,
+            ),
+          );
         }
       });
       (Array.isArray(container.env) ? container.env : []).forEach((env: any, i: number) => {
         if (isObject(env) && typeof env.name === 'string' && !ENV_VAR_NAME.test(env.name)) {
-          problems.push(problemAt(doc, `${path}.env[${i}].name`,
-            `${quote(env.name)} is not a valid environment variable name: letters, digits, "_", "-" and ".", not starting with a digit`));
+          problems.push(
+            problemAt(
+              doc,
+              `${path}.env[${i}].name`,
+              `${quote(env.name)} is not a valid environment variable name: letters, digits, "_", "-" and ".", not starting with a digit`,
+            ),
+          );
         }
       });
     }
@@ -375,7 +453,12 @@ export function checkPodSpecs(docs: readonly Manifest[]): ManifestProblem[] {
 }
 
 function uniqueNames(
-  items: any[], listPath: string, doc: Manifest, problems: ManifestProblem[], what: string, paths?: string[],
+  items: any[],
+  listPath: string,
+  doc: Manifest,
+  problems: ManifestProblem[],
+  what: string,
+  paths?: string[],
 ): Set<string> {
   const names = new Set<string>();
   items.forEach((item, i) => {
@@ -401,7 +484,8 @@ function uniqueNames(
 const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
 
 function portNumberProblem(value: unknown): string | undefined {
-  return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 65535 ? undefined
+  return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 65535
+    ? undefined
     : `must be a port number 1-65535, got ${quote(value)}`;
 }
 
@@ -421,7 +505,8 @@ export function checkPorts(docs: readonly Manifest[]): ManifestProblem[] {
     for (const { path, container } of refs) {
       (Array.isArray(container.ports) ? container.ports : []).forEach((port: any, i: number) => {
         const at = `${path}.ports[${i}]`;
-        const add = (field: string, message: string) => problems.push(problemAt(template.doc, `${at}.${field}`, message));
+        const add = (field: string, message: string) =>
+          problems.push(problemAt(template.doc, `${at}.${field}`, message));
         if (!isObject(port)) {
           return;
         }
@@ -528,9 +613,17 @@ export function checkRequestsWithinLimits(docs: readonly Manifest[]): ManifestPr
       }
       if (extendedRules && isExtendedResource(name)) {
         if (!lim) {
-          problems.push(problemAt(doc, at, `extended resource ${name} cannot be overcommitted: set a limit equal to the request`));
+          problems.push(
+            problemAt(doc, at, `extended resource ${name} cannot be overcommitted: set a limit equal to the request`),
+          );
         } else if (compareQuantities(req, lim) !== 0) {
-          problems.push(problemAt(doc, at, `extended resource ${name}: request ${quote(request)} must equal the limit ${quote(limits[name])}`));
+          problems.push(
+            problemAt(
+              doc,
+              at,
+              `extended resource ${name}: request ${quote(request)} must equal the limit ${quote(limits[name])}`,
+            ),
+          );
         }
       } else if (lim && compareQuantities(req, lim) > 0) {
         problems.push(problemAt(doc, at, `request ${quote(request)} is more than the limit ${quote(limits[name])}`));
@@ -590,7 +683,13 @@ export function checkSecretData(docs: readonly Manifest[]): ManifestProblem[] {
           const compact = value.replace(/[\r\n]/g, '');
           if (!BASE64.test(compact)) {
             // The value is not quoted: it may be a secret that was meant to be encoded.
-            problems.push(problemAt(doc, at, 'is not base64: Secret data must be base64-encoded (or put plain text under stringData)'));
+            problems.push(
+              problemAt(
+                doc,
+                at,
+                'is not base64: Secret data must be base64-encoded (or put plain text under stringData)',
+              ),
+            );
           }
           size += Buffer.from(compact, 'base64').length;
         } else {
@@ -611,7 +710,10 @@ export function checkConfigMapData(docs: readonly Manifest[]): ManifestProblem[]
   for (const doc of docs.filter((d) => isObject(d) && d.kind === 'ConfigMap')) {
     const data = isObject(doc.data) ? doc.data : {};
     const binary = isObject(doc.binaryData) ? doc.binaryData : {};
-    for (const [field, map] of [['data', data], ['binaryData', binary]] as const) {
+    for (const [field, map] of [
+      ['data', data],
+      ['binaryData', binary],
+    ] as const) {
       for (const [key, value] of Object.entries(map)) {
         const at = joinPath(field, key);
         const problem = keyProblem(key);
@@ -657,15 +759,27 @@ export function checkVmDevices(docs: readonly Manifest[]): ManifestProblem[] {
     const networks = names(vm.spec.networks, `${vm.path}.networks`, 'network');
     const pairs = [
       { list: devices.disks, field: 'disks', what: 'disk', targets: volumes, target: 'volume', targetField: 'volumes' },
-      { list: devices.interfaces, field: 'interfaces', what: 'interface', targets: networks, target: 'network', targetField: 'networks' },
+      {
+        list: devices.interfaces,
+        field: 'interfaces',
+        what: 'interface',
+        targets: networks,
+        target: 'network',
+        targetField: 'networks',
+      },
     ];
     for (const { list, field, what, targets, target, targetField } of pairs) {
       const path = `${vm.path}.domain.devices.${field}`;
       names(list, path, what);
       (Array.isArray(list) ? list : []).forEach((item: any, i: number) => {
         if (typeof item?.name === 'string' && !targets.has(item.name)) {
-          problems.push(problemAt(vm.doc, `${path}[${i}].name`,
-            `${what} ${quote(item.name)} has no ${target} of the same name in ${vm.path}.${targetField} (${[...targets].join(', ') || 'none'})`));
+          problems.push(
+            problemAt(
+              vm.doc,
+              `${path}[${i}].name`,
+              `${what} ${quote(item.name)} has no ${target} of the same name in ${vm.path}.${targetField} (${[...targets].join(', ') || 'none'})`,
+            ),
+          );
         }
       });
     }
@@ -688,18 +802,27 @@ export function checkVmSpecs(docs: readonly Manifest[]): ManifestProblem[] {
   for (const vm of vmTemplates(docs)) {
     const domain = isObject(vm.spec.domain) ? vm.spec.domain : {};
     if (get(domain, 'resources.requests.memory') === undefined && get(domain, 'memory.guest') === undefined) {
-      problems.push(problemAt(vm.doc, `${vm.path}.domain`,
-        'no memory requested: set resources.requests.memory or memory.guest'));
+      problems.push(
+        problemAt(vm.doc, `${vm.path}.domain`, 'no memory requested: set resources.requests.memory or memory.guest'),
+      );
     }
     const spinlocks = get(domain, 'features.hyperv.spinlocks.spinlocks');
     if (typeof spinlocks === 'number' && spinlocks < 4096) {
-      problems.push(problemAt(vm.doc, `${vm.path}.domain.features.hyperv.spinlocks.spinlocks`,
-        `must be at least 4096, got ${spinlocks}`));
+      problems.push(
+        problemAt(
+          vm.doc,
+          `${vm.path}.domain.features.hyperv.spinlocks.spinlocks`,
+          `must be at least 4096, got ${spinlocks}`,
+        ),
+      );
     }
     const podNetworks = (Array.isArray(vm.spec.networks) ? vm.spec.networks : [])
-      .map((n: any, i: number) => (isObject(n?.pod) ? i : -1)).filter((i: number) => i >= 0);
+      .map((n: any, i: number) => (isObject(n?.pod) ? i : -1))
+      .filter((i: number) => i >= 0);
     if (podNetworks.length > 1) {
-      problems.push(problemAt(vm.doc, `${vm.path}.networks[${podNetworks[1]}].pod`, 'more than one network is the pod network'));
+      problems.push(
+        problemAt(vm.doc, `${vm.path}.networks[${podNetworks[1]}].pod`, 'more than one network is the pod network'),
+      );
     }
   }
   return problems;
@@ -736,14 +859,21 @@ export function checkDataVolumes(docs: readonly Manifest[]): ManifestProblem[] {
     }
     const sources = isObject(spec.source) ? Object.keys(spec.source) : [];
     if ((sources.length === 1) === (spec.sourceRef !== undefined)) {
-      add('source', `exactly one source (or a sourceRef) is required, got ${quote(sources)}${spec.sourceRef ? ' and a sourceRef' : ''}`);
+      add(
+        'source',
+        `exactly one source (or a sourceRef) is required, got ${quote(sources)}${spec.sourceRef ? ' and a sourceRef' : ''}`,
+      );
     }
     for (const kind of sources) {
       const url = spec.source[kind]?.url;
       if (DATA_VOLUME_URL_SOURCES.includes(kind) && !/^https?:\/\/[^/\s]/.test(String(url))) {
         add(`source.${kind}.url`, `must be an http:// or https:// URL, got ${quote(url)}`);
       }
-      if (kind === 'registry' && typeof url === 'string' && !REGISTRY_SCHEMES.some((scheme) => url.startsWith(`${scheme}//`))) {
+      if (
+        kind === 'registry' &&
+        typeof url === 'string' &&
+        !REGISTRY_SCHEMES.some((scheme) => url.startsWith(`${scheme}//`))
+      ) {
         add('source.registry.url', `must start with docker://, oci-archive:// or image-stream://, got ${quote(url)}`);
       }
     }
@@ -753,7 +883,9 @@ export function checkDataVolumes(docs: readonly Manifest[]): ManifestProblem[] {
       check(doc, 'spec', doc.spec);
     }
     if (doc.kind === 'VirtualMachine' && Array.isArray(doc.spec?.dataVolumeTemplates)) {
-      doc.spec.dataVolumeTemplates.forEach((t: any, i: number) => check(doc, `spec.dataVolumeTemplates[${i}].spec`, t?.spec));
+      doc.spec.dataVolumeTemplates.forEach((t: any, i: number) =>
+        check(doc, `spec.dataVolumeTemplates[${i}].spec`, t?.spec),
+      );
     }
   }
   return problems;
@@ -790,8 +922,11 @@ export function expectConformance(docs: readonly Manifest[]): void {
 
 /** Calls `visit` for every value in `value` with its path, its key and its parent's key. */
 function walk(
-  value: unknown, path: string, visit: (value: unknown, path: string, key: string, parentKey: string) => void,
-  key = '', parentKey = '',
+  value: unknown,
+  path: string,
+  visit: (value: unknown, path: string, key: string, parentKey: string) => void,
+  key = '',
+  parentKey = '',
 ): void {
   if (Array.isArray(value)) {
     value.forEach((item, i) => walk(item, joinPath(path, i), visit, key, parentKey));

@@ -20,7 +20,11 @@ export function canonical(value: unknown): string {
       return v.map(sort);
     }
     if (v !== null && typeof v === 'object') {
-      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])]));
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, sort((v as Record<string, unknown>)[k])]),
+      );
     }
     return v;
   };

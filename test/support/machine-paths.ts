@@ -21,7 +21,12 @@ export function machinePrefixes(extra: readonly string[] = []): string[] {
 }
 
 /** Each machine path in `text` (with the file it is in), except those that occur in one of `inputs`. */
-export function machinePaths(name: string, text: string, inputs: readonly string[], extra: readonly string[] = []): string[] {
+export function machinePaths(
+  name: string,
+  text: string,
+  inputs: readonly string[],
+  extra: readonly string[] = [],
+): string[] {
   const found: string[] = [];
   const tmp = `${os.tmpdir()}/`;
   for (const prefix of machinePrefixes(extra)) {

@@ -1,5 +1,12 @@
 import {
-  ComposeLocation, ComposeModel, ComposeNetwork, ComposeService, ComposeVolume, Deploy, EnvVar, PortMapping,
+  ComposeLocation,
+  ComposeModel,
+  ComposeNetwork,
+  ComposeService,
+  ComposeVolume,
+  Deploy,
+  EnvVar,
+  PortMapping,
 } from '../../lib/compose/model';
 
 /**
@@ -18,7 +25,10 @@ function byName<T extends { name: string }>(items: readonly T[]): T[] {
 }
 
 /** A port mapping; `published` and `hostIp` as in `"127.0.0.1:8080:80"`. */
-export function port(target: number, options: Partial<Omit<PortMapping, 'target'>> & { index?: number; service?: string } = {}): PortMapping {
+export function port(
+  target: number,
+  options: Partial<Omit<PortMapping, 'target'>> & { index?: number; service?: string } = {},
+): PortMapping {
   const { index, service, ...rest } = options;
   return {
     target,
@@ -31,12 +41,14 @@ export function port(target: number, options: Partial<Omit<PortMapping, 'target'
 
 /** Environment variables from a map, sorted by name. */
 export function env(values: Readonly<Record<string, string>>, service = 'svc'): EnvVar[] {
-  return Object.keys(values).sort().map((name) => ({
-    name,
-    value: values[name],
-    origin: 'environment' as const,
-    at: at(`services.${service}.environment.${name}`),
-  }));
+  return Object.keys(values)
+    .sort()
+    .map((name) => ({
+      name,
+      value: values[name],
+      origin: 'environment' as const,
+      at: at(`services.${service}.environment.${name}`),
+    }));
 }
 
 const EMPTY_DEPLOY: Deploy = {
@@ -86,7 +98,16 @@ export function volume(name: string, fields: Partial<ComposeVolume> = {}): Compo
 
 /** A top-level network. */
 export function network(name: string, fields: Partial<ComposeNetwork> = {}): ComposeNetwork {
-  return { name, internal: false, external: false, subnets: [], enableIpv6: false, labels: {}, at: at(`networks.${name}`), ...fields };
+  return {
+    name,
+    internal: false,
+    external: false,
+    subnets: [],
+    enableIpv6: false,
+    labels: {},
+    at: at(`networks.${name}`),
+    ...fields,
+  };
 }
 
 /** A whole model; the `default` network is added when a service uses it and it is not given. */

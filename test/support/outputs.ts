@@ -29,7 +29,10 @@ export { listFiles };
 export const ROOT = path.resolve(__dirname, '../..');
 export const DIST = path.join(ROOT, 'dist');
 export const CORPUS = CORPUS_DIR;
-export const CORPUS_DIRS = fs.readdirSync(CORPUS).filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory()).sort();
+export const CORPUS_DIRS = fs
+  .readdirSync(CORPUS)
+  .filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory())
+  .sort();
 /** The shell environment the corpus is converted with: nothing from the machine. */
 export const CORPUS_ENV = { PATH: '/usr/bin:/bin' };
 export const VM_FIXTURE = path.join(ROOT, 'test/vm/fixtures/legacy');
@@ -50,11 +53,14 @@ export interface WrittenOutput {
 
 /** The manifest documents of a written folder (`*.k8s.yaml`: a bundle's compose.yaml is not a manifest). */
 export function manifestDocs(dir: string): Manifest[] {
-  return readYamlFiles(dir).filter((f) => f.file.endsWith('.k8s.yaml')).flatMap((f) => f.docs);
+  return readYamlFiles(dir)
+    .filter((f) => f.file.endsWith('.k8s.yaml'))
+    .flatMap((f) => f.docs);
 }
 
 function bundleTexts(dir: string, files: readonly string[]): SafetyText[] {
-  return files.filter((f) => f.startsWith('golden-image/'))
+  return files
+    .filter((f) => f.startsWith('golden-image/'))
     .map((f) => ({ name: f, content: fs.readFileSync(path.join(dir, f), 'utf8') }));
 }
 
@@ -63,7 +69,13 @@ function warningsText(app: ComposeApp): SafetyText {
 }
 
 /** Synthesizes `app` into `dir` as `npm run synth` does and reads the result back. */
-function write(name: string, dir: string, app: App, options: (docs: Manifest[]) => CheckOptions, texts: SafetyText[] = []): WrittenOutput {
+function write(
+  name: string,
+  dir: string,
+  app: App,
+  options: (docs: Manifest[]) => CheckOptions,
+  texts: SafetyText[] = [],
+): WrittenOutput {
   app.synth();
   GoldenImageBundle.synthesizeAll(app);
   const files = listFiles(dir);
@@ -75,9 +87,14 @@ function write(name: string, dir: string, app: App, options: (docs: Manifest[]) 
 /** The fake secret values of the reference app (its .env and secret files). */
 export function referenceSecrets(): string[] {
   const dir = referenceAppDir();
-  const fromEnv = fs.readFileSync(path.join(dir, '.env'), 'utf8').split('\n')
-    .filter((line) => /^[A-Z_]+=/.test(line)).map((line) => line.slice(line.indexOf('=') + 1));
-  const fromFiles = fs.readdirSync(path.join(dir, 'secrets')).map((f) => fs.readFileSync(path.join(dir, 'secrets', f), 'utf8').trim());
+  const fromEnv = fs
+    .readFileSync(path.join(dir, '.env'), 'utf8')
+    .split('\n')
+    .filter((line) => /^[A-Z_]+=/.test(line))
+    .map((line) => line.slice(line.indexOf('=') + 1));
+  const fromFiles = fs
+    .readdirSync(path.join(dir, 'secrets'))
+    .map((f) => fs.readFileSync(path.join(dir, 'secrets', f), 'utf8').trim());
   return [...fromEnv, ...fromFiles].filter((v) => v !== '');
 }
 
@@ -89,10 +106,16 @@ export function writeReference(dir: string, composeDir?: string): WrittenOutput 
   const app = new App({ outdir: dir });
   const chart = new ReferenceChart(app, 'shop', { composeDir });
   new ReferencePlatformChart(app, 'platform');
-  return write('reference', dir, app, (docs) => {
-    const options = appCheckOptions(chart.app, docs);
-    return { ...options, secretValues: [...new Set([...(options.secretValues ?? []), ...referenceSecrets()])] };
-  }, [warningsText(chart.app)]);
+  return write(
+    'reference',
+    dir,
+    app,
+    (docs) => {
+      const options = appCheckOptions(chart.app, docs);
+      return { ...options, secretValues: [...new Set([...(options.secretValues ?? []), ...referenceSecrets()])] };
+    },
+    [warningsText(chart.app)],
+  );
 }
 
 /** The committed `dist/`, with the checks of a fresh reference synth. */
@@ -126,7 +149,9 @@ export function writeCorpusApp(corpusDir: string, dir: string, projectDir?: stri
     composeFile: 'compose.yaml',
     loadOptions: { ...corpusLoadOptions(corpusDir), ...(projectDir ? { workingDir: projectDir } : {}) },
   });
-  return write(`corpus/${corpusDir}`, dir, app, (docs) => appCheckOptions(composeApp, docs), [warningsText(composeApp)]);
+  return write(`corpus/${corpusDir}`, dir, app, (docs) => appCheckOptions(composeApp, docs), [
+    warningsText(composeApp),
+  ]);
 }
 
 /** The VM examples: a legacy app in a ComposeVmChart with its Ingress, and the KubeVirt platform, written into `dir`. */
@@ -141,6 +166,10 @@ export function writeVmExample(dir: string): WrittenOutput {
     ingress: { service: 'app', host: 'legacy.example.com' },
   });
   new KubeVirtPlatform(new Chart(app, 'platform'), 'platform');
-  const secrets = ['s3cr3t-db-pass', 'tok-9f8e7d6c5b4a', fs.readFileSync(path.join(VM_FIXTURE, 'db_password.txt'), 'utf8').trim()];
+  const secrets = [
+    's3cr3t-db-pass',
+    'tok-9f8e7d6c5b4a',
+    fs.readFileSync(path.join(VM_FIXTURE, 'db_password.txt'), 'utf8').trim(),
+  ];
   return write('vm/legacy', dir, app, () => ({ secretValues: secrets }));
 }

@@ -35,9 +35,10 @@ export function expectNoProblems(problems: readonly ManifestProblem[], what: str
 /** The kind and name a problem about `doc` carries. */
 export function describeDoc(doc: Manifest): { kind: string; name: string } {
   const kind = isObject(doc) && typeof doc.kind === 'string' && doc.kind ? doc.kind : '<no kind>';
-  const name = isObject(doc) && isObject(doc.metadata) && typeof doc.metadata.name === 'string' && doc.metadata.name
-    ? doc.metadata.name
-    : '<unnamed>';
+  const name =
+    isObject(doc) && isObject(doc.metadata) && typeof doc.metadata.name === 'string' && doc.metadata.name
+      ? doc.metadata.name
+      : '<unnamed>';
   return { kind, name };
 }
 
@@ -72,7 +73,9 @@ export function isObject(value: unknown): value is Record<string, any> {
  * `kubectl get -o yaml` write them).
  */
 export function expandLists(docs: readonly Manifest[]): Manifest[] {
-  return docs.flatMap((doc) => (isObject(doc) && doc.apiVersion === 'v1' && doc.kind === 'List' && Array.isArray(doc.items)
-    ? expandLists(doc.items)
-    : [doc]));
+  return docs.flatMap((doc) =>
+    isObject(doc) && doc.apiVersion === 'v1' && doc.kind === 'List' && Array.isArray(doc.items)
+      ? expandLists(doc.items)
+      : [doc],
+  );
 }

@@ -9,7 +9,18 @@ export interface Quantity {
 }
 
 const BINARY: Record<string, number> = { Ki: 10, Mi: 20, Ti: 40, Gi: 30, Pi: 50, Ei: 60 };
-const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const DECIMAL: Record<string, number> = {
+  'n': -9,
+  'u': -6,
+  'm': -3,
+  '': 0,
+  'k': 3,
+  'M': 6,
+  'G': 9,
+  'T': 12,
+  'P': 15,
+  'E': 18,
+};
 const GRAMMAR = /^([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?$/;
 
 /** The quantity, or undefined when `value` does not follow the grammar. Numbers are read as their decimal text. */

@@ -94,7 +94,9 @@ const BUILT_IN: Readonly<Record<string, readonly DiscoveredResource[]>> = {
     { name: 'replicasets', kind: 'ReplicaSet', namespaced: true, shortNames: ['rs'] },
     { name: 'statefulsets', kind: 'StatefulSet', namespaced: true, shortNames: ['sts'] },
   ],
-  'autoscaling/v2': [{ name: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler', namespaced: true, shortNames: ['hpa'] }],
+  'autoscaling/v2': [
+    { name: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler', namespaced: true, shortNames: ['hpa'] },
+  ],
   'batch/v1': [
     { name: 'cronjobs', kind: 'CronJob', namespaced: true, shortNames: ['cj'] },
     { name: 'jobs', kind: 'Job', namespaced: true },
@@ -149,11 +151,21 @@ export async function startDiscoveryServer(schemas: string): Promise<DiscoverySe
     apiVersion: 'v1',
     groupVersion: gv,
     resources: groups[gv].map((r) => ({
-      name: r.name, singularName: r.kind.toLowerCase(), namespaced: r.namespaced, kind: r.kind,
-      verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: r.shortNames,
+      name: r.name,
+      singularName: r.kind.toLowerCase(),
+      namespaced: r.namespaced,
+      kind: r.kind,
+      verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+      shortNames: r.shortNames,
     })),
   });
-  const named = [...new Set(Object.keys(groups).filter((gv) => gv.includes('/')).map((gv) => gv.split('/')[0]))].sort();
+  const named = [
+    ...new Set(
+      Object.keys(groups)
+        .filter((gv) => gv.includes('/'))
+        .map((gv) => gv.split('/')[0]),
+    ),
+  ].sort();
   const server = http.createServer((req, res) => {
     const url = (req.url ?? '').split('?')[0];
     let body: unknown;
@@ -164,7 +176,8 @@ export async function startDiscoveryServer(schemas: string): Promise<DiscoverySe
         kind: 'APIGroupList',
         apiVersion: 'v1',
         groups: named.map((group) => {
-          const versions = Object.keys(groups).filter((gv) => gv.startsWith(`${group}/`))
+          const versions = Object.keys(groups)
+            .filter((gv) => gv.startsWith(`${group}/`))
             .map((gv) => ({ groupVersion: gv, version: gv.split('/')[1] }));
           return { name: group, versions, preferredVersion: versions[0] };
         }),
@@ -175,7 +188,18 @@ export async function startDiscoveryServer(schemas: string): Promise<DiscoverySe
       body = resourceList(url.slice('/apis/'.length));
     }
     res.writeHead(body ? 200 : 404, { 'Content-Type': 'application/json' });
-    res.end(JSON.stringify(body ?? { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'not found' }));
+    res.end(
+      JSON.stringify(
+        body ?? {
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'NotFound',
+          code: 404,
+          message: 'not found',
+        },
+      ),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -187,15 +211,18 @@ export async function startDiscoveryServer(schemas: string): Promise<DiscoverySe
 
 /** A kubeconfig whose one context points at `server`, written to `file`. */
 export function writeKubeconfig(file: string, server: string): void {
-  fs.writeFileSync(file, [
-    'apiVersion: v1',
-    'kind: Config',
-    `clusters: [{name: test, cluster: {server: "${server}"}}]`,
-    'users: [{name: test, user: {token: test}}]',
-    'contexts: [{name: test, context: {cluster: test, user: test, namespace: default}}]',
-    'current-context: test',
-    '',
-  ].join('\n'));
+  fs.writeFileSync(
+    file,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      `clusters: [{name: test, cluster: {server: "${server}"}}]`,
+      'users: [{name: test, user: {token: test}}]',
+      'contexts: [{name: test, context: {cluster: test, user: test, namespace: default}}]',
+      'current-context: test',
+      '',
+    ].join('\n'),
+  );
 }
 
 export interface ToolRun {
@@ -205,7 +232,10 @@ export interface ToolRun {
 }
 
 /** Runs a tool with an argv (no shell), bounded in time. */
-export function runTool(argv: readonly string[], options: { cwd: string; env: Record<string, string>; stdin?: string; timeoutMs?: number }): Promise<ToolRun> {
+export function runTool(
+  argv: readonly string[],
+  options: { cwd: string; env: Record<string, string>; stdin?: string; timeoutMs?: number },
+): Promise<ToolRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0], argv.slice(1), { cwd: options.cwd, env: options.env });
     const out: Buffer[] = [];
@@ -226,4 +256,5 @@ export function runTool(argv: readonly string[], options: { cwd: string; env: Re
 }
 
 /** kubectl's own words for a command line it could not parse (flags, arguments, resource types). */
-export const KUBECTL_USAGE_ERROR = /unknown (shorthand )?flag|unknown command|invalid argument|flag needs an argument|required flag|accepts (at most|exactly|between)|See 'kubectl [a-z -]+ -h|doesn't have a resource type|error: (you must|must specify|expected|arguments in resource\/name form|there is no need to specify a resource type)/i;
+export const KUBECTL_USAGE_ERROR =
+  /unknown (shorthand )?flag|unknown command|invalid argument|flag needs an argument|required flag|accepts (at most|exactly|between)|See 'kubectl [a-z -]+ -h|doesn't have a resource type|error: (you must|must specify|expected|arguments in resource\/name form|there is no need to specify a resource type)/i;

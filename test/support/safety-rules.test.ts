@@ -1,6 +1,14 @@
 import {
-  checkContainerResources, checkDefaultDeny, checkHostPath, checkImagePins, checkPrivileged, checkSafety,
-  checkSecretLeaks, checkServiceAccountTokens, expectSafe, unpinnedImageReason,
+  checkContainerResources,
+  checkDefaultDeny,
+  checkHostPath,
+  checkImagePins,
+  checkPrivileged,
+  checkSafety,
+  checkSecretLeaks,
+  checkServiceAccountTokens,
+  expectSafe,
+  unpinnedImageReason,
 } from './safety-rules';
 import { sampleManifests } from './sample-manifests';
 import { findDoc } from './yaml-docs';
@@ -12,8 +20,11 @@ const lines = (problems: { kind: string; name: string; path: string; message: st
 
 describe('the clean sample', () => {
   test('has no safety problems and no warnings', () => {
-    expect(checkSafety(sampleManifests(), { texts: [{ name: 'RUNBOOK.md', content: 'Rotate the password in Secret db-credentials.' }] }))
-      .toEqual({ problems: [], warnings: [] });
+    expect(
+      checkSafety(sampleManifests(), {
+        texts: [{ name: 'RUNBOOK.md', content: 'Rotate the password in Secret db-credentials.' }],
+      }),
+    ).toEqual({ problems: [], warnings: [] });
     expect(() => expectSafe(sampleManifests())).not.toThrow();
   });
 
@@ -30,25 +41,27 @@ describe('checkSecretLeaks', () => {
   test('finds Secret values (decoded data and stringData) in env, args, ConfigMaps, annotations, labels and cloud-init', () => {
     const docs = sampleManifests();
     webPod(docs).containers[0].env.push({ name: 'DATABASE_URL', value: 'postgres://app:s3cr3t-Pa55@db/app' });
-    findDoc(docs, 'CronJob', 'db-backup').spec.jobTemplate.spec.template.spec.containers[0].args.push('--token=tok-0123456789');
+    findDoc(docs, 'CronJob', 'db-backup').spec.jobTemplate.spec.template.spec.containers[0].args.push(
+      '--token=tok-0123456789',
+    );
     findDoc(docs, 'ConfigMap', 'web-env').data.API_TOKEN = 'tok-0123456789';
     findDoc(docs, 'Service', 'web').metadata.annotations = { 'example.com/note': 'password is s3cr3t-Pa55' };
     findDoc(docs, 'StatefulSet', 'db').spec.template.metadata.labels.token = 'tok-0123456789';
     vmSpec(docs).volumes[1].cloudInitNoCloud.userData += 'password: s3cr3t-Pa55\n';
     const problems = checkSecretLeaks(docs);
     expect(lines(problems)).toEqual([
-      'ConfigMap/web-env data.API_TOKEN: holds the value of Secret/db-credentials stringData.API_TOKEN in plain text; '
-        + 'reference the Secret instead',
-      'Service/web metadata.annotations["example.com/note"]: holds the value of Secret/db-credentials data.POSTGRES_PASSWORD '
-        + 'in plain text; reference the Secret instead',
-      'StatefulSet/db spec.template.metadata.labels.token: holds the value of Secret/db-credentials stringData.API_TOKEN in '
-        + 'plain text; reference the Secret instead',
-      'Deployment/web spec.template.spec.containers[0].env[2].value: holds the value of Secret/db-credentials '
-        + 'data.POSTGRES_PASSWORD in plain text; reference the Secret instead',
-      'CronJob/db-backup spec.jobTemplate.spec.template.spec.containers[0].args[3]: holds the value of '
-        + 'Secret/db-credentials stringData.API_TOKEN in plain text; reference the Secret instead',
-      'VirtualMachine/legacy spec.template.spec.volumes[1].cloudInitNoCloud.userData: holds the value of '
-        + 'Secret/db-credentials data.POSTGRES_PASSWORD in plain text; reference the Secret instead',
+      'ConfigMap/web-env data.API_TOKEN: holds the value of Secret/db-credentials stringData.API_TOKEN in plain text; ' +
+        'reference the Secret instead',
+      'Service/web metadata.annotations["example.com/note"]: holds the value of Secret/db-credentials data.POSTGRES_PASSWORD ' +
+        'in plain text; reference the Secret instead',
+      'StatefulSet/db spec.template.metadata.labels.token: holds the value of Secret/db-credentials stringData.API_TOKEN in ' +
+        'plain text; reference the Secret instead',
+      'Deployment/web spec.template.spec.containers[0].env[2].value: holds the value of Secret/db-credentials ' +
+        'data.POSTGRES_PASSWORD in plain text; reference the Secret instead',
+      'CronJob/db-backup spec.jobTemplate.spec.template.spec.containers[0].args[3]: holds the value of ' +
+        'Secret/db-credentials stringData.API_TOKEN in plain text; reference the Secret instead',
+      'VirtualMachine/legacy spec.template.spec.volumes[1].cloudInitNoCloud.userData: holds the value of ' +
+        'Secret/db-credentials data.POSTGRES_PASSWORD in plain text; reference the Secret instead',
     ]);
     expect(JSON.stringify(problems)).not.toMatch(/s3cr3t|tok-01/);
   });
@@ -58,17 +71,21 @@ describe('checkSecretLeaks', () => {
     const texts = [{ name: 'convert.log', content: 'converted 3 services\nset DB password to hunter22\n' }];
     expect(checkSecretLeaks(docs, { texts })).toEqual([]);
     expect(checkSecretLeaks(docs, { texts, secretValues: ['hunter22'] })).toEqual([
-      { kind: 'text', name: 'convert.log', path: 'line 2', message: 'holds the value of secretValues[0] in plain text' },
+      {
+        kind: 'text',
+        name: 'convert.log',
+        path: 'line 2',
+        message: 'holds the value of secretValues[0] in plain text',
+      },
     ]);
   });
 
   test('ignores secret values shorter than minSecretLength', () => {
     const docs = sampleManifests(); // LOG_LEVEL=info is in the ConfigMap and in an env value
     expect(checkSecretLeaks(docs, { secretValues: ['inf'] })).toEqual([]);
-    expect(lines(checkSecretLeaks(docs, { secretValues: ['inf'], minSecretLength: 3 })).map((l) => l.split(':')[0])).toEqual([
-      'ConfigMap/web-env data.LOG_LEVEL',
-      'Deployment/web spec.template.spec.containers[0].env[0].value',
-    ]);
+    expect(
+      lines(checkSecretLeaks(docs, { secretValues: ['inf'], minSecretLength: 3 })).map((l) => l.split(':')[0]),
+    ).toEqual(['ConfigMap/web-env data.LOG_LEVEL', 'Deployment/web spec.template.spec.containers[0].env[0].value']);
   });
 });
 
@@ -78,8 +95,8 @@ describe('checkContainerResources', () => {
     delete webPod(docs).containers[0].resources.limits.memory;
     delete webPod(docs).initContainers[0].resources;
     expect(lines(checkContainerResources(docs))).toEqual([
-      'Deployment/web spec.template.spec.initContainers[0].resources: container "wait-db" sets no requests.cpu, '
-        + 'requests.memory, limits.cpu, limits.memory',
+      'Deployment/web spec.template.spec.initContainers[0].resources: container "wait-db" sets no requests.cpu, ' +
+        'requests.memory, limits.cpu, limits.memory',
       'Deployment/web spec.template.spec.containers[0].resources: container "web" sets no limits.memory',
     ]);
   });
@@ -88,14 +105,17 @@ describe('checkContainerResources', () => {
 describe('checkPrivileged', () => {
   test('catches privileged containers, host namespaces and capabilities beyond the baseline', () => {
     const docs = sampleManifests();
-    webPod(docs).containers[0].securityContext = { privileged: true, capabilities: { add: ['NET_BIND_SERVICE', 'SYS_ADMIN'] } };
+    webPod(docs).containers[0].securityContext = {
+      privileged: true,
+      capabilities: { add: ['NET_BIND_SERVICE', 'SYS_ADMIN'] },
+    };
     findDoc(docs, 'StatefulSet', 'db').spec.template.spec.hostNetwork = true;
     expect(lines(checkPrivileged(docs))).toEqual([
-      'StatefulSet/db spec.template.spec.hostNetwork: shares the host\'s namespace (hostNetwork) but the workload is not allowed to',
-      'Deployment/web spec.template.spec.containers[0].securityContext.privileged: container "web" is privileged but the '
-        + 'workload is not allowed to be',
-      'Deployment/web spec.template.spec.containers[0].securityContext.capabilities.add: container "web" adds SYS_ADMIN, '
-        + 'beyond the baseline set, but the workload is not allowed to',
+      "StatefulSet/db spec.template.spec.hostNetwork: shares the host's namespace (hostNetwork) but the workload is not allowed to",
+      'Deployment/web spec.template.spec.containers[0].securityContext.privileged: container "web" is privileged but the ' +
+        'workload is not allowed to be',
+      'Deployment/web spec.template.spec.containers[0].securityContext.capabilities.add: container "web" adds SYS_ADMIN, ' +
+        'beyond the baseline set, but the workload is not allowed to',
     ]);
     expect(lines(checkPrivileged(docs, ['web', 'db']))).toEqual([]);
   });
@@ -105,11 +125,19 @@ describe('checkHostPath', () => {
   test('catches hostPath volumes, hostDisk VM volumes and hostPath PersistentVolumes', () => {
     const docs = sampleManifests();
     webPod(docs).volumes.push({ name: 'docker-sock', hostPath: { path: '/var/run/docker.sock' } });
-    vmSpec(docs).volumes.push({ name: 'scratch', hostDisk: { path: '/data/scratch.img', type: 'DiskOrCreate', capacity: '1Gi' } });
-    docs.push({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'local' }, spec: { hostPath: { path: '/srv' } } });
+    vmSpec(docs).volumes.push({
+      name: 'scratch',
+      hostDisk: { path: '/data/scratch.img', type: 'DiskOrCreate', capacity: '1Gi' },
+    });
+    docs.push({
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: 'local' },
+      spec: { hostPath: { path: '/srv' } },
+    });
     expect(lines(checkHostPath(docs))).toEqual([
-      'Deployment/web spec.template.spec.volumes[1].hostPath: volume "docker-sock" mounts the node\'s "/var/run/docker.sock"; '
-        + 'use a PersistentVolumeClaim',
+      'Deployment/web spec.template.spec.volumes[1].hostPath: volume "docker-sock" mounts the node\'s "/var/run/docker.sock"; ' +
+        'use a PersistentVolumeClaim',
       'VirtualMachine/legacy spec.template.spec.volumes[2].hostDisk: volume "scratch" is a disk image on the node; use a DataVolume',
       'PersistentVolume/local spec.hostPath: a hostPath PersistentVolume exposes the node\'s "/srv"',
     ]);
@@ -122,10 +150,10 @@ describe('checkServiceAccountTokens', () => {
     delete webPod(docs).automountServiceAccountToken;
     findDoc(docs, 'StatefulSet', 'db').spec.template.spec.automountServiceAccountToken = true;
     expect(lines(checkServiceAccountTokens(docs))).toEqual([
-      'Deployment/web spec.template.spec.automountServiceAccountToken: must be false (got "unset"): the workload does not '
-        + 'need the Kubernetes API',
-      'StatefulSet/db spec.template.spec.automountServiceAccountToken: must be false (got true): the workload does not need '
-        + 'the Kubernetes API',
+      'Deployment/web spec.template.spec.automountServiceAccountToken: must be false (got "unset"): the workload does not ' +
+        'need the Kubernetes API',
+      'StatefulSet/db spec.template.spec.automountServiceAccountToken: must be false (got true): the workload does not need ' +
+        'the Kubernetes API',
     ]);
     expect(lines(checkServiceAccountTokens(docs, ['web']))).toHaveLength(1);
   });
@@ -142,10 +170,30 @@ describe('checkDefaultDeny', () => {
   });
 
   test.each([
-    ['a policy that selects some pods only', (p: any) => { p.spec.podSelector = { matchLabels: { app: 'web' } }; }],
-    ['a policy without Egress', (p: any) => { p.spec.policyTypes = ['Ingress']; }],
-    ['a policy with an allow rule', (p: any) => { p.spec.ingress = [{ from: [{ podSelector: {} }] }]; }],
-    ['a policy in another namespace', (p: any) => { p.metadata.namespace = 'other'; }],
+    [
+      'a policy that selects some pods only',
+      (p: any) => {
+        p.spec.podSelector = { matchLabels: { app: 'web' } };
+      },
+    ],
+    [
+      'a policy without Egress',
+      (p: any) => {
+        p.spec.policyTypes = ['Ingress'];
+      },
+    ],
+    [
+      'a policy with an allow rule',
+      (p: any) => {
+        p.spec.ingress = [{ from: [{ podSelector: {} }] }];
+      },
+    ],
+    [
+      'a policy in another namespace',
+      (p: any) => {
+        p.metadata.namespace = 'other';
+      },
+    ],
   ])('does not count %s', (_what, breakIt) => {
     const docs = sampleManifests();
     breakIt(deny(docs));
@@ -158,8 +206,8 @@ describe('checkDefaultDeny', () => {
       .map((d: any) => ({ ...d, metadata: { ...d.metadata, namespace: undefined } }));
     expect(checkDefaultDeny(docs)).toEqual([]);
     expect(lines(checkDefaultDeny(docs.filter((d: any) => d.kind !== 'NetworkPolicy')))).toEqual([
-      'Deployment/web : the namespace the documents are applied to has no default-deny NetworkPolicy (podSelector: {}, '
-        + 'policyTypes: [Ingress, Egress], no rules)',
+      'Deployment/web : the namespace the documents are applied to has no default-deny NetworkPolicy (podSelector: {}, ' +
+        'policyTypes: [Ingress, Egress], no rules)',
     ]);
   });
 });
@@ -174,12 +222,12 @@ describe('checkImagePins', () => {
     const report = checkSafety(docs);
     expect(report.problems).toEqual([]);
     expect(lines(report.warnings)).toEqual([
-      'Deployment/web spec.template.spec.initContainers[0].image: image "registry.example.com:5000/tools/busybox:latest" '
-        + 'uses the :latest tag; pin a version tag or a digest so that every node runs the same image',
-      'Deployment/web spec.template.spec.containers[0].image: image "nginx" has no tag, which means :latest; pin a version '
-        + 'tag or a digest so that every node runs the same image',
-      'VirtualMachine/legacy spec.template.spec.volumes[2].containerDisk.image: image "quay.io/containerdisks/fedora" has no '
-        + 'tag, which means :latest; pin a version tag or a digest so that every node runs the same image',
+      'Deployment/web spec.template.spec.initContainers[0].image: image "registry.example.com:5000/tools/busybox:latest" ' +
+        'uses the :latest tag; pin a version tag or a digest so that every node runs the same image',
+      'Deployment/web spec.template.spec.containers[0].image: image "nginx" has no tag, which means :latest; pin a version ' +
+        'tag or a digest so that every node runs the same image',
+      'VirtualMachine/legacy spec.template.spec.volumes[2].containerDisk.image: image "quay.io/containerdisks/fedora" has no ' +
+        'tag, which means :latest; pin a version tag or a digest so that every node runs the same image',
     ]);
     expect(checkImagePins(sampleManifests())).toEqual([]);
   });
@@ -200,9 +248,11 @@ describe('expectSafe', () => {
     webPod(docs).containers[0].image = 'nginx:latest';
     expect(expectSafe(docs).warnings).toHaveLength(1);
     webPod(docs).volumes.push({ name: 'host', hostPath: { path: '/' } });
-    expect(() => expectSafe(docs)).toThrow([
-      'safety rules: 1 problem',
-      '  Deployment/web: spec.template.spec.volumes[1].hostPath: volume "host" mounts the node\'s "/"; use a PersistentVolumeClaim',
-    ].join('\n'));
+    expect(() => expectSafe(docs)).toThrow(
+      [
+        'safety rules: 1 problem',
+        '  Deployment/web: spec.template.spec.volumes[1].hostPath: volume "host" mounts the node\'s "/"; use a PersistentVolumeClaim',
+      ].join('\n'),
+    );
   });
 });

@@ -1,4 +1,13 @@
-import { Manifest, ManifestProblem, expandLists, expectNoProblems, isObject, joinPath, problemAt, quote } from './problems';
+import {
+  Manifest,
+  ManifestProblem,
+  expandLists,
+  expectNoProblems,
+  isObject,
+  joinPath,
+  problemAt,
+  quote,
+} from './problems';
 import { containers, get, podTemplates, vmTemplates } from './workloads';
 
 /**
@@ -140,7 +149,10 @@ export function checkSecretLeaks(docs: readonly Manifest[], options: SafetyOptio
         scan(value, leak(doc, joinPath('data', key)));
       }
       for (const [key, value] of Object.entries(isObject(doc.binaryData) ? doc.binaryData : {})) {
-        scan(typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf-8') : value, leak(doc, joinPath('binaryData', key)));
+        scan(
+          typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf-8') : value,
+          leak(doc, joinPath('binaryData', key)),
+        );
       }
     }
   }
@@ -161,7 +173,10 @@ export function checkSecretLeaks(docs: readonly Manifest[], options: SafetyOptio
           scan(volume?.[source]?.[field], leak(vm.doc, `${vm.path}.volumes[${i}].${source}.${field}`));
           const encoded = volume?.[source]?.[`${field}Base64`];
           if (typeof encoded === 'string') {
-            scan(Buffer.from(encoded, 'base64').toString('utf-8'), leak(vm.doc, `${vm.path}.volumes[${i}].${source}.${field}Base64`));
+            scan(
+              Buffer.from(encoded, 'base64').toString('utf-8'),
+              leak(vm.doc, `${vm.path}.volumes[${i}].${source}.${field}Base64`),
+            );
           }
         }
       }
@@ -169,9 +184,14 @@ export function checkSecretLeaks(docs: readonly Manifest[], options: SafetyOptio
   }
   for (const text of options.texts ?? []) {
     text.content.split('\n').forEach((line, i) => {
-      scan(line, (source) => problems.push({
-        kind: 'text', name: text.name, path: `line ${i + 1}`, message: `holds the value of ${source} in plain text`,
-      }));
+      scan(line, (source) =>
+        problems.push({
+          kind: 'text',
+          name: text.name,
+          path: `line ${i + 1}`,
+          message: `holds the value of ${source} in plain text`,
+        }),
+      );
     });
   }
   return problems;
@@ -208,10 +228,17 @@ export function checkContainerResources(docs: readonly Manifest[]): ManifestProb
     if (path.includes('.ephemeralContainers[')) {
       continue; // ephemeral containers may not set resources at all
     }
-    const missing = ['requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory']
-      .filter((field) => get(container.resources, field) === undefined);
+    const missing = ['requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory'].filter(
+      (field) => get(container.resources, field) === undefined,
+    );
     if (missing.length) {
-      problems.push(problemAt(template.doc, `${path}.resources`, `container ${quote(container.name)} sets no ${missing.join(', ')}`));
+      problems.push(
+        problemAt(
+          template.doc,
+          `${path}.resources`,
+          `container ${quote(container.name)} sets no ${missing.join(', ')}`,
+        ),
+      );
     }
   }
   return problems;
@@ -219,8 +246,19 @@ export function checkContainerResources(docs: readonly Manifest[]): ManifestProb
 
 /** Capabilities the Pod Security Standards' baseline profile allows a container to add. */
 const BASELINE_CAPABILITIES = new Set([
-  'AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID',
-  'SETPCAP', 'SETUID', 'SYS_CHROOT',
+  'AUDIT_WRITE',
+  'CHOWN',
+  'DAC_OVERRIDE',
+  'FOWNER',
+  'FSETID',
+  'KILL',
+  'MKNOD',
+  'NET_BIND_SERVICE',
+  'SETFCAP',
+  'SETGID',
+  'SETPCAP',
+  'SETUID',
+  'SYS_CHROOT',
 ]);
 
 /**
@@ -236,7 +274,13 @@ export function checkPrivileged(docs: readonly Manifest[], allowPrivileged: read
     }
     for (const field of ['hostNetwork', 'hostPID', 'hostIPC']) {
       if (template.spec[field] === true) {
-        problems.push(problemAt(template.doc, `${template.path}.${field}`, `shares the host's namespace (${field}) but the workload is not allowed to`));
+        problems.push(
+          problemAt(
+            template.doc,
+            `${template.path}.${field}`,
+            `shares the host's namespace (${field}) but the workload is not allowed to`,
+          ),
+        );
       }
     }
   }
@@ -246,14 +290,24 @@ export function checkPrivileged(docs: readonly Manifest[], allowPrivileged: read
     }
     const context = isObject(container.securityContext) ? container.securityContext : {};
     if (context.privileged === true) {
-      problems.push(problemAt(template.doc, `${path}.securityContext.privileged`,
-        `container ${quote(container.name)} is privileged but the workload is not allowed to be`));
+      problems.push(
+        problemAt(
+          template.doc,
+          `${path}.securityContext.privileged`,
+          `container ${quote(container.name)} is privileged but the workload is not allowed to be`,
+        ),
+      );
     }
     const added: unknown[] = Array.isArray(context.capabilities?.add) ? context.capabilities.add : [];
     const beyond = added.filter((c) => typeof c !== 'string' || !BASELINE_CAPABILITIES.has(c.replace(/^CAP_/, '')));
     if (beyond.length) {
-      problems.push(problemAt(template.doc, `${path}.securityContext.capabilities.add`,
-        `container ${quote(container.name)} adds ${beyond.map((c) => String(c)).join(', ')}, beyond the baseline set, but the workload is not allowed to`));
+      problems.push(
+        problemAt(
+          template.doc,
+          `${path}.securityContext.capabilities.add`,
+          `container ${quote(container.name)} adds ${beyond.map((c) => String(c)).join(', ')}, beyond the baseline set, but the workload is not allowed to`,
+        ),
+      );
     }
   }
   return problems;
@@ -265,21 +319,33 @@ export function checkHostPath(docs: readonly Manifest[]): ManifestProblem[] {
   for (const template of podTemplates(docs)) {
     (Array.isArray(template.spec.volumes) ? template.spec.volumes : []).forEach((volume: any, i: number) => {
       if (isObject(volume?.hostPath)) {
-        problems.push(problemAt(template.doc, `${template.path}.volumes[${i}].hostPath`,
-          `volume ${quote(volume.name)} mounts the node's ${quote(volume.hostPath.path)}; use a PersistentVolumeClaim`));
+        problems.push(
+          problemAt(
+            template.doc,
+            `${template.path}.volumes[${i}].hostPath`,
+            `volume ${quote(volume.name)} mounts the node's ${quote(volume.hostPath.path)}; use a PersistentVolumeClaim`,
+          ),
+        );
       }
     });
   }
   for (const vm of vmTemplates(docs)) {
     (Array.isArray(vm.spec.volumes) ? vm.spec.volumes : []).forEach((volume: any, i: number) => {
       if (isObject(volume?.hostDisk)) {
-        problems.push(problemAt(vm.doc, `${vm.path}.volumes[${i}].hostDisk`,
-          `volume ${quote(volume.name)} is a disk image on the node; use a DataVolume`));
+        problems.push(
+          problemAt(
+            vm.doc,
+            `${vm.path}.volumes[${i}].hostDisk`,
+            `volume ${quote(volume.name)} is a disk image on the node; use a DataVolume`,
+          ),
+        );
       }
     });
   }
   for (const pv of docs.filter((d) => isObject(d) && d.kind === 'PersistentVolume' && isObject(d.spec?.hostPath))) {
-    problems.push(problemAt(pv, 'spec.hostPath', `a hostPath PersistentVolume exposes the node's ${quote(pv.spec.hostPath.path)}`));
+    problems.push(
+      problemAt(pv, 'spec.hostPath', `a hostPath PersistentVolume exposes the node's ${quote(pv.spec.hostPath.path)}`),
+    );
   }
   return problems;
 }
@@ -288,8 +354,13 @@ export function checkHostPath(docs: readonly Manifest[]): ManifestProblem[] {
 export function checkServiceAccountTokens(docs: readonly Manifest[], allow: readonly string[] = []): ManifestProblem[] {
   return podTemplates(docs)
     .filter((t) => t.spec.automountServiceAccountToken !== false && !allow.includes(t.doc.metadata?.name))
-    .map((t) => problemAt(t.doc, `${t.path}.automountServiceAccountToken`,
-      `must be false (got ${quote(t.spec.automountServiceAccountToken ?? 'unset')}): the workload does not need the Kubernetes API`));
+    .map((t) =>
+      problemAt(
+        t.doc,
+        `${t.path}.automountServiceAccountToken`,
+        `must be false (got ${quote(t.spec.automountServiceAccountToken ?? 'unset')}): the workload does not need the Kubernetes API`,
+      ),
+    );
 }
 
 // ---- network --------------------------------------------------------------------------------------------------
@@ -314,8 +385,15 @@ export function checkDefaultDeny(docs: readonly Manifest[]): ManifestProblem[] {
   for (const [namespace, doc] of namespaces) {
     const denies = policies.some((p) => p.metadata?.namespace === namespace && isDefaultDeny(p.spec));
     if (!denies) {
-      const where = namespace === undefined ? 'the namespace the documents are applied to' : `namespace ${quote(namespace)}`;
-      problems.push(problemAt(doc, '', `${where} has no default-deny NetworkPolicy (podSelector: {}, policyTypes: [Ingress, Egress], no rules)`));
+      const where =
+        namespace === undefined ? 'the namespace the documents are applied to' : `namespace ${quote(namespace)}`;
+      problems.push(
+        problemAt(
+          doc,
+          '',
+          `${where} has no default-deny NetworkPolicy (podSelector: {}, policyTypes: [Ingress, Egress], no rules)`,
+        ),
+      );
     }
   }
   return problems;
@@ -323,11 +401,13 @@ export function checkDefaultDeny(docs: readonly Manifest[]): ManifestProblem[] {
 
 function isDefaultDeny(spec: Record<string, any>): boolean {
   const selector = spec.podSelector;
-  const selectsAll = isObject(selector)
-    && Object.keys(selector.matchLabels ?? {}).length === 0
-    && (selector.matchExpressions ?? []).length === 0;
+  const selectsAll =
+    isObject(selector) &&
+    Object.keys(selector.matchLabels ?? {}).length === 0 &&
+    (selector.matchExpressions ?? []).length === 0;
   const types: unknown[] = Array.isArray(spec.policyTypes) ? spec.policyTypes : [];
-  const noRules = (field: string) => spec[field] === undefined || (Array.isArray(spec[field]) && spec[field].length === 0);
+  const noRules = (field: string) =>
+    spec[field] === undefined || (Array.isArray(spec[field]) && spec[field].length === 0);
   return selectsAll && types.includes('Ingress') && types.includes('Egress') && noRules('ingress') && noRules('egress');
 }
 
@@ -352,7 +432,13 @@ export function checkImagePins(docs: readonly Manifest[]): ManifestProblem[] {
   const check = (doc: Manifest, path: string, image: unknown) => {
     const reason = typeof image === 'string' ? unpinnedImageReason(image) : undefined;
     if (reason) {
-      warnings.push(problemAt(doc, path, `image ${quote(image)} ${reason}; pin a version tag or a digest so that every node runs the same image`));
+      warnings.push(
+        problemAt(
+          doc,
+          path,
+          `image ${quote(image)} ${reason}; pin a version tag or a digest so that every node runs the same image`,
+        ),
+      );
     }
   };
   for (const { template, path, container } of containers(docs)) {

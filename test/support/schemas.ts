@@ -37,9 +37,12 @@ export function kindKey(apiVersion: string, kind: string): string {
 /** Every schema file the validator reads, relative to `schemasDir()`, sorted. */
 export function schemaFiles(): string[] {
   const dir = schemasDir();
-  const crds = CRD_FOLDERS.flatMap((folder) => fs.readdirSync(path.join(dir, folder))
-    .filter((f) => f.endsWith('.yaml'))
-    .map((f) => `${folder}/${f}`));
+  const crds = CRD_FOLDERS.flatMap((folder) =>
+    fs
+      .readdirSync(path.join(dir, folder))
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => `${folder}/${f}`),
+  );
   return [K8S_DEFINITIONS, ...crds].sort();
 }
 
@@ -72,7 +75,11 @@ export function buildCatalog(): Catalog {
     const spec = crd(file).spec;
     for (const version of spec.versions) {
       if (version.served) {
-        catalog[kindKey(`${spec.group}/${version.name}`, spec.names.kind)] = { source: 'crd', file, version: version.name };
+        catalog[kindKey(`${spec.group}/${version.name}`, spec.names.kind)] = {
+          source: 'crd',
+          file,
+          version: version.name,
+        };
       }
     }
   }
@@ -88,7 +95,10 @@ export function k8sSchema(): any {
       converted[name] = convert(schema, false);
     }
     // A Quantity is a string or a number; the API server parses the string, so check its grammar here.
-    converted['io.k8s.apimachinery.pkg.api.resource.Quantity'] = { type: ['string', 'number'], pattern: QUANTITY_PATTERN };
+    converted['io.k8s.apimachinery.pkg.api.resource.Quantity'] = {
+      type: ['string', 'number'],
+      pattern: QUANTITY_PATTERN,
+    };
     converted['io.k8s.apimachinery.pkg.util.intstr.IntOrString'] = { type: ['integer', 'string'] };
   }
   return { $id: K8S_SCHEMA_ID, definitions: converted };
@@ -109,7 +119,8 @@ export const QUANTITY_PATTERN =
   '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
 
 const BASE64_PATTERN = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$';
-const DATE_TIME_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})$';
+const DATE_TIME_PATTERN =
+  '^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})$';
 
 /** Keywords that document or default a value, or that ajv would not understand; none of them restricts a value. */
 const DROPPED = new Set(['description', 'default', 'example', 'externalDocs', 'title', 'nullable', 'format']);
@@ -137,9 +148,8 @@ function convert(schema: any, isCrd: boolean): any {
     if (key === 'properties') {
       out.properties = {};
       for (const [name, property] of Object.entries(value as Record<string, any>)) {
-        out.properties[name] = isCrd && name === 'metadata' && isFreeFormObject(property)
-          ? objectMetaRef()
-          : convert(property, isCrd);
+        out.properties[name] =
+          isCrd && name === 'metadata' && isFreeFormObject(property) ? objectMetaRef() : convert(property, isCrd);
       }
     } else if (key === '$ref' && typeof value === 'string') {
       out.$ref = value;

@@ -20,12 +20,14 @@ describe('validateManifests', () => {
   test('rejects an unknown field deep inside a pod spec', () => {
     const docs = sampleManifests();
     findDoc(docs, 'Deployment', 'web').spec.template.spec.containers[0].securityContext = { privilegd: true };
-    expect(validateManifests(docs)).toEqual([{
-      kind: 'Deployment',
-      name: 'web',
-      path: 'spec.template.spec.containers[0].securityContext.privilegd',
-      message: 'unknown field "privilegd"',
-    }]);
+    expect(validateManifests(docs)).toEqual([
+      {
+        kind: 'Deployment',
+        name: 'web',
+        path: 'spec.template.spec.containers[0].securityContext.privilegd',
+        message: 'unknown field "privilegd"',
+      },
+    ]);
   });
 
   test('rejects an unknown field in metadata and in label-like maps of the wrong type', () => {
@@ -35,7 +37,12 @@ describe('validateManifests', () => {
     web.spec.template.metadata.labels.enabled = true;
     expect(validateManifests(docs)).toEqual([
       { kind: 'Deployment', name: 'web', path: 'metadata.label', message: 'unknown field "label"' },
-      { kind: 'Deployment', name: 'web', path: 'spec.template.metadata.labels.enabled', message: 'must be string, got boolean true' },
+      {
+        kind: 'Deployment',
+        name: 'web',
+        path: 'spec.template.metadata.labels.enabled',
+        message: 'must be string, got boolean true',
+      },
     ]);
   });
 
@@ -46,7 +53,12 @@ describe('validateManifests', () => {
     findDoc(docs, 'DataVolume', 'legacy-root').spec.source.http.uri = 'x';
     expect(validateManifests(docs)).toEqual([
       { kind: 'DataVolume', name: 'legacy-root', path: 'spec.source.http.uri', message: 'unknown field "uri"' },
-      { kind: 'VirtualMachine', name: 'legacy', path: 'spec.template.metadata.label', message: 'unknown field "label"' },
+      {
+        kind: 'VirtualMachine',
+        name: 'legacy',
+        path: 'spec.template.metadata.label',
+        message: 'unknown field "label"',
+      },
       {
         kind: 'VirtualMachine',
         name: 'legacy',
@@ -58,13 +70,17 @@ describe('validateManifests', () => {
 
   test('rejects any key inside a CRD object that has no properties, such as masquerade: {}', () => {
     const docs = sampleManifests();
-    findDoc(docs, 'VirtualMachine', 'legacy').spec.template.spec.domain.devices.interfaces[0].masquerade = { ports: [80] };
-    expect(validateManifests(docs)).toEqual([{
-      kind: 'VirtualMachine',
-      name: 'legacy',
-      path: 'spec.template.spec.domain.devices.interfaces[0].masquerade.ports',
-      message: 'unknown field "ports"',
-    }]);
+    findDoc(docs, 'VirtualMachine', 'legacy').spec.template.spec.domain.devices.interfaces[0].masquerade = {
+      ports: [80],
+    };
+    expect(validateManifests(docs)).toEqual([
+      {
+        kind: 'VirtualMachine',
+        name: 'legacy',
+        path: 'spec.template.spec.domain.devices.interfaces[0].masquerade.ports',
+        message: 'unknown field "ports"',
+      },
+    ]);
   });
 
   test('rejects a wrong type', () => {
@@ -87,8 +103,18 @@ describe('validateManifests', () => {
     delete findDoc(docs, 'Deployment', 'web').spec.template.spec.containers[0].name;
     delete findDoc(docs, 'VirtualMachine', 'legacy').spec.template.spec.domain.devices;
     expect(validateManifests(docs)).toEqual([
-      { kind: 'Deployment', name: 'web', path: 'spec.template.spec.containers[0].name', message: 'required field is missing' },
-      { kind: 'VirtualMachine', name: 'legacy', path: 'spec.template.spec.domain.devices', message: 'required field is missing' },
+      {
+        kind: 'Deployment',
+        name: 'web',
+        path: 'spec.template.spec.containers[0].name',
+        message: 'required field is missing',
+      },
+      {
+        kind: 'VirtualMachine',
+        name: 'legacy',
+        path: 'spec.template.spec.domain.devices',
+        message: 'required field is missing',
+      },
     ]);
   });
 
@@ -103,14 +129,16 @@ describe('validateManifests', () => {
         kind: 'Widget',
         name: 'w',
         path: '',
-        message: 'unknown apiVersion/kind "example.com/v1" "Widget": no schema for it in k8s 1.27, KubeVirt v0.59.0 or CDI v1.56.0',
+        message:
+          'unknown apiVersion/kind "example.com/v1" "Widget": no schema for it in k8s 1.27, KubeVirt v0.59.0 or CDI v1.56.0',
       },
       {
         kind: 'Deployment',
         name: 'old',
         path: '',
-        message: 'unknown apiVersion/kind "extensions/v1beta1" "Deployment": no schema for it in k8s 1.27, KubeVirt v0.59.0 '
-          + 'or CDI v1.56.0 (Deployment is known as apiVersion apps/v1)',
+        message:
+          'unknown apiVersion/kind "extensions/v1beta1" "Deployment": no schema for it in k8s 1.27, KubeVirt v0.59.0 ' +
+          'or CDI v1.56.0 (Deployment is known as apiVersion apps/v1)',
       },
       { kind: '<no kind>', name: '<unnamed>', path: '', message: 'a manifest must be an object, got "not a manifest"' },
     ]);
@@ -126,7 +154,9 @@ describe('validateManifests', () => {
 
   test('accepts a kind without a schema only when the caller lists it', () => {
     const nad = { apiVersion: 'k8s.cni.cncf.io/v1', kind: 'NetworkAttachmentDefinition', metadata: { name: 'vlan10' } };
-    expect(validateManifests([nad], { unvalidatedKinds: ['k8s.cni.cncf.io/v1/NetworkAttachmentDefinition'] })).toEqual([]);
+    expect(validateManifests([nad], { unvalidatedKinds: ['k8s.cni.cncf.io/v1/NetworkAttachmentDefinition'] })).toEqual(
+      [],
+    );
     expect(validateManifests([nad])).toHaveLength(1);
   });
 
@@ -172,12 +202,14 @@ describe('validateManifests', () => {
   test('rejects a value outside an enum', () => {
     const docs = sampleManifests();
     findDoc(docs, 'DataVolume', 'legacy-root').spec.contentType = 'iso';
-    expect(validateManifests(docs)).toEqual([{
-      kind: 'DataVolume',
-      name: 'legacy-root',
-      path: 'spec.contentType',
-      message: 'must be one of "kubevirt", "archive", got "iso"',
-    }]);
+    expect(validateManifests(docs)).toEqual([
+      {
+        kind: 'DataVolume',
+        name: 'legacy-root',
+        path: 'spec.contentType',
+        message: 'must be one of "kubevirt", "archive", got "iso"',
+      },
+    ]);
   });
 });
 
@@ -186,11 +218,13 @@ describe('expectValidManifests', () => {
     const docs = sampleManifests();
     findDoc(docs, 'Service', 'web').spec.ports[0].port = 'eighty';
     findDoc(docs, 'ConfigMap', 'web-env').data.DEBUG = false;
-    expect(() => expectValidManifests(docs)).toThrow([
-      'schema validation: 2 problems',
-      '  ConfigMap/web-env: data.DEBUG: must be string, got boolean false',
-      '  Service/web: spec.ports[0].port: must be integer, got string "eighty"',
-    ].join('\n'));
+    expect(() => expectValidManifests(docs)).toThrow(
+      [
+        'schema validation: 2 problems',
+        '  ConfigMap/web-env: data.DEBUG: must be string, got boolean false',
+        '  Service/web: spec.ports[0].port: must be integer, got string "eighty"',
+      ].join('\n'),
+    );
   });
 
   test('returns quietly for valid manifests', () => {
@@ -205,9 +239,14 @@ describe('compiled validator cache', () => {
     }
     const root = path.resolve(__dirname, '../../node_modules/.cache/cdk8s-compose-validator');
     const [dir] = fs.readdirSync(root);
-    expect(fs.readdirSync(path.join(root, dir))).toEqual(expect.arrayContaining([
-      'apps_v1_Deployment.js', 'kubevirt.io_v1_VirtualMachine.js', 'cdi.kubevirt.io_v1beta1_DataVolume.js', 'catalog.json',
-    ]));
+    expect(fs.readdirSync(path.join(root, dir))).toEqual(
+      expect.arrayContaining([
+        'apps_v1_Deployment.js',
+        'kubevirt.io_v1_VirtualMachine.js',
+        'cdi.kubevirt.io_v1beta1_DataVolume.js',
+        'catalog.json',
+      ]),
+    );
     const docs = sampleManifests();
     findDoc(docs, 'Service', 'web').spec2 = {};
     let fresh: typeof import('./validate') | undefined;

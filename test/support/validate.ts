@@ -3,9 +3,27 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type Ajv from 'ajv';
 import type { ErrorObject } from 'ajv';
-import { ManifestProblem, Manifest, describeDoc, expandLists, expectNoProblems, isObject, joinPath, quote } from './problems';
 import {
-  Catalog, K8S_SCHEMA_ID, PROJECT_ROOT, QUANTITY_PATTERN, buildCatalog, k8sSchema, kindKey, rootSchema, schemaFiles, schemasDir,
+  ManifestProblem,
+  Manifest,
+  describeDoc,
+  expandLists,
+  expectNoProblems,
+  isObject,
+  joinPath,
+  quote,
+} from './problems';
+import {
+  Catalog,
+  K8S_SCHEMA_ID,
+  PROJECT_ROOT,
+  QUANTITY_PATTERN,
+  buildCatalog,
+  k8sSchema,
+  kindKey,
+  rootSchema,
+  schemaFiles,
+  schemasDir,
 } from './schemas';
 
 /**
@@ -76,13 +94,18 @@ function validateManifest(doc: Manifest, options: ValidateOptions): ManifestProb
 }
 
 function unknownKindMessage(apiVersion: string, kind: string): string {
-  const elsewhere = Object.keys(catalog()).filter((k) => k.endsWith(`/${kind}`)).map((k) => k.slice(0, -kind.length - 1));
+  const elsewhere = Object.keys(catalog())
+    .filter((k) => k.endsWith(`/${kind}`))
+    .map((k) => k.slice(0, -kind.length - 1));
   const known = elsewhere.length ? ` (${kind} is known as apiVersion ${elsewhere.sort().join(', ')})` : '';
   return `unknown apiVersion/kind "${apiVersion}" "${kind}": no schema for it in k8s 1.27, KubeVirt v0.59.0 or CDI v1.56.0${known}`;
 }
 
 function toProblem(doc: Manifest, error: ErrorObject): { path: string; message: string } {
-  const segments = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   let at = '';
   let value: unknown = doc;
   for (const segment of segments) {
@@ -97,7 +120,10 @@ function toProblem(doc: Manifest, error: ErrorObject): { path: string; message: 
     case 'required':
       return { path: joinPath(at, params.missingProperty), message: 'required field is missing' };
     case 'type':
-      return { path: at, message: `must be ${String(params.type).split(',').join(' or ')}, got ${typeName(value)} ${quote(value)}` };
+      return {
+        path: at,
+        message: `must be ${String(params.type).split(',').join(' or ')}, got ${typeName(value)} ${quote(value)}`,
+      };
     case 'enum':
       return { path: at, message: `must be one of ${params.allowedValues.map(quote).join(', ')}, got ${quote(value)}` };
     case 'pattern':

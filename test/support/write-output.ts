@@ -12,7 +12,10 @@ export function writeFiles(root: string, files: Record<string, string>, extra: P
   const stage = createStage(root);
   try {
     return writeOutput({
-      root, force: false, ledgerFolder: 'golden-image', ownedFolders: /^\d+-/,
+      root,
+      force: false,
+      ledgerFolder: 'golden-image',
+      ownedFolders: /^\d+-/,
       files: Object.entries(files).map(([p, content]) => ({ path: p, content })),
       ...extra,
     });

@@ -48,7 +48,12 @@ describe('synthDocs, findDoc, findDocs', () => {
     new ApiObject(chart, 'a', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } });
     new ApiObject(chart, 'b', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b' }, data: { empty: '' } });
     const docs = synthDocs(chart);
-    expect(findDoc(docs, 'ConfigMap', 'b')).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b' }, data: { empty: '' } });
+    expect(findDoc(docs, 'ConfigMap', 'b')).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'b' },
+      data: { empty: '' },
+    });
     expect(findDocs(docs, 'ConfigMap').map((d) => d.metadata.name)).toEqual(['a', 'b']);
     expect(() => findDoc(docs, 'Secret', 'a')).toThrow('no Secret/a among the documents: ConfigMap/a, ConfigMap/b');
   });

@@ -66,7 +66,8 @@ export function findDocs(docs: readonly Manifest[], kind: string): Manifest[] {
 }
 
 function listYamlFiles(root: string, relative: string): string[] {
-  const entries = fs.readdirSync(path.join(root, relative), { withFileTypes: true })
+  const entries = fs
+    .readdirSync(path.join(root, relative), { withFileTypes: true })
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const files: string[] = [];
   for (const entry of entries) {

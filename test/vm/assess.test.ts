@@ -7,19 +7,22 @@ import { assessService } from '../../lib/vm/assess';
 import { tempDir } from './tools';
 import { CORPUS_DIR as CORPUS } from '../support/shared';
 
-
 function service(text: string): ComposeService {
   return loadComposeFromString(text, { env: {}, projectDir: tempDir('assess') }).model.services[0];
 }
 
 describe('assessService', () => {
   test('an ordinary service stays a container', () => {
-    expect(assessService(service('services:\n  web:\n    image: nginx:1.25\n    ports: ["80:80"]\n    cap_add: [NET_BIND_SERVICE]\n')))
-      .toEqual({ target: 'container', reasons: [] });
+    expect(
+      assessService(
+        service('services:\n  web:\n    image: nginx:1.25\n    ports: ["80:80"]\n    cap_add: [NET_BIND_SERVICE]\n'),
+      ),
+    ).toEqual({ target: 'container', reasons: [] });
   });
 
   test('flags everything that cannot run as an ordinary container, naming the compose key path', () => {
-    const result = assessService(service(`
+    const result = assessService(
+      service(`
 services:
   agent:
     image: agent:1
@@ -34,7 +37,8 @@ services:
       - /var/run/docker.sock:/var/run/docker.sock:ro
       - /lib/modules:/lib/modules:ro
       - ./data:/data
-`));
+`),
+    );
     expect(result).toEqual({
       target: 'vm',
       reasons: [
@@ -53,7 +57,10 @@ services:
 
   test('the corpus: the services that go to a VM, and why', () => {
     const findings: string[] = [];
-    for (const dir of fs.readdirSync(CORPUS).filter((d) => fs.existsSync(path.join(CORPUS, d, 'compose.yaml'))).sort()) {
+    for (const dir of fs
+      .readdirSync(CORPUS)
+      .filter((d) => fs.existsSync(path.join(CORPUS, d, 'compose.yaml')))
+      .sort()) {
       let services: readonly ComposeService[];
       try {
         services = loadCompose({ workingDir: path.join(CORPUS, dir), env: {} }).model.services;

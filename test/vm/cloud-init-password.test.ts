@@ -11,17 +11,21 @@ describe('CloudInitPassword', () => {
   describe('fails when', () => {
     test('the password variable is not set', () => {
       expect(() => CloudInitPassword.fromEnvironment('VM_PASSWORD', {})).toThrow(
-        'the password variable VM_PASSWORD is not set. Allowed: a password the operator exports before synth. '
-        + 'Fix: export VM_PASSWORD in the shell that runs the synth, or use CloudInitPassword.fromSecret() with an existing Secret.');
+        'the password variable VM_PASSWORD is not set. Allowed: a password the operator exports before synth. ' +
+          'Fix: export VM_PASSWORD in the shell that runs the synth, or use CloudInitPassword.fromSecret() with an existing Secret.',
+      );
     });
 
     test('the password variable name is not an environment variable name', () => {
       expect(() => CloudInitPassword.fromEnvironment('VM-PASSWORD', { 'VM-PASSWORD': 'x' })).toThrow(
-        'the password variable name is not an environment variable name');
+        'the password variable name is not an environment variable name',
+      );
     });
 
     test('the password Secret is not a Kubernetes name', () => {
-      expect(() => CloudInitPassword.fromSecret('VM_Passwords')).toThrow('the password Secret name is not a valid Kubernetes name');
+      expect(() => CloudInitPassword.fromSecret('VM_Passwords')).toThrow(
+        'the password Secret name is not a valid Kubernetes name',
+      );
     });
   });
 });

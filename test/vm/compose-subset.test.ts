@@ -32,7 +32,8 @@ function composeOf(result: ComposeSubset): any {
 
 describe('composeSubset', () => {
   test('keeps only the chosen services and what they use', () => {
-    const result = subset(`
+    const result = subset(
+      `
 services:
   web:
     image: nginx:1.25
@@ -48,7 +49,9 @@ networks:
 volumes:
   cache: {}
   data: {}
-`, ['web']);
+`,
+      ['web'],
+    );
     const doc = composeOf(result);
     expect(Object.keys(doc.services)).toEqual(['web']);
     expect(doc.networks).toEqual({ front: {} });
@@ -58,7 +61,8 @@ volumes:
   });
 
   test('secret env values become .env references; other values keep their text with $ escaped', () => {
-    const result = subset(`
+    const result = subset(
+      `
 services:
   app:
     image: app:1
@@ -66,7 +70,9 @@ services:
       DB_PASSWORD: pa55-word
       GREETING: "cost: $$5"
       MODE: "yes"
-`, ['app']);
+`,
+      ['app'],
+    );
     expect(composeOf(result).services.app.environment).toEqual({
       DB_PASSWORD: '${DB_PASSWORD:?set DB_PASSWORD in /opt/shop/.env}',
       GREETING: 'cost: $$5',
@@ -75,11 +81,14 @@ services:
     expect(result.composeFile).toContain('MODE: "yes"');
     expect(result.composeFile).not.toContain('pa55-word');
     expect(result.secretEnv).toEqual({ DB_PASSWORD: 'pa55-word' });
-    expect(result.operatorInputs).toEqual([{ kind: 'env', name: 'DB_PASSWORD', usedBy: ['services.app.environment.DB_PASSWORD'] }]);
+    expect(result.operatorInputs).toEqual([
+      { kind: 'env', name: 'DB_PASSWORD', usedBy: ['services.app.environment.DB_PASSWORD'] },
+    ]);
   });
 
   test('a secret name with different values in two services gets one variable per service', () => {
-    const result = subset(`
+    const result = subset(
+      `
 services:
   api:
     image: api:1
@@ -87,16 +96,25 @@ services:
   worker-1:
     image: worker:1
     environment: {API_TOKEN: two-token-value, SHARED_SECRET: same-value}
-`, ['api', 'worker-1']);
+`,
+      ['api', 'worker-1'],
+    );
     const doc = composeOf(result);
     expect(doc.services.api.environment.API_TOKEN).toBe('${API_API_TOKEN:?set API_API_TOKEN in /opt/shop/.env}');
-    expect(doc.services['worker-1'].environment.API_TOKEN).toBe('${WORKER_1_API_TOKEN:?set WORKER_1_API_TOKEN in /opt/shop/.env}');
+    expect(doc.services['worker-1'].environment.API_TOKEN).toBe(
+      '${WORKER_1_API_TOKEN:?set WORKER_1_API_TOKEN in /opt/shop/.env}',
+    );
     expect(doc.services.api.environment.SHARED_SECRET).toBe('${SHARED_SECRET:?set SHARED_SECRET in /opt/shop/.env}');
-    expect(result.secretEnv).toEqual({ API_API_TOKEN: 'one-token-value', SHARED_SECRET: 'same-value', WORKER_1_API_TOKEN: 'two-token-value' });
+    expect(result.secretEnv).toEqual({
+      API_API_TOKEN: 'one-token-value',
+      SHARED_SECRET: 'same-value',
+      WORKER_1_API_TOKEN: 'two-token-value',
+    });
   });
 
   test('every container port is published on the VM; a host-bound port stays local with a warning', () => {
-    const result = subset(`
+    const result = subset(
+      `
 services:
   web:
     image: nginx:1.25
@@ -105,9 +123,17 @@ services:
   db:
     image: postgres:16
     expose: ["5432"]
-`, ['db', 'web']);
+`,
+      ['db', 'web'],
+    );
     const doc = composeOf(result);
-    expect(doc.services.web.ports).toEqual(['127.0.0.1:9000:9000/tcp', '53:53/udp', '8080:80/tcp', '443:443/tcp', '9113:9113/tcp']);
+    expect(doc.services.web.ports).toEqual([
+      '127.0.0.1:9000:9000/tcp',
+      '53:53/udp',
+      '8080:80/tcp',
+      '443:443/tcp',
+      '9113:9113/tcp',
+    ]);
     expect(doc.services.db.ports).toEqual(['5432:5432/tcp']);
     expect(result.ports).toEqual([
       { service: 'db', target: 5432, hostPort: 5432, protocol: 'tcp', origin: 'expose' },
@@ -122,20 +148,26 @@ services:
   });
 
   test('host networking publishes the container ports as they are', () => {
-    const result = subset(`
+    const result = subset(
+      `
 services:
   agent:
     image: agent:1
     network_mode: host
     expose: ["9100"]
-`, ['agent']);
+`,
+      ['agent'],
+    );
     expect(composeOf(result).services.agent).toEqual({ image: 'agent:1', network_mode: 'host' });
-    expect(result.ports).toEqual([{ service: 'agent', target: 9100, hostPort: 9100, protocol: 'tcp', origin: 'expose' }]);
+    expect(result.ports).toEqual([
+      { service: 'agent', target: 9100, hostPort: 9100, protocol: 'tcp', origin: 'expose' },
+    ]);
     expect(result.networks).toEqual([]);
   });
 
   test('a dependency outside the VM is dropped with a warning; one inside keeps its condition', () => {
-    const result = subset(`
+    const result = subset(
+      `
 services:
   app:
     image: app:1
@@ -146,21 +178,34 @@ services:
     image: redis:7
   db:
     image: postgres:16
-`, ['app', 'cache']);
-    expect(composeOf(result).services.app.depends_on).toEqual({ cache: { condition: 'service_started', required: false } });
+`,
+      ['app', 'cache'],
+    );
+    expect(composeOf(result).services.app.depends_on).toEqual({
+      cache: { condition: 'service_started', required: false },
+    });
     expect(result.warnings.map((w) => w.code)).toEqual(['vm-dependency-outside']);
-    expect(result.warnings[0].message).toBe('"db" runs outside the VM: it is reached through its Service, and start order is not enforced');
-    const awaited = composeSubset(load(`
+    expect(result.warnings[0].message).toBe(
+      '"db" runs outside the VM: it is reached through its Service, and start order is not enforced',
+    );
+    const awaited = composeSubset(
+      load(`
 services:
   app: { image: app:1, depends_on: { db: { condition: service_healthy } } }
   db: { image: postgres:16 }
-`), '/opt/shop', { ...OPTIONS, services: ['app'], awaited: { db: 'db:5432' } });
-    expect(awaited.warnings[0].message).toBe('"db" runs outside the VM: it is reached through its Service, and the app\'s unit waits until '
-      + 'db:5432 accepts connections before it starts the app');
+`),
+      '/opt/shop',
+      { ...OPTIONS, services: ['app'], awaited: { db: 'db:5432' } },
+    );
+    expect(awaited.warnings[0].message).toBe(
+      '"db" runs outside the VM: it is reached through its Service, and the app\'s unit waits until ' +
+        'db:5432 accepts connections before it starts the app',
+    );
   });
 
   test('binds: files are written at their compose path, folders created, secret-bearing files left to the operator', () => {
-    const result = subset(`
+    const result = subset(
+      `
 services:
   app:
     image: app:1
@@ -170,7 +215,9 @@ services:
       - ./html:/usr/share/html
       - ./logs:/var/log/app
       - /var/run/docker.sock:/var/run/docker.sock
-`, ['app']);
+`,
+      ['app'],
+    );
     expect(composeOf(result).services.app.volumes).toEqual([
       './conf/app.ini:/etc/app/app.ini:ro',
       './conf/creds.ini:/etc/app/creds.ini:ro',
@@ -188,7 +235,8 @@ services:
   });
 
   test('the subset compose file is YAML that round-trips to the same services', () => {
-    const result = subset(`
+    const result = subset(
+      `
 services:
   app:
     image: app:1
@@ -207,7 +255,9 @@ services:
         limits: {cpus: "0.5", memory: 512M}
         reservations:
           devices: [{capabilities: [gpu], driver: nvidia, count: 1}]
-`, ['app']);
+`,
+      ['app'],
+    );
     expect(composeOf(result).services.app).toEqual({
       image: 'app:1',
       command: ['sh', '-c', 'echo $$HOME'],
@@ -228,27 +278,41 @@ services:
 
   describe('fails when', () => {
     test('two services need the same VM port', () => {
-      expect(() => subset(`
+      expect(() =>
+        subset(
+          `
 services:
   a: {image: a:1, ports: ["80:80"]}
   b: {image: b:1, expose: ["80"]}
-`, ['a', 'b'])).toThrow(
-        'compose.yaml: services.b.expose[0]: services.a.ports[0] and services.b.expose[0] both need port 80/tcp on the VM. '
-        + 'Allowed: one service per VM port and protocol. Fix: publish one of them on another host port in the compose file, e.g. "8081:80".');
+`,
+          ['a', 'b'],
+        ),
+      ).toThrow(
+        'compose.yaml: services.b.expose[0]: services.a.ports[0] and services.b.expose[0] both need port 80/tcp on the VM. ' +
+          'Allowed: one service per VM port and protocol. Fix: publish one of them on another host port in the compose file, e.g. "8081:80".',
+      );
     });
 
     test('a service joins the network of a service outside the VM', () => {
-      expect(() => subset(`
+      expect(() =>
+        subset(
+          `
 services:
   vpn: {image: vpn:1}
   app: {image: app:1, network_mode: "service:vpn"}
-`, ['app'])).toThrow('network_mode "service:vpn" needs service "vpn" in the same VM. '
-        + 'Allowed: a service that shares a network namespace runs in the same VM as the service it joins. Fix: add "vpn" to the golden image\'s services.');
+`,
+          ['app'],
+        ),
+      ).toThrow(
+        'network_mode "service:vpn" needs service "vpn" in the same VM. ' +
+          'Allowed: a service that shares a network namespace runs in the same VM as the service it joins. Fix: add "vpn" to the golden image\'s services.',
+      );
     });
 
     test('a service is not in the project', () => {
       expect(() => subset('services:\n  app: {image: app:1}\n', ['app', 'ghost'])).toThrow(
-        'the golden image names services that the compose project does not have: "ghost". Allowed: "app". Fix: name services of the compose project.');
+        'the golden image names services that the compose project does not have: "ghost". Allowed: "app". Fix: name services of the compose project.',
+      );
     });
   });
 });

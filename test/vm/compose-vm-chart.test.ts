@@ -21,7 +21,9 @@ describe('ComposeVmChart', () => {
     const app = new App({ outdir: tempDir('out') });
     const chart = new ComposeVmChart(app, 'legacy', PROPS);
     const manifests = Testing.synth(chart);
-    expectManifestsPass(manifests, { texts: chart.composeVm.bundle.files().map((f) => ({ name: f.path, content: f.content.toString() })) });
+    expectManifestsPass(manifests, {
+      texts: chart.composeVm.bundle.files().map((f) => ({ name: f.path, content: f.content.toString() })),
+    });
     expect(manifests.map((m) => `${m.kind}/${m.metadata.name}`).sort()).toEqual([
       'DataVolume/legacy-rootdisk',
       'Ingress/app',
@@ -39,7 +41,9 @@ describe('ComposeVmChart', () => {
     expect(ingress.spec.rules[0].http.paths[0].backend.service).toEqual({ name: 'app', port: { number: 80 } });
     // The ingress controller reaches the VM port behind the Service.
     const policy = manifests.find((m) => m.metadata.name === 'allow-legacy');
-    expect(JSON.stringify(policy.spec.ingress)).toContain('"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"ingress-nginx"}}');
+    expect(JSON.stringify(policy.spec.ingress)).toContain(
+      '"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"ingress-nginx"}}',
+    );
     // CDI's importer fetches the image through the default deny.
     expect(manifests.find((m) => m.metadata.name === 'allow-legacy-importer').spec.egress).toEqual([
       { to: [{ ipBlock: { cidr: '0.0.0.0/0' } }], ports: [{ port: 443, protocol: 'TCP' }] },
@@ -59,12 +63,16 @@ describe('ComposeVmChart', () => {
   describe('fails when', () => {
     test('both or neither of model and composeFile are given', () => {
       expect(() => new ComposeVmChart(Testing.app(), 'legacy', { ...PROPS, composeFile: undefined })).toThrow(
-        'ComposeVmChart legacy: give exactly one of model and composeFile. Fix: pass the loaded model, or the compose file to load.');
+        'ComposeVmChart legacy: give exactly one of model and composeFile. Fix: pass the loaded model, or the compose file to load.',
+      );
     });
 
     test('the Ingress names a port the service does not have', () => {
-      expect(() => new ComposeVmChart(Testing.app(), 'legacy', { ...PROPS, ingress: { service: 'app', port: 443 } })).toThrow(
-        'ComposeVmChart legacy: the Ingress needs a TCP port of service "app" in the VM (got 443). Allowed: 80.');
+      expect(
+        () => new ComposeVmChart(Testing.app(), 'legacy', { ...PROPS, ingress: { service: 'app', port: 443 } }),
+      ).toThrow(
+        'ComposeVmChart legacy: the Ingress needs a TCP port of service "app" in the VM (got 443). Allowed: 80.',
+      );
     });
   });
 });

@@ -15,7 +15,12 @@ const BASE_URL = 'https://images.example.com/vm';
 
 function make(props: Partial<ComposeVmProps> = {}): { chart: Chart; vm: ComposeVm } {
   const chart = Testing.chart();
-  const vm = new ComposeVm(chart, 'legacy', { model: MODEL, services: ['agent', 'app'], imageBaseUrl: BASE_URL, ...props });
+  const vm = new ComposeVm(chart, 'legacy', {
+    model: MODEL,
+    services: ['agent', 'app'],
+    imageBaseUrl: BASE_URL,
+    ...props,
+  });
   return { chart, vm };
 }
 
@@ -55,13 +60,17 @@ describe('ComposeVm', () => {
       selector: { 'kubevirt.io/vm': 'legacy' },
       ports: [{ name: 'tcp-80', port: 80, targetPort: 8080 }],
     });
-    expect(pick(manifests, 'Service', 'agent').spec.ports).toEqual([{ name: 'tcp-9100', port: 9100, targetPort: 9100 }]);
+    expect(pick(manifests, 'Service', 'agent').spec.ports).toEqual([
+      { name: 'tcp-9100', port: 9100, targetPort: 9100 },
+    ]);
     expect(Object.keys(vm.services)).toEqual(['agent', 'app']);
   });
 
-  test('the VM boots the published golden image, sized from the services\' limits', () => {
+  test("the VM boots the published golden image, sized from the services' limits", () => {
     const rendered = pick(manifests, 'VirtualMachine', 'legacy');
-    expect(pick(manifests, 'DataVolume', 'legacy-rootdisk').spec.source.http.url).toBe('https://images.example.com/vm/legacy.qcow2');
+    expect(pick(manifests, 'DataVolume', 'legacy-rootdisk').spec.source.http.url).toBe(
+      'https://images.example.com/vm/legacy.qcow2',
+    );
     expect(rendered.spec.template.spec.domain.resources).toEqual({ requests: { memory: '3Gi' } });
     expect(rendered.spec.template.spec.domain.cpu).toEqual({ cores: 2 });
     expect(rendered.spec.template.metadata.labels).toEqual({
@@ -70,19 +79,19 @@ describe('ComposeVm', () => {
     });
   });
 
-  test('templateLabels and templateAnnotations reach the VM\'s pod template; the network labels win a shared key', () => {
+  test("templateLabels and templateAnnotations reach the VM's pod template; the network labels win a shared key", () => {
     const { chart: c } = make({
-      templateLabels: { team: 'shop', 'network.cdk8s-compose.io/default': 'false' },
+      templateLabels: { 'team': 'shop', 'network.cdk8s-compose.io/default': 'false' },
       templateAnnotations: { 'example.com/owner': 'ops' },
     });
     const metadata = pick(Testing.synth(c), 'VirtualMachine', 'legacy').spec.template.metadata;
     expect(metadata).toEqual({
-      labels: { 'kubevirt.io/vm': 'legacy', 'network.cdk8s-compose.io/default': 'true', team: 'shop' },
+      labels: { 'kubevirt.io/vm': 'legacy', 'network.cdk8s-compose.io/default': 'true', 'team': 'shop' },
       annotations: { 'example.com/owner': 'ops' },
     });
   });
 
-  test('the app\'s secrets reach the guest through the user data Secret, which cloud-init accepts', async () => {
+  test("the app's secrets reach the guest through the user data Secret, which cloud-init accepts", async () => {
     const userData = userDataOf(manifests);
     expect(userData).toContain('  - path: /opt/legacy/.env\n');
     expect(userData).toContain("API_TOKEN='tok-9f8e7d6c5b4a'");
@@ -107,17 +116,22 @@ describe('ComposeVm', () => {
     expect(rendered.some((m) => m.kind === 'Secret')).toBe(false);
     expect(plain.vm.userData).toBeUndefined();
     expect(plain.vm.bundle.operatorInputs.map((i) => `${i.kind}:${i.name}`)).toEqual([
-      'env:API_TOKEN', 'env:DATABASE_URL', 'file:secrets/db_password',
+      'env:API_TOKEN',
+      'env:DATABASE_URL',
+      'file:secrets/db_password',
     ]);
   });
 
   test('by default cloud-init creates the maintenance user ops, locked until an SSH key reaches it', () => {
     const plain = make({ deliverSecrets: false });
     expect(plain.vm.users).toEqual([MAINTENANCE_USER]);
-    const userData = Testing.synth(plain.chart).find((m) => m.kind === 'VirtualMachine').spec.template.spec.volumes
-      .find((v: any) => v.cloudInitNoCloud).cloudInitNoCloud.userData;
-    expect(userData).toBe('#cloud-config\nusers:\n  - name: ops\n    sudo: ALL=(ALL) NOPASSWD:ALL\n    shell: /bin/bash\n'
-      + '    groups:\n      - docker\n      - systemd-journal\n');
+    const userData = Testing.synth(plain.chart)
+      .find((m) => m.kind === 'VirtualMachine')
+      .spec.template.spec.volumes.find((v: any) => v.cloudInitNoCloud).cloudInitNoCloud.userData;
+    expect(userData).toBe(
+      '#cloud-config\nusers:\n  - name: ops\n    sudo: ALL=(ALL) NOPASSWD:ALL\n    shell: /bin/bash\n' +
+        '    groups:\n      - docker\n      - systemd-journal\n',
+    );
   });
 
   test('maintenance users with a password from a Secret, and Kubernetes Service names from the caller', () => {
@@ -138,7 +152,8 @@ describe('ComposeVm', () => {
   });
 
   describe('GPUs', () => {
-    const gpuModel = loadComposeFromString(`
+    const gpuModel = loadComposeFromString(
+      `
 name: ml
 services:
   trainer:
@@ -147,11 +162,17 @@ services:
       resources:
         reservations:
           devices: [{capabilities: [gpu], driver: nvidia, count: 2}]
-`, { env: {}, projectDir: tempDir('gpu') }).model;
+`,
+      { env: {}, projectDir: tempDir('gpu') },
+    ).model;
 
-    test('a GPU reservation becomes gpus with the cluster\'s device name', () => {
+    test("a GPU reservation becomes gpus with the cluster's device name", () => {
       const c = Testing.chart();
-      const ml = new ComposeVm(c, 'ml', { model: gpuModel, imageBaseUrl: BASE_URL, gpuDeviceName: 'nvidia.com/TU104GL_Tesla_T4' });
+      const ml = new ComposeVm(c, 'ml', {
+        model: gpuModel,
+        imageBaseUrl: BASE_URL,
+        gpuDeviceName: 'nvidia.com/TU104GL_Tesla_T4',
+      });
       expect(pick(Testing.synth(c), 'VirtualMachine', 'ml').spec.template.spec.domain.devices.gpus).toEqual([
         { name: 'gpu1', deviceName: 'nvidia.com/TU104GL_Tesla_T4' },
         { name: 'gpu2', deviceName: 'nvidia.com/TU104GL_Tesla_T4' },
@@ -161,14 +182,19 @@ services:
 
     test('fails without the device name', () => {
       expect(() => new ComposeVm(Testing.chart(), 'ml', { model: gpuModel, imageBaseUrl: BASE_URL })).toThrow(
-        'compose.yaml:9:21: services.trainer.deploy.resources.reservations.devices[0]: the service reserves a GPU, and the VM needs the device name to pass one through. '
-        + 'Allowed: the resource name the cluster\'s GPU device plugin advertises. Fix: pass gpuDeviceName, e.g. "nvidia.com/TU104GL_Tesla_T4".');
+        'compose.yaml:9:21: services.trainer.deploy.resources.reservations.devices[0]: the service reserves a GPU, and the VM needs the device name to pass one through. ' +
+          'Allowed: the resource name the cluster\'s GPU device plugin advertises. Fix: pass gpuDeviceName, e.g. "nvidia.com/TU104GL_Tesla_T4".',
+      );
     });
   });
 
   test('the project name becomes a DNS label; a name that is not one fails', () => {
     const c = Testing.chart();
-    const snake = new ComposeVm(c, 'vm', { model: { ...MODEL, name: 'legacy_shop' }, services: ['agent'], imageBaseUrl: BASE_URL });
+    const snake = new ComposeVm(c, 'vm', {
+      model: { ...MODEL, name: 'legacy_shop' },
+      services: ['agent'],
+      imageBaseUrl: BASE_URL,
+    });
     expect(snake.vm.name).toBe('legacy-shop');
     expect(snake.bundle.name).toBe('legacy-shop');
     expect(() => make({ name: 'Legacy_VM' })).toThrow('the VM name is not a DNS label (got "Legacy_VM")');

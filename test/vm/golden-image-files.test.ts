@@ -3,7 +3,14 @@ import * as fs from 'fs';
 import * as net from 'net';
 import * as path from 'path';
 import {
-  GoldenImageBuild, QemuAccelerator, cleanupScript, installRuntimeScript, packerTemplate, preseed, systemdUnit, unitPath,
+  GoldenImageBuild,
+  QemuAccelerator,
+  cleanupScript,
+  installRuntimeScript,
+  packerTemplate,
+  preseed,
+  systemdUnit,
+  unitPath,
 } from '../../lib/vm/golden-image-files';
 import { InstallerIso } from '../../lib/vm/installer-iso';
 import { ToolResult, packerValidate, shellSyntax, systemdVerify, tempDir } from './tools';
@@ -49,13 +56,22 @@ function withBuilder(change: (builder: Record<string, unknown>) => void): string
 }
 
 const UNIT = systemdUnit(BUILD);
-const WAITING_UNIT = systemdUnit({ ...BUILD, waitFor: [{ host: 'shop-db', port: 5432, timeoutSeconds: 300 }, { host: 'cache', port: 6379, timeoutSeconds: 3 }] });
+const WAITING_UNIT = systemdUnit({
+  ...BUILD,
+  waitFor: [
+    { host: 'shop-db', port: 5432, timeoutSeconds: 300 },
+    { host: 'cache', port: 6379, timeoutSeconds: 3 },
+  ],
+});
 const runs: Record<string, Promise<ToolResult>> = {};
 
 /** The shell command of an ExecStartPre= line as systemd runs it ("$$" is "$"), pointed at another host and port. */
 function waitCommand(unit: string, index: number, host: string, port: number): string {
   const line = unit.split('\n').filter((l) => l.startsWith('ExecStartPre=/bin/bash -c '))[index];
-  return line.slice("ExecStartPre=/bin/bash -c '".length, -1).replace(/\$\$/g, '$').replace(/\/dev\/tcp\/[^/]+\/\d+/, `/dev/tcp/${host}/${port}`);
+  return line
+    .slice("ExecStartPre=/bin/bash -c '".length, -1)
+    .replace(/\$\$/g, '$')
+    .replace(/\/dev\/tcp\/[^/]+\/\d+/, `/dev/tcp/${host}/${port}`);
 }
 
 function runBash(command: string): Promise<{ code: number; stderr: string }> {
@@ -69,12 +85,28 @@ function runBash(command: string): Promise<{ code: number; stderr: string }> {
 beforeAll(async () => {
   runs.systemdWaiting = systemdVerify('shop.service', WAITING_UNIT, '/opt/shop');
   runs.packerGood = packerValidate(bundleDir(packerTemplate(BUILD)));
-  runs.packerBadTimeout = packerValidate(bundleDir(withBuilder((b) => { b.ssh_timeout = 'thirty minutes'; })));
-  runs.packerBadChecksum = packerValidate(bundleDir(withBuilder((b) => { b.iso_checksum = 'sha256:not-hex'; })));
+  runs.packerBadTimeout = packerValidate(
+    bundleDir(
+      withBuilder((b) => {
+        b.ssh_timeout = 'thirty minutes';
+      }),
+    ),
+  );
+  runs.packerBadChecksum = packerValidate(
+    bundleDir(
+      withBuilder((b) => {
+        b.iso_checksum = 'sha256:not-hex';
+      }),
+    ),
+  );
   runs.packerMissingScript = packerValidate(bundleDir(packerTemplate(BUILD), ['scripts/cleanup.sh']));
   runs.systemdGood = systemdVerify('shop.service', UNIT, '/opt/shop');
   runs.systemdBadType = systemdVerify('shop.service', UNIT.replace('Type=oneshot', 'Type=oneshoot'), '/opt/shop');
-  runs.systemdUnknownKey = systemdVerify('shop.service', UNIT.replace('RemainAfterExit=yes', 'RemainAfterExit=yes\nRestartForever=yes'), '/opt/shop');
+  runs.systemdUnknownKey = systemdVerify(
+    'shop.service',
+    UNIT.replace('RemainAfterExit=yes', 'RemainAfterExit=yes\nRestartForever=yes'),
+    '/opt/shop',
+  );
   runs.shGood = shellSyntax(installRuntimeScript());
   runs.shBad = shellSyntax('#!/bin/sh\nif true; then\n  echo missing fi\n');
   await Promise.all(Object.values(runs));
@@ -91,8 +123,9 @@ describe('golden image build files', () => {
 
   test('the preseed gives the build user passwordless sudo, which the shutdown command removes with the password', () => {
     expect(preseed(BUILD)).toContain('echo "packer ALL=(ALL) NOPASSWD: ALL" > /etc/sudoers.d/99-packer');
-    expect(JSON.parse(packerTemplate(BUILD)).builders[0].shutdown_command)
-      .toBe("sudo sh -c 'passwd --lock packer && rm -f /etc/sudoers.d/99-packer && shutdown -P now'");
+    expect(JSON.parse(packerTemplate(BUILD)).builders[0].shutdown_command).toBe(
+      "sudo sh -c 'passwd --lock packer && rm -f /etc/sudoers.d/99-packer && shutdown -P now'",
+    );
   });
 
   test('images with characters the shell reads are quoted', () => {
@@ -145,10 +178,10 @@ describe('golden image build files', () => {
   describe('waits for services outside the VM', () => {
     test('one bounded bash wait per dependency before the app starts, and a retried start', () => {
       expect(WAITING_UNIT.split('\n').filter((l) => /^(ExecStartPre|ExecStart|Restart|RestartSec)=/.test(l))).toEqual([
-        'ExecStartPre=/bin/bash -c \'for i in $$(seq 1 150); do (exec 3<>/dev/tcp/shop-db/5432) 2>/dev/null && exit 0; sleep 2; done; '
-          + 'echo "shop-db:5432 did not accept connections within 300 s" >&2; exit 1\'',
-        'ExecStartPre=/bin/bash -c \'for i in $$(seq 1 2); do (exec 3<>/dev/tcp/cache/6379) 2>/dev/null && exit 0; sleep 2; done; '
-          + 'echo "cache:6379 did not accept connections within 3 s" >&2; exit 1\'',
+        "ExecStartPre=/bin/bash -c 'for i in $$(seq 1 150); do (exec 3<>/dev/tcp/shop-db/5432) 2>/dev/null && exit 0; sleep 2; done; " +
+          'echo "shop-db:5432 did not accept connections within 300 s" >&2; exit 1\'',
+        "ExecStartPre=/bin/bash -c 'for i in $$(seq 1 2); do (exec 3<>/dev/tcp/cache/6379) 2>/dev/null && exit 0; sleep 2; done; " +
+          'echo "cache:6379 did not accept connections within 3 s" >&2; exit 1\'',
         'ExecStart=/usr/bin/docker compose up -d',
         'Restart=on-failure',
         'RestartSec=30s',

@@ -4,7 +4,13 @@ import { CloudConfig, CloudInitPassword } from '../../lib/vm/cloud-init';
 import { DiskSource } from '../../lib/vm/disk-source';
 import { GoldenImageVm, GoldenImageVmProps } from '../../lib/vm/golden-image-vm';
 import {
-  DiskBus, DiskCache, DiskIo, HugepageSize, InterfaceBinding, InterfaceModel, RunStrategy,
+  DiskBus,
+  DiskCache,
+  DiskIo,
+  HugepageSize,
+  InterfaceBinding,
+  InterfaceModel,
+  RunStrategy,
 } from '../../lib/vm/vm-devices';
 import { VmNetwork } from '../../lib/vm/vm-network';
 import { VmVolume } from '../../lib/vm/vm-volume';
@@ -12,7 +18,10 @@ import { expectConformance } from '../support/k8s-rules';
 import { expectValidManifests } from '../support/validate';
 import { cloudInitSchema } from './tools';
 
-const IMAGE = DiskSource.fromGoldenImage({ imageFile: 'legacy.qcow2', diskSize: Size.gibibytes(20) }, 'https://images.example.com/vm');
+const IMAGE = DiskSource.fromGoldenImage(
+  { imageFile: 'legacy.qcow2', diskSize: Size.gibibytes(20) },
+  'https://images.example.com/vm',
+);
 
 function make(props: Partial<GoldenImageVmProps> = {}): { chart: Chart; vm: GoldenImageVm } {
   const chart = Testing.chart();
@@ -49,7 +58,10 @@ function fullVm(): { chart: Chart; vm: GoldenImageVm } {
     cpu: { cores: 4, sockets: 1, threads: 1 },
     hugepages: HugepageSize.SIZE_2MI,
     features: { acpi: true, apic: true, hyperv: { relaxed: true, vapic: true, spinlocks: 8191 } },
-    userData: new CloudConfig({ users: [{ name: 'ops', sudo: 'ALL=(ALL) NOPASSWD:ALL', shell: '/bin/bash' }], packages: ['htop'] }),
+    userData: new CloudConfig({
+      users: [{ name: 'ops', sudo: 'ALL=(ALL) NOPASSWD:ALL', shell: '/bin/bash' }],
+      packages: ['htop'],
+    }),
     labels: { 'network.cdk8s-compose.io/backend': 'true' },
     storageClassName: 'fast',
   });
@@ -153,12 +165,19 @@ describe('GoldenImageVm', () => {
 
   test('a namespace reaches every object: VM, DataVolume, user data Secret, Services and Ingresses', () => {
     const password = CloudInitPassword.fromEnvironment('VM_PASSWORD', { VM_PASSWORD: 'ns-test-Pa55-word' });
-    const { chart, vm } = make({ namespace: 'shop', userData: new CloudConfig({ users: [{ name: 'ops', password }], sshPwauth: true }) });
+    const { chart, vm } = make({
+      namespace: 'shop',
+      userData: new CloudConfig({ users: [{ name: 'ops', password }], sshPwauth: true }),
+    });
     const service = vm.exposeViaService({ name: 'legacy', ports: [{ port: 80 }] });
     vm.exposeViaIngress('/', { name: 'legacy', service, host: 'legacy.example.com' });
     const manifests = synth(chart);
     expect(manifests.map((m) => `${m.kind}/${m.metadata.name} ${m.metadata.namespace}`).sort()).toEqual([
-      'DataVolume/legacy-rootdisk shop', 'Ingress/legacy shop', 'Secret/legacy-cloudinitdisk shop', 'Service/legacy shop', 'VirtualMachine/legacy shop',
+      'DataVolume/legacy-rootdisk shop',
+      'Ingress/legacy shop',
+      'Secret/legacy-cloudinitdisk shop',
+      'Service/legacy shop',
+      'VirtualMachine/legacy shop',
     ]);
   });
 
@@ -168,7 +187,10 @@ describe('GoldenImageVm', () => {
       const vm = pick(synth(make({ userData }).chart), 'VirtualMachine', 'legacy');
       const volume = vm.spec.template.spec.volumes.find((v: any) => v.name === 'cloudinitdisk');
       expect(volume.cloudInitNoCloud.userData.startsWith('#cloud-config\n')).toBe(true);
-      expect(vm.spec.template.spec.domain.devices.disks).toContainEqual({ name: 'cloudinitdisk', disk: { bus: 'virtio' } });
+      expect(vm.spec.template.spec.domain.devices.disks).toContainEqual({
+        name: 'cloudinitdisk',
+        disk: { bus: 'virtio' },
+      });
       expect((await cloudInitSchema(volume.cloudInitNoCloud.userData)).ok).toBe(true);
     });
 
@@ -180,8 +202,13 @@ describe('GoldenImageVm', () => {
       });
       const { chart, vm } = make({ userData });
       const manifests = synth(chart);
-      const volume = pick(manifests, 'VirtualMachine').spec.template.spec.volumes.find((v: any) => v.name === 'cloudinitdisk');
-      expect(volume).toEqual({ name: 'cloudinitdisk', cloudInitNoCloud: { secretRef: { name: 'legacy-cloudinitdisk' } } });
+      const volume = pick(manifests, 'VirtualMachine').spec.template.spec.volumes.find(
+        (v: any) => v.name === 'cloudinitdisk',
+      );
+      expect(volume).toEqual({
+        name: 'cloudinitdisk',
+        cloudInitNoCloud: { secretRef: { name: 'legacy-cloudinitdisk' } },
+      });
       const secret = pick(manifests, 'Secret', 'legacy-cloudinitdisk');
       expect(secret.type).toBe('Opaque');
       expect(vm.userDataSecret?.name).toBe('legacy-cloudinitdisk');
@@ -193,12 +220,22 @@ describe('GoldenImageVm', () => {
     });
 
     test('a password from a Secret is set through the guest agent (accessCredentials)', () => {
-      const userData = new CloudConfig({ users: [{ name: 'ops', password: CloudInitPassword.fromSecret('legacy-passwords') }], sshPwauth: true });
+      const userData = new CloudConfig({
+        users: [{ name: 'ops', password: CloudInitPassword.fromSecret('legacy-passwords') }],
+        sshPwauth: true,
+      });
       const spec = pick(synth(make({ userData }).chart), 'VirtualMachine').spec.template.spec;
-      expect(spec.accessCredentials).toEqual([{
-        userPassword: { source: { secret: { secretName: 'legacy-passwords' } }, propagationMethod: { qemuGuestAgent: {} } },
-      }]);
-      expect(spec.volumes.find((v: any) => v.name === 'cloudinitdisk').cloudInitNoCloud.userData).not.toContain('legacy-passwords');
+      expect(spec.accessCredentials).toEqual([
+        {
+          userPassword: {
+            source: { secret: { secretName: 'legacy-passwords' } },
+            propagationMethod: { qemuGuestAgent: {} },
+          },
+        },
+      ]);
+      expect(spec.volumes.find((v: any) => v.name === 'cloudinitdisk').cloudInitNoCloud.userData).not.toContain(
+        'legacy-passwords',
+      );
     });
 
     test('user data from an existing Secret', () => {
@@ -213,15 +250,28 @@ describe('GoldenImageVm', () => {
   describe('exposure', () => {
     test('a Service selects kubevirt.io/vm with ClusterIP or LoadBalancer and ports', () => {
       const { chart, vm } = make();
-      const internal = vm.exposeViaService({ name: 'legacy', ports: [{ port: 80, targetPort: 8080, name: 'http' }, { port: 9100, name: 'metrics' }] });
-      vm.exposeViaService({ name: 'legacy-public', serviceType: kplus.ServiceType.LOAD_BALANCER, ports: [{ port: 443, targetPort: 8443 }] });
+      const internal = vm.exposeViaService({
+        name: 'legacy',
+        ports: [
+          { port: 80, targetPort: 8080, name: 'http' },
+          { port: 9100, name: 'metrics' },
+        ],
+      });
+      vm.exposeViaService({
+        name: 'legacy-public',
+        serviceType: kplus.ServiceType.LOAD_BALANCER,
+        ports: [{ port: 443, targetPort: 8443 }],
+      });
       expect(vm.service).toBe(internal);
       const manifests = synth(chart);
       expect(pick(manifests, 'Service', 'legacy').spec).toEqual({
         type: 'ClusterIP',
         selector: { 'kubevirt.io/vm': 'legacy' },
         externalIPs: [],
-        ports: [{ name: 'http', port: 80, targetPort: 8080 }, { name: 'metrics', port: 9100, targetPort: 9100 }],
+        ports: [
+          { name: 'http', port: 80, targetPort: 8080 },
+          { name: 'metrics', port: 9100, targetPort: 9100 },
+        ],
       });
       expect(pick(manifests, 'Service', 'legacy-public').spec.type).toBe('LoadBalancer');
     });
@@ -234,16 +284,29 @@ describe('GoldenImageVm', () => {
       const rendered = pick(synth(chart), 'Ingress');
       expect(rendered.apiVersion).toBe('networking.k8s.io/v1');
       expect(rendered.metadata.annotations).toEqual({ 'nginx.ingress.kubernetes.io/rewrite-target': '/' });
-      expect(rendered.spec.rules).toEqual([{
-        host: 'apps.example.com',
-        http: { paths: [{ path: '/legacy', pathType: 'Prefix', backend: { service: { name: service.name, port: { number: 80 } } } }] },
-      }]);
+      expect(rendered.spec.rules).toEqual([
+        {
+          host: 'apps.example.com',
+          http: {
+            paths: [
+              {
+                path: '/legacy',
+                pathType: 'Prefix',
+                backend: { service: { name: service.name, port: { number: 80 } } },
+              },
+            ],
+          },
+        },
+      ]);
     });
 
-    test('an Ingress with a class and the caller\'s annotations', () => {
+    test("an Ingress with a class and the caller's annotations", () => {
       const { chart, vm } = make();
       vm.exposeViaService({ name: 'legacy', ports: [{ port: 80 }] });
-      vm.exposeViaIngress('/', { className: 'nginx', annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': '10m' } });
+      vm.exposeViaIngress('/', {
+        className: 'nginx',
+        annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': '10m' },
+      });
       const second = vm.exposeViaIngress('/admin');
       const manifests = synth(chart);
       const ingresses = manifests.filter((m) => m.kind === 'Ingress');
@@ -264,7 +327,7 @@ describe('GoldenImageVm', () => {
       expect(vm.podLabels['kubevirt.io/vm']).toBe('legacy');
     });
 
-    test('templateAnnotations reach the pod template, and the object\'s own metadata stays as it was', () => {
+    test("templateAnnotations reach the pod template, and the object's own metadata stays as it was", () => {
       const { chart, vm } = make({ templateAnnotations: { 'example.com/team': 'shop', 'example.com/owner': 'ops' } });
       vm.addTemplateAnnotation('example.com/tier', 'legacy');
       const rendered = pick(synth(chart), 'VirtualMachine');
@@ -293,41 +356,57 @@ describe('GoldenImageVm', () => {
 
     test('both running and runStrategy are set', () => {
       expect(() => make({ running: true, runStrategy: RunStrategy.ALWAYS })).toThrow(
-        'VirtualMachine "legacy": both running and runStrategy are set. '
-        + 'Allowed: one of them: running (true or false) or runStrategy (Always, RerunOnFailure, Manual, Halted). '
-        + 'Fix: remove running, or remove runStrategy.');
+        'VirtualMachine "legacy": both running and runStrategy are set. ' +
+          'Allowed: one of them: running (true or false) or runStrategy (Always, RerunOnFailure, Manual, Halted). ' +
+          'Fix: remove running, or remove runStrategy.',
+      );
     });
 
     test('a disk has no volume of the same name', () => {
       const { chart, vm } = make();
       vm.addDisk({ name: 'data' });
       expect(synthError(chart)).toContain(
-        '[test/legacy] VirtualMachine "legacy": disk "data" has no volume named "data". '
-        + 'Allowed: a disk name that is also a volume name (volumes: "rootdisk"). '
-        + 'Fix: add a volume named "data" with addVolume(VmVolume.persistentVolumeClaim("data", ...)) or another VmVolume, or remove the disk.');
+        '[test/legacy] VirtualMachine "legacy": disk "data" has no volume named "data". ' +
+          'Allowed: a disk name that is also a volume name (volumes: "rootdisk"). ' +
+          'Fix: add a volume named "data" with addVolume(VmVolume.persistentVolumeClaim("data", ...)) or another VmVolume, or remove the disk.',
+      );
     });
 
     test('an interface has no network of the same name', () => {
       const { chart } = make({ interfaces: [{ name: 'default' }, { name: 'storage' }] });
       expect(synthError(chart)).toContain(
-        'VirtualMachine "legacy": interface "storage" has no network named "storage". '
-        + 'Allowed: an interface name that is also a network name (networks: "default"). '
-        + 'Fix: add a network named "storage" with addNetwork(VmNetwork.multus("storage", "<attachment>")) or VmNetwork.pod("storage"), or remove the interface.');
+        'VirtualMachine "legacy": interface "storage" has no network named "storage". ' +
+          'Allowed: an interface name that is also a network name (networks: "default"). ' +
+          'Fix: add a network named "storage" with addNetwork(VmNetwork.multus("storage", "<attachment>")) or VmNetwork.pod("storage"), or remove the interface.',
+      );
     });
 
     test('two networks are the pod network', () => {
-      const { chart } = make({ interfaces: [{ name: 'a' }, { name: 'b' }], networks: [VmNetwork.pod('a'), VmNetwork.pod('b')] });
+      const { chart } = make({
+        interfaces: [{ name: 'a' }, { name: 'b' }],
+        networks: [VmNetwork.pod('a'), VmNetwork.pod('b')],
+      });
       expect(synthError(chart)).toContain(
-        'VirtualMachine "legacy": networks "a", "b" are all the pod network. Allowed: at most one pod network. '
-        + 'Fix: keep one VmNetwork.pod() and make the others VmNetwork.multus(name, networkName).');
+        'VirtualMachine "legacy": networks "a", "b" are all the pod network. Allowed: at most one pod network. ' +
+          'Fix: keep one VmNetwork.pod() and make the others VmNetwork.multus(name, networkName).',
+      );
     });
 
     test('an enum value is unknown', () => {
-      const { chart } = make({ rootDisk: { bus: 'ide' as DiskBus }, interfaces: [{ name: 'default', model: 'virtio-net' as InterfaceModel }] });
+      const { chart } = make({
+        rootDisk: { bus: 'ide' as DiskBus },
+        interfaces: [{ name: 'default', model: 'virtio-net' as InterfaceModel }],
+      });
       const message = synthError(chart);
-      expect(message).toContain('VirtualMachine "legacy": disk "rootdisk": bus is not a known value (got "ide"). Allowed: "sata", "scsi", "usb", "virtio".');
-      expect(message).toContain('VirtualMachine "legacy": interface "default": model is not a known value (got "virtio-net").');
-      expect(() => make({ runStrategy: 'Sometimes' as RunStrategy })).toThrow('VirtualMachine "legacy": runStrategy is not a known value (got "Sometimes")');
+      expect(message).toContain(
+        'VirtualMachine "legacy": disk "rootdisk": bus is not a known value (got "ide"). Allowed: "sata", "scsi", "usb", "virtio".',
+      );
+      expect(message).toContain(
+        'VirtualMachine "legacy": interface "default": model is not a known value (got "virtio-net").',
+      );
+      expect(() => make({ runStrategy: 'Sometimes' as RunStrategy })).toThrow(
+        'VirtualMachine "legacy": runStrategy is not a known value (got "Sometimes")',
+      );
     });
 
     test('device counts disagree with the gpus', () => {
@@ -337,18 +416,20 @@ describe('GoldenImageVm', () => {
       });
       const message = synthError(chart);
       expect(message).toContain(
-        'VirtualMachine "legacy": resources.limits.devices["nvidia.com/gpu"] is 2 but 1 gpu(s) use that deviceName. '
-        + 'Allowed: a device count equal to the number of gpus with that deviceName. Fix: set it to 1, or add or remove gpus with deviceName "nvidia.com/gpu".');
+        'VirtualMachine "legacy": resources.limits.devices["nvidia.com/gpu"] is 2 but 1 gpu(s) use that deviceName. ' +
+          'Allowed: a device count equal to the number of gpus with that deviceName. Fix: set it to 1, or add or remove gpus with deviceName "nvidia.com/gpu".',
+      );
       expect(message).toContain('resources.requests.devices["example.com/fpga"] is 1 but 0 gpu(s) use that deviceName');
     });
 
     test('the user data sets a password inline', () => {
       const userData = CloudConfig.fromText('#cloud-config\nusers:\n  - name: ops\n    plain_text_passwd: hunter2\n');
       expect(() => make({ userData })).toThrow(
-        'VirtualMachine "legacy": volume "cloudinitdisk" (users[0].plain_text_passwd): the cloud-init user data sets a password inline. '
-        + 'Allowed: a password supplied by the operator: CloudInitPassword.fromSecret("<secret>") (set by KubeVirt from an existing Secret) '
-        + 'or CloudInitPassword.fromEnvironment("<VARIABLE>") (kept in a Secret). '
-        + 'Fix: remove the password from the user data and give the user a password: CloudInitPassword.fromSecret(...).');
+        'VirtualMachine "legacy": volume "cloudinitdisk" (users[0].plain_text_passwd): the cloud-init user data sets a password inline. ' +
+          'Allowed: a password supplied by the operator: CloudInitPassword.fromSecret("<secret>") (set by KubeVirt from an existing Secret) ' +
+          'or CloudInitPassword.fromEnvironment("<VARIABLE>") (kept in a Secret). ' +
+          'Fix: remove the password from the user data and give the user a password: CloudInitPassword.fromSecret(...).',
+      );
     });
 
     test('masquerade is used on a Multus network', () => {
@@ -356,7 +437,9 @@ describe('GoldenImageVm', () => {
         interfaces: [{ name: 'default' }, { name: 'lan', binding: InterfaceBinding.MASQUERADE }],
         networks: [VmNetwork.pod(), VmNetwork.multus('lan', 'lan-net')],
       });
-      expect(synthError(chart)).toContain('VirtualMachine "legacy": interface "lan" uses masquerade on the Multus network "lan". Allowed: masquerade on the pod network only.');
+      expect(synthError(chart)).toContain(
+        'VirtualMachine "legacy": interface "lan" uses masquerade on the Multus network "lan". Allowed: masquerade on the pod network only.',
+      );
     });
 
     test('a name is used twice', () => {
@@ -368,32 +451,48 @@ describe('GoldenImageVm', () => {
       const userData = new CloudConfig();
       const { chart } = make({ userData });
       userData.addFile({ path: '/opt/app/.env', content: 'TOKEN=x\n', sensitive: true });
-      expect(synthError(chart)).toContain('VirtualMachine "legacy": volume "cloudinitdisk": the cloud-init user data gained a secret after it was attached.');
+      expect(synthError(chart)).toContain(
+        'VirtualMachine "legacy": volume "cloudinitdisk": the cloud-init user data gained a secret after it was attached.',
+      );
     });
 
     test('the memory is not a multiple of the huge page size', () => {
-      expect(() => make({ hugepages: HugepageSize.SIZE_1GI, resources: { requests: { memory: Size.mebibytes(1536) } } })).toThrow(
-        'VirtualMachine "legacy": memory 1536Mi is not a whole number of 1Gi huge pages. Allowed: a multiple of 1Gi.');
+      expect(() =>
+        make({ hugepages: HugepageSize.SIZE_1GI, resources: { requests: { memory: Size.mebibytes(1536) } } }),
+      ).toThrow(
+        'VirtualMachine "legacy": memory 1536Mi is not a whole number of 1Gi huge pages. Allowed: a multiple of 1Gi.',
+      );
     });
 
     test('storage is too small for the golden image', () => {
       expect(() => make({ storage: Size.gibibytes(20) })).toThrow(
-        'VirtualMachine "legacy": storage 20Gi is too small for the image. Allowed: at least 22Gi');
+        'VirtualMachine "legacy": storage 20Gi is too small for the image. Allowed: at least 22Gi',
+      );
     });
 
     test('cpu or spinlocks are out of range', () => {
-      expect(() => make({ cpu: { cores: 0 } })).toThrow('VirtualMachine "legacy": cpu.cores is not a positive whole number (got 0)');
-      expect(() => make({ features: { hyperv: { spinlocks: 100 } } })).toThrow('VirtualMachine "legacy": features.hyperv.spinlocks is too small (got 100)');
+      expect(() => make({ cpu: { cores: 0 } })).toThrow(
+        'VirtualMachine "legacy": cpu.cores is not a positive whole number (got 0)',
+      );
+      expect(() => make({ features: { hyperv: { spinlocks: 100 } } })).toThrow(
+        'VirtualMachine "legacy": features.hyperv.spinlocks is too small (got 100)',
+      );
     });
 
     test('an Ingress has no Service, or a Service no port', () => {
       const { vm } = make();
-      expect(() => vm.exposeViaIngress('/')).toThrow('VirtualMachine "legacy": an Ingress needs a Service. Fix: call exposeViaService() first, or pass service.');
-      expect(() => vm.exposeViaService({ ports: [] })).toThrow('VirtualMachine "legacy": a Service needs at least one port');
+      expect(() => vm.exposeViaIngress('/')).toThrow(
+        'VirtualMachine "legacy": an Ingress needs a Service. Fix: call exposeViaService() first, or pass service.',
+      );
+      expect(() => vm.exposeViaService({ ports: [] })).toThrow(
+        'VirtualMachine "legacy": a Service needs at least one port',
+      );
     });
 
     test('the kubevirt.io/vm label is overridden', () => {
-      expect(() => make({ labels: { 'kubevirt.io/vm': 'other' } })).toThrow('VirtualMachine "legacy": the label kubevirt.io/vm is set by the construct (got "other")');
+      expect(() => make({ labels: { 'kubevirt.io/vm': 'other' } })).toThrow(
+        'VirtualMachine "legacy": the label kubevirt.io/vm is set by the construct (got "other")',
+      );
     });
   });
 });

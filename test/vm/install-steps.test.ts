@@ -20,7 +20,7 @@ describe('install steps', () => {
       'kubectl apply -f https://github.com/kubevirt/kubevirt/releases/download/v0.59.0/kubevirt-operator.yaml',
       'kubectl apply -f https://github.com/kubevirt/kubevirt/releases/download/v0.59.0/kubevirt-cr.yaml',
       'kubectl -n kubevirt wait kv kubevirt --for condition=Available --timeout=300s',
-      "kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name}{\"\\t\"}{.status.allocatable.devices\\.kubevirt\\.io/kvm}{\"\\n\"}{end}'",
+      'kubectl get nodes -o jsonpath=\'{range .items[*]}{.metadata.name}{"\\t"}{.status.allocatable.devices\\.kubevirt\\.io/kvm}{"\\n"}{end}\'',
       'kubectl apply -f https://github.com/kubevirt/containerized-data-importer/releases/download/v1.56.0/cdi-operator.yaml',
       'kubectl apply -f https://github.com/kubevirt/containerized-data-importer/releases/download/v1.56.0/cdi-cr.yaml',
       'kubectl wait cdi cdi --for condition=Available --timeout=300s',
@@ -47,7 +47,8 @@ describe('install steps', () => {
 
   test('renders Markdown', () => {
     expect(renderStepsMarkdown([{ title: 'Say hi', commands: ['echo hi'], expect: 'hi.' }])).toBe(
-      '1. Say hi:\n\n   ```sh\n   echo hi\n   ```\n\n   Expect: hi.\n');
+      '1. Say hi:\n\n   ```sh\n   echo hi\n   ```\n\n   Expect: hi.\n',
+    );
   });
 
   test('the README shows exactly these steps, so the two cannot drift apart', () => {

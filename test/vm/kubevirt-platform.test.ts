@@ -50,7 +50,10 @@ describe('KubeVirtPlatform', () => {
       spec: {
         config: { featureGates: ['HonorWaitForFirstConsumer'] },
         imagePullPolicy: 'IfNotPresent',
-        infra: { nodeSelector: { 'kubernetes.io/os': 'linux' }, tolerations: [{ key: 'CriticalAddonsOnly', operator: 'Exists' }] },
+        infra: {
+          nodeSelector: { 'kubernetes.io/os': 'linux' },
+          tolerations: [{ key: 'CriticalAddonsOnly', operator: 'Exists' }],
+        },
         workload: { nodeSelector: { 'kubernetes.io/os': 'linux' } },
       },
     });
@@ -82,9 +85,13 @@ describe('KubeVirtPlatform', () => {
   test('install steps for its releases', () => {
     const platform = new KubeVirtPlatform(Testing.chart(), 'platform');
     const commands = platform.installSteps('dist/platform.k8s.yaml').flatMap((s) => s.commands);
-    expect(commands).toContain('kubectl apply -f https://github.com/kubevirt/kubevirt/releases/download/v0.59.0/kubevirt-operator.yaml');
+    expect(commands).toContain(
+      'kubectl apply -f https://github.com/kubevirt/kubevirt/releases/download/v0.59.0/kubevirt-operator.yaml',
+    );
     expect(commands).toContain('kubectl apply -f dist/platform.k8s.yaml');
-    expect(commands).toContain('kubectl apply -f https://github.com/kubevirt/containerized-data-importer/releases/download/v1.56.0/cdi-operator.yaml');
+    expect(commands).toContain(
+      'kubectl apply -f https://github.com/kubevirt/containerized-data-importer/releases/download/v1.56.0/cdi-operator.yaml',
+    );
   });
 
   describe('versions', () => {
@@ -97,10 +104,12 @@ describe('KubeVirtPlatform', () => {
 
     test('fails on a release without a known CDI partner, or a malformed version', () => {
       expect(() => cdiVersionFor('v1.0.0')).toThrow(
-        'no CDI release is known to pair with this KubeVirt release (got "v1.0.0"). '
-        + 'Allowed: a KubeVirt release with a known CDI partner (v0.59.0), or an explicit CDI release.');
+        'no CDI release is known to pair with this KubeVirt release (got "v1.0.0"). ' +
+          'Allowed: a KubeVirt release with a known CDI partner (v0.59.0), or an explicit CDI release.',
+      );
       expect(() => new KubeVirtPlatform(Testing.chart(), 'p', { version: '0.59' })).toThrow(
-        'KubeVirt version is not a release version (got "0.59"). Allowed: v<major>.<minor>.<patch>, for example "v0.59.0".');
+        'KubeVirt version is not a release version (got "0.59"). Allowed: v<major>.<minor>.<patch>, for example "v0.59.0".',
+      );
     });
   });
 
@@ -110,22 +119,28 @@ describe('KubeVirtPlatform', () => {
       new KubeVirtPlatform(chart, 'platform');
       gpuVm(chart);
       expect(() => Testing.synth(chart)).toThrow(
-        `KubeVirt: VirtualMachine "ml" passes through gpu "gpu1" with deviceName "${GPU}", which permittedPciDevices does not list. `
-        + 'Allowed: no devices: permittedPciDevices is empty. '
-        + `Fix: add { pciVendorSelector: "<vendor:device>", resourceName: "${GPU}" } to permittedPciDevices.`);
+        `KubeVirt: VirtualMachine "ml" passes through gpu "gpu1" with deviceName "${GPU}", which permittedPciDevices does not list. ` +
+          'Allowed: no devices: permittedPciDevices is empty. ' +
+          `Fix: add { pciVendorSelector: "<vendor:device>", resourceName: "${GPU}" } to permittedPciDevices.`,
+      );
     });
 
     test('the chart has a namespace, which the cluster-scoped CDI cannot take', () => {
       const chart = new Chart(Testing.app(), 'platform', { namespace: 'apps' });
       new KubeVirtPlatform(chart, 'platform');
       expect(() => Testing.synth(chart)).toThrow(
-        'KubeVirt: the CDI custom resource is cluster-scoped but its chart gives it the namespace "apps". '
-        + 'Allowed: a KubeVirtPlatform in a chart without a namespace.');
+        'KubeVirt: the CDI custom resource is cluster-scoped but its chart gives it the namespace "apps". ' +
+          'Allowed: a KubeVirtPlatform in a chart without a namespace.',
+      );
     });
 
     test('a PCI selector is malformed', () => {
-      expect(() => new KubeVirtPlatform(Testing.chart(), 'p', { permittedPciDevices: [{ pciVendorSelector: '10de', resourceName: GPU }] })).toThrow(
-        'KubeVirt: permittedPciDevices[0].pciVendorSelector is not a PCI vendor:device pair (got "10de")');
+      expect(
+        () =>
+          new KubeVirtPlatform(Testing.chart(), 'p', {
+            permittedPciDevices: [{ pciVendorSelector: '10de', resourceName: GPU }],
+          }),
+      ).toThrow('KubeVirt: permittedPciDevices[0].pciVendorSelector is not a PCI vendor:device pair (got "10de")');
     });
   });
 });

@@ -26,22 +26,39 @@ services:
       { service: 'web', target: 80, hostPort: 8080, protocol: 'tcp', origin: 'ports' },
       { service: 'web', target: 9113, hostPort: 9113, protocol: 'tcp', origin: 'expose' },
     ]);
-    expect(warnings).toEqual(['local-only-port services.web.ports[1]: bound to 127.0.0.1 in the VM: the cluster cannot reach it']);
+    expect(warnings).toEqual([
+      'local-only-port services.web.ports[1]: bound to 127.0.0.1 in the VM: the cluster cannot reach it',
+    ]);
     const web = all.find((s) => s.name === 'web')!;
-    expect(renderVmPorts(web, ports.filter((p) => p.service === 'web'))).toEqual(['127.0.0.1:9000:9000/tcp', '53:53/udp', '8080:80/tcp', '9113:9113/tcp']);
+    expect(
+      renderVmPorts(
+        web,
+        ports.filter((p) => p.service === 'web'),
+      ),
+    ).toEqual(['127.0.0.1:9000:9000/tcp', '53:53/udp', '8080:80/tcp', '9113:9113/tcp']);
   });
 
   test('host networking publishes the container ports as they are, and its compose service lists none', () => {
-    const all = services('services:\n  agent: {image: agent:1, network_mode: host, ports: ["9100:9100"], expose: ["9200"]}\n');
+    const all = services(
+      'services:\n  agent: {image: agent:1, network_mode: host, ports: ["9100:9100"], expose: ["9200"]}\n',
+    );
     const ports = planVmPorts(all, () => undefined);
-    expect(ports.map((p) => `${p.hostPort}:${p.target}/${p.protocol} ${p.origin}`)).toEqual(['9100:9100/tcp ports', '9200:9200/tcp expose']);
+    expect(ports.map((p) => `${p.hostPort}:${p.target}/${p.protocol} ${p.origin}`)).toEqual([
+      '9100:9100/tcp ports',
+      '9200:9200/tcp expose',
+    ]);
     expect(renderVmPorts(all[0], ports)).toEqual([]);
   });
 
   test('fails when two services need the same VM port and protocol', () => {
     const all = services('services:\n  a: {image: a:1, ports: ["80:80"]}\n  b: {image: b:1, ports: ["80:8080"]}\n');
-    expect(() => planVmPorts(all, () => undefined)).toThrow('services.a.ports[0] and services.b.ports[0] both need port 80/tcp on the VM');
+    expect(() => planVmPorts(all, () => undefined)).toThrow(
+      'services.a.ports[0] and services.b.ports[0] both need port 80/tcp on the VM',
+    );
     const udp = services('services:\n  a: {image: a:1, ports: ["80:80"]}\n  b: {image: b:1, ports: ["80:80/udp"]}\n');
-    expect(planVmPorts(udp, () => undefined).map((p) => `${p.service} ${p.hostPort}/${p.protocol}`)).toEqual(['a 80/tcp', 'b 80/udp']);
+    expect(planVmPorts(udp, () => undefined).map((p) => `${p.service} ${p.hostPort}/${p.protocol}`)).toEqual([
+      'a 80/tcp',
+      'b 80/udp',
+    ]);
   });
 });

@@ -52,14 +52,19 @@ function cached(key: string, run: () => Promise<ToolResult>): Promise<ToolResult
 
 function spawn(command: string, args: string[], cwd?: string, env?: NodeJS.ProcessEnv): Promise<ToolResult> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { cwd, env: env ?? process.env, encoding: 'utf-8', timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = (error as NodeJS.ErrnoException | null)?.code;
-      if (typeof code === 'string') {
-        reject(error);
-        return;
-      }
-      resolve({ ok: !error, output: `${stdout ?? ''}${stderr ?? ''}` });
-    });
+    execFile(
+      command,
+      args,
+      { cwd, env: env ?? process.env, encoding: 'utf-8', timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = (error as NodeJS.ErrnoException | null)?.code;
+        if (typeof code === 'string') {
+          reject(error);
+          return;
+        }
+        resolve({ ok: !error, output: `${stdout ?? ''}${stderr ?? ''}` });
+      },
+    );
   });
 }
 
@@ -82,10 +87,16 @@ export function cloudInitSchema(userData: string): Promise<ToolResult> {
  * folder and the uploaded folders must exist; `ssh_password` is passed as a user variable like an operator would.
  */
 export function packerValidate(bundleDir: string, template = 'packer.json'): Promise<ToolResult> {
-  const key = listFiles(bundleDir).map((f) => `${f}\0${fs.readFileSync(path.join(bundleDir, f), 'utf-8')}`).join('\0');
+  const key = listFiles(bundleDir)
+    .map((f) => `${f}\0${fs.readFileSync(path.join(bundleDir, f), 'utf-8')}`)
+    .join('\0');
   return cached(`packer\0${template}\0${key}`, () =>
-    spawn('packer', ['validate', '-var', 'ssh_password=only-for-validate', template], bundleDir,
-      { ...process.env, CHECKPOINT_DISABLE: '1', PACKER_CACHE_DIR: tempDir('packer-cache') }));
+    spawn('packer', ['validate', '-var', 'ssh_password=only-for-validate', template], bundleDir, {
+      ...process.env,
+      CHECKPOINT_DISABLE: '1',
+      PACKER_CACHE_DIR: tempDir('packer-cache'),
+    }),
+  );
 }
 
 /**
@@ -99,7 +110,10 @@ export function systemdVerify(unitName: string, unit: string, workingDirectory: 
     const units = path.join(root, 'etc/systemd/system');
     fs.mkdirSync(units, { recursive: true });
     fs.writeFileSync(path.join(units, unitName), unit);
-    fs.writeFileSync(path.join(units, 'docker.service'), '[Unit]\nDescription=Docker stand-in\n\n[Service]\nExecStart=/usr/bin/docker\n');
+    fs.writeFileSync(
+      path.join(units, 'docker.service'),
+      '[Unit]\nDescription=Docker stand-in\n\n[Service]\nExecStart=/usr/bin/docker\n',
+    );
     fs.mkdirSync(path.join(root, 'usr/bin'), { recursive: true });
     fs.writeFileSync(path.join(root, 'usr/bin/docker'), '#!/bin/sh\n', { mode: 0o755 });
     // The dependency waits of a hybrid app's unit run in bash.
@@ -123,5 +137,6 @@ export function shellSyntax(script: string): Promise<ToolResult> {
 export function composeConfig(dir: string, env: Record<string, string>): Promise<ToolResult> {
   const key = fs.readFileSync(path.join(dir, 'compose.yaml'), 'utf-8');
   return cached(`compose\0${JSON.stringify(env)}\0${key}`, () =>
-    spawn('docker-compose', ['-f', 'compose.yaml', 'config', '-q'], dir, { PATH: process.env.PATH ?? '', ...env }));
+    spawn('docker-compose', ['-f', 'compose.yaml', 'config', '-q'], dir, { PATH: process.env.PATH ?? '', ...env }),
+  );
 }

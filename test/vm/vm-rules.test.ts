@@ -7,22 +7,34 @@ const EMPTY = { disks: [], volumes: [], interfaces: [], networks: [], gpus: [] }
 
 describe('vm-rules', () => {
   test('a consistent template breaks no rule', () => {
-    expect(vmTemplateViolations('legacy', {}, {
-      ...EMPTY,
-      disks: [{ name: 'data', bus: DiskBus.SCSI }],
-      volumes: [VmVolume.persistentVolumeClaim('data', 'legacy-data')],
-      interfaces: [{ name: 'default' }, { name: 'storage' }],
-      networks: [VmNetwork.pod(), VmNetwork.multus('storage', 'infra/storage-net')],
-    }, () => false)).toEqual([]);
+    expect(
+      vmTemplateViolations(
+        'legacy',
+        {},
+        {
+          ...EMPTY,
+          disks: [{ name: 'data', bus: DiskBus.SCSI }],
+          volumes: [VmVolume.persistentVolumeClaim('data', 'legacy-data')],
+          interfaces: [{ name: 'default' }, { name: 'storage' }],
+          networks: [VmNetwork.pod(), VmNetwork.multus('storage', 'infra/storage-net')],
+        },
+        () => false,
+      ),
+    ).toEqual([]);
   });
 
   test('every broken rule is reported at once, each naming the VM', () => {
-    const violations = vmTemplateViolations('legacy', { resources: { requests: { devices: { 'nvidia.com/T4': 2 } } } }, {
-      ...EMPTY,
-      disks: [{ name: 'data' }],
-      interfaces: [{ name: 'storage', binding: InterfaceBinding.MASQUERADE }],
-      networks: [VmNetwork.pod(), VmNetwork.pod('second'), VmNetwork.multus('storage', 'infra/storage-net')],
-    }, () => false);
+    const violations = vmTemplateViolations(
+      'legacy',
+      { resources: { requests: { devices: { 'nvidia.com/T4': 2 } } } },
+      {
+        ...EMPTY,
+        disks: [{ name: 'data' }],
+        interfaces: [{ name: 'storage', binding: InterfaceBinding.MASQUERADE }],
+        networks: [VmNetwork.pod(), VmNetwork.pod('second'), VmNetwork.multus('storage', 'infra/storage-net')],
+      },
+      () => false,
+    );
     expect(violations.map((v) => v.split(' (')[0].split('. ')[0])).toEqual([
       'VirtualMachine "legacy": disk "data" has no volume named "data"',
       'VirtualMachine "legacy": interface "storage" uses masquerade on the Multus network "storage"',
@@ -32,7 +44,9 @@ describe('vm-rules', () => {
   });
 
   test('checkVmSettings throws on a CPU count that is not a positive whole number', () => {
-    expect(() => checkVmSettings('legacy', { cpu: { cores: 0 } })).toThrow('VirtualMachine "legacy": cpu.cores is not a positive whole number');
+    expect(() => checkVmSettings('legacy', { cpu: { cores: 0 } })).toThrow(
+      'VirtualMachine "legacy": cpu.cores is not a positive whole number',
+    );
     expect(() => checkVmSettings('legacy', { cpu: { cores: 2 } })).not.toThrow();
   });
 });
