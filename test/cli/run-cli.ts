@@ -6,7 +6,7 @@ import { YamlFile, readYamlFiles } from '../support/yaml-docs';
 import { CORPUS_DIR } from '../support/shared';
 
 /** The CLI tests' helpers: the runner and the file helpers are shared with the other suites (test/support). */
-export { BIN, CLEAN_ENV, expectBuilt, inParallel, runCli } from '../support/cli';
+export { AS_REFERENCE, BIN, CLEAN_ENV, GENERATED_HEADER, expectBuilt, inParallel, runCli } from '../support/cli';
 export type { CliRun } from '../support/cli';
 export { listFiles, yamllintProblems, yamllintProblemsLater } from '../support/files';
 

@@ -4,7 +4,7 @@ import * as path from 'path';
 import { referenceAppDir } from '../../lib/reference-chart';
 import { permuteCompose } from '../determinism/permute';
 import { expectManifestsPass } from '../support/checks';
-import { CliRun, expectBuilt, inParallel, runCli } from '../support/cli';
+import { AS_REFERENCE, CliRun, expectBuilt, inParallel, runCli } from '../support/cli';
 import { yamllintProblemsLater } from '../support/files';
 import { machinePaths } from '../support/machine-paths';
 import { listFiles, referenceSecrets, writeReference } from '../support/outputs';
@@ -23,19 +23,6 @@ import { parseYamlDocs } from '../support/yaml-docs';
 
 const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'cdk8s-compose-cli-outputs-')));
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
-
-const AS_REFERENCE = [
-  '--namespace',
-  'shop',
-  '--ingress-host',
-  'web=shop.example.com',
-  '--ingress-host',
-  'reporting=reports.shop.example.com',
-  '--target',
-  'auto',
-  '--image-base-url',
-  'https://images.example.com/shop',
-];
 
 interface Mode {
   readonly args: readonly string[];
