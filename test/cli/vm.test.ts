@@ -22,6 +22,20 @@ import {
  */
 
 const IMAGES = 'https://images.example.com/vm';
+/** A hybrid conversion with labels and annotations, run twice: the second run over the first one's output. */
+const AUTO_WITH_METADATA = [
+  'convert',
+  '--target',
+  'auto',
+  '--image-base-url',
+  IMAGES,
+  '-o',
+  'k8s',
+  '--labels',
+  'team=shop',
+  '--annotations',
+  'owner=ops',
+];
 
 /** A web front end, a database, and an agent that drives the Docker engine, which assessment sends to the VM. */
 function hybridProject(): string {
@@ -67,23 +81,7 @@ const runs: Record<string, CliRun & { cwd: string }> = {};
 beforeAll(async () => {
   expectBuilt();
   const tasks: [string, string, string[]][] = [
-    [
-      'auto',
-      hybridProject(),
-      [
-        'convert',
-        '--target',
-        'auto',
-        '--image-base-url',
-        IMAGES,
-        '-o',
-        'k8s',
-        '--labels',
-        'team=shop',
-        '--annotations',
-        'owner=ops',
-      ],
-    ],
+    ['auto', hybridProject(), AUTO_WITH_METADATA],
     ['analyze', hybridProject(), ['analyze', '--json', '--target', 'auto', '--image-base-url', IMAGES]],
     ['vm', smallProject(), ['convert', '--target', 'vm', '--image-base-url', `${IMAGES}/`, '-o', 'k8s']],
     ['noUrl', smallProject(), ['convert', '--target', 'vm']],
@@ -94,22 +92,7 @@ beforeAll(async () => {
   });
   // A second run over the first one's output: the bundle files are the tool's by the ledger.
   runs.again = {
-    ...(await runCli(
-      [
-        'convert',
-        '--target',
-        'auto',
-        '--image-base-url',
-        IMAGES,
-        '-o',
-        'k8s',
-        '--labels',
-        'team=shop',
-        '--annotations',
-        'owner=ops',
-      ],
-      { cwd: runs.auto.cwd },
-    )),
+    ...(await runCli(AUTO_WITH_METADATA, { cwd: runs.auto.cwd })),
     cwd: runs.auto.cwd,
   };
 }, 120_000);
