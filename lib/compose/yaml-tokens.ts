@@ -1,4 +1,14 @@
-import { Composer, Document, Lexer, LineCounter, Parser, YAMLParseError } from 'yaml';
+import {
+  Composer,
+  Document,
+  DocumentOptions,
+  Lexer,
+  LineCounter,
+  ParseOptions,
+  Parser,
+  SchemaOptions,
+  YAMLParseError,
+} from 'yaml';
 import { ComposeError } from './errors';
 
 // The lexer's side of the YAML reader: the limits against hostile input, and the token check that enforces the ones
@@ -16,6 +26,17 @@ export interface YamlLimits {
 
 export const DEFAULT_YAML_LIMITS: YamlLimits = { maxAliases: 1_000, maxNodes: 100_000, maxDepth: 100 };
 
+/** The options of yaml's composer, for the full reader and for the block reader's scalars. */
+export const COMPOSER_OPTIONS: Readonly<DocumentOptions & ParseOptions & SchemaOptions> = {
+  prettyErrors: false,
+  // yaml checks unique keys with a scan of the map per key (quadratic: 40000 keys take half a minute); the
+  // walker checks them with a Map instead.
+  uniqueKeys: false,
+  merge: false, // merge keys are resolved by the walker, with the alias budget
+  strict: true,
+  keepSourceTokens: false,
+};
+
 /**
  * What `parseDocument` does (lexer, parser, composer), with the lexer's tokens checked by {@link TokenCheck} before
  * they go to the parser: the text is lexed once, and refused at the first excess, before anything is parsed.
@@ -28,15 +49,7 @@ export function parseChecked(
 ): Document.Parsed {
   const check = new TokenCheck(text, file, limits);
   const parser = new Parser(lineCounter.addNewLine);
-  const composer = new Composer({
-    prettyErrors: false,
-    // yaml checks unique keys with a scan of the map per key (quadratic: 40000 keys take half a minute); the
-    // walker checks them with a Map instead.
-    uniqueKeys: false,
-    merge: false, // merge keys are resolved below, with the alias budget
-    strict: true,
-    keepSourceTokens: false,
-  });
+  const composer = new Composer(COMPOSER_OPTIONS);
   // The whole text is checked before the parser sees a token (a refused file costs the lexer's time and no more
   // memory than its tokens, which are mostly one-character strings that V8 shares).
   const lexemes: string[] = [];

@@ -1,56 +1,12 @@
 import { Alias, Document, isAlias, isMap, isScalar, isSeq, LineCounter, Node as YamlNode, Scalar } from 'yaml';
 import { ComposeError, isComposeError } from './errors';
 import { ComposeLocation } from './model';
+import { readBlockYaml } from './yaml-block';
 import { DEFAULT_YAML_LIMITS, YamlLimits, parseChecked } from './yaml-tokens';
+import { childPath, MergeTag, YMap, YNode, YScalar } from './yaml-tree';
 
-/**
- * Compose's merge tags on a value: `!reset` removes the attribute (from what earlier files or `extends` gave, and
- * from this file), `!override` replaces what earlier files gave instead of merging with it.
- */
-export type MergeTag = 'reset' | 'override';
-
-/** A scalar of the located tree: the YAML value plus where it was written. */
-export interface YScalar {
-  readonly kind: 'scalar';
-  /** Where the key that holds this node is written (a value's own location is `at`), for messages about the key. */
-  readonly keyAt?: ComposeLocation;
-  readonly value: string | number | boolean | null;
-  readonly at: ComposeLocation;
-  readonly mergeTag?: MergeTag;
-  /** The source text of a plain (unquoted) scalar, e.g. `0440`, so octal modes read as compose reads them. */
-  readonly plain?: string;
-  /**
-   * The text as written, when interpolation changed it. Messages quote this instead of the value: the value may
-   * carry an environment variable's content, which may be secret.
-   */
-  readonly written?: string;
-}
-
-export interface YMap {
-  readonly kind: 'map';
-  /** Where the key that holds this node is written (a value's own location is `at`), for messages about the key. */
-  readonly keyAt?: ComposeLocation;
-  readonly mergeTag?: MergeTag;
-  /** Entries in the order written; keys are strings (YAML numbers and booleans as keys are stringified). */
-  readonly entries: ReadonlyMap<string, YNode>;
-  readonly at: ComposeLocation;
-}
-
-export interface YSeq {
-  readonly kind: 'seq';
-  /** Where the key that holds this node is written (a value's own location is `at`), for messages about the key. */
-  readonly keyAt?: ComposeLocation;
-  readonly mergeTag?: MergeTag;
-  readonly items: readonly YNode[];
-  readonly at: ComposeLocation;
-}
-
-/**
- * The located tree: plain YAML values after anchors, aliases and merge keys are resolved, each node keeping its
- * compose location. Paths are logical (the path where a value is used, even when it was written in an anchor);
- * line and column are where its text is.
- */
-export type YNode = YScalar | YMap | YSeq;
+export { childPath } from './yaml-tree';
+export type { MergeTag, YMap, YNode, YScalar, YSeq } from './yaml-tree';
 
 /** `to` with the merge tag of `from`: for the passes that rebuild nodes (interpolation, canonical forms). */
 export function keepMergeTag<T extends YNode>(from: YNode, to: T): T {
@@ -62,19 +18,19 @@ export function keepMergeTag<T extends YNode>(from: YNode, to: T): T {
 export { DEFAULT_YAML_LIMITS } from './yaml-tokens';
 export type { YamlLimits } from './yaml-tokens';
 
-/** Joins a key path: `services` + `web` gives `services.web`; an index gives `ports[1]`. */
-export function childPath(path: string, key: string | number): string {
-  if (typeof key === 'number') {
-    return `${path}[${key}]`;
-  }
-  return path ? `${path}.${key}` : key;
-}
-
 /**
  * Parses one YAML document into the located tree. Throws `ComposeError` for malformed YAML, duplicate keys,
  * undefined or recursive aliases, and input past the limits.
  */
 export function parseYaml(text: string, file: string, limits: YamlLimits = DEFAULT_YAML_LIMITS): YNode | undefined {
+  return readBlockYaml(text, file, limits) ?? parseYamlDocument(text, file, limits);
+}
+
+/**
+ * {@link parseYaml} through the `yaml` library, for any YAML: what parseYaml does when the text leaves the block
+ * subset that `readBlockYaml` reads.
+ */
+export function parseYamlDocument(text: string, file: string, limits: YamlLimits): YNode | undefined {
   const lineCounter = new LineCounter();
   let doc: Document.Parsed | undefined;
   try {
