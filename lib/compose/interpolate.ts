@@ -186,19 +186,39 @@ function interpolateNode(node: YNode, lookup: VariableLookup, onUnset?: UnsetVar
       const out: YScalar = { kind: 'scalar', value, at: node.at, keyAt: node.keyAt, written: node.value };
       return out;
     }
+    // A list or map whose values did not change is returned as it is: most of a file has no variable.
     case 'seq': {
-      const out: YSeq = {
-        kind: 'seq',
-        items: node.items.map((item) => interpolateTree(item, lookup, onUnset)),
-        at: node.at,
-        keyAt: node.keyAt,
-      };
+      let items: YNode[] | undefined;
+      node.items.forEach((item, index) => {
+        const next = interpolateTree(item, lookup, onUnset);
+        if (next !== item && items === undefined) {
+          items = node.items.slice(0, index);
+        }
+        items?.push(next);
+      });
+      if (items === undefined) {
+        return node;
+      }
+      const out: YSeq = { kind: 'seq', items, at: node.at, keyAt: node.keyAt };
       return out;
     }
     case 'map': {
-      const entries = new Map<string, YNode>();
+      let entries: Map<string, YNode> | undefined;
       for (const [key, value] of node.entries) {
-        entries.set(key, interpolateTree(value, lookup, onUnset));
+        const next = interpolateTree(value, lookup, onUnset);
+        if (next !== value && entries === undefined) {
+          entries = new Map();
+          for (const [before, kept] of node.entries) {
+            if (before === key) {
+              break;
+            }
+            entries.set(before, kept);
+          }
+        }
+        entries?.set(key, next);
+      }
+      if (entries === undefined) {
+        return node;
       }
       const out: YMap = { kind: 'map', entries, at: node.at, keyAt: node.keyAt };
       return out;

@@ -156,23 +156,43 @@ export function mergeFiles(trees: readonly YMap[]): YMap {
  * file, and those of later files that had nothing to reset. Tags are dropped, so no later merge sees them.
  */
 export function withoutResets(node: YNode): YNode {
+  // An untagged list or map whose values did not change is returned as it is (most files have no tags); a copy is
+  // made from the first value that changes.
   switch (node.kind) {
     case 'map': {
-      const entries = new Map<string, YNode>();
+      let entries: Map<string, YNode> | undefined;
+      let index = 0;
       for (const [key, value] of node.entries) {
-        if (value.mergeTag !== 'reset') {
-          entries.set(key, withoutResets(value));
+        const next = value.mergeTag === 'reset' ? undefined : withoutResets(value);
+        if (next !== value && entries === undefined) {
+          entries = new Map([...node.entries].slice(0, index));
         }
+        if (next !== undefined) {
+          entries?.set(key, next);
+        }
+        index += 1;
       }
-      return { kind: 'map', entries, at: node.at, keyAt: node.keyAt };
+      if (entries === undefined && node.mergeTag === undefined) {
+        return node;
+      }
+      return { kind: 'map', entries: entries ?? new Map(node.entries), at: node.at, keyAt: node.keyAt };
     }
-    case 'seq':
-      return {
-        kind: 'seq',
-        items: node.items.filter((item) => item.mergeTag !== 'reset').map(withoutResets),
-        at: node.at,
-        keyAt: node.keyAt,
-      };
+    case 'seq': {
+      let items: YNode[] | undefined;
+      node.items.forEach((item, index) => {
+        const next = item.mergeTag === 'reset' ? undefined : withoutResets(item);
+        if (next !== item && items === undefined) {
+          items = node.items.slice(0, index);
+        }
+        if (next !== undefined) {
+          items?.push(next);
+        }
+      });
+      if (items === undefined && node.mergeTag === undefined) {
+        return node;
+      }
+      return { kind: 'seq', items: items ?? [...node.items], at: node.at, keyAt: node.keyAt };
+    }
     default:
       return node.mergeTag === undefined ? node : { ...node, mergeTag: undefined };
   }
