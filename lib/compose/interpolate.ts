@@ -15,8 +15,15 @@ const ALLOWED =
 /** Deepest nesting of defaults (`${A:-${B:-…}}`); deeper text is hostile (each level rescans the rest). */
 export const MAX_INTERPOLATION_DEPTH = 32;
 
-const NAME_START = /[A-Za-z_]/;
-const NAME_CHAR = /[A-Za-z0-9_]/;
+/** A variable name's characters: `[A-Za-z_]` first, then `[A-Za-z0-9_]`. */
+function isNameChar(code: number, first: boolean): boolean {
+  return (
+    (code >= 0x41 && code <= 0x5a) ||
+    (code >= 0x61 && code <= 0x7a) ||
+    code === 0x5f ||
+    (!first && code >= 0x30 && code <= 0x39)
+  );
+}
 
 /**
  * Interpolates one string with compose's syntax. Defaults, messages and replacements may hold further
@@ -57,19 +64,20 @@ export function interpolateString(
     let out = '';
     let i = 0;
     while (i < template.length) {
-      const ch = template[i];
-      if (ch !== '$') {
-        out += ch;
-        i += 1;
-        continue;
+      const dollar = template.indexOf('$', i);
+      if (dollar < 0) {
+        out += template.slice(i);
+        break;
       }
+      out += template.slice(i, dollar);
+      i = dollar;
       const next = template[i + 1];
       if (next === '$') {
         out += '$';
         i += 2;
-      } else if (next !== undefined && NAME_START.test(next)) {
+      } else if (next !== undefined && isNameChar(next.charCodeAt(0), true)) {
         let end = i + 2;
-        while (end < template.length && NAME_CHAR.test(template[end])) {
+        while (end < template.length && isNameChar(template.charCodeAt(end), false)) {
           end += 1;
         }
         out += resolve(template.slice(i + 1, end), undefined, '');

@@ -48,15 +48,20 @@ export function isSensitiveName(name: string, patterns: readonly string[]): bool
   if (upper.endsWith('_FILE')) {
     return false;
   }
+  if (patterns.some((pattern) => pattern !== '' && upper.includes(pattern.toUpperCase()))) {
+    return true;
+  }
+  // The words are needed only when the name holds one of SENSITIVE_NAME_WORDS (most names hold none).
+  if (!SENSITIVE_NAME_WORDS.some((word) => upper.includes(word))) {
+    return false;
+  }
   const words = upper.split(/[^A-Z0-9]+/).filter((w) => w !== '');
   return (
-    patterns.some((pattern) => pattern !== '' && upper.includes(pattern.toUpperCase())) ||
-    (words.length > 1 &&
-      words.some(
-        (word, i) =>
-          SENSITIVE_NAME_WORDS.includes(word) &&
-          !(i + 1 < words.length && PASSWORD_SETTING_WORDS.includes(words[i + 1])),
-      ))
+    words.length > 1 &&
+    words.some(
+      (word, i) =>
+        SENSITIVE_NAME_WORDS.includes(word) && !(i + 1 < words.length && PASSWORD_SETTING_WORDS.includes(words[i + 1])),
+    )
   );
 }
 
@@ -64,18 +69,24 @@ export function isSensitiveName(name: string, patterns: readonly string[]): bool
 // unbounded part, `\s*=\s*`, can only start after the keyword, which starts after a delimiter.
 const DSN_PASSWORD = /(?:^|[\s;?&,])(?:password|passwd|pwd)\s*=\s*([^\s;&,]+)/gi;
 
+/** DSN_PASSWORD's keywords, anywhere (no `g` flag: `test` keeps no state; embeddedPasswords' test runs it). */
+const DSN_KEYWORD = /password|passwd|pwd/i;
+
 /** The patterns of this file, for the test that runs each on adversarial input. */
 export const SENSITIVE_PATTERNS: readonly RegExp[] = [DSN_PASSWORD];
 
 /** The passwords embedded in a value as URL userinfo or DSN `password=` pairs, in order of appearance. */
 export function embeddedPasswords(value: string): string[] {
   const found: { at: number; password: string }[] = urlPasswords(value);
-  for (const match of value.matchAll(DSN_PASSWORD)) {
-    if (match[1]) {
-      found.push({ at: match.index ?? 0, password: match[1] });
+  // DSN_PASSWORD matches only where one of its keywords is: most values hold none, and matchAll copies the expression.
+  if (DSN_KEYWORD.test(value)) {
+    for (const match of value.matchAll(DSN_PASSWORD)) {
+      if (match[1]) {
+        found.push({ at: match.index ?? 0, password: match[1] });
+      }
     }
   }
-  return found.sort((a, b) => a.at - b.at).map((f) => f.password);
+  return found.length === 0 ? [] : found.sort((a, b) => a.at - b.at).map((f) => f.password);
 }
 
 const SCHEME_CHAR = /[a-z0-9+.-]/i;
