@@ -295,13 +295,20 @@ const AUTOMATON_VALUE_CHARS = 256;
 /** Unicode's code points: 0x110000. A node and a code point make one key of the transitions. */
 const CODE_POINTS = 0x110000;
 
+/** ASCII's code points: their transitions have keys of their own, small integers, which a Map hashes fastest. */
+const ASCII = 0x80;
+
 /**
  * An Aho-Corasick automaton over a set of strings: every occurrence in a text, in one pass over it. Long values
  * (whole secret files, few) are searched for with `indexOf`, each in one pass too.
  */
 class Matcher {
-  /** The transitions of every node, in one map keyed by `node * CODE_POINTS + code point` (a map per node costs more). */
-  private readonly next = new Map<number, number>();
+  /**
+   * The transitions of every node on ASCII code points, in one map keyed by `node * ASCII + code point` (a map per
+   * node costs more); {@link other} holds the rest, keyed by `node * CODE_POINTS + code point`.
+   */
+  private readonly ascii = new Map<number, number>();
+  private readonly other = new Map<number, number>();
   private readonly fail: number[] = [0];
   /** The longest value that ends at each node, itself or through its suffix links (0: none). */
   private readonly longest: number[] = [0];
@@ -318,9 +325,10 @@ class Matcher {
     const depth: number[] = [0];
     for (const value of short) {
       let node = 0;
-      for (const ch of value) {
-        const cp = ch.codePointAt(0)!;
-        let child = this.next.get(node * CODE_POINTS + cp);
+      for (let i = 0; i < value.length;) {
+        const cp = value.codePointAt(i)!;
+        i += cp > 0xffff ? 2 : 1;
+        let child = this.edge(node, cp);
         if (child === undefined) {
           child = this.fail.length;
           this.fail.push(0);
@@ -328,7 +336,11 @@ class Matcher {
           parent.push(node);
           via.push(cp);
           depth.push(depth[node] + 1);
-          this.next.set(node * CODE_POINTS + cp, child);
+          if (cp < ASCII) {
+            this.ascii.set(node * ASCII + cp, child);
+          } else {
+            this.other.set(node * CODE_POINTS + cp, child);
+          }
         }
         node = child;
       }
@@ -343,14 +355,20 @@ class Matcher {
       for (const child of level ?? []) {
         const cp = via[child];
         let f = this.fail[parent[child]];
-        while (f !== 0 && !this.next.has(f * CODE_POINTS + cp)) {
+        let target = this.edge(f, cp);
+        while (target === undefined && f !== 0) {
           f = this.fail[f];
+          target = this.edge(f, cp);
         }
-        const target = this.next.get(f * CODE_POINTS + cp);
         this.fail[child] = target !== undefined && target !== child ? target : 0;
         this.longest[child] = Math.max(this.longest[child], this.longest[this.fail[child]]);
       }
     }
+  }
+
+  /** The node a transition on `cp` leads to from `node`, if there is one. */
+  private edge(node: number, cp: number): number | undefined {
+    return cp < ASCII ? this.ascii.get(node * ASCII + cp) : this.other.get(node * CODE_POINTS + cp);
   }
 
   /**
@@ -392,13 +410,15 @@ class Matcher {
     let node = 0;
     // Positions in UTF-16 units, as the values were inserted by code point: keep both in step.
     let index = 0;
-    for (const ch of text) {
-      index += ch.length;
-      const cp = ch.codePointAt(0)!;
-      while (node !== 0 && !this.next.has(node * CODE_POINTS + cp)) {
+    while (index < text.length) {
+      const cp = text.codePointAt(index)!;
+      index += cp > 0xffff ? 2 : 1;
+      let next = this.edge(node, cp);
+      while (next === undefined && node !== 0) {
         node = this.fail[node];
+        next = this.edge(node, cp);
       }
-      node = this.next.get(node * CODE_POINTS + cp) ?? 0;
+      node = next ?? 0;
       const length = this.longest[node];
       if (length > 0) {
         const start = index - length;
