@@ -51,7 +51,7 @@ function yamlFiles(dir: string): string[] {
 }
 
 /** A generated app's compose file: the shape the bench and most compose files have. */
-const GENERATED = generateApp({ services: 60 }).files[COMPOSE_FILE];
+const GENERATED = generateApp({ services: 25 }).files[COMPOSE_FILE];
 
 describe('readBlockYaml', () => {
   test('reads a generated app as the full reader does', () => {
@@ -164,7 +164,7 @@ describe('readBlockYaml', () => {
       (text) => text.length < 6000 && readBlockYaml(text, 'compose.yaml', DEFAULT_YAML_LIMITS) !== undefined,
     );
     let read = 0;
-    for (let i = 0; i < 600; i += 1) {
+    for (let i = 0; i < 400; i += 1) {
       let text = bases[random(bases.length)];
       for (let edits = 1 + random(2); edits > 0; edits -= 1) {
         const at = random(text.length);
@@ -174,6 +174,6 @@ describe('readBlockYaml', () => {
       }
       read += agrees(text) ? 1 : 0;
     }
-    expect(read).toBeGreaterThan(100);
+    expect(read).toBeGreaterThan(60);
   });
 });
