@@ -35,7 +35,10 @@ const asciiRegExps = {
       const literal =
         /([(,=:[!&|?;{}]\s*|^\s*)\/((?:\\.|\[(?:\\.|[^\]\\\n])*\]|[^/\\\n[])*[^\0-\x7f](?:\\.|\[(?:\\.|[^\]\\\n])*\]|[^/\\\n[])*)\/([dgimsuvy]*)/gm;
       const contents = text.replace(literal, (_, before, body, flags) => {
-        const escaped = body.replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+        // An escaped character (`\µ`) is left as it is, and fails the build below.
+        const escaped = body.replace(/\\[^]|[^\0-\x7f]/g, (c) =>
+          c.length === 2 ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+        );
         return `${before}/${escaped}/${flags}`;
       });
       return { contents, loader: 'js' };
