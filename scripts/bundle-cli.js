@@ -15,49 +15,98 @@ const esbuild = require('esbuild');
 
 const ROOT = path.resolve(__dirname, '..');
 const OUT = path.join(ROOT, 'build', 'bin');
+const BUNDLE = path.join(OUT, 'cdk8s-compose.js');
 
-const result = esbuild.buildSync({
-  entryPoints: [path.join(ROOT, 'build', 'lib', 'cli', 'main.js')],
-  outfile: path.join(OUT, 'cdk8s-compose.js'),
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  sourcemap: 'linked',
-  // The licenses are written whole below; the bundle itself carries none of the packages' comments.
-  legalComments: 'none',
-  metafile: true,
-  logLevel: 'warning',
-});
+/**
+ * esbuild escapes the non-ASCII characters of strings, templates and identifiers, not those of regular expression
+ * literals; one such character makes V8 hold the whole bundle as a two-byte string, twice the memory to decode, hash
+ * and compile. In a regular expression `\\uXXXX` means the same character (a pair of them, the same code point), so
+ * they are written so in the compiled modules before bundling; any other non-ASCII character fails the build below.
+ */
+const asciiRegExps = {
+  name: 'ascii-regexps',
+  setup(build) {
+    build.onLoad({ filter: /\.js$/ }, (args) => {
+      const text = fs.readFileSync(args.path, 'utf-8');
+      if (!/[^\0-\x7f]/.test(text)) {
+        return undefined;
+      }
+      // A regular expression literal (after a character that cannot end an operand) holding non-ASCII characters.
+      const literal =
+        /([(,=:[!&|?;{}]\s*|^\s*)\/((?:\\.|\[(?:\\.|[^\]\\\n])*\]|[^/\\\n[])*[^\0-\x7f](?:\\.|\[(?:\\.|[^\]\\\n])*\]|[^/\\\n[])*)\/([dgimsuvy]*)/gm;
+      const contents = text.replace(literal, (_, before, body, flags) => {
+        // An escaped character (`\µ`) is left as it is, and fails the build below.
+        const escaped = body.replace(/\\[^]|[^\0-\x7f]/g, (c) =>
+          c.length === 2 ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+        );
+        return `${before}/${escaped}/${flags}`;
+      });
+      return { contents, loader: 'js' };
+    });
+  },
+};
 
-/** The package folder (under node_modules) of each bundled input, sorted. */
-const packages = [
-  ...new Set(
-    Object.keys(result.metafile.inputs)
-      .map((input) => /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input))
-      .filter((match) => match !== null)
-      .map((match) => match[1]),
-  ),
-].sort();
-
-const sections = packages.map((folder) => {
-  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, folder, 'package.json'), 'utf-8'));
-  const texts = fs
-    .readdirSync(path.join(ROOT, folder))
-    .filter((name) => /^(licen[cs]e|notice|copying)(\.(md|txt))?$/i.test(name))
-    .sort()
-    .map((name) => fs.readFileSync(path.join(ROOT, folder, name), 'utf-8').trim());
-  if (texts.length === 0) {
+async function bundle() {
+  const result = await esbuild.build({
+    entryPoints: [path.join(ROOT, 'build', 'lib', 'cli', 'main.js')],
+    outfile: BUNDLE,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    // Without comments and indentation, and with shorter syntax, but every name kept (identifiers are not minified):
+    // messages, stack traces and the source map stay as they were, and the file to read and compile is a third
+    // smaller.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    sourcemap: 'linked',
+    // The licenses are written whole below; the bundle itself carries none of the packages' comments.
+    legalComments: 'none',
+    metafile: true,
+    logLevel: 'warning',
+    plugins: [asciiRegExps],
+  });
+  const nonAscii = /[^\0-\x7f]/.exec(fs.readFileSync(BUNDLE, 'utf-8'));
+  if (nonAscii !== null) {
     throw new Error(
-      `bundle-cli: ${pkg.name} has no LICENSE file; its license (${pkg.license}) must be reproduced by hand`,
+      `bundle-cli: the bundle holds a non-ASCII character (${JSON.stringify(nonAscii[0])} at offset ${nonAscii.index}) ` +
+        'that esbuild did not escape: escape it in its source',
     );
   }
-  return `${pkg.name}@${pkg.version} (${pkg.license})\n\n${texts.join('\n\n')}\n`;
-});
-fs.writeFileSync(
-  path.join(OUT, 'THIRD-PARTY-LICENSES.txt'),
-  `The CLI bundle (build/bin/cdk8s-compose.js) includes these packages, under their own licenses:\n\n${sections.join(`\n${'-'.repeat(80)}\n\n`)}`,
-);
+  return result;
+}
+
+/** build/bin/THIRD-PARTY-LICENSES.txt: the license texts of the packages bundled. */
+function writeLicenses(result) {
+  /** The package folder (under node_modules) of each bundled input, sorted. */
+  const packages = [
+    ...new Set(
+      Object.keys(result.metafile.inputs)
+        .map((input) => /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input))
+        .filter((match) => match !== null)
+        .map((match) => match[1]),
+    ),
+  ].sort();
+
+  const sections = packages.map((folder) => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, folder, 'package.json'), 'utf-8'));
+    const texts = fs
+      .readdirSync(path.join(ROOT, folder))
+      .filter((name) => /^(licen[cs]e|notice|copying)(\.(md|txt))?$/i.test(name))
+      .sort()
+      .map((name) => fs.readFileSync(path.join(ROOT, folder, name), 'utf-8').trim());
+    if (texts.length === 0) {
+      throw new Error(
+        `bundle-cli: ${pkg.name} has no LICENSE file; its license (${pkg.license}) must be reproduced by hand`,
+      );
+    }
+    return `${pkg.name}@${pkg.version} (${pkg.license})\n\n${texts.join('\n\n')}\n`;
+  });
+  fs.writeFileSync(
+    path.join(OUT, 'THIRD-PARTY-LICENSES.txt'),
+    `The CLI bundle (build/bin/cdk8s-compose.js) includes these packages, under their own licenses:\n\n${sections.join(`\n${'-'.repeat(80)}\n\n`)}`,
+  );
+}
 
 /** A small app of each kind of service the converter makes: a web front end, an API, a worker, a job, a database. */
 const TRAINING_APP = `name: shop
@@ -94,21 +143,30 @@ networks: { frontend: {}, backend: {} }
 volumes: { db-data: {}, reports: {} }
 `;
 
-const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'cdk8s-compose-bundle-'));
-try {
-  fs.writeFileSync(path.join(scratch, 'compose.yaml'), TRAINING_APP);
-  const trainer = `
-    const fs = require('fs');
-    const { load, CACHE } = require(${JSON.stringify(path.join(ROOT, 'bin', 'cdk8s-compose'))});
-    const bundle = load();
-    const io = { cwd: process.cwd(), env: {}, stdout: () => undefined, stderr: () => undefined };
-    const code = bundle.exports.main(['convert', '-o', 'k8s'], io);
-    if (code !== 0) {
-      throw new Error('the conversion of the training app failed with exit code ' + code);
-    }
-    fs.writeFileSync(CACHE, bundle.codeCache());
-  `;
-  execFileSync(process.execPath, ['-e', trainer], { cwd: scratch, stdio: ['ignore', 'inherit', 'inherit'] });
-} finally {
-  fs.rmSync(scratch, { recursive: true, force: true });
+/** V8's code cache of the bundle, made by a conversion of {@link TRAINING_APP} in a child process. */
+function writeCodeCache() {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'cdk8s-compose-bundle-'));
+  try {
+    fs.writeFileSync(path.join(scratch, 'compose.yaml'), TRAINING_APP);
+    const trainer = `
+      const fs = require('fs');
+      const { load, CACHE } = require(${JSON.stringify(path.join(ROOT, 'bin', 'cdk8s-compose'))});
+      const bundle = load();
+      const io = { cwd: process.cwd(), env: {}, stdout: () => undefined, stderr: () => undefined };
+      const code = bundle.exports.main(['convert', '-o', 'k8s'], io);
+      if (code !== 0) {
+        throw new Error('the conversion of the training app failed with exit code ' + code);
+      }
+      fs.writeFileSync(CACHE, bundle.codeCache());
+    `;
+    execFileSync(process.execPath, ['-e', trainer], { cwd: scratch, stdio: ['ignore', 'inherit', 'inherit'] });
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
 }
+
+// An error fails the build with its stack, as a throw at the top level would.
+bundle().then((result) => {
+  writeLicenses(result);
+  writeCodeCache();
+});

@@ -25,20 +25,39 @@ function copyOfBin(): string {
   return dir;
 }
 
-/** `convert -o k8s` of a two-service project by the CLI under `dir`; the last line of stderr. */
-function convert(dir: string): { status: number | null; summary: string } {
+const TWO_SERVICES =
+  'services:\n  web:\n    image: nginx:1.27.2\n    ports: ["8080:80"]\n' + '  db:\n    image: postgres:16.4\n';
+
+/** The CLI under `dir` run with `args` on a project of one compose file. */
+function runBin(dir: string, compose: string, args: readonly string[]) {
   const project = tempDir('bin-project');
-  fs.writeFileSync(
-    path.join(project, 'compose.yaml'),
-    'services:\n  web:\n    image: nginx:1.27.2\n    ports: ["8080:80"]\n' + '  db:\n    image: postgres:16.4\n',
-  );
-  const run = spawnSync(process.execPath, [path.join(dir, 'bin', 'cdk8s-compose'), 'convert', '-o', 'k8s'], {
+  fs.writeFileSync(path.join(project, 'compose.yaml'), compose);
+  return spawnSync(process.execPath, [path.join(dir, 'bin', 'cdk8s-compose'), ...args], {
     cwd: project,
     encoding: 'utf-8',
     env: { ...CLEAN_ENV },
   });
+}
+
+/** `convert -o k8s` of a two-service project by the CLI under `dir`; the last line of stderr. */
+function convert(dir: string): { status: number | null; summary: string } {
+  const run = runBin(dir, TWO_SERVICES, ['convert', '-o', 'k8s']);
   return { status: run.status, summary: run.stderr.trimEnd().split('\n').slice(-1)[0] };
 }
+
+test('the bundle is ASCII, and the non-ASCII characters of its regular expressions still match', () => {
+  // V8 would hold a bundle with one other character as a two-byte string (twice the memory to decode and compile).
+  expect(fs.readFileSync(BUNDLE, 'latin1')).toMatch(/^[\0-\x7f]*$/);
+  // The duration units of lib/compose/units.ts include the micro sign and the Greek mu, escaped in the bundle.
+  const compose = (interval: string, timeout: string) =>
+    'name: units\nservices:\n  web:\n    image: nginx:1.27.2\n' +
+    `    healthcheck: { test: ["CMD", "true"], interval: ${interval}, timeout: ${timeout} }\n`;
+  const micro = runBin(ROOT, compose('3000000\u00b5s', '2000000\u03bcs'), ['convert', '--stdout']);
+  const seconds = runBin(ROOT, compose('3s', '2s'), ['convert', '--stdout']);
+  expect(micro.status).toBe(0);
+  expect(micro.stdout).toContain('periodSeconds: 3\n');
+  expect(micro.stdout).toBe(seconds.stdout);
+});
 
 test("the build writes a code cache that leads with the bundle's SHA-256 and that this Node accepts", () => {
   const { load, CACHE } = require(path.join(ROOT, 'bin', 'cdk8s-compose'));
