@@ -4,6 +4,15 @@ import { Quantity } from '../../imports/k8s';
 
 const MIB = 1024 * 1024;
 
+/** The exact memory sizes patched into each container, for the quota, which reads the containers' own figures. */
+const EXACT_MEMORY = new WeakMap<kplus.Container, ExactMemory>();
+
+/** The memory sizes, in bytes, that replace what cdk8s-plus writes for a container. */
+export interface ExactMemory {
+  readonly requestBytes?: number;
+  readonly limitBytes?: number;
+}
+
 /** The sizes of one service's pod that compose gave in bytes. */
 export interface ExactSizes {
   readonly workload: kplus.AbstractPod | kplus.Workload;
@@ -30,12 +39,23 @@ export function keepExactSizes(sizes: ExactSizes): void {
     ...sizes.workload.containers.map((c, i) => ({ c, path: `${spec}/containers/${i}` })),
     ...sizes.workload.initContainers.map((c, i) => ({ c, path: `${spec}/initContainers/${i}` })),
   ].filter(({ c }) => c.resources === sizes.resources);
-  for (const { path } of containers) {
-    if (exact(sizes.memoryRequestBytes)) {
-      patches.push(JsonPatch.replace(`${path}/resources/requests/memory`, bytesOf(sizes.memoryRequestBytes)));
+  const memory: ExactMemory = {
+    requestBytes: exact(sizes.memoryRequestBytes) ? sizes.memoryRequestBytes : undefined,
+    limitBytes: exact(sizes.memoryLimitBytes) ? sizes.memoryLimitBytes : undefined,
+  };
+  for (const { c, path } of containers) {
+    if (memory.requestBytes !== undefined) {
+      patches.push(JsonPatch.replace(`${path}/resources/requests/memory`, bytesOf(memory.requestBytes)));
     }
-    if (exact(sizes.memoryLimitBytes)) {
-      patches.push(JsonPatch.replace(`${path}/resources/limits/memory`, bytesOf(sizes.memoryLimitBytes)));
+    if (memory.limitBytes !== undefined) {
+      patches.push(JsonPatch.replace(`${path}/resources/limits/memory`, bytesOf(memory.limitBytes)));
+    }
+    if (memory.requestBytes !== undefined || memory.limitBytes !== undefined) {
+      const before = EXACT_MEMORY.get(c);
+      EXACT_MEMORY.set(c, {
+        requestBytes: memory.requestBytes ?? before?.requestBytes,
+        limitBytes: memory.limitBytes ?? before?.limitBytes,
+      });
     }
   }
   const volumes = podVolumeOrder(sizes.workload);
@@ -48,6 +68,11 @@ export function keepExactSizes(sizes: ExactSizes): void {
   if (patches.length > 0) {
     ApiObject.of(sizes.workload).addJsonPatch(...patches);
   }
+}
+
+/** The exact memory sizes `keepExactSizes` patched into a container's manifest, if any. */
+export function exactMemoryOf(container: kplus.Container): ExactMemory | undefined {
+  return EXACT_MEMORY.get(container);
 }
 
 /**

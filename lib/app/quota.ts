@@ -13,6 +13,7 @@ import {
 } from '../base/quantities';
 import { compare } from '../util/sort';
 import { COUNTED_KINDS, NamespaceNeeds, PodResourceAmounts, namespaceNeeds } from './quota-needs';
+import { quotaDocument } from './quota-figures';
 
 export type { NamespaceNeeds, PodResourceAmounts, WorkloadNeed } from './quota-needs';
 
@@ -86,7 +87,9 @@ const RESOURCE_KEYS: ReadonlyArray<[QuotaKey, keyof PodResourceAmounts, 'cpu' | 
  * `limits.memory` and `persistentvolumeclaims`.
  *
  * It reads the finished construct tree at synthesis, so nobody has to pass numbers: every API object of the app in
- * the quota's namespace counts, in whichever chart it is.
+ * the quota's namespace counts, in whichever chart it is. A cdk8s-plus workload is read from its own figures (its
+ * replicas, strategy and containers' resources), not rendered, so JSON patches on its manifest that change those are
+ * not seen; every other object is rendered and read as written (`quotaDocument`).
  *
  * - Pods per workload at the peak: `spec.replicas` (1 when unset) or, with a HorizontalPodAutoscaler on it, its
  *   `maxReplicas`; a Deployment with the RollingUpdate strategy adds its `maxSurge` (25% rounded up by default,
@@ -270,15 +273,18 @@ export class NamespaceQuota extends Construct {
     return errors;
   }
 
-  /** The rendered API objects of the whole app in this quota's namespace. */
+  /**
+   * What the quota reads of the API objects of the whole app in its namespace: the workloads' own figures, other
+   * objects rendered (`quotaDocument`).
+   */
   private namespaceDocs(): any[] {
     return (
       this.node.root.node
         .findAll()
         .filter((c: IConstruct): c is ApiObject => ApiObject.isApiObject(c) && c.metadata.namespace === this.namespace)
-        // Only the kinds counted are rendered (a quota is not: rendering one computes its amounts, which would read this one).
+        // Only the kinds counted are read (a quota is not: rendering one computes its amounts, which would read this one).
         .filter((o) => COUNTED_KINDS.has(o.kind))
-        .map((o) => o.toJson())
+        .map(quotaDocument)
         .filter((doc) => doc && typeof doc === 'object')
     );
   }

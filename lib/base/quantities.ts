@@ -82,6 +82,40 @@ function parseRatio(value: string | number): { ratio: Ratio; suffix: string } | 
   return { ratio: { num, den }, suffix };
 }
 
+// The shapes manifests are written in (`500m`, `2`, `0.25`, `512Mi`, `1G`, `1048576`), short enough that Numbers hold
+// them exactly: read without the exact ratio above, which allocates BigInts and was most of the quota's reading.
+const QUICK_CPU = /^(\d{1,9})(?:\.(\d{1,3}))?(m?)$/;
+const QUICK_MEMORY = /^(\d{1,9})(Ki|Mi|Gi|Ti|k|M|G|T)?$/;
+const QUICK_MEMORY_FACTORS: Readonly<Record<string, number>> = {
+  '': 1,
+  'Ki': KIB,
+  'Mi': MIB,
+  'Gi': GIB,
+  'Ti': 1024 * GIB,
+  'k': 1e3,
+  'M': 1e6,
+  'G': 1e9,
+  'T': 1e12,
+};
+
+/** Millicores of a cpu quantity in one of the plain shapes (no fraction of a millicore); undefined otherwise. */
+function quickMillicores(text: string): number | undefined {
+  const match = QUICK_CPU.exec(text);
+  if (!match || (match[3] === 'm' && match[2] !== undefined)) {
+    return undefined;
+  }
+  const whole = Number(match[1]);
+  return match[3] === 'm' ? whole : whole * 1000 + Number((match[2] ?? '').padEnd(3, '0'));
+}
+
+/** Bytes of a memory quantity in one of the plain shapes; undefined otherwise. */
+function quickBytes(text: string): number | undefined {
+  const match = QUICK_MEMORY.exec(text);
+  const bytes = match ? Number(match[1]) * QUICK_MEMORY_FACTORS[match[2] ?? ''] : undefined;
+  // Beyond 2^53 the product is not exact (the exact reading refuses such an amount).
+  return bytes !== undefined && Number.isSafeInteger(bytes) ? bytes : undefined;
+}
+
 /** Plain decimal text for a finite non-negative number (`String(1e21)` is exponent form, which parses too). */
 function numberText(value: number): string | undefined {
   return Number.isFinite(value) && value >= 0 ? String(value) : undefined;
@@ -102,6 +136,10 @@ function toSafeNumber(value: bigint): number | undefined {
  * @throws ComposeError naming `at` when the value is not a non-negative quantity
  */
 export function parseCpuMillicores(value: string | number, at?: ComposeLocation): number {
+  const quick = typeof value === 'string' ? quickMillicores(value) : undefined;
+  if (quick !== undefined) {
+    return quick;
+  }
   const parsed = parseRatio(value);
   const millicores = parsed ? toSafeNumber(ceilDiv(parsed.ratio.num * 1000n, parsed.ratio.den)) : undefined;
   if (millicores === undefined) {
@@ -123,6 +161,10 @@ export function parseCpuMillicores(value: string | number, at?: ComposeLocation)
  * (`u`) or nano (`n`) suffix: `500m` of memory is half a byte, almost always meant as `500Mi`
  */
 export function parseMemoryBytes(value: string | number, at?: ComposeLocation): number {
+  const quick = typeof value === 'string' ? quickBytes(value) : undefined;
+  if (quick !== undefined) {
+    return quick;
+  }
   const parsed = parseRatio(value);
   if (parsed && ['m', 'u', 'n'].includes(parsed.suffix)) {
     throw new ComposeError(`invalid memory quantity: "${parsed.suffix}" is a fraction of a byte`, {

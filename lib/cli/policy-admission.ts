@@ -78,3 +78,31 @@ export function admits(
   };
   return (only === 'Ingress' || direction('Egress', from, to)) && (only === 'Egress' || direction('Ingress', to, from));
 }
+
+/**
+ * Narrows `policies` to those that may select one of the given pods, in their order: the answer of `admits` depends on
+ * those only, so it is the same with them as with all. A policy is filed under the first label its pod selector
+ * matches, so that a thousand pods do not each read a thousand policies.
+ */
+export function policiesSelecting(policies: readonly any[]): (...pods: PodLabels[]) => any[] {
+  const byFirstLabel = new Map<string, number[]>();
+  const unfiled: number[] = [];
+  policies.forEach((policy, index) => {
+    const first = Object.entries(policy.spec?.podSelector?.matchLabels ?? {})[0];
+    if (first === undefined) {
+      unfiled.push(index);
+    } else {
+      const key = JSON.stringify(first);
+      byFirstLabel.set(key, [...(byFirstLabel.get(key) ?? []), index]);
+    }
+  });
+  return (...pods) => {
+    const found = new Set(unfiled);
+    for (const labels of pods) {
+      for (const entry of Object.entries(labels)) {
+        byFirstLabel.get(JSON.stringify(entry))?.forEach((index) => found.add(index));
+      }
+    }
+    return [...found].sort((a, b) => a - b).map((index) => policies[index]);
+  };
+}

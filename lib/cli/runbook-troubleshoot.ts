@@ -1,5 +1,5 @@
 import { ComposeNetworkPolicies } from '../base/network-policy';
-import { admits } from './policy-admission';
+import { admits, policiesSelecting } from './policy-admission';
 import type { Rendered, RenderedObject } from './rendered';
 import { Markdown, podSpec, shellQuote } from './runbook-text';
 import { compare } from '../util/sort';
@@ -153,6 +153,7 @@ function connectTester(
     .filter((c) => Object.keys(c.labels).length > 0)
     .map((c) => ({ ...c, selected: selectors.some((s) => matches(c.labels, s)) }))
     .sort((a, b) => Number(a.selected) - Number(b.selected) || compare(a.name, b.name));
+  const selecting = policiesSelecting(policies);
   return (service) => {
     const port = service.manifest.spec?.ports?.[0];
     if (!port || (port.protocol ?? 'TCP') !== 'TCP') {
@@ -171,7 +172,7 @@ function connectTester(
       if (matches(labels, selector) || !admits([candidate.policy], labels, target, targetPort, 'Egress')) {
         continue;
       }
-      if (admits(policies, labels, target, targetPort)) {
+      if (admits(selecting(labels, target), labels, target, targetPort)) {
         return {
           port: port.port,
           labels,

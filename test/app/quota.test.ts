@@ -13,6 +13,10 @@ import {
 } from '../../imports/k8s';
 import { ServiceAutoscaler } from '../../lib/app/autoscaler';
 import { NamespaceQuota } from '../../lib/app/quota';
+import { quotaDocument } from '../../lib/app/quota-figures';
+import { COUNTED_KINDS, namespaceNeeds } from '../../lib/app/quota-needs';
+import { WorkloadController } from '../../lib/stateful/workload-controller';
+import { synthApp } from './app-fixture';
 import { expectValidManifests } from '../support/validate';
 
 const NS = 'shop';
@@ -468,4 +472,65 @@ test('what a validation alone computed does not outlive it', async () => {
     containers: [container('c', undefined, { cpu: '1', memory: '1Gi' })],
   });
   expect(quota.resourceQuota.toJson().spec.hard).toMatchObject({ 'limits.cpu': '2', 'limits.memory': '2Gi' });
+});
+
+describe("the quota reads the workloads' own figures", () => {
+  // Exact (not whole-MiB) sizes, a sidecar, hooks, waits, a database, a cron job, a one-shot job, an autoscaler,
+  // replicas and a rolling update's surge: every path the figures take.
+  const compose = `
+services:
+  web:
+    image: nginx:1.27
+    ports: ['8080:80']
+    mem_limit: 10000000
+    mem_reservation: 5000000
+    cpus: 0.5
+    deploy: { replicas: 3 }
+    depends_on: { db: { condition: service_healthy }, migrate: { condition: service_completed_successfully } }
+    pre_start: [{ command: ['sh', '-c', 'true'] }]
+  proxy:
+    image: envoyproxy/envoy:v1.31.0
+    network_mode: service:web
+    deploy: { resources: { limits: { memory: 100M, cpus: '0.25' } } }
+  api:
+    image: example/api:1.0
+    labels: { kompose.hpa.replicas.max: '5', kompose.hpa.cpu: '60' }
+    deploy: { resources: { limits: { memory: 1G }, reservations: { memory: 500M, cpus: '0.1' } } }
+  report:
+    image: example/report:1.0
+    labels: { kompose.cronjob.schedule: '0 3 * * *' }
+  migrate:
+    image: example/migrate:1.0
+    restart: 'no'
+  db:
+    image: postgres:16.4
+    environment: { POSTGRES_PASSWORD: example }
+    volumes: [data:/var/lib/postgresql/data]
+volumes:
+  data: {}
+`;
+
+  test('each counted object reads the same from its figures as from its manifest', () => {
+    const { app, chart } = synthApp(compose, { controller: WorkloadController.STATEFUL_SET });
+    const counted = chart.node
+      .findAll()
+      .filter((c): c is ApiObject => ApiObject.isApiObject(c) && COUNTED_KINDS.has(c.kind));
+    expect(new Set(counted.map((o) => o.kind))).toEqual(
+      new Set(['Deployment', 'StatefulSet', 'CronJob', 'Job', 'HorizontalPodAutoscaler', 'PersistentVolumeClaim']),
+    );
+    const rendered = counted.map((o) => o.toJson());
+    const figures = counted.map(quotaDocument);
+    // The figures are not renderings (a rendered workload carries its labels; the figures only what the quota reads).
+    expect(figures.filter((doc, i) => doc.spec !== undefined && doc.spec === rendered[i].spec)).toEqual([]);
+    expect(namespaceNeeds(figures, 3)).toEqual(namespaceNeeds(rendered, 3));
+    counted.forEach((_object, i) => {
+      expect(namespaceNeeds([figures[i]], 3)).toEqual(namespaceNeeds([rendered[i]], 3));
+    });
+    expect(app.quota!.computeNeeds()).toEqual(namespaceNeeds(rendered, 3));
+    // The exact sizes reach the figures: 10000000 bytes, not the 10Mi cdk8s-plus writes before the patch.
+    const web = app.service('web').workload;
+    expect(namespaceNeeds([quotaDocument(ApiObject.of(web))], 3).workloads[0].perPod.limitsMemoryBytes).toBe(
+      10000000 + 100 * 1024 ** 2,
+    );
+  });
 });

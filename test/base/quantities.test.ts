@@ -90,6 +90,32 @@ describe('parseMemoryBytes', () => {
   });
 });
 
+describe('the plain shapes read without the exact ratio', () => {
+  // A leading "+" is valid and not one of the plain shapes, so it takes the exact (BigInt) reading: both must agree.
+  const digits = ['0', '7', '07', '250', '1000', '123456789', '999999999', '9007199'];
+  const shapes = [
+    ...digits.flatMap((d) => [d, `${d}m`, `${d}.5`, `${d}.25`, `${d}.125`, `${d}.0`, `${d}.999`]),
+    ...digits.flatMap((d) => ['', 'Ki', 'Mi', 'Gi', 'Ti', 'k', 'M', 'G', 'T'].map((unit) => `${d}${unit}`)),
+    '1.5m',
+    '1.2345',
+    '1234567890',
+    '99999999999Mi',
+  ];
+
+  test.each(shapes)('%p reads as with "+" before it', (text) => {
+    // A refusal is made by the exact reading in both cases (the plain one only answers what it can hold exactly).
+    const read = (parse: (v: string) => number, v: string) => {
+      try {
+        return parse(v);
+      } catch {
+        return 'refused';
+      }
+    };
+    expect(read(parseCpuMillicores, text)).toBe(read(parseCpuMillicores, `+${text}`));
+    expect(read(parseMemoryBytes, text)).toBe(read(parseMemoryBytes, `+${text}`));
+  });
+});
+
 describe('formatting', () => {
   test.each([
     [0, '0'],

@@ -1,4 +1,4 @@
-import { admits } from '../../lib/cli/policy-admission';
+import { admits, policiesSelecting } from '../../lib/cli/policy-admission';
 
 /** What the generated NetworkPolicies admit between two pods, as the runbook's test pods rely on it. */
 
@@ -61,4 +61,34 @@ test('an ipBlock peer admits no pod of the namespace (pod addresses are unknown)
 
 test('no policy at all admits everything', () => {
   expect(admits([], {}, {}, port)).toBe(true);
+});
+
+test('the policies that may select the two pods answer as all of them do', () => {
+  const open = {
+    metadata: { name: 'open' },
+    spec: { podSelector: { matchLabels: { app: 'x', tier: 'web' } }, policyTypes: ['Egress'], egress: [{}] },
+  };
+  const expressions = {
+    metadata: { name: 'expressions' },
+    spec: { podSelector: { matchExpressions: [{ key: 'app', operator: 'Exists' }] }, policyTypes: ['Ingress'] },
+  };
+  const lone = { metadata: { name: 'lone' }, spec: { policyTypes: ['Ingress'] } };
+  const all = [deny, db, api, open, expressions, lone];
+  const selecting = policiesSelecting(all);
+  const pods: Record<string, string>[] = [
+    {},
+    { app: 'api' },
+    { app: 'api', [net]: 'true' },
+    dbPod,
+    { app: 'x' },
+    { app: 'x', tier: 'web' },
+  ];
+  expect(selecting({ app: 'api' }, dbPod)).toEqual([deny, db, api, expressions, lone]);
+  for (const from of pods) {
+    for (const to of pods) {
+      for (const only of [undefined, 'Ingress', 'Egress'] as const) {
+        expect(admits(selecting(from, to), from, to, port, only)).toBe(admits(all, from, to, port, only));
+      }
+    }
+  }
 });
