@@ -13,12 +13,14 @@ import {
   writeKubeconfig,
 } from '../support/runbook-commands';
 import { main } from '../../lib/cli/main';
+import { mermaidCliDir, renderDiagrams } from '../support/mermaid';
 import { CORPUS, ROOT, copyFolder, inParallel, manifestFiles, removeTempDirs, tempDir } from './run-cli';
 
 /**
- * The runbooks the corpus produces, checked with the real tools. Every diagram renders with mermaid-cli (Debian's
- * chromium, offline; all of them in one run, so that the browser starts once). Every command line (and the reference app's, with its VM), checked against the
- * real tools. kubectl: the commands that work offline run with `--dry-run=client -o yaml` against a local server that
+ * The runbooks the corpus produces, checked with the real tools. Every diagram renders with mermaid-cli's mermaid in
+ * Debian's chromium, offline (all of them in one page, so that the browser and mermaid start once: test/support/mermaid.ts),
+ * and mmdc itself renders the reference app's runbook as written. Every command line (and the reference app's, with
+ * its VM), checked against the real tools. kubectl: the commands that work offline run with `--dry-run=client -o yaml` against a local server that
  * answers API discovery only (`kubectl run` with its overrides, `create secret|configmap`, `apply -f` of the written
  * files and of the heredocs), and must succeed; the `config` commands run against a scratch kubeconfig; every other
  * command runs against that server too and must get as far as asking it (kubectl's own parser accepted its flags,
@@ -44,7 +46,8 @@ const which = (tool: string) => {
     return undefined;
   }
 };
-const mmdc = which('mmdc') && which('chromium') ? which('mmdc') : undefined;
+const mermaidCli = mermaidCliDir();
+const mmdc = mermaidCli ? which('mmdc') : undefined;
 if (!mmdc) {
   console.log(
     'runbook-tools: diagrams not rendered, mermaid-cli or chromium is missing (scripts/install-tools.sh installs them)',
@@ -224,39 +227,42 @@ describe('runbooks', () => {
     removeTempDirs();
   });
 
-  (mmdc ? test : test.skip)(
-    'every diagram renders with mermaid-cli',
+  (mermaidCli ? test : test.skip)(
+    'every diagram renders with mermaid, and a syntax error fails; mermaid-cli renders a runbook as written',
     async () => {
-      const diagrams = outputs
-        .map((o) => ({
-          o,
-          text: fs.readFileSync(path.join(o.dir, 'RUNBOOK.md'), 'utf-8').split('```mermaid\n')[1]?.split('\n```')[0],
-        }))
-        .filter((d) => d.text !== undefined);
-      expect(diagrams).toHaveLength(outputs.length);
-      const input = path.join(work, 'diagrams.md');
-      fs.writeFileSync(input, diagrams.map((d) => `## ${d.o.name}\n\n\`\`\`mermaid\n${d.text}\n\`\`\`\n`).join('\n'));
-      const run = await runTool(
-        [mmdc!, '-p', PUPPETEER_CONFIG, '-q', '-i', input, '-o', path.join(work, 'diagrams-out.md')],
-        { cwd: work, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work }, timeoutMs: 120_000 },
-      );
+      const diagrams = outputs.map((o) => ({
+        name: o.name,
+        text: o.runbook.split('```mermaid\n')[1]?.split('\n```')[0],
+      }));
+      expect(diagrams.filter((d) => d.text === undefined)).toEqual([]);
+      const broken = 'flowchart LR\n  a -->|"x| b[[';
+      // mmdc on one runbook, beside the renders of all of them in one page.
+      const reference = outputs.find((o) => o.name === 'reference-vm')!;
+      const [renders, cli] = await Promise.all([
+        renderDiagrams(mermaidCli!, PUPPETEER_CONFIG, [...diagrams.map((d) => d.text!), broken]),
+        runTool([mmdc!, '-p', PUPPETEER_CONFIG, '-q', '-i', 'RUNBOOK.md', '-o', path.join(work, 'runbook-out.md')], {
+          cwd: reference.dir,
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work },
+          timeoutMs: 120_000,
+        }),
+      ]);
+      const bad = renders.pop()!;
+      expect(
+        renders
+          .map((r, i) => ({ name: diagrams[i].name, error: r.error, svg: /^<svg[\s\S]*<\/svg>$/.test(r.svg ?? '') }))
+          .filter((r) => r.error !== undefined || !r.svg),
+      ).toEqual([]);
+      expect(renders.filter((r) => /Syntax error/.test(r.svg!))).toEqual([]);
+      // The check fails on a syntax error.
+      expect(bad.error).toMatch(/Parse error/);
       expect({
-        code: run.code,
-        error: run.stderr
+        code: cli.code,
+        error: cli.stderr
           .split('\n')
           .filter((l) => /error/i.test(l))
           .slice(0, 3),
       }).toEqual({ code: 0, error: [] });
-      const svgs = fs.readdirSync(work).filter((f) => /^diagrams-out-\d+\.svg$/.test(f));
-      expect(svgs).toHaveLength(diagrams.length);
-      // The check fails on a syntax error.
-      fs.writeFileSync(input, '```mermaid\nflowchart LR\n  a -->|"x| b[[\n```\n');
-      const bad = await runTool(
-        [mmdc!, '-p', PUPPETEER_CONFIG, '-q', '-i', input, '-o', path.join(work, 'bad-out.md')],
-        { cwd: work, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work }, timeoutMs: 120_000 },
-      );
-      expect(bad.code).not.toBe(0);
-      expect(bad.stderr).toMatch(/Parse error/);
+      expect(fs.readdirSync(work).filter((f) => /^runbook-out-\d+\.svg$/.test(f))).toEqual(['runbook-out-1.svg']);
     },
     240_000,
   );
@@ -393,11 +399,16 @@ describe('runbooks', () => {
         o.commands.filter((c) => c.argv[0] === 'kubectl').map((c) => ({ o, c })),
       );
       // One check per shape (verb, flags, the overrides' structure, argument count): the names change nothing for the
-      // parser. Every `apply -f` of a written path runs, so each output's files go through kubectl.
+      // parser. Every `apply -f` of a written path runs, so each output's files go through kubectl: those of the plain
+      // `kubectl apply -f PATH` lines of an output in one kubectl run with a `-f` for each path, which reads and
+      // maps every file as separate runs would (the shape of the line is checked once like any other).
       const seen = new Set<string>();
-      const checks = kubectlCommands.filter(({ c }) => {
-        if (c.argv[1] === 'apply' && !c.argv.includes('-')) {
-          return true;
+      const written = new Map<Output, RunbookCommand[]>();
+      const checks = kubectlCommands.filter(({ o, c }) => {
+        const local =
+          c.argv[1] === 'apply' && !c.argv.includes('-') && !/^https?:/.test(c.argv[c.argv.indexOf('-f') + 1]);
+        if (local && c.argv.length === 4 && c.argv[2] === '-f') {
+          written.set(o, [...(written.get(o) ?? []), c]);
         }
         const shape = c.argv
           .map((a) =>
@@ -408,7 +419,7 @@ describe('runbooks', () => {
                 : '_',
           )
           .join(' ');
-        return !seen.has(shape) && seen.add(shape) !== undefined;
+        return (local && c.argv.length !== 4) || (!seen.has(shape) && seen.add(shape) !== undefined);
       });
       const problems: string[] = [];
       let dryRuns = 0;
@@ -465,6 +476,28 @@ describe('runbooks', () => {
           }
         },
       );
+      await inParallel([...written], 4, async ([o, commands]) => {
+        const paths = [...new Set(commands.map((c) => c.argv[3]))];
+        const run = await runTool(
+          [
+            'kubectl',
+            'apply',
+            ...paths.flatMap((p) => ['-f', p]),
+            '--dry-run=client',
+            '-o',
+            'yaml',
+            '--validate=false',
+          ],
+          { cwd: o.dir, env: env() },
+        );
+        dryRuns += commands.length;
+        if (run.code !== 0) {
+          problems.push(
+            `${o.name}:${commands.map((c) => c.lineNumber).join(',')}: kubectl apply ${paths.map((p) => `-f ${p}`).join(' ')}: ` +
+              `exit ${run.code}: ${run.stderr.trim().split('\n').slice(0, 2).join(' ')}`,
+          );
+        }
+      });
       expect(problems).toEqual([]);
       expect(dryRuns).toBeGreaterThan(60);
       expect(runPods).toBeGreaterThan(3);

@@ -65,6 +65,17 @@ function run(
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** A tool the project installed (what `npx` runs, without starting npm to find it). */
+function bin(project: string, tool: string): string {
+  return path.join(project, 'node_modules', '.bin', tool);
+}
+
+/** The README's five-line app ("Install"), as written there. */
+function readmeApp(): string {
+  const install = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf-8').split('\n## Install\n')[1].split('\n## ')[0];
+  return /```ts\n([\s\S]*?)```/.exec(install)![1];
+}
+
 const COMPOSE_FILE = `name: shop
 services:
   web:
@@ -180,6 +191,8 @@ suite('the packed package in a project made like `cdk8s init typescript-app`', (
     fs.writeFileSync(path.join(project, 'compose.yaml'), COMPOSE_FILE);
     fs.writeFileSync(path.join(project, 'main.ts'), MAIN_TS);
     fs.writeFileSync(path.join(project, 'main.test.ts'), MAIN_TEST_TS);
+    // Compiled with the app by the compile test, and synthesized from that by the README test.
+    fs.writeFileSync(path.join(project, 'readme-app.ts'), readmeApp());
     run('npm', ['install', '--prefer-offline'], project, { timeout: INSTALL_TIMEOUT_MS });
   }, INSTALL_TIMEOUT_MS + 60_000);
 
@@ -218,11 +231,12 @@ suite('the packed package in a project made like `cdk8s init typescript-app`', (
   });
 
   test(
-    "the project compiles against the declarations with the template's tsconfig (target ES2017, lib es2016)",
+    "the project (its app and the README's five-line app) compiles against the declarations with the template's tsconfig (target ES2017, lib es2016)",
     () => {
       expect(templateTsconfig()).toMatchObject({ compilerOptions: { target: 'ES2017', lib: ['es2016'] } });
-      run('npx', ['tsc', '--build'], project);
+      run(bin(project, 'tsc'), ['--build'], project);
       expect(fs.existsSync(path.join(project, 'main.js'))).toBe(true);
+      expect(fs.existsSync(path.join(project, 'readme-app.js'))).toBe(true);
     },
     STEP_TIMEOUT_MS,
   );
@@ -230,7 +244,7 @@ suite('the packed package in a project made like `cdk8s init typescript-app`', (
   test(
     'cdk8s synth writes the app',
     () => {
-      run('npx', ['cdk8s', 'synth', '--no-check-upgrade'], project);
+      run(bin(project, 'cdk8s'), ['synth', '--no-check-upgrade'], project);
       const manifest = fs.readFileSync(path.join(project, 'dist', 'shop.k8s.yaml'), 'utf-8');
       expect(manifest).toMatch(/^kind: Deployment\n(?:.*\n)*?  name: web$/m);
       expect(manifest).toMatch(/^kind: VirtualMachine$/m);
@@ -242,25 +256,16 @@ suite('the packed package in a project made like `cdk8s init typescript-app`', (
   test(
     "the README's five-line app, as written there, synthesizes the compose file",
     () => {
-      const install = fs
-        .readFileSync(path.join(ROOT, 'README.md'), 'utf-8')
-        .split('\n## Install\n')[1]
-        .split('\n## ')[0];
-      const code = /```ts\n([\s\S]*?)```/.exec(install)![1];
-      expect(code.trim().split('\n')).toHaveLength(5);
-      fs.writeFileSync(path.join(project, 'readme-app.ts'), code);
-      try {
-        run(
-          'npx',
-          ['cdk8s', 'synth', '--no-check-upgrade', '--app', 'npx ts-node readme-app.ts', '--output', 'dist-readme'],
-          project,
-        );
-        const manifest = fs.readFileSync(path.join(project, 'dist-readme', 'shop.k8s.yaml'), 'utf-8');
-        expect(manifest).toMatch(/^kind: Deployment\n(?:.*\n)*?  name: web$/m);
-      } finally {
-        // The snapshot test below runs every *.test.ts; the app file is not one, but tsc --build would compile it.
-        fs.rmSync(path.join(project, 'readme-app.ts'));
-      }
+      expect(readmeApp().trim().split('\n')).toHaveLength(5);
+      // The compile test type-checked it with the app (ts-node, which `cdk8s synth` runs, would check it the same way
+      // and then run the same JavaScript).
+      run(
+        bin(project, 'cdk8s'),
+        ['synth', '--no-check-upgrade', '--app', 'node readme-app.js', '--output', 'dist-readme'],
+        project,
+      );
+      const manifest = fs.readFileSync(path.join(project, 'dist-readme', 'shop.k8s.yaml'), 'utf-8');
+      expect(manifest).toMatch(/^kind: Deployment\n(?:.*\n)*?  name: web$/m);
     },
     STEP_TIMEOUT_MS,
   );
@@ -268,14 +273,14 @@ suite('the packed package in a project made like `cdk8s init typescript-app`', (
   test(
     'a Testing.synth snapshot test passes, and fails when the app changes',
     () => {
-      run('npx', ['jest', '--ci=false'], project);
+      run(bin(project, 'jest'), ['--ci=false'], project);
       const snapshot = path.join(project, '__snapshots__', 'main.test.ts.snap');
       expect(fs.readFileSync(snapshot, 'utf-8')).toContain('kind": "VirtualMachine');
-      run('npx', ['jest', '--ci'], project);
+      run(bin(project, 'jest'), ['--ci'], project);
       const original = fs.readFileSync(path.join(project, 'compose.yaml'), 'utf-8');
       fs.writeFileSync(path.join(project, 'compose.yaml'), original.replace('nginx:1.27', 'nginx:1.28'));
       try {
-        const changed = run('npx', ['jest', '--ci'], project, { allowFailure: true });
+        const changed = run(bin(project, 'jest'), ['--ci'], project, { allowFailure: true });
         expect(changed.status).not.toBe(0);
         expect(changed.stderr).toContain('nginx:1.28');
       } finally {
@@ -317,14 +322,23 @@ suite('the packed package in a project made like `cdk8s init typescript-app`', (
       // node_modules (its dev dependencies), a second copy beside the project's.
       run('npm', ['install', '--prefer-offline', ROOT], project, { timeout: INSTALL_TIMEOUT_MS });
       expect(fs.lstatSync(path.join(project, 'node_modules', 'cdk8s-compose')).isSymbolicLink()).toBe(true);
-      const linked = run('npx', ['cdk8s', 'synth', '--no-check-upgrade'], project, { allowFailure: true });
+      const linked = run(bin(project, 'cdk8s'), ['synth', '--no-check-upgrade'], project, { allowFailure: true });
       expect(linked.status).not.toBe(0);
       expect(linked.stderr).toContain("can't render non-simple object of type 'Lazy'");
       expect(linked.stderr).toContain(path.join(ROOT, 'node_modules', 'cdk8s'));
       // `--install-links` packs the folder and installs the copy, as from the tarball.
       run('npm', ['install', '--prefer-offline', '--install-links', ROOT], project, { timeout: INSTALL_TIMEOUT_MS });
       expect(fs.lstatSync(path.join(project, 'node_modules', 'cdk8s-compose')).isSymbolicLink()).toBe(false);
-      run('npx', ['cdk8s', 'synth', '--no-check-upgrade'], project);
+      // The copy holds the tarball's files, whose declarations the app compiled against above: what is left to show is
+      // which cdk8s the app loads, so the compiled app runs (ts-node would type-check it again first).
+      run(
+        bin(project, 'cdk8s'),
+        ['synth', '--no-check-upgrade', '--app', 'node main.js', '--output', 'dist-links'],
+        project,
+      );
+      expect(fs.readFileSync(path.join(project, 'dist-links', 'shop.k8s.yaml'), 'utf-8')).toMatch(
+        /^kind: VirtualMachine$/m,
+      );
     },
     2 * INSTALL_TIMEOUT_MS,
   );
