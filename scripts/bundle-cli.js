@@ -46,6 +46,13 @@ const asciiRegExps = {
   },
 };
 
+/** Writes a file by renaming a complete copy over it. */
+function writeWhole(file, contents) {
+  const staged = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(staged, contents);
+  fs.renameSync(staged, file);
+}
+
 async function bundle() {
   const result = await esbuild.build({
     entryPoints: [path.join(ROOT, 'build', 'lib', 'cli', 'main.js')],
@@ -65,7 +72,14 @@ async function bundle() {
     metafile: true,
     logLevel: 'warning',
     plugins: [asciiRegExps],
+    // Written below, each file whole: a CLI started meanwhile (say by a test beside `npm pack`'s prepare) reads the
+    // old bundle or the new one, never half of one.
+    write: false,
   });
+  fs.mkdirSync(OUT, { recursive: true });
+  for (const file of result.outputFiles) {
+    writeWhole(file.path, file.contents);
+  }
   const nonAscii = /[^\0-\x7f]/.exec(fs.readFileSync(BUNDLE, 'utf-8'));
   if (nonAscii !== null) {
     throw new Error(
@@ -157,7 +171,9 @@ function writeCodeCache() {
       if (code !== 0) {
         throw new Error('the conversion of the training app failed with exit code ' + code);
       }
-      fs.writeFileSync(CACHE, bundle.codeCache());
+      const staged = CACHE + '.' + process.pid + '.tmp';
+      fs.writeFileSync(staged, bundle.codeCache());
+      fs.renameSync(staged, CACHE);
     `;
     execFileSync(process.execPath, ['-e', trainer], { cwd: scratch, stdio: ['ignore', 'inherit', 'inherit'] });
   } finally {
