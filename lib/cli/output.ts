@@ -93,6 +93,8 @@ export function writeOutput(request: WriteRequest): WriteResult {
     ledger?.covers(relative) ? ledger.isUnchanged(relative) : isGenerated(path.join(root, relative));
 
   const conflicts: string[] = [];
+  /** The files found in place by the checks: each is moved aside without asking again whether it is there. */
+  const existing = new Set<string>();
   // Each folder is looked at once (a wave folder holds thousands of files): whether it exists, or is missing.
   const folderExists = new Map<string, boolean>();
   for (const file of files) {
@@ -123,6 +125,7 @@ export function writeOutput(request: WriteRequest): WriteResult {
     if (!stat) {
       continue;
     }
+    existing.add(file.path);
     if (stat.isDirectory()) {
       throw new ComposeError(
         `${file.path} in the output folder ${rootName} is a folder where the output needs a file`,
@@ -185,7 +188,7 @@ export function writeOutput(request: WriteRequest): WriteResult {
       throw writeError(err, `cannot create the output folder ${rootName}`, 'choose an output folder you can write to');
     }
   }
-  commit(root, rootName, files, stale, request.beforeStep);
+  commit(root, rootName, files, stale, existing, request.beforeStep);
   return { written: [...produced].sort(), removed: stale.sort(), foreign: foreign.sort() };
 }
 
@@ -210,6 +213,7 @@ function commit(
   rootName: string,
   files: readonly OutputFile[],
   stale: readonly string[],
+  existing: ReadonlySet<string>,
   beforeStep: WriteRequest['beforeStep'],
 ): void {
   const folders = [
@@ -258,9 +262,13 @@ function commit(
       beforeStep?.('move', move.path);
       checkNoLink(root, rootName, move.path);
       const target = path.join(root, move.path);
-      if (lstatOrUndefined(target)) {
+      // A file the checks found (or a stale one) is moved aside at once: it is there unless it went since, and then
+      // the rename says ENOENT, as the lstat would have. Any other file is looked for, in case one appeared since.
+      if (move.temp === undefined || existing.has(move.path) || lstatOrUndefined(target)) {
         move.backup = `${path.posix.dirname(move.path)}/${STAGE_PREFIX}${process.pid}-${index}.old`;
-        fs.renameSync(target, path.join(root, move.backup));
+        if (!renameUnlessMissing(target, path.join(root, move.backup))) {
+          move.backup = undefined;
+        }
       }
       if (move.temp) {
         fs.renameSync(path.join(root, move.temp), target);
@@ -280,7 +288,7 @@ function commit(
   }
   for (const move of moves) {
     if (move.backup) {
-      fs.rmSync(path.join(root, move.backup), { force: true });
+      removeFile(path.join(root, move.backup));
     }
   }
   // Folders the removed files leave empty go too, never above the output folder.
@@ -327,6 +335,31 @@ function writeConfined(
     fs.writeFileSync(fd, content);
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/** Renames `from` to `to`; false when `from` is missing. */
+function renameUnlessMissing(from: string, to: string): boolean {
+  try {
+    fs.renameSync(from, to);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      return false;
+    }
+    throw err;
+  }
+}
+
+/**
+ * Removes a file moved aside. unlink alone in the common case (rmSync asks lstat first, and there is one such file per
+ * file rewritten); whatever unlink refuses (a folder put there meanwhile) goes to rmSync, which answers as before.
+ */
+function removeFile(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch {
+    fs.rmSync(file, { force: true });
   }
 }
 
