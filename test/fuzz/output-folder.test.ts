@@ -20,8 +20,17 @@ function snapshot(dir: string): Record<string, string> {
   return Object.fromEntries(listFiles(dir).map((f) => [f, fs.readFileSync(path.join(dir, f), 'utf-8')]));
 }
 
+/** Every entry under a folder, folders (empty ones too) and links included; links are not followed. */
+function entriesUnder(dir: string, prefix = ''): string[] {
+  return fs.readdirSync(path.join(dir, prefix), { withFileTypes: true }).flatMap((entry) => {
+    const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
+    return entry.isDirectory() ? [rel, ...entriesUnder(dir, rel)] : [rel];
+  });
+}
+
+/** Staged files, staging folders and new folders under their staging names, empty or not. */
 function leftovers(dir: string): string[] {
-  return listFiles(dir).filter((f) =>
+  return entriesUnder(dir).filter((f) =>
     f.split('/').some((part) => part.startsWith('.cdk8s-compose-') && part !== LEDGER_FILE),
   );
 }

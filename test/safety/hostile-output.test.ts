@@ -62,11 +62,27 @@ function stagesIn(dir: string): string[] {
   return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.startsWith('.cdk8s-compose-')) : [];
 }
 
-/** Every `.cdk8s-compose-` entry anywhere under a folder (staging folders, files staged beside their targets). */
+/** Every entry under a folder, folders (empty ones too) and links included; links are not followed. */
+function entriesUnder(dir: string, prefix = ''): string[] {
+  return fs.readdirSync(path.join(dir, prefix), { withFileTypes: true }).flatMap((entry) => {
+    const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
+    return entry.isDirectory() ? [rel, ...entriesUnder(dir, rel)] : [rel];
+  });
+}
+
+/**
+ * Every `.cdk8s-compose-` entry anywhere under a folder (staging folders, empty or not, new folders under their
+ * staging names, files staged beside their targets).
+ */
 function leftovers(dir: string): string[] {
-  return listFiles(dir).filter((f) =>
-    f.split('/').some((part) => part.startsWith('.cdk8s-compose-') && part !== LEDGER_FILE),
-  );
+  return entriesUnder(dir)
+    .filter((f) => f.split('/').some((part) => part.startsWith('.cdk8s-compose-') && part !== LEDGER_FILE))
+    .sort();
+}
+
+/** The new folders staged in a folder, under their staging names. */
+function stagedFolders(dir: string): string[] {
+  return stagesIn(dir).filter((f) => f.endsWith('.dir'));
 }
 
 function lastLine(stderr: string): string {
@@ -426,6 +442,124 @@ describe('finding 3: what is checked is what is written', () => {
   });
 });
 
+describe('finding 3: a new folder is moved into place whole', () => {
+  test('it is filled under a staging name beside its place, and renamed into place with its files', () => {
+    const root = path.join(tempDir('new-folder'), 'out');
+    writeFiles(root, { 'RUNBOOK.md': `${HEADER}\n` });
+    const seen: string[] = [];
+    writeFiles(
+      root,
+      {
+        '2-app/a.yaml': `${HEADER}\na\n`,
+        'golden-image/vm/packer.json': '{}\n',
+        '2-app/b.yaml': `${HEADER}\nb\n`,
+        'RUNBOOK.md': `${HEADER}\ny\n`,
+      },
+      {
+        beforeStep: (step, relative) => {
+          if (step === 'move') {
+            const staged = stagedFolders(root)
+              .sort()
+              .map((f) => `${f.replace(/-\d+-/, '-PID-')}: ${entriesUnder(path.join(root, f)).sort()}`);
+            seen.push(`${relative}: 2-app ${fs.existsSync(path.join(root, '2-app'))}; ${staged.join('; ')}`);
+          }
+        },
+      },
+    );
+    // golden-image is new too: it holds the bundle folder and the ledger.
+    const bundle = `.cdk8s-compose-PID-1.dir: ${LEDGER_FILE},vm,vm/packer.json`;
+    expect(seen).toEqual([
+      `2-app/a.yaml: 2-app false; .cdk8s-compose-PID-0.dir: a.yaml,b.yaml; ${bundle}`,
+      `2-app/b.yaml: 2-app false; .cdk8s-compose-PID-0.dir: a.yaml,b.yaml; ${bundle}`,
+      `golden-image/vm/packer.json: 2-app true; ${bundle}`,
+      `golden-image/${LEDGER_FILE}: 2-app true; ${bundle}`,
+      'RUNBOOK.md: 2-app true; ',
+    ]);
+    expect(snapshot(root)).toEqual({
+      '2-app/a.yaml': `${HEADER}\na\n`,
+      '2-app/b.yaml': `${HEADER}\nb\n`,
+      'RUNBOOK.md': `${HEADER}\ny\n`,
+      'golden-image/.cdk8s-compose-files': expect.any(String),
+      'golden-image/vm/packer.json': '{}\n',
+    });
+    expect(leftovers(root)).toEqual([]);
+  });
+
+  test('its staging folder swapped for a link before it is moved: refused, nothing written outside, rolled back', () => {
+    const { victims } = project();
+    const root = path.join(tempDir('swap-new'), 'out');
+    writeFiles(root, { 'RUNBOOK.md': `${HEADER}\nv1\n` });
+    expect(() =>
+      writeFiles(
+        root,
+        { '2-app/a.yaml': `${HEADER}\n`, 'RUNBOOK.md': `${HEADER}\nv2\n` },
+        {
+          beforeStep: (step, relative) => {
+            if (step === 'move' && relative === '2-app/a.yaml') {
+              const [staged] = stagedFolders(root);
+              fs.renameSync(path.join(root, staged), path.join(root, 'moved-away'));
+              fs.symlinkSync(victims, path.join(root, staged));
+            }
+          },
+        },
+      ),
+    ).toThrow('refusing to write into 2-app, which changed into a symbolic link in the output folder');
+    expect(fs.readdirSync(victims).sort()).toEqual(['x.txt']);
+    // The attacker's link (which the rename carried to 2-app), and the staging folder moved away with the new file.
+    expect(entriesUnder(root).sort()).toEqual(['2-app', 'RUNBOOK.md', 'moved-away', 'moved-away/a.yaml']);
+    expect(fs.readlinkSync(path.join(root, '2-app'))).toBe(victims);
+    expect(fs.readFileSync(path.join(root, 'RUNBOOK.md'), 'utf-8')).toBe(`${HEADER}\nv1\n`);
+  });
+
+  test('its staging folder swapped for a link before a file is written: the open descriptor is checked, nothing lands outside', () => {
+    const { victims } = project();
+    const root = path.join(tempDir('swap-new-write'), 'out');
+    fs.mkdirSync(root);
+    let staged = '';
+    expect(() =>
+      writeFiles(
+        root,
+        { '2-app/a.yaml': `${HEADER}\n`, '2-app/b.yaml': `${HEADER}\n` },
+        {
+          beforeStep: (step, relative) => {
+            if (step === 'write' && relative === '2-app/b.yaml') {
+              [staged] = stagedFolders(root);
+              fs.renameSync(path.join(root, staged), path.join(root, 'moved-away'));
+              fs.symlinkSync(victims, path.join(root, staged));
+            }
+          },
+        },
+      ),
+    ).toThrow('refusing to write into 2-app, which changed into a symbolic link in the output folder');
+    expect(fs.readdirSync(victims).sort()).toEqual(['x.txt']);
+    expect(entriesUnder(root).sort()).toEqual([staged, 'moved-away', 'moved-away/a.yaml'].sort());
+    expect(fs.lstatSync(path.join(root, staged)).isSymbolicLink()).toBe(true);
+  });
+
+  test('a folder that appears in its place meanwhile: refused in words, rolled back, the folder kept', () => {
+    const root = path.join(tempDir('appeared'), 'out');
+    writeFiles(root, { 'RUNBOOK.md': `${HEADER}\nv1\n` });
+    expect(() =>
+      writeFiles(
+        root,
+        { 'RUNBOOK.md': `${HEADER}\nv2\n`, '2-app/a.yaml': `${HEADER}\n` },
+        {
+          beforeStep: (step, relative) => {
+            if (step === 'move' && relative === '2-app/a.yaml') {
+              fs.mkdirSync(path.join(root, '2-app'));
+              fs.writeFileSync(path.join(root, '2-app', 'theirs.yaml'), 'theirs\n');
+            }
+          },
+        },
+      ),
+    ).toThrow(
+      /^cannot write 2-app\/a\.yaml in the output folder .*: a file appeared there during the conversion; nothing was written\. Fix: convert again\.$/,
+    );
+    expect(snapshot(root)).toEqual({ '2-app/theirs.yaml': 'theirs\n', 'RUNBOOK.md': `${HEADER}\nv1\n` });
+    expect(leftovers(root)).toEqual([]);
+  });
+});
+
 describe('finding 4: no staging folder is left behind', () => {
   const BIG = [
     'name: big',
@@ -476,13 +610,20 @@ describe('finding 4: no staging folder is left behind', () => {
     fs.mkdirSync(path.join(root, `.cdk8s-compose-${process.ppid}-XyZ789`));
     fs.mkdirSync(path.join(root, '2-app'));
     fs.writeFileSync(path.join(root, '2-app', `.cdk8s-compose-${deadPid}-3.new`), 'half-written\n');
+    // New folders staged by the dead process, one in the output folder and one in a wave folder.
+    fs.mkdirSync(path.join(root, `.cdk8s-compose-${deadPid}-0.dir`, 'sub'), { recursive: true });
+    fs.writeFileSync(path.join(root, `.cdk8s-compose-${deadPid}-0.dir`, 'sub', 'x.yaml'), 'half-written\n');
+    fs.mkdirSync(path.join(root, '2-app', `.cdk8s-compose-${deadPid}-1.dir`));
     return new Promise<void>((resolve) =>
       dead.on('exit', () => {
         const stage = createStage(root);
         removeStage(stage);
-        expect(stagesIn(root)).toEqual([`.cdk8s-compose-${process.ppid}-XyZ789`]);
+        expect(stagesIn(root).sort()).toEqual(
+          [`.cdk8s-compose-${deadPid}-0.dir`, `.cdk8s-compose-${process.ppid}-XyZ789`].sort(),
+        );
         writeFiles(root, { '2-app/a.yaml': `${HEADER}\n` });
         expect(fs.readdirSync(path.join(root, '2-app'))).toEqual(['a.yaml']);
+        expect(stagesIn(root)).toEqual([`.cdk8s-compose-${process.ppid}-XyZ789`]);
         resolve();
       }),
     );
