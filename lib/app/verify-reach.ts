@@ -75,24 +75,32 @@ export function checkReferences(m: VerifiedManifests): void {
  * fails.
  */
 export function checkNetworks(m: VerifiedManifests): void {
-  const networkKey = new Map(
-    m.app.model.services.map((s) => [s.name, [...new Set(m.app.reachability.networksOf(s))].sort().join('\0')]),
+  // Each service's set of networks as a number, and whether two sets share a network, per pair of sets (few).
+  const networkIds = new Map<string, number>();
+  const networkSets: Set<string>[] = [];
+  const networkId = new Map(
+    m.app.model.services.map((s) => {
+      const key = [...new Set(m.app.reachability.networksOf(s))].sort().join('\0');
+      let id = networkIds.get(key);
+      if (id === undefined) {
+        id = networkSets.length;
+        networkIds.set(key, id);
+        networkSets.push(new Set(key === '' ? [] : key.split('\0')));
+      }
+      return [s.name, id];
+    }),
   );
-  // By pair of network sets (few distinct ones), looked up without building a key string per pair of services.
-  const shares = new Map<string, Map<string, boolean>>();
-  const together = (a: string, b: string): boolean => {
-    let mine = shares.get(a);
-    if (mine === undefined) {
-      mine = new Map();
-      shares.set(a, mine);
+  const noNetworks = networkIds.get('') ?? networkIds.size;
+  // By pair of sets, read when first met: unknown, no, yes.
+  const shares = networkSets.map(() => new Int8Array(networkSets.length).fill(-1));
+  const together = (a: number, b: number): boolean => {
+    if (a === noNetworks || b === noNetworks) {
+      return false;
     }
-    let found = mine.get(b);
-    if (found === undefined) {
-      const theirs = new Set(b.split('\0'));
-      found = a !== '' && b !== '' && a.split('\0').some((n) => theirs.has(n));
-      mine.set(b, found);
+    if (shares[a][b] === -1) {
+      shares[a][b] = [...networkSets[a]].some((n) => networkSets[b].has(n)) ? 1 : 0;
     }
-    return found;
+    return shares[a][b] === 1;
   };
   const pod = (s: MigratedService): EvaluatedPod => ({
     name: s.composeName,
@@ -103,29 +111,71 @@ export function checkNetworks(m: VerifiedManifests): void {
     .map((s) => ({
       pod: pod(s),
       tcp: s.ports.filter((p) => p.protocol === 'TCP').map((p) => p.port),
-      nets: networkKey.get(s.composeName) ?? '',
+      nets: networkId.get(s.composeName) ?? noNetworks,
     }))
     .filter((s) => s.tcp.length > 0);
+  // The policies' answer for a pair is the ingress of the server for the client's signature, and the egress of the
+  // client for the server's signature (`PolicyEvaluator.admits`). Both are read once per signature and port, and looked
+  // up by number in the loop over the pairs (a thousand services make a million).
+  const evaluator = m.policies;
+  const ingressBySignature = new Map<number, boolean[][]>();
+  const ingress = (client: EvaluatedPod): boolean[][] => {
+    const signature = evaluator.signature(client);
+    let answers = ingressBySignature.get(signature);
+    if (answers === undefined) {
+      answers = servers.map((server) => server.tcp.map((port) => evaluator.ingressAdmits(client, server.pod, port)));
+      ingressBySignature.set(signature, answers);
+    }
+    return answers;
+  };
+  const egressIds = new Map<string, number>();
+  const egressId = servers.map((server) =>
+    server.tcp.map((port) => {
+      const key = `${evaluator.signature(server.pod)}:${port}`;
+      let id = egressIds.get(key);
+      if (id === undefined) {
+        id = egressIds.size;
+        egressIds.set(key, id);
+      }
+      return id;
+    }),
+  );
   for (const client of m.app.services.filter((s) => m.pods.has(s.composeName))) {
     const from = pod(client);
-    const mine = networkKey.get(client.composeName) ?? '';
+    const mine = networkId.get(client.composeName) ?? noNetworks;
+    const ingressOf = ingress(from);
+    // By (server signature, port): unknown, no, yes.
+    const egress = new Int8Array(egressIds.size).fill(-1);
     const shared: string[] = [];
     const isolated: string[] = [];
     const problems: string[] = [];
-    for (const server of servers) {
+    servers.forEach((server, index) => {
       const name = server.pod.name;
       if (name === client.composeName || client.sidecarOf === name) {
-        continue;
+        return;
       }
       const onShared = together(mine, server.nets);
       (onShared ? shared : isolated).push(name);
-      const wrong = server.tcp.filter((port) => (m.policies.admits(from, server.pod, port) === true) !== onShared);
+      const ingressOk = ingressOf[index];
+      const ids = egressId[index];
+      const wrong = server.tcp.filter((port, i) => {
+        let admitted = ingressOk[i];
+        if (admitted) {
+          let answer = egress[ids[i]];
+          if (answer === -1) {
+            answer = evaluator.egressAdmits(from, server.pod, port) ? 1 : 0;
+            egress[ids[i]] = answer;
+          }
+          admitted = answer === 1;
+        }
+        return admitted !== onShared;
+      });
       if (wrong.length > 0) {
         problems.push(
           `${name}:${wrong.join(',')} ${onShared ? 'not admitted on a shared network' : 'admitted without a shared network'}`,
         );
       }
-    }
+    });
     const list = (names: string[]) =>
       names.length <= 6 ? names.join(', ') : `${names.slice(0, 6).join(', ')} and ${names.length - 6} more`;
     for (const [names, what, ok] of [
