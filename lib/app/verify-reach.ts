@@ -140,42 +140,88 @@ export function checkNetworks(m: VerifiedManifests): void {
       return id;
     }),
   );
+  // The clients of one signature on one set of networks meet the same servers: what they meet is read once per such
+  // class. A client whose pairs all hold (the rule) is then settled by a few egress answers; one that may have a
+  // failing pair is read server by server, as the expectation then names each failing pair.
+  const classes = new Map<string, NetworkClass>();
+  const classOf = (from: EvaluatedPod, mine: number): NetworkClass => {
+    const key = `${evaluator.signature(from)}:${mine}`;
+    let found = classes.get(key);
+    if (found === undefined) {
+      found = networkClass(servers, ingress(from), egressId, (nets) => together(mine, nets));
+      classes.set(key, found);
+    }
+    return found;
+  };
   for (const client of m.app.services.filter((s) => m.pods.has(s.composeName))) {
     const from = pod(client);
     const mine = networkId.get(client.composeName) ?? noNetworks;
+    const other = (name: string) => name !== client.composeName && client.sidecarOf !== name;
+    const known = classOf(from, mine);
+    const holds =
+      !known.shut.some(other) &&
+      known.open.every(
+        (group) =>
+          evaluator.egressAdmits(from, group.server.pod, group.port) === group.onShared || !group.names.some(other),
+      );
+    if (holds) {
+      for (const [names, what, ok] of [
+        [known.shared, 'shared networks', 'admitted on their TCP ports'],
+        [known.isolated, 'no shared network', 'not admitted'],
+      ] as const) {
+        const count =
+          names.list.length -
+          [...new Set([client.composeName, client.sidecarOf])].filter((n) => n !== undefined && names.has.has(n))
+            .length;
+        if (count > 0) {
+          m.add(
+            client.composeName,
+            VerifyCheck.NETWORK,
+            `${what}: ${listed(names.list, count, other)}`,
+            VerifyStatus.OK,
+            ok,
+          );
+        }
+      }
+      continue;
+    }
     const ingressOf = ingress(from);
     // By (server signature, port): unknown, no, yes.
     const egress = new Int8Array(egressIds.size).fill(-1);
     const shared: string[] = [];
     const isolated: string[] = [];
     const problems: string[] = [];
-    servers.forEach((server, index) => {
+    for (let index = 0; index < servers.length; index++) {
+      const server = servers[index];
       const name = server.pod.name;
       if (name === client.composeName || client.sidecarOf === name) {
-        return;
+        continue;
       }
       const onShared = together(mine, server.nets);
       (onShared ? shared : isolated).push(name);
       const ingressOk = ingressOf[index];
       const ids = egressId[index];
-      const wrong = server.tcp.filter((port, i) => {
+      let wrong: number[] | undefined;
+      for (let i = 0; i < server.tcp.length; i++) {
         let admitted = ingressOk[i];
         if (admitted) {
           let answer = egress[ids[i]];
           if (answer === -1) {
-            answer = evaluator.egressAdmits(from, server.pod, port) ? 1 : 0;
+            answer = evaluator.egressAdmits(from, server.pod, server.tcp[i]) ? 1 : 0;
             egress[ids[i]] = answer;
           }
           admitted = answer === 1;
         }
-        return admitted !== onShared;
-      });
-      if (wrong.length > 0) {
+        if (admitted !== onShared) {
+          (wrong ??= []).push(server.tcp[i]);
+        }
+      }
+      if (wrong !== undefined) {
         problems.push(
           `${name}:${wrong.join(',')} ${onShared ? 'not admitted on a shared network' : 'admitted without a shared network'}`,
         );
       }
-    });
+    }
     const list = (names: string[]) =>
       names.length <= 6 ? names.join(', ') : `${names.slice(0, 6).join(', ')} and ${names.length - 6} more`;
     for (const [names, what, ok] of [
@@ -195,6 +241,82 @@ export function checkNetworks(m: VerifiedManifests): void {
       );
     }
   }
+}
+
+/** A server of `checkNetworks`: its pod, TCP ports and set of networks (a number). */
+interface NetworkServer {
+  readonly pod: EvaluatedPod;
+  readonly tcp: readonly number[];
+  readonly nets: number;
+}
+
+/** Names in order, and as a set. */
+interface NameList {
+  readonly list: readonly string[];
+  readonly has: ReadonlySet<string>;
+}
+
+/** What the clients of one signature on one set of networks meet among the servers. */
+interface NetworkClass {
+  /** The servers on a shared network, and the others, in order. */
+  readonly shared: NameList;
+  readonly isolated: NameList;
+  /** Servers with a port their ingress shuts to these clients on a shared network: a failing pair whatever the egress. */
+  readonly shut: readonly string[];
+  /**
+   * The ports their ingress opens to these clients, by the server's signature, the port and whether the pair shares
+   * a network: a pair holds when the client's egress answer for that signature and port is the same as `onShared`.
+   */
+  readonly open: readonly { server: NetworkServer; port: number; onShared: boolean; names: string[] }[];
+}
+
+function networkClass(
+  servers: readonly NetworkServer[],
+  ingressOk: readonly (readonly boolean[])[],
+  egressId: readonly (readonly number[])[],
+  together: (nets: number) => boolean,
+): NetworkClass {
+  const shared: string[] = [];
+  const isolated: string[] = [];
+  const shut = new Set<string>();
+  const open = new Map<number, { server: NetworkServer; port: number; onShared: boolean; names: string[] }>();
+  servers.forEach((server, index) => {
+    const name = server.pod.name;
+    const onShared = together(server.nets);
+    (onShared ? shared : isolated).push(name);
+    server.tcp.forEach((port, i) => {
+      if (!ingressOk[index][i]) {
+        if (onShared) {
+          shut.add(name);
+        }
+        return;
+      }
+      const key = egressId[index][i] * 2 + (onShared ? 1 : 0);
+      const group = open.get(key);
+      if (group === undefined) {
+        open.set(key, { server, port, onShared, names: [name] });
+      } else if (group.names[group.names.length - 1] !== name) {
+        group.names.push(name);
+      }
+    });
+  });
+  return {
+    shared: { list: shared, has: new Set(shared) },
+    isolated: { list: isolated, has: new Set(isolated) },
+    shut: [...shut],
+    open: [...open.values()],
+  };
+}
+
+/** The first six of `count` names that pass `keep`, and how many more. */
+function listed(names: readonly string[], count: number, keep: (name: string) => boolean): string {
+  const first: string[] = [];
+  for (let i = 0; i < names.length && first.length < 6; i++) {
+    if (keep(names[i])) {
+      first.push(names[i]);
+    }
+  }
+  return count <= 6 ? first.join(', ') : `${first.join(', ')} and ${count - 6} more`;
 }
 
 /** The Service name of a compose service (container or VM), or undefined when it has none. */
