@@ -49,29 +49,42 @@ export class PolicyEvaluator {
 
   /** True when the policies admit `from` → `to` on a TCP container port, or why not. */
   public admits(from: EvaluatedPod, to: EvaluatedPod, port: number): true | string {
+    if (!this.ingressAdmits(from, to, port)) {
+      return `no NetworkPolicy admits "${from.name}" into "${to.name}" on port ${port}`;
+    }
+    return this.egressAdmits(from, to, port)
+      ? true
+      : `no NetworkPolicy lets "${from.name}" out to "${to.name}" on port ${port}`;
+  }
+
+  /** True when the policies that select `to` (if any) let `from` in on `port`: one half of {@link admits}. */
+  public ingressAdmits(from: EvaluatedPod, to: EvaluatedPod, port: number): boolean {
     // Pods with the same labels (but their own app label, which no peer selector uses) are admitted alike.
-    const ingress = memo(this.ingressMemo, this.signature(from), to.name, port, () => {
+    return memo(this.ingressMemo, this.signature(from), to.name, port, () => {
       const selecting = this.selecting(to).ingress;
       return (
         selecting.length === 0 ||
         selecting.some((p) => (p.spec.ingress ?? []).some((rule: any) => ruleAdmits(rule, 'from', from.labels, port)))
       );
     });
-    if (!ingress) {
-      return `no NetworkPolicy admits "${from.name}" into "${to.name}" on port ${port}`;
-    }
-    const egress = memo(this.egressMemo, this.signature(to), from.name, port, () => {
+  }
+
+  /** True when the policies that select `from` (if any) let it out to `to` on `port`: the other half of {@link admits}. */
+  public egressAdmits(from: EvaluatedPod, to: EvaluatedPod, port: number): boolean {
+    return memo(this.egressMemo, this.signature(to), from.name, port, () => {
       const selecting = this.selecting(from).egress;
       return (
         selecting.length === 0 ||
         selecting.some((p) => (p.spec.egress ?? []).some((rule: any) => ruleAdmits(rule, 'to', to.labels, port)))
       );
     });
-    return egress ? true : `no NetworkPolicy lets "${from.name}" out to "${to.name}" on port ${port}`;
   }
 
-  /** What a peer selector can see of a pod: its labels, less `app` unless some peer selector uses it. */
-  private signature(pod: EvaluatedPod): number {
+  /**
+   * What a peer selector can see of a pod, as a number: pods with the same one are admitted alike, as peers, by every
+   * policy (its labels, less `app` unless some peer selector uses it). Kept per pod name.
+   */
+  public signature(pod: EvaluatedPod): number {
     let found = this.signatures.get(pod.name);
     if (found === undefined) {
       const labels = Object.entries(pod.labels)

@@ -75,24 +75,32 @@ export function checkReferences(m: VerifiedManifests): void {
  * fails.
  */
 export function checkNetworks(m: VerifiedManifests): void {
-  const networkKey = new Map(
-    m.app.model.services.map((s) => [s.name, [...new Set(m.app.reachability.networksOf(s))].sort().join('\0')]),
+  // Each service's set of networks as a number, and whether two sets share a network, per pair of sets (few).
+  const networkIds = new Map<string, number>();
+  const networkSets: Set<string>[] = [];
+  const networkId = new Map(
+    m.app.model.services.map((s) => {
+      const key = [...new Set(m.app.reachability.networksOf(s))].sort().join('\0');
+      let id = networkIds.get(key);
+      if (id === undefined) {
+        id = networkSets.length;
+        networkIds.set(key, id);
+        networkSets.push(new Set(key === '' ? [] : key.split('\0')));
+      }
+      return [s.name, id];
+    }),
   );
-  // By pair of network sets (few distinct ones), looked up without building a key string per pair of services.
-  const shares = new Map<string, Map<string, boolean>>();
-  const together = (a: string, b: string): boolean => {
-    let mine = shares.get(a);
-    if (mine === undefined) {
-      mine = new Map();
-      shares.set(a, mine);
+  const noNetworks = networkIds.get('') ?? networkIds.size;
+  // By pair of sets, read when first met: unknown, no, yes.
+  const shares = networkSets.map(() => new Int8Array(networkSets.length).fill(-1));
+  const together = (a: number, b: number): boolean => {
+    if (a === noNetworks || b === noNetworks) {
+      return false;
     }
-    let found = mine.get(b);
-    if (found === undefined) {
-      const theirs = new Set(b.split('\0'));
-      found = a !== '' && b !== '' && a.split('\0').some((n) => theirs.has(n));
-      mine.set(b, found);
+    if (shares[a][b] === -1) {
+      shares[a][b] = [...networkSets[a]].some((n) => networkSets[b].has(n)) ? 1 : 0;
     }
-    return found;
+    return shares[a][b] === 1;
   };
   const pod = (s: MigratedService): EvaluatedPod => ({
     name: s.composeName,
@@ -103,24 +111,112 @@ export function checkNetworks(m: VerifiedManifests): void {
     .map((s) => ({
       pod: pod(s),
       tcp: s.ports.filter((p) => p.protocol === 'TCP').map((p) => p.port),
-      nets: networkKey.get(s.composeName) ?? '',
+      nets: networkId.get(s.composeName) ?? noNetworks,
     }))
     .filter((s) => s.tcp.length > 0);
+  // The policies' answer for a pair is the ingress of the server for the client's signature, and the egress of the
+  // client for the server's signature (`PolicyEvaluator.admits`). Both are read once per signature and port, and looked
+  // up by number in the loop over the pairs (a thousand services make a million).
+  const evaluator = m.policies;
+  const ingressBySignature = new Map<number, boolean[][]>();
+  const ingress = (client: EvaluatedPod): boolean[][] => {
+    const signature = evaluator.signature(client);
+    let answers = ingressBySignature.get(signature);
+    if (answers === undefined) {
+      answers = servers.map((server) => server.tcp.map((port) => evaluator.ingressAdmits(client, server.pod, port)));
+      ingressBySignature.set(signature, answers);
+    }
+    return answers;
+  };
+  const egressIds = new Map<string, number>();
+  const egressId = servers.map((server) =>
+    server.tcp.map((port) => {
+      const key = `${evaluator.signature(server.pod)}:${port}`;
+      let id = egressIds.get(key);
+      if (id === undefined) {
+        id = egressIds.size;
+        egressIds.set(key, id);
+      }
+      return id;
+    }),
+  );
+  // The clients of one signature on one set of networks meet the same servers: what they meet is read once per such
+  // class. A client whose pairs all hold (the rule) is then settled by a few egress answers; one that may have a
+  // failing pair is read server by server, as the expectation then names each failing pair.
+  const classes = new Map<string, NetworkClass>();
+  const classOf = (from: EvaluatedPod, mine: number): NetworkClass => {
+    const key = `${evaluator.signature(from)}:${mine}`;
+    let found = classes.get(key);
+    if (found === undefined) {
+      found = networkClass(servers, ingress(from), egressId, (nets) => together(mine, nets));
+      classes.set(key, found);
+    }
+    return found;
+  };
   for (const client of m.app.services.filter((s) => m.pods.has(s.composeName))) {
     const from = pod(client);
-    const mine = networkKey.get(client.composeName) ?? '';
+    const mine = networkId.get(client.composeName) ?? noNetworks;
+    const other = (name: string) => name !== client.composeName && client.sidecarOf !== name;
+    const known = classOf(from, mine);
+    const holds =
+      !known.shut.some(other) &&
+      known.open.every(
+        (group) =>
+          evaluator.egressAdmits(from, group.server.pod, group.port) === group.onShared || !group.names.some(other),
+      );
+    if (holds) {
+      for (const [names, what, ok] of [
+        [known.shared, 'shared networks', 'admitted on their TCP ports'],
+        [known.isolated, 'no shared network', 'not admitted'],
+      ] as const) {
+        const count =
+          names.list.length -
+          [...new Set([client.composeName, client.sidecarOf])].filter((n) => n !== undefined && names.has.has(n))
+            .length;
+        if (count > 0) {
+          m.add(
+            client.composeName,
+            VerifyCheck.NETWORK,
+            `${what}: ${listed(names.list, count, other)}`,
+            VerifyStatus.OK,
+            ok,
+          );
+        }
+      }
+      continue;
+    }
+    const ingressOf = ingress(from);
+    // By (server signature, port): unknown, no, yes.
+    const egress = new Int8Array(egressIds.size).fill(-1);
     const shared: string[] = [];
     const isolated: string[] = [];
     const problems: string[] = [];
-    for (const server of servers) {
+    for (let index = 0; index < servers.length; index++) {
+      const server = servers[index];
       const name = server.pod.name;
       if (name === client.composeName || client.sidecarOf === name) {
         continue;
       }
       const onShared = together(mine, server.nets);
       (onShared ? shared : isolated).push(name);
-      const wrong = server.tcp.filter((port) => (m.policies.admits(from, server.pod, port) === true) !== onShared);
-      if (wrong.length > 0) {
+      const ingressOk = ingressOf[index];
+      const ids = egressId[index];
+      let wrong: number[] | undefined;
+      for (let i = 0; i < server.tcp.length; i++) {
+        let admitted = ingressOk[i];
+        if (admitted) {
+          let answer = egress[ids[i]];
+          if (answer === -1) {
+            answer = evaluator.egressAdmits(from, server.pod, server.tcp[i]) ? 1 : 0;
+            egress[ids[i]] = answer;
+          }
+          admitted = answer === 1;
+        }
+        if (admitted !== onShared) {
+          (wrong ??= []).push(server.tcp[i]);
+        }
+      }
+      if (wrong !== undefined) {
         problems.push(
           `${name}:${wrong.join(',')} ${onShared ? 'not admitted on a shared network' : 'admitted without a shared network'}`,
         );
@@ -145,6 +241,82 @@ export function checkNetworks(m: VerifiedManifests): void {
       );
     }
   }
+}
+
+/** A server of `checkNetworks`: its pod, TCP ports and set of networks (a number). */
+interface NetworkServer {
+  readonly pod: EvaluatedPod;
+  readonly tcp: readonly number[];
+  readonly nets: number;
+}
+
+/** Names in order, and as a set. */
+interface NameList {
+  readonly list: readonly string[];
+  readonly has: ReadonlySet<string>;
+}
+
+/** What the clients of one signature on one set of networks meet among the servers. */
+interface NetworkClass {
+  /** The servers on a shared network, and the others, in order. */
+  readonly shared: NameList;
+  readonly isolated: NameList;
+  /** Servers with a port their ingress shuts to these clients on a shared network: a failing pair whatever the egress. */
+  readonly shut: readonly string[];
+  /**
+   * The ports their ingress opens to these clients, by the server's signature, the port and whether the pair shares
+   * a network: a pair holds when the client's egress answer for that signature and port is the same as `onShared`.
+   */
+  readonly open: readonly { server: NetworkServer; port: number; onShared: boolean; names: string[] }[];
+}
+
+function networkClass(
+  servers: readonly NetworkServer[],
+  ingressOk: readonly (readonly boolean[])[],
+  egressId: readonly (readonly number[])[],
+  together: (nets: number) => boolean,
+): NetworkClass {
+  const shared: string[] = [];
+  const isolated: string[] = [];
+  const shut = new Set<string>();
+  const open = new Map<number, { server: NetworkServer; port: number; onShared: boolean; names: string[] }>();
+  servers.forEach((server, index) => {
+    const name = server.pod.name;
+    const onShared = together(server.nets);
+    (onShared ? shared : isolated).push(name);
+    server.tcp.forEach((port, i) => {
+      if (!ingressOk[index][i]) {
+        if (onShared) {
+          shut.add(name);
+        }
+        return;
+      }
+      const key = egressId[index][i] * 2 + (onShared ? 1 : 0);
+      const group = open.get(key);
+      if (group === undefined) {
+        open.set(key, { server, port, onShared, names: [name] });
+      } else if (group.names[group.names.length - 1] !== name) {
+        group.names.push(name);
+      }
+    });
+  });
+  return {
+    shared: { list: shared, has: new Set(shared) },
+    isolated: { list: isolated, has: new Set(isolated) },
+    shut: [...shut],
+    open: [...open.values()],
+  };
+}
+
+/** The first six of `count` names that pass `keep`, and how many more. */
+function listed(names: readonly string[], count: number, keep: (name: string) => boolean): string {
+  const first: string[] = [];
+  for (let i = 0; i < names.length && first.length < 6; i++) {
+    if (keep(names[i])) {
+      first.push(names[i]);
+    }
+  }
+  return count <= 6 ? first.join(', ') : `${first.join(', ')} and ${count - 6} more`;
 }
 
 /** The Service name of a compose service (container or VM), or undefined when it has none. */

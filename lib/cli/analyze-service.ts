@@ -23,19 +23,31 @@ export function belongsTo(at: ComposeLocation, service: ComposeService): boolean
   );
 }
 
+/**
+ * The Secrets among the manifests by name (the first of a name, as a search would find it), looked up once per
+ * reference rather than searched for among thousands of manifests.
+ */
+export function secretsByName(manifests: readonly any[]): ReadonlyMap<string, any> {
+  const secrets = new Map<string, any>();
+  for (const m of manifests) {
+    if (m.kind === 'Secret' && !secrets.has(m.metadata?.name)) {
+      secrets.set(m.metadata?.name, m);
+    }
+  }
+  return secrets;
+}
+
 /** A service in the VM: its compose project there keeps the volumes; the operator or cloud-init supplies the secrets. */
 export function vmServiceAnalysis(
   migrated: VmMigratedService,
   service: ComposeService,
-  manifests: readonly any[],
+  secrets: ReadonlyMap<string, any>,
   namespace: string,
   warnings: AnalysisWarning[],
 ): ServiceAnalysis {
   const vm = migrated.vm;
   const engine = DatabaseEngine.detect(service.image);
-  const userData = vm.vm.userDataSecret
-    ? manifests.find((m) => m.kind === 'Secret' && m.metadata?.name === vm.vm.userDataSecret?.name)
-    : undefined;
+  const userData = vm.vm.userDataSecret ? secrets.get(vm.vm.userDataSecret?.name) : undefined;
   const mounts = [
     ...service.volumes.map((v) => ({ type: v.type, source: v.source ?? null, target: v.target })),
     ...service.secrets.map((x) => ({ type: 'secret', source: x.source, target: x.target })),
@@ -147,11 +159,11 @@ export function secretsOf(
   service: ComposeService,
   spec: any,
   container: any,
-  manifests: readonly any[],
+  secrets: ReadonlyMap<string, any>,
 ): SecretAnalysis[] {
   const result: SecretAnalysis[] = [];
   const sizeOf = (secret: string, key: string | undefined) => {
-    const data = manifests.find((m) => m.kind === 'Secret' && m.metadata?.name === secret)?.data ?? {};
+    const data = secrets.get(secret)?.data ?? {};
     return key === undefined ? undefined : data[key]?.length;
   };
   for (const env of container?.env ?? []) {

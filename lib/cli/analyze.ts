@@ -3,7 +3,15 @@ import { ComposeWarning } from '../compose/errors';
 import { assessService } from '../vm/assess';
 import { BuildAnalysis, ProjectAnalysis, ServiceAnalysis } from './analysis';
 import { analysisText } from './analysis-text';
-import { analysisWarning, belongsTo, exposureOf, secretsOf, vmServiceAnalysis, volumesOf } from './analyze-service';
+import {
+  analysisWarning,
+  belongsTo,
+  exposureOf,
+  secretsByName,
+  secretsOf,
+  vmServiceAnalysis,
+  volumesOf,
+} from './analyze-service';
 import { CliIo, ExitCode } from './io';
 import { AnalyzeOptions } from './options';
 import { bakeCommand, imageBuilds } from './image-builds';
@@ -56,22 +64,36 @@ export function analyzeRendered(rendered: Rendered): ProjectAnalysis {
   const manifests = rendered.waves.flatMap((w) => w.objects.map((o) => o.manifest));
   const claimed = new Set<ComposeWarning>();
   const builds = imageBuilds(model);
+  // Looked up by name, the first of each as a search would find it: a thousand services each searching the services,
+  // the builds and some seven thousand manifests is quadratic.
+  const firstBy = <T>(items: readonly T[], key: (item: T) => string | undefined): Map<string | undefined, T> => {
+    const found = new Map<string | undefined, T>();
+    for (const item of items) {
+      if (!found.has(key(item))) {
+        found.set(key(item), item);
+      }
+    }
+    return found;
+  };
+  const buildsByService = firstBy(builds, (b) => b.service);
+  const servicesByName = firstBy(model.services, (s) => s.name);
+  const workloads = firstBy(
+    manifests.filter((m) => ['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'].includes(m.kind)),
+    (m) => m.metadata?.name,
+  );
+  const secrets = secretsByName(manifests);
   const buildOf = (service: string): BuildAnalysis | null => {
-    const found = builds.find((b) => b.service === service);
+    const found = buildsByService.get(service);
     return found
       ? { image: found.image, commands: found.commands, argsFromEnvironment: found.argsFromEnvironment }
       : null;
   };
   const containers = app.services.map((migrated) => {
-    const service = model.services.find((s) => s.name === migrated.composeName)!;
+    const service = servicesByName.get(migrated.composeName)!;
     const own = warnings.filter((w) => belongsTo(w.at, service));
     own.forEach((w) => claimed.add(w));
     const assessment = assessService(service);
-    const workload = manifests.find(
-      (m) =>
-        ['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'].includes(m.kind) &&
-        m.metadata?.name === migrated.name,
-    );
+    const workload = workloads.get(migrated.name);
     const spec = podSpec(workload);
     const container =
       (spec?.containers ?? []).find((c: any) => c.name === migrated.container.name) ?? spec?.containers?.[0];
@@ -87,7 +109,7 @@ export function analyzeRendered(rendered: Rendered): ProjectAnalysis {
       engine: migrated.statefulDependency?.engine.name ?? null,
       exposure: exposureOf(migrated, app.namespace),
       volumes: volumesOf(service, spec, container),
-      secrets: secretsOf(service, spec, container, manifests),
+      secrets: secretsOf(service, spec, container, secrets),
       dependsOn: service.dependsOn.map((d) => ({ service: d.service, condition: d.condition, required: d.required })),
       build: buildOf(service.name),
       warnings: own.map(analysisWarning),
@@ -95,11 +117,11 @@ export function analyzeRendered(rendered: Rendered): ProjectAnalysis {
     return result;
   });
   const vms = app.vmServices.map((migrated) => {
-    const service = model.services.find((s) => s.name === migrated.composeName)!;
+    const service = servicesByName.get(migrated.composeName)!;
     const own = warnings.filter((w) => belongsTo(w.at, service));
     own.forEach((w) => claimed.add(w));
     return {
-      ...vmServiceAnalysis(migrated, service, manifests, app.namespace, own.map(analysisWarning)),
+      ...vmServiceAnalysis(migrated, service, secrets, app.namespace, own.map(analysisWarning)),
       build: buildOf(service.name),
     };
   });

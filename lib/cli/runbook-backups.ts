@@ -23,9 +23,16 @@ export function renderBackups(md: Markdown, rendered: Rendered, objects: readonl
     'name from the list. Delete the shell pod when done: the claim attaches to one node at a time, and the next backup',
     'waits for it.',
   );
+  // The CronJobs by name, the first of a name as a search would find it, rather than a search per dependency.
+  const cronJobs = new Map<string, RenderedObject>();
+  for (const o of objects) {
+    if (o.kind === 'CronJob' && !cronJobs.has(o.name)) {
+      cronJobs.set(o.name, o);
+    }
+  }
   for (const service of backedUp) {
     const dependency = service.statefulDependency!;
-    const cronJob = objects.find((o) => o.kind === 'CronJob' && o.name === dependency.backup!.cronJob.name);
+    const cronJob = cronJobs.get(dependency.backup!.cronJob.name);
     if (!cronJob) {
       continue;
     }

@@ -65,11 +65,20 @@ export function renderDay2(md: Markdown, rendered: Rendered, singleFile?: string
       'A Job that failed stays failed: the services that wait for it (their `wait-*` init containers) keep',
       'waiting. Read its logs, fix the cause, then delete it and apply it again; the waiting pods go on by themselves.',
     );
+    // Who waits for each Job, found once: a thousand services each read for every Job is quadratic.
+    const waitersOf = new Map<string, string[]>();
+    for (const s of app.services) {
+      for (const target of new Set(s.waits.map((w) => w.target))) {
+        const waiters = waitersOf.get(target);
+        if (waiters) {
+          waiters.push(s.name);
+        } else {
+          waitersOf.set(target, [s.name]);
+        }
+      }
+    }
     for (const job of jobs) {
-      const waiting = app.services
-        .filter((s) => s.waits.some((w) => w.target === job.name))
-        .map((s) => s.name)
-        .sort(compare);
+      const waiting = [...(waitersOf.get(job.name) ?? [])].sort(compare);
       md.line(`${job.name}${waiting.length > 0 ? `, awaited by ${waiting.join(', ')}` : ''}:`);
       md.line('');
       md.sh([

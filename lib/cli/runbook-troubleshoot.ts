@@ -143,6 +143,24 @@ function connectTester(
       }
     }
   }
+  // The selectors by their first label: one that matches a label set is among those filed under one of its labels.
+  const selectorsByFirst = new Map<string, Record<string, string>[]>();
+  for (const selector of selectors) {
+    const first = Object.entries(selector)[0];
+    if (first !== undefined) {
+      const key = JSON.stringify(first);
+      const filed = selectorsByFirst.get(key);
+      if (filed) {
+        filed.push(selector);
+      } else {
+        selectorsByFirst.set(key, [selector]);
+      }
+    }
+  }
+  const serviceSelects = (labels: Readonly<Record<string, string>>) =>
+    Object.entries(labels).some(
+      (entry) => selectorsByFirst.get(JSON.stringify(entry))?.some((s) => matches(labels, s)) ?? false,
+    );
   const networkPrefix = ComposeNetworkPolicies.networkLabel('x').slice(0, -1);
   const candidates = policies
     .map((p) => ({
@@ -151,7 +169,7 @@ function connectTester(
       labels: (p.spec?.podSelector?.matchLabels ?? {}) as Record<string, string>,
     }))
     .filter((c) => Object.keys(c.labels).length > 0)
-    .map((c) => ({ ...c, selected: selectors.some((s) => matches(c.labels, s)) }))
+    .map((c) => ({ ...c, selected: serviceSelects(c.labels) }))
     .sort((a, b) => Number(a.selected) - Number(b.selected) || compare(a.name, b.name));
   const selecting = policiesSelecting(policies);
   return (service) => {
@@ -176,7 +194,7 @@ function connectTester(
         return {
           port: port.port,
           labels,
-          selectedByService: candidate.selected || selectors.some((s) => matches(labels, s)),
+          selectedByService: candidate.selected || serviceSelects(labels),
         };
       }
     }

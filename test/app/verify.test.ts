@@ -102,6 +102,33 @@ describe("the issue's 3-service app", () => {
     );
   });
 
+  test("fails when the client's egress shuts a pair, or a pair without a shared network is admitted", () => {
+    // The egress side: web may no longer go out to anyone; the ingress side of every server still lets it in.
+    expect(
+      mutated((d) => {
+        find(d, 'NetworkPolicy', 'allow-web').spec.egress = [];
+      }).filter((e) => e.startsWith('web network')),
+    ).toEqual([
+      'web network shared networks: api, rabbit, worker: api:8000 not admitted on a shared network; rabbit:5672 not admitted on a shared network; worker:9000 not admitted on a shared network',
+    ]);
+    // rabbit alone on its own network: the others no longer share one with it, yet every policy lets them through.
+    const isolated = synthApp(
+      `${THREE.replace('networks: {default: {aliases: [mq]}}', 'networks: [back]')}networks:\n  back: {}\n`,
+    );
+    const open: Manifest[] = JSON.parse(JSON.stringify(isolated.docs));
+    for (const policy of open.filter((x) => x.kind === 'NetworkPolicy')) {
+      policy.spec.ingress = [{}];
+      policy.spec.egress = [{}];
+    }
+    const isolation = broken(verifyManifests(isolated.app, open)).filter((e) => e.includes(' no shared network'));
+    expect(isolation).toEqual([
+      'api network no shared network: rabbit: rabbit:5672,15672 admitted without a shared network',
+      'rabbit network no shared network: api, web, worker: api:8000 admitted without a shared network; web:80 admitted without a shared network; worker:9000 admitted without a shared network',
+      'web network no shared network: rabbit: rabbit:5672,15672 admitted without a shared network',
+      'worker network no shared network: rabbit: rabbit:5672,15672 admitted without a shared network',
+    ]);
+  });
+
   test('fails when an env value differs or its key is missing', () => {
     expect(
       mutated((d) => {
