@@ -129,6 +129,56 @@ describe('Redactor', () => {
     );
   });
 
+  test('one automaton answers for every secret (foundIn) and for the hidden ones (redact), as searches for each do', () => {
+    const word = (min: number, max: number) =>
+      fc.array(fc.constantFrom('a', 'b', 'b', '𝔸'), { minLength: min, maxLength: max }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(
+        fc.array(word(4, 6), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
+        word(0, 60),
+        (secrets, public_, text) => {
+          // Some secrets are parts of public names (weak), and so may be parts of other secrets, hidden or not.
+          const names = secrets.filter((_, i) => public_[i]).map((s) => `x${s}y`);
+          const redactor = new Redactor().keepNames(names);
+          secrets.forEach((v) => redactor.add(v));
+          const hidden = secrets.filter((s) => !names.some((n) => n.toLowerCase().includes(s.toLowerCase())));
+          const covered = new Array<boolean>(text.length).fill(false);
+          for (const secret of hidden) {
+            for (let i = text.indexOf(secret); i >= 0; i = text.indexOf(secret, i + 1)) {
+              covered.fill(true, i, i + secret.length);
+            }
+          }
+          let expected = '';
+          for (let i = 0; i < text.length; i++) {
+            expected += covered[i] ? (i === 0 || !covered[i - 1] ? REDACTED : '') : text[i];
+          }
+          expect(redactor.redact(text)).toBe(expected);
+          expect(redactor.hides(text)).toBe(covered.includes(true));
+          expect(redactor.foundIn(text)).toBe(secrets.some((s) => text.includes(s)));
+          expect(redactor.valuesIn(text)).toEqual([...new Set(hidden.filter((s) => text.includes(s)))].sort());
+        },
+      ),
+      { numRuns: 500, seed: 7 },
+    );
+    // A weak secret at the end of a stretch that began a hidden one is left.
+    const redactor = new Redactor().keepNames(['xaabby']);
+    ['aaabbb', 'aabb'].forEach((v) => redactor.add(v));
+    expect(redactor.redact('aaabb aaabbb')).toBe(`aaabb ${REDACTED}`);
+    expect(redactor.foundIn('aaabb')).toBe(true);
+  });
+
+  test('a secret or a name recorded after a search counts in the next one', () => {
+    const redactor = new Redactor();
+    redactor.add('first-secret');
+    expect(redactor.redact('first-secret second-secret')).toBe(`${REDACTED} second-secret`);
+    redactor.add('second-secret');
+    expect(redactor.redact('first-secret second-secret')).toBe(`${REDACTED} ${REDACTED}`);
+    redactor.keepNames(['my-first-secret-app']);
+    expect(redactor.redact('first-secret second-secret')).toBe(`first-secret ${REDACTED}`);
+    expect(redactor.foundIn('first-secret')).toBe(true);
+  });
+
   test('a long secret (a secret file) is found as the short ones are, overlaps merged', () => {
     const redactor = new Redactor();
     const file = `-----BEGIN KEY-----\n${'k'.repeat(2000)}\n-----END KEY-----\n`;
