@@ -189,6 +189,46 @@ export class SecretValues {
   }
 }
 
+/** The length of the runs of characters by which {@link PublicNames} indexes the names. */
+const NAME_RUN = 4;
+
+/**
+ * Public names (the project, its services and images), in lower case, and whether a value is part of one. One search
+ * in all the names joined by NUL is quadratic in the app's size when every secret is searched for; here the names are
+ * indexed by each run of 4 characters they hold, and a value is looked for only in the names that hold its first run
+ * (most secrets' first run is in no name). A value with NUL is looked for in the joined text, as it always was.
+ */
+export class PublicNames {
+  private readonly names: readonly string[];
+  private readonly byRun = new Map<string, string[]>();
+  private joinedText?: string;
+
+  /** @param names lower case */
+  constructor(names: readonly string[]) {
+    this.names = names;
+    for (const name of new Set(names)) {
+      for (let at = 0; at + NAME_RUN <= name.length; at++) {
+        const run = name.slice(at, at + NAME_RUN);
+        const holders = this.byRun.get(run);
+        if (holders === undefined) {
+          this.byRun.set(run, [name]);
+        } else if (holders[holders.length - 1] !== name) {
+          holders.push(name);
+        }
+      }
+    }
+  }
+
+  /** True when `value` (lower case) is part of a name, or spans names joined by NUL. */
+  public has(value: string): boolean {
+    if (value.length < NAME_RUN || value.includes('\0')) {
+      this.joinedText ??= this.names.join('\0');
+      return this.joinedText.includes(value);
+    }
+    return this.byRun.get(value.slice(0, NAME_RUN))?.some((name) => name.includes(value)) ?? false;
+  }
+}
+
 /** What a redacted secret reads as. */
 export const REDACTED = '[redacted]';
 
@@ -281,9 +321,9 @@ export class Redactor extends SecretValues {
   /** The automaton over every value, built again after a value or a name is added. */
   private prepare(): SecretMatcher {
     if (this.hidden === undefined || this.matcher === undefined) {
-      const joined = this.names.join('\0');
+      const names = new PublicNames(this.names);
       const all = this.list();
-      this.hidden = all.filter((value) => !joined.includes(value.toLowerCase())).sort((a, b) => b.length - a.length);
+      this.hidden = all.filter((value) => !names.has(value.toLowerCase())).sort((a, b) => b.length - a.length);
       this.matcher = new SecretMatcher(all, new Set(this.hidden));
     }
     return this.matcher;

@@ -1,5 +1,6 @@
 import {
   DEFAULT_SENSITIVE_NAME_PATTERNS,
+  PublicNames,
   REDACTED,
   Redactor,
   SecretValues,
@@ -84,6 +85,30 @@ describe('SecretValues', () => {
     expect(values.foundIn('url=x://u:s3cret-value@h')).toBe(true);
     expect(values.foundIn('no value here')).toBe(false);
     expect(values.list()).toEqual(['s3cret-value', 's3cret-value\n']);
+  });
+});
+
+describe('PublicNames', () => {
+  test('a value is public exactly when the names joined by NUL hold it', () => {
+    const text = (min: number, max: number) =>
+      fc.array(fc.constantFrom('a', 'b', 'c', '-', '\0'), { minLength: min, maxLength: max }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(
+        fc.array(text(0, 12), { maxLength: 5 }),
+        text(0, 6),
+        fc.nat(),
+        fc.nat(),
+        (names, other, from, length) => {
+          // Half the values are parts of the names (anywhere, across NUL too), half random.
+          const joined = names.join('\0');
+          const value = from % 2 === 0 ? joined.slice(from % 13, (from % 13) + (length % 8)) : other;
+          expect(new PublicNames(names).has(value)).toBe(joined.includes(value));
+        },
+      ),
+      { numRuns: 1000, seed: 8 },
+    );
+    expect(new PublicNames(['postgres:16.4', 'shop']).has('gres:16')).toBe(true);
+    expect(new PublicNames(['postgres:16.4', 'shop']).has('gres:17')).toBe(false);
   });
 });
 
