@@ -1,5 +1,5 @@
 import { ComposeModel, ComposeService, EnvVar } from '../compose/model';
-import { Redactor, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from '../compose/sensitive';
+import { PublicNames, Redactor, embeddedPasswords, hasEmbeddedPassword, isSensitiveName } from '../compose/sensitive';
 import { DatabaseEngine } from '../stateful/engine';
 import { AppSettings } from './app-settings';
 import { WarnFn } from './app-warnings';
@@ -64,14 +64,11 @@ export function collectSecretValues(redactor: Redactor, options: SecretValuesOpt
  */
 function reportWeakSecrets({ model, namespace, settings, warn }: SecretValuesOptions): void {
   const patterns = settings.sensitiveNamePatterns;
-  // One search per value in all the names joined by NUL, not one per name (quadratic in services): a value
-  // without NUL is found in the joined text exactly when it is part of one of the names.
-  const names = [model.name, namespace, ...model.services.flatMap((s) => [s.name, s.image])].map((n) =>
-    n.toLowerCase(),
-  );
-  const joined = names.join('\0');
+  const list = [model.name, namespace, ...model.services.flatMap((s) => [s.name, s.image])].map((n) => n.toLowerCase());
+  const names = new PublicNames(list);
+  // A value with NUL is part of a name only if that name holds NUL too, not where two names meet.
   const inAName = (value: string) =>
-    value.includes('\0') ? names.some((name) => name.includes(value)) : joined.includes(value);
+    value.includes('\0') ? list.some((name) => name.includes(value)) : names.has(value);
   for (const service of model.services) {
     const extra = settings.overrides(service).sensitiveEnv ?? [];
     for (const variable of service.environment) {

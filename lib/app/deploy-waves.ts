@@ -78,12 +78,11 @@ export interface Wave {
  */
 export function planWaves(app: WaveSource): Wave[] {
   const early = statefulClosure(app);
-  const byObject = new Map<ApiObject, WaveKind>();
+  // Each object takes the wave of the first scope assigned that holds it, in this order; one walk over the tree.
+  const scopes = new Map<IConstruct, { order: number; kind: WaveKind }>();
   const assign = (scope: IConstruct | undefined, kind: WaveKind) => {
-    for (const child of scope ? scope.node.findAll() : []) {
-      if (child instanceof ApiObject && !byObject.has(child)) {
-        byObject.set(child, kind);
-      }
+    if (scope && !scopes.has(scope)) {
+      scopes.set(scope, { order: scopes.size, kind });
     }
   };
   assign(app.namespaceObject, WaveKind.NAMESPACE);
@@ -99,10 +98,16 @@ export function planWaves(app: WaveSource): Wave[] {
     assign(scope, users.some((u) => early.has(u)) ? WaveKind.STATEFUL : WaveKind.APP);
   }
   const objects = app.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject);
+  const byObject = new Map<ApiObject, WaveKind>();
   for (const object of objects) {
-    if (!byObject.has(object)) {
-      byObject.set(object, WaveKind.APP);
+    let first: { order: number; kind: WaveKind } | undefined;
+    for (let scope: IConstruct | undefined = object; scope !== undefined; scope = scope.node.scope) {
+      const assigned = scopes.get(scope);
+      if (assigned !== undefined && (first === undefined || assigned.order < first.order)) {
+        first = assigned;
+      }
     }
+    byObject.set(object, first?.kind ?? WaveKind.APP);
   }
 
   const waves: Wave[] = [];

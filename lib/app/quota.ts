@@ -202,9 +202,10 @@ export class NamespaceQuota extends Construct {
 
   private validateFit(): string[] {
     const errors: string[] = [];
-    const others = this.node.root.node
-      .findAll()
-      .filter((c): c is NamespaceQuota => c instanceof NamespaceQuota && c !== this && c.namespace === this.namespace);
+    const all = this.node.root.node.findAll();
+    const others = all.filter(
+      (c): c is NamespaceQuota => c instanceof NamespaceQuota && c !== this && c.namespace === this.namespace,
+    );
     // Reported by the first of them only, so the message appears once.
     if (others.length > 0 && others.every((other) => compare(this.node.path, other.node.path) < 0)) {
       errors.push(
@@ -222,7 +223,7 @@ export class NamespaceQuota extends Construct {
       );
     }
 
-    const needs = namespaceNeeds(this.namespaceDocs(), this.nodeCount);
+    const needs = namespaceNeeds(this.namespaceDocs(all), this.nodeCount);
     // Kept for the rendering of this synthesis only: a validation not followed by a rendering (it failed, or the
     // caller only validated) leaves nothing behind once the synchronous synthesis is over.
     this.validatedNeeds = needs;
@@ -277,10 +278,9 @@ export class NamespaceQuota extends Construct {
    * What the quota reads of the API objects of the whole app in its namespace: the workloads' own figures, other
    * objects rendered (`quotaDocument`).
    */
-  private namespaceDocs(): any[] {
+  private namespaceDocs(all: readonly IConstruct[] = this.node.root.node.findAll()): any[] {
     return (
-      this.node.root.node
-        .findAll()
+      all
         .filter((c: IConstruct): c is ApiObject => ApiObject.isApiObject(c) && c.metadata.namespace === this.namespace)
         // Only the kinds counted are read (a quota is not: rendering one computes its amounts, which would read this one).
         .filter((o) => COUNTED_KINDS.has(o.kind))

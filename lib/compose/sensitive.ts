@@ -1,4 +1,5 @@
 import { ComposeError, isComposeError } from './errors';
+import { SecretMatcher } from './secret-matcher';
 
 /**
  * Rule 3: which values are sensitive. A value is sensitive when its variable's name says so, or when it is a URL or
@@ -156,7 +157,7 @@ export const MIN_SCANNED_SECRET_LENGTH = 4;
  * that any other value or file that contains one of them is kept in a Secret too.
  */
 export class SecretValues {
-  private readonly values = new Set<string>();
+  protected readonly values = new Set<string>();
 
   /** Records a secret string (and its trimmed form, as files usually end with a newline). */
   public add(value: string): void {
@@ -188,6 +189,46 @@ export class SecretValues {
   }
 }
 
+/** The length of the runs of characters by which {@link PublicNames} indexes the names. */
+const NAME_RUN = 4;
+
+/**
+ * Public names (the project, its services and images), in lower case, and whether a value is part of one. One search
+ * in all the names joined by NUL is quadratic in the app's size when every secret is searched for; here the names are
+ * indexed by each run of 4 characters they hold, and a value is looked for only in the names that hold its first run
+ * (most secrets' first run is in no name). A value with NUL is looked for in the joined text, as it always was.
+ */
+export class PublicNames {
+  private readonly names: readonly string[];
+  private readonly byRun = new Map<string, string[]>();
+  private joinedText?: string;
+
+  /** @param names lower case */
+  constructor(names: readonly string[]) {
+    this.names = names;
+    for (const name of new Set(names)) {
+      for (let at = 0; at + NAME_RUN <= name.length; at++) {
+        const run = name.slice(at, at + NAME_RUN);
+        const holders = this.byRun.get(run);
+        if (holders === undefined) {
+          this.byRun.set(run, [name]);
+        } else if (holders[holders.length - 1] !== name) {
+          holders.push(name);
+        }
+      }
+    }
+  }
+
+  /** True when `value` (lower case) is part of a name, or spans names joined by NUL. */
+  public has(value: string): boolean {
+    if (value.length < NAME_RUN || value.includes('\0')) {
+      this.joinedText ??= this.names.join('\0');
+      return this.joinedText.includes(value);
+    }
+    return this.byRun.get(value.slice(0, NAME_RUN))?.some((name) => name.includes(value)) ?? false;
+  }
+}
+
 /** What a redacted secret reads as. */
 export const REDACTED = '[redacted]';
 
@@ -200,20 +241,20 @@ export class Redactor extends SecretValues {
   private readonly names: string[] = [];
   /** The values to hide, longest first; computed once per change (messages are many, secrets and names few). */
   private hidden?: string[];
-  private matcher?: Matcher;
-  /** Every value, weak ones included, for {@link foundIn}. */
-  private all?: Matcher;
+  /** Every value, the hidden ones marked, for {@link foundIn} and the rest alike. */
+  private matcher?: SecretMatcher;
 
   public add(value: string): void {
+    const known = this.values.size;
     super.add(value);
-    this.hidden = undefined;
-    this.all = undefined;
+    if (this.values.size !== known) {
+      this.hidden = undefined;
+    }
   }
 
   /** True when `text` contains one of the recorded secrets (weak ones too), in one pass over the text. */
   public foundIn(text: string): boolean {
-    this.all ??= new Matcher(this.list());
-    return this.all.spans(text, true).length > 0;
+    return this.prepare().spans(text, true, false).length > 0;
   }
 
   /**
@@ -234,21 +275,21 @@ export class Redactor extends SecretValues {
    */
   public valuesIn(text: string): string[] {
     // One pass over the text says whether any secret is in it (most texts hold none); only then each is looked for.
-    const matcher = this.prepare();
-    if (matcher.spans(text, true).length === 0) {
+    if (this.prepare().spans(text, true, true).length === 0) {
       return [];
     }
-    return matcher.values.filter((value) => text.includes(value)).sort();
+    return this.hidden!.filter((value) => text.includes(value)).sort();
   }
 
   /** The secrets that are not part of a public name, longest first. */
   public hiddenValues(): string[] {
-    return [...this.prepare().values];
+    this.prepare();
+    return [...this.hidden!];
   }
 
   /** True when the text holds a secret that {@link redact} would hide. */
   public hides(text: string): boolean {
-    return this.prepare().spans(text, true).length > 0;
+    return this.prepare().spans(text, true, true).length > 0;
   }
 
   /**
@@ -256,7 +297,7 @@ export class Redactor extends SecretValues {
    * text, whatever the number and length of the secrets (Aho-Corasick).
    */
   public redact(text: string): string {
-    const spans = this.prepare().spans(text, false);
+    const spans = this.prepare().spans(text, false, true);
     if (spans.length === 0) {
       return text;
     }
@@ -277,171 +318,15 @@ export class Redactor extends SecretValues {
     return this;
   }
 
-  private prepare(): Matcher {
+  /** The automaton over every value, built again after a value or a name is added. */
+  private prepare(): SecretMatcher {
     if (this.hidden === undefined || this.matcher === undefined) {
-      const joined = this.names.join('\0');
-      this.hidden = this.list()
-        .filter((value) => !joined.includes(value.toLowerCase()))
-        .sort((a, b) => b.length - a.length);
-      this.matcher = new Matcher(this.hidden);
+      const names = new PublicNames(this.names);
+      const all = this.list();
+      this.hidden = all.filter((value) => !names.has(value.toLowerCase())).sort((a, b) => b.length - a.length);
+      this.matcher = new SecretMatcher(all, new Set(this.hidden));
     }
     return this.matcher;
-  }
-}
-
-/** Values longer than this (secret files) are searched for one by one: an automaton node per character would cost memory. */
-const AUTOMATON_VALUE_CHARS = 256;
-
-/** Unicode's code points: 0x110000. A node and a code point make one key of the transitions. */
-const CODE_POINTS = 0x110000;
-
-/** ASCII's code points: their transitions have keys of their own, small integers, which a Map hashes fastest. */
-const ASCII = 0x80;
-
-/**
- * An Aho-Corasick automaton over a set of strings: every occurrence in a text, in one pass over it. Long values
- * (whole secret files, few) are searched for with `indexOf`, each in one pass too.
- */
-class Matcher {
-  /**
-   * The transitions of every node on ASCII code points, in one map keyed by `node * ASCII + code point` (a map per
-   * node costs more); {@link other} holds the rest, keyed by `node * CODE_POINTS + code point`.
-   */
-  private readonly ascii = new Map<number, number>();
-  private readonly other = new Map<number, number>();
-  private readonly fail: number[] = [0];
-  /** The longest value that ends at each node, itself or through its suffix links (0: none). */
-  private readonly longest: number[] = [0];
-  private readonly long: readonly string[];
-  private readonly empty: boolean;
-
-  constructor(public readonly values: readonly string[]) {
-    this.long = values.filter((v) => v.length > AUTOMATON_VALUE_CHARS);
-    const short = values.filter((v) => v.length <= AUTOMATON_VALUE_CHARS && v !== '');
-    this.empty = short.length === 0;
-    // Each node's parent, the code point that leads to it and its depth, to visit the nodes breadth first below.
-    const parent: number[] = [0];
-    const via: number[] = [0];
-    const depth: number[] = [0];
-    for (const value of short) {
-      let node = 0;
-      for (let i = 0; i < value.length;) {
-        const cp = value.codePointAt(i)!;
-        i += cp > 0xffff ? 2 : 1;
-        let child = this.edge(node, cp);
-        if (child === undefined) {
-          child = this.fail.length;
-          this.fail.push(0);
-          this.longest.push(0);
-          parent.push(node);
-          via.push(cp);
-          depth.push(depth[node] + 1);
-          if (cp < ASCII) {
-            this.ascii.set(node * ASCII + cp, child);
-          } else {
-            this.other.set(node * CODE_POINTS + cp, child);
-          }
-        }
-        node = child;
-      }
-      this.longest[node] = Math.max(this.longest[node], value.length);
-    }
-    // Breadth first (by depth, which a counting sort gives): each node's suffix link is known before its children's.
-    const byDepth: number[][] = [];
-    for (let node = 1; node < depth.length; node++) {
-      (byDepth[depth[node]] ??= []).push(node);
-    }
-    for (const level of byDepth.slice(2)) {
-      for (const child of level ?? []) {
-        const cp = via[child];
-        let f = this.fail[parent[child]];
-        let target = this.edge(f, cp);
-        while (target === undefined && f !== 0) {
-          f = this.fail[f];
-          target = this.edge(f, cp);
-        }
-        this.fail[child] = target !== undefined && target !== child ? target : 0;
-        this.longest[child] = Math.max(this.longest[child], this.longest[this.fail[child]]);
-      }
-    }
-  }
-
-  /** The node a transition on `cp` leads to from `node`, if there is one. */
-  private edge(node: number, cp: number): number | undefined {
-    return cp < ASCII ? this.ascii.get(node * ASCII + cp) : this.other.get(node * CODE_POINTS + cp);
-  }
-
-  /**
-   * The stretches of the text covered by values, as [start, end) pairs, merged where they overlap. For each end
-   * position the longest value ending there is enough: it covers every shorter one ending there.
-   */
-  public spans(text: string, firstOnly: boolean): [number, number][] {
-    const spans = this.shortSpans(text, firstOnly);
-    if (this.long.length === 0 || (firstOnly && spans.length > 0)) {
-      return spans;
-    }
-    const all = [...spans];
-    for (const value of this.long) {
-      for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) {
-        all.push([at, at + value.length]);
-        if (firstOnly) {
-          return all;
-        }
-      }
-    }
-    all.sort((a, b) => a[0] - b[0]);
-    const merged: [number, number][] = [];
-    for (const [start, end] of all) {
-      const last = merged[merged.length - 1];
-      if (last && start <= last[1]) {
-        last[1] = Math.max(last[1], end);
-      } else {
-        merged.push([start, end]);
-      }
-    }
-    return merged;
-  }
-
-  private shortSpans(text: string, firstOnly: boolean): [number, number][] {
-    const spans: [number, number][] = [];
-    if (this.empty) {
-      return spans;
-    }
-    let node = 0;
-    // Positions in UTF-16 units, as the values were inserted by code point: keep both in step.
-    let index = 0;
-    while (index < text.length) {
-      const cp = text.codePointAt(index)!;
-      index += cp > 0xffff ? 2 : 1;
-      let next = this.edge(node, cp);
-      while (next === undefined && node !== 0) {
-        node = this.fail[node];
-        next = this.edge(node, cp);
-      }
-      node = next ?? 0;
-      const length = this.longest[node];
-      if (length > 0) {
-        const start = index - length;
-        const previous = spans[spans.length - 1];
-        if (previous && start <= previous[1]) {
-          previous[0] = Math.min(previous[0], start);
-          previous[1] = index;
-          // A long value may reach back over earlier stretches too.
-          while (spans.length > 1 && spans[spans.length - 2][1] >= spans[spans.length - 1][0]) {
-            const last = spans.pop()!;
-            const before = spans[spans.length - 1];
-            before[0] = Math.min(before[0], last[0]);
-            before[1] = Math.max(before[1], last[1]);
-          }
-        } else {
-          spans.push([start, index]);
-        }
-        if (firstOnly) {
-          return spans;
-        }
-      }
-    }
-    return spans;
   }
 }
 

@@ -1,5 +1,6 @@
 import {
   DEFAULT_SENSITIVE_NAME_PATTERNS,
+  PublicNames,
   REDACTED,
   Redactor,
   SecretValues,
@@ -87,6 +88,30 @@ describe('SecretValues', () => {
   });
 });
 
+describe('PublicNames', () => {
+  test('a value is public exactly when the names joined by NUL hold it', () => {
+    const text = (min: number, max: number) =>
+      fc.array(fc.constantFrom('a', 'b', 'c', '-', '\0'), { minLength: min, maxLength: max }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(
+        fc.array(text(0, 12), { maxLength: 5 }),
+        text(0, 6),
+        fc.nat(),
+        fc.nat(),
+        (names, other, from, length) => {
+          // Half the values are parts of the names (anywhere, across NUL too), half random.
+          const joined = names.join('\0');
+          const value = from % 2 === 0 ? joined.slice(from % 13, (from % 13) + (length % 8)) : other;
+          expect(new PublicNames(names).has(value)).toBe(joined.includes(value));
+        },
+      ),
+      { numRuns: 1000, seed: 8 },
+    );
+    expect(new PublicNames(['postgres:16.4', 'shop']).has('gres:16')).toBe(true);
+    expect(new PublicNames(['postgres:16.4', 'shop']).has('gres:17')).toBe(false);
+  });
+});
+
 describe('Redactor', () => {
   test('writes every recorded secret as [redacted], longest first', () => {
     const redactor = new Redactor();
@@ -127,6 +152,56 @@ describe('Redactor', () => {
       }),
       { numRuns: 300, seed: 6 },
     );
+  });
+
+  test('one automaton answers for every secret (foundIn) and for the hidden ones (redact), as searches for each do', () => {
+    const word = (min: number, max: number) =>
+      fc.array(fc.constantFrom('a', 'b', 'b', '𝔸'), { minLength: min, maxLength: max }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(
+        fc.array(word(4, 6), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
+        word(0, 60),
+        (secrets, public_, text) => {
+          // Some secrets are parts of public names (weak), and so may be parts of other secrets, hidden or not.
+          const names = secrets.filter((_, i) => public_[i]).map((s) => `x${s}y`);
+          const redactor = new Redactor().keepNames(names);
+          secrets.forEach((v) => redactor.add(v));
+          const hidden = secrets.filter((s) => !names.some((n) => n.toLowerCase().includes(s.toLowerCase())));
+          const covered = new Array<boolean>(text.length).fill(false);
+          for (const secret of hidden) {
+            for (let i = text.indexOf(secret); i >= 0; i = text.indexOf(secret, i + 1)) {
+              covered.fill(true, i, i + secret.length);
+            }
+          }
+          let expected = '';
+          for (let i = 0; i < text.length; i++) {
+            expected += covered[i] ? (i === 0 || !covered[i - 1] ? REDACTED : '') : text[i];
+          }
+          expect(redactor.redact(text)).toBe(expected);
+          expect(redactor.hides(text)).toBe(covered.includes(true));
+          expect(redactor.foundIn(text)).toBe(secrets.some((s) => text.includes(s)));
+          expect(redactor.valuesIn(text)).toEqual([...new Set(hidden.filter((s) => text.includes(s)))].sort());
+        },
+      ),
+      { numRuns: 500, seed: 7 },
+    );
+    // A weak secret at the end of a stretch that began a hidden one is left.
+    const redactor = new Redactor().keepNames(['xaabby']);
+    ['aaabbb', 'aabb'].forEach((v) => redactor.add(v));
+    expect(redactor.redact('aaabb aaabbb')).toBe(`aaabb ${REDACTED}`);
+    expect(redactor.foundIn('aaabb')).toBe(true);
+  });
+
+  test('a secret or a name recorded after a search counts in the next one', () => {
+    const redactor = new Redactor();
+    redactor.add('first-secret');
+    expect(redactor.redact('first-secret second-secret')).toBe(`${REDACTED} second-secret`);
+    redactor.add('second-secret');
+    expect(redactor.redact('first-secret second-secret')).toBe(`${REDACTED} ${REDACTED}`);
+    redactor.keepNames(['my-first-secret-app']);
+    expect(redactor.redact('first-secret second-secret')).toBe(`first-secret ${REDACTED}`);
+    expect(redactor.foundIn('first-secret')).toBe(true);
   });
 
   test('a long secret (a secret file) is found as the short ones are, overlaps merged', () => {
