@@ -220,13 +220,12 @@ function sharedValues(secrets: readonly RenderedObject[]): SecretKeyRef[][] {
     })),
   );
   const groups = new Map<string, SecretKeyRef[]>();
-  // One search in all the values joined, to pass over the values held once (most of them) without a scan of each.
-  const joined = entries.map((e) => e.value).join('\0');
+  const holdersOf = valueIndex(entries.map((e) => e.value));
   for (const candidate of entries.filter((e) => e.value.trim().length >= 4 && !e.value.includes('\n'))) {
-    if (groups.has(candidate.value) || joined.indexOf(candidate.value, joined.indexOf(candidate.value) + 1) < 0) {
+    if (groups.has(candidate.value)) {
       continue;
     }
-    const holders = entries.filter((e) => e.value.includes(candidate.value));
+    const holders = holdersOf(candidate.value).map((index) => entries[index]);
     if (holders.length > 1 && !groups.has(candidate.value)) {
       groups.set(
         candidate.value,
@@ -252,6 +251,52 @@ function sharedValues(secrets: readonly RenderedObject[]): SecretKeyRef[][] {
     }
   }
   return kept.sort((a, b) => compare(`${a[0].secret}/${a[0].key}`, `${b[0].secret}/${b[0].key}`));
+}
+
+/** Values longer than this (secret files, few) are not indexed by their runs: each search reads them whole. */
+const INDEXED_VALUE_CHARS = 1024;
+
+/** The length of the runs of characters the values are indexed by: the shortest value looked for. */
+const RUN = 4;
+
+/**
+ * A search over `values`: for a value, the indexes (in order) of the values that
+ * contain it. Each value is indexed by its runs of {@link RUN} characters; a search reads only the values that hold
+ * the rarest run of the value looked for (any value that contains it holds all its runs), so finding the values
+ * shared by several Secret keys is linear in their length, not in their number times their length.
+ */
+function valueIndex(values: readonly string[]): (value: string) => number[] {
+  const byRun = new Map<string, number[]>();
+  const long: number[] = [];
+  values.forEach((value, index) => {
+    if (value.length > INDEXED_VALUE_CHARS) {
+      long.push(index);
+      return;
+    }
+    for (let at = 0; at + RUN <= value.length; at++) {
+      const run = value.slice(at, at + RUN);
+      const holders = byRun.get(run);
+      if (holders === undefined) {
+        byRun.set(run, [index]);
+      } else if (holders[holders.length - 1] !== index) {
+        holders.push(index);
+      }
+    }
+  });
+  return (value) => {
+    if (value.length < RUN) {
+      return values.flatMap((v, index) => (v.includes(value) ? [index] : []));
+    }
+    let rarest: readonly number[] = [];
+    for (let at = 0; at + RUN <= value.length && (at === 0 || rarest.length > 1); at++) {
+      const holders = byRun.get(value.slice(at, at + RUN)) ?? [];
+      if (at === 0 || holders.length < rarest.length) {
+        rarest = holders;
+      }
+    }
+    const candidates = long.length === 0 ? rarest : [...rarest, ...long].sort((a, b) => a - b);
+    return candidates.filter((index) => values[index].includes(value));
+  };
 }
 
 /** `kubectl port-forward` for each port compose bound to 127.0.0.1 (or kept inside for another reason). */
