@@ -331,7 +331,16 @@ export function checkCidrBlock(block: CidrBlock, at: ComposeLocation): CidrBlock
   };
 }
 
+/**
+ * IPv6 blocks the library writes itself (the default internet blocks, a VM's open port), valid by construction: they
+ * skip Node's IPv6 pattern, which is compiled on its first use (about 9 ms, 2 % of a small conversion).
+ */
+const KNOWN_IPV6_BLOCKS: ReadonlySet<string> = new Set(['::/0', 'fc00::/7', 'fe80::/10']);
+
 function isCidr(text: string): boolean {
+  if (KNOWN_IPV6_BLOCKS.has(text)) {
+    return true;
+  }
   const match = /^([^/]+)\/(\d{1,3})$/.exec(text ?? '');
   if (!match) {
     return false;
