@@ -168,13 +168,48 @@ describe.each(DIRS)('%s', (dir) => {
 });
 
 test('kubectl kustomize renders every output to the objects of its wave files', () => {
-  for (const dir of DIRS) {
-    const out = path.join(work, dir, 'k8s');
-    expect({ dir, objects: sortedCanonical(kustomize(out)) }).toEqual({
-      dir,
-      objects: sortedCanonical(manifestFiles(out).flatMap((f) => f.docs)),
-    });
+  // Few kubectl runs instead of one per output: each run renders a kustomization that lists several outputs (each
+  // built by kustomize as on its own: its kustomization.yaml, its waves' Kustomizations, their namespace), no two of
+  // them in the same namespace, and each rendered object is given back to the output whose namespace it is in.
+  const outputs = DIRS.map((dir) => {
+    const docs = manifestFiles(path.join(work, dir, 'k8s')).flatMap((f) => f.docs);
+    return { dir, docs, namespace: docs.find((d) => d.kind === 'Namespace')?.metadata.name as string | undefined };
+  });
+  const batches: Array<typeof outputs> = [];
+  for (const output of outputs) {
+    const batch = batches.find(
+      (b) =>
+        output.namespace !== undefined && b.every((o) => o.namespace !== undefined && o.namespace !== output.namespace),
+    );
+    if (batch) {
+      batch.push(output);
+    } else {
+      batches.push([output]);
+    }
   }
+  /** The namespace an object belongs to: its own, or its name for a Namespace; none for other cluster objects. */
+  const owner = (d: Manifest) => (d.kind === 'Namespace' ? d.metadata.name : d.metadata.namespace);
+  batches.forEach((batch, index) => {
+    const top = path.join(work, `kustomize-${index}`);
+    fs.mkdirSync(top);
+    fs.writeFileSync(
+      path.join(top, 'kustomization.yaml'),
+      `resources:\n${batch.map((o) => `- ../${o.dir}/k8s\n`).join('')}`,
+    );
+    const rendered = kustomize(batch.length === 1 ? path.join(work, batch[0].dir, 'k8s') : top);
+    for (const { dir, docs, namespace } of batch) {
+      const mine = (d: Manifest) => batch.length === 1 || (namespace !== undefined && owner(d) === namespace);
+      expect({ dir, objects: sortedCanonical(rendered.filter(mine)) }).toEqual({
+        dir,
+        objects: sortedCanonical(docs.filter(mine)),
+      });
+    }
+    // Nothing else: the objects of no namespace (cluster-wide), and none lost or added.
+    expect({ batch: batch.map((o) => o.dir), objects: sortedCanonical(rendered) }).toEqual({
+      batch: batch.map((o) => o.dir),
+      objects: sortedCanonical(batch.flatMap((o) => o.docs)),
+    });
+  });
 });
 
 // Last, so that the checks above run while yamllint does.

@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { SYNC_WAVE_ANNOTATION } from '../../lib/app/deploy-waves';
 import { Manifest } from '../support/problems';
-import { kustomize, sortedCanonical } from '../support/kustomize';
+import { kustomize, kustomizeLater, sortedCanonical } from '../support/kustomize';
 import { parseYamlDocs } from '../support/yaml-docs';
 import {
   CliRun,
@@ -78,7 +78,25 @@ beforeAll(async () => {
     2,
     ([name, args]) => convert(name, args),
   );
+  // Each wave folder and the top of the two outputs the kustomization tests read, rendered once (the Flux test reads
+  // the same renders of the gitops output), two at a time.
+  const targets = (['gitops', 'none'] as const).flatMap((name) => [...WAVES, '.'].map((dir) => ({ name, dir })));
+  await inParallel(targets, 2, async ({ name, dir }) => {
+    renders.set(`${name}/${dir}`, await kustomizeLater(path.join(runs[name].out, dir)).catch((error: Error) => error));
+  });
 }, 120_000);
+
+/** `kubectl kustomize` of each wave folder (and of the top, '.') of an output, before any test changed a file. */
+const renders = new Map<string, Manifest[] | Error>();
+
+/** The render of `dir` ('.' for the top) of the output `name`; kubectl's failure fails the test that reads it. */
+function renderOf(name: string, dir: string): Manifest[] {
+  const result = renders.get(`${name}/${dir}`);
+  if (!result || result instanceof Error) {
+    throw result ?? new Error(`${name}/${dir} was not rendered`);
+  }
+  return result;
+}
 
 afterAll(removeTempDirs);
 
@@ -182,7 +200,7 @@ describe('kustomizations', () => {
       'renders %s: the same objects as its files, as data, with the namespace and the labels',
       (wave) => {
         const { out } = runs[name];
-        const rendered = kustomize(path.join(out, wave));
+        const rendered = renderOf(name, wave);
         const files = waveFileDocs(out, wave);
         expect(rendered.length).toBe(files.length);
         expect(sortedCanonical(rendered)).toEqual(sortedCanonical(files));
@@ -205,7 +223,7 @@ describe('kustomizations', () => {
 
     test("renders the whole app from the top: every wave's objects once, in the order the kustomizations list them", () => {
       const { out } = runs[name];
-      const rendered = kustomize(out);
+      const rendered = renderOf(name, '.');
       expect(sortedCanonical(rendered)).toEqual(sortedCanonical(WAVES.flatMap((w) => waveFileDocs(out, w))));
       const order = (docs: readonly Manifest[]) => docs.map(key);
       expect(order(rendered)).toEqual(
@@ -373,7 +391,7 @@ describe('gitops/', () => {
       expect(k.spec.sourceRef).toEqual({ kind: 'GitRepository', name: repository.metadata.name });
       expect(k.spec.path).toBe(`./deploy/k8s/${WAVES[index]}`);
       expect(k.spec.dependsOn).toEqual(index === 0 ? undefined : [{ name: kustomizations[index - 1].metadata.name }]);
-      const rendered = kustomize(path.join(runs.gitops.out, WAVES[index]));
+      const rendered = renderOf('gitops', WAVES[index]);
       for (const check of k.spec.healthChecks ?? []) {
         expect(
           rendered.filter(

@@ -147,7 +147,9 @@ suite('the packed package in a project made like `cdk8s init typescript-app`', (
   afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
   beforeAll(() => {
-    const packed = run('npm', ['pack', '--json', '--pack-destination', scratch], ROOT);
+    // Without the prepare script: `npm test` has just compiled build/, which is what prepare would compile again (and
+    // the `--install-links` install below runs prepare, as npm packs the folder).
+    const packed = run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', scratch], ROOT);
     tarball = path.join(scratch, JSON.parse(packed.stdout)[0].filename);
     fs.mkdirSync(project);
     // The template's package.json, with the versions this repository tests against (npm's cache holds them).

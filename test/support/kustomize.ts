@@ -1,4 +1,4 @@
-import { spawnSync } from 'child_process';
+import { execFile, spawnSync } from 'child_process';
 import { Manifest } from './problems';
 import { parseYamlDocs } from './yaml-docs';
 
@@ -11,6 +11,21 @@ export function kustomize(dir: string): Manifest[] {
     throw new Error(`kubectl kustomize ${dir} failed: ${result.error?.message ?? result.stderr}`);
   }
   return parseYamlDocs(result.stdout, `kubectl kustomize ${dir}`);
+}
+
+/** {@link kustomize} without blocking: several renders can run side by side. */
+export function kustomizeLater(dir: string): Promise<Manifest[]> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'kubectl',
+      ['kustomize', dir],
+      { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) =>
+        error
+          ? reject(new Error(`kubectl kustomize ${dir} failed: ${stderr || error.message}`))
+          : resolve(parseYamlDocs(stdout, `kubectl kustomize ${dir}`)),
+    );
+  });
 }
 
 /** A document as canonical JSON (keys sorted at every level): kustomize prints YAML its own way, the data is the same. */
