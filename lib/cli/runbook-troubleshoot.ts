@@ -134,13 +134,7 @@ function connectTester(
   const byLabel = new Map<string, Record<string, string>[]>();
   for (const labels of templates) {
     for (const entry of Object.entries(labels)) {
-      const key = JSON.stringify(entry);
-      const holders = byLabel.get(key);
-      if (holders) {
-        holders.push(labels);
-      } else {
-        byLabel.set(key, [labels]);
-      }
+      fileUnder(byLabel, JSON.stringify(entry), labels);
     }
   }
   // The selectors by their first label: one that matches a label set is among those filed under one of its labels.
@@ -148,13 +142,7 @@ function connectTester(
   for (const selector of selectors) {
     const first = Object.entries(selector)[0];
     if (first !== undefined) {
-      const key = JSON.stringify(first);
-      const filed = selectorsByFirst.get(key);
-      if (filed) {
-        filed.push(selector);
-      } else {
-        selectorsByFirst.set(key, [selector]);
-      }
+      fileUnder(selectorsByFirst, JSON.stringify(first), selector);
     }
   }
   const serviceSelects = (labels: Readonly<Record<string, string>>) =>
@@ -240,4 +228,14 @@ function testPod(
     `kubectl run ${name} --image=${TEST_POD_IMAGE} --rm -it --restart=Never -n ${namespace}${labelFlag} ` +
     `--override-type=strategic --overrides=${shellQuote(overrides)} -- ${command}`
   );
+}
+
+/** Adds `value` to the list filed under `key`, starting the list when it is the first. */
+function fileUnder<T>(index: Map<string, T[]>, key: string, value: T): void {
+  const filed = index.get(key);
+  if (filed) {
+    filed.push(value);
+  } else {
+    index.set(key, [value]);
+  }
 }

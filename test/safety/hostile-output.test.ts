@@ -85,6 +85,30 @@ function stagedFolders(dir: string): string[] {
   return stagesIn(dir).filter((f) => f.endsWith('.dir'));
 }
 
+/**
+ * Writes `files` into `root` while an attacker, just before `at.step` of `at.relative`, moves the folder `at.folder()`
+ * names (relative to root) to `moved-away` and puts a link to `victims` in its place: the writer must refuse, and
+ * write nothing in `victims`.
+ */
+function expectSwapRefused(
+  root: string,
+  victims: string,
+  files: Record<string, string>,
+  at: { step: 'write' | 'move'; relative: string; folder: () => string },
+): void {
+  const beforeStep = (step: 'write' | 'move', relative: string) => {
+    if (step === at.step && relative === at.relative) {
+      const folder = at.folder();
+      fs.renameSync(path.join(root, folder), path.join(root, 'moved-away'));
+      fs.symlinkSync(victims, path.join(root, folder));
+    }
+  };
+  expect(() => writeFiles(root, files, { beforeStep })).toThrow(
+    'refusing to write into 2-app, which changed into a symbolic link in the output folder',
+  );
+  expect(fs.readdirSync(victims).sort()).toEqual(['x.txt']);
+}
+
 function lastLine(stderr: string): string {
   return stderr.trimEnd().split('\n').slice(-1)[0];
 }
@@ -391,25 +415,13 @@ describe('finding 3: what is checked is what is written', () => {
     const root = path.join(tempDir('swap'), 'out');
     writeFiles(root, { '2-app/a.yaml': `${HEADER}\nv1\n` });
     const before = snapshot(root);
-    expect(() =>
-      writeFiles(
-        root,
-        { '1-stateful/db.yaml': `${HEADER}\n`, '2-app/a.yaml': `${HEADER}\nv2\n`, '2-app/b.yaml': `${HEADER}\n` },
-        {
-          beforeStep: (step, relative) => {
-            if (step !== 'move') {
-              return;
-            }
-            if (relative === '2-app/a.yaml') {
-              // The attacker's move, at the worst moment: the folder becomes a link to a folder outside.
-              fs.renameSync(path.join(root, '2-app'), path.join(root, 'moved-away'));
-              fs.symlinkSync(victims, path.join(root, '2-app'));
-            }
-          },
-        },
-      ),
-    ).toThrow('refusing to write into 2-app, which changed into a symbolic link in the output folder');
-    expect(fs.readdirSync(victims).sort()).toEqual(['x.txt']);
+    // The attacker's move, at the worst moment: the folder becomes a link to a folder outside.
+    expectSwapRefused(
+      root,
+      victims,
+      { '1-stateful/db.yaml': `${HEADER}\n`, '2-app/a.yaml': `${HEADER}\nv2\n`, '2-app/b.yaml': `${HEADER}\n` },
+      { step: 'move', relative: '2-app/a.yaml', folder: () => '2-app' },
+    );
     // The folder moved away keeps its file as it was (and the staged files, which are never removed through a link).
     fs.unlinkSync(path.join(root, '2-app'));
     fs.renameSync(path.join(root, 'moved-away'), path.join(root, '2-app'));
@@ -421,21 +433,12 @@ describe('finding 3: what is checked is what is written', () => {
     const { victims } = project();
     const root = path.join(tempDir('swap-write'), 'out');
     writeFiles(root, { '2-app/a.yaml': `${HEADER}\nv1\n` });
-    expect(() =>
-      writeFiles(
-        root,
-        { '1-stateful/db.yaml': `${HEADER}\n`, '2-app/a.yaml': `${HEADER}\nv2\n` },
-        {
-          beforeStep: (step, relative) => {
-            if (step === 'write' && relative === '2-app/a.yaml') {
-              fs.renameSync(path.join(root, '2-app'), path.join(root, 'moved-away'));
-              fs.symlinkSync(victims, path.join(root, '2-app'));
-            }
-          },
-        },
-      ),
-    ).toThrow('refusing to write into 2-app, which changed into a symbolic link in the output folder');
-    expect(fs.readdirSync(victims).sort()).toEqual(['x.txt']);
+    expectSwapRefused(
+      root,
+      victims,
+      { '1-stateful/db.yaml': `${HEADER}\n`, '2-app/a.yaml': `${HEADER}\nv2\n` },
+      { step: 'write', relative: '2-app/a.yaml', folder: () => '2-app' },
+    );
     // Only the attacker's link, and the folder moved away with its file as it was.
     expect(listFiles(root).filter((f) => !f.startsWith('moved-away/'))).toEqual(['2-app']);
     expect(fs.readFileSync(path.join(root, 'moved-away', 'a.yaml'), 'utf-8')).toBe(`${HEADER}\nv1\n`);
@@ -489,22 +492,12 @@ describe('finding 3: a new folder is moved into place whole', () => {
     const { victims } = project();
     const root = path.join(tempDir('swap-new'), 'out');
     writeFiles(root, { 'RUNBOOK.md': `${HEADER}\nv1\n` });
-    expect(() =>
-      writeFiles(
-        root,
-        { '2-app/a.yaml': `${HEADER}\n`, 'RUNBOOK.md': `${HEADER}\nv2\n` },
-        {
-          beforeStep: (step, relative) => {
-            if (step === 'move' && relative === '2-app/a.yaml') {
-              const [staged] = stagedFolders(root);
-              fs.renameSync(path.join(root, staged), path.join(root, 'moved-away'));
-              fs.symlinkSync(victims, path.join(root, staged));
-            }
-          },
-        },
-      ),
-    ).toThrow('refusing to write into 2-app, which changed into a symbolic link in the output folder');
-    expect(fs.readdirSync(victims).sort()).toEqual(['x.txt']);
+    expectSwapRefused(
+      root,
+      victims,
+      { '2-app/a.yaml': `${HEADER}\n`, 'RUNBOOK.md': `${HEADER}\nv2\n` },
+      { step: 'move', relative: '2-app/a.yaml', folder: () => stagedFolders(root)[0] },
+    );
     // The attacker's link (which the rename carried to 2-app), and the staging folder moved away with the new file.
     expect(entriesUnder(root).sort()).toEqual(['2-app', 'RUNBOOK.md', 'moved-away', 'moved-away/a.yaml']);
     expect(fs.readlinkSync(path.join(root, '2-app'))).toBe(victims);
@@ -516,22 +509,12 @@ describe('finding 3: a new folder is moved into place whole', () => {
     const root = path.join(tempDir('swap-new-write'), 'out');
     fs.mkdirSync(root);
     let staged = '';
-    expect(() =>
-      writeFiles(
-        root,
-        { '2-app/a.yaml': `${HEADER}\n`, '2-app/b.yaml': `${HEADER}\n` },
-        {
-          beforeStep: (step, relative) => {
-            if (step === 'write' && relative === '2-app/b.yaml') {
-              [staged] = stagedFolders(root);
-              fs.renameSync(path.join(root, staged), path.join(root, 'moved-away'));
-              fs.symlinkSync(victims, path.join(root, staged));
-            }
-          },
-        },
-      ),
-    ).toThrow('refusing to write into 2-app, which changed into a symbolic link in the output folder');
-    expect(fs.readdirSync(victims).sort()).toEqual(['x.txt']);
+    expectSwapRefused(
+      root,
+      victims,
+      { '2-app/a.yaml': `${HEADER}\n`, '2-app/b.yaml': `${HEADER}\n` },
+      { step: 'write', relative: '2-app/b.yaml', folder: () => ([staged] = stagedFolders(root))[0] },
+    );
     expect(entriesUnder(root).sort()).toEqual([staged, 'moved-away', 'moved-away/a.yaml'].sort());
     expect(fs.lstatSync(path.join(root, staged)).isSymbolicLink()).toBe(true);
   });
