@@ -10,6 +10,11 @@ export enum BenchCase {
   NPM_RUN_SYNTH = 'npm-run-synth',
   /** `cdk8s synth --no-check-upgrade` of the reference app, as users run it. */
   CDK8S_SYNTH = 'cdk8s-synth',
+  /**
+   * cdk8s and cdk8s-plus-27 alone making, resolving and writing as many objects of each kind as `convert` writes for
+   * the same app, started as the CLI is (bench/stack-floor.ts): the part of the time that is the stack's.
+   */
+  STACK_FLOOR = 'stack-floor',
   /** `npm test`, the whole suite, once. */
   NPM_TEST = 'npm-test',
 }
@@ -25,7 +30,7 @@ export interface CaseResult {
   readonly cpuSeconds: Spread;
   /** Peak RSS of the largest process of the tree, MiB. */
   readonly rssMiB: Spread;
-  /** Medians of the in-process phases, seconds (library-synth only). */
+  /** Medians of the in-process phases, seconds (library-synth and stack-floor). */
   readonly phases?: Readonly<Record<string, number>>;
 }
 
@@ -212,18 +217,19 @@ export function formatReport(results: BenchResults, baseline?: BenchResults): st
     ),
   );
 
-  const phased = results.results.filter((r) => r.phases);
-  if (phased.length > 0) {
+  for (const c of [...new Set(results.results.filter((r) => r.phases).map((r) => r.case))]) {
+    const phased = results.results.filter((r) => r.case === c && r.phases);
     const keys = Object.keys(phased[0].phases!);
     lines.push(
       '',
       ...table(
-        ['library-synth phases (median s)', ...keys],
+        [`${c} phases (median s)`, ...keys],
         phased.map((r) => [String(r.size), ...keys.map((k) => fixed(r.phases![k], 3))]),
         1,
       ),
     );
   }
+  lines.push(...againstFloor(results.results));
   if (results.growth.length > 0) {
     const ratio = (value?: number) => (value === undefined ? '-' : `${fixed(value, 2)}×`);
     lines.push(
@@ -264,6 +270,34 @@ export function formatReport(results: BenchResults, baseline?: BenchResults): st
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * For each size with a stack-floor figure, the median walls of convert and library-synth beside their floors and
+ * what is left above them: the time this library's own work takes, and the most any change to it could win.
+ * `convert` prints YAML with a printer of its own, so its floor leaves out the floor's `yaml` phase (cdk8s's
+ * printer); the library synth prints with cdk8s's, so its floor is the whole.
+ */
+function againstFloor(results: readonly CaseResult[]): string[] {
+  const wall = (c: BenchCase, size?: number) =>
+    results.find((r) => r.case === c && r.size === size)?.wallSeconds.median;
+  const cell = (value: number | undefined, floor: number) =>
+    value === undefined ? '-' : `${fixed(value, 3)} (+${fixed(value - floor, 3)})`;
+  const rows = results
+    .filter((r) => r.case === BenchCase.STACK_FLOOR)
+    .map((floor) => {
+      const whole = floor.wallSeconds.median;
+      const withoutYaml = whole - (floor.phases?.yaml ?? 0);
+      return [
+        String(floor.size),
+        fixed(withoutYaml, 3),
+        cell(wall(BenchCase.CONVERT, floor.size), withoutYaml),
+        fixed(whole, 3),
+        cell(wall(BenchCase.LIBRARY, floor.size), whole),
+      ];
+    });
+  const header = ['against the floor (median wall s)', 'floor, no yaml', 'convert', 'floor', 'library-synth'];
+  return rows.length === 0 ? [] : ['', ...table(header, rows, 1)];
 }
 
 /** Text columns: the first `textColumns` left-aligned, the others right-aligned. */

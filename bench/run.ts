@@ -4,6 +4,7 @@
  * `npm run bench -- --help` lists the options.
  */
 import { execFileSync } from 'child_process';
+import * as esbuild from 'esbuild';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -12,10 +13,17 @@ import * as ts from 'typescript';
 import { COMPOSE_FILE, generateApp, writeApp } from './generate';
 import { Command, Meter, Sample, defaultMeter, measure, spread } from './measure';
 import { BenchCase, BenchResults, CaseResult, checkTargets, formatReport, growthOf, resultsJson } from './report';
+import { kindCounts } from './stack-floor';
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS_FILE = 'bench/results.json';
-const ALL_CASES = [BenchCase.CONVERT, BenchCase.LIBRARY, BenchCase.NPM_RUN_SYNTH, BenchCase.CDK8S_SYNTH];
+const ALL_CASES = [
+  BenchCase.CONVERT,
+  BenchCase.LIBRARY,
+  BenchCase.STACK_FLOOR,
+  BenchCase.NPM_RUN_SYNTH,
+  BenchCase.CDK8S_SYNTH,
+];
 /** The files `npm run synth` reads, copied so that the bench never writes into the project's dist/. */
 /** What the measured commands run: a change here, not yet committed, makes the results those of a dirty tree. */
 const MEASURED_PATHS = [
@@ -157,7 +165,7 @@ function runCase(
 
 function resultOf(c: BenchCase, size: number | undefined, samples: readonly Sample[]): CaseResult {
   let phases: Record<string, number> | undefined;
-  if (c === BenchCase.LIBRARY) {
+  if (c === BenchCase.LIBRARY || c === BenchCase.STACK_FLOOR) {
     const reported = samples.map((s) => JSON.parse(s.stdout) as Record<string, number>);
     phases = Object.fromEntries(
       Object.keys(reported[0]).map((key) => [key, spread(reported.map((p) => p[key])).median]),
@@ -192,6 +200,52 @@ function transpileLibrarySynth(scratch: string): string {
   });
   const file = path.join(scratch, 'library-synth.js');
   fs.writeFileSync(file, output.outputText);
+  return file;
+}
+
+/**
+ * bench/stack-floor.ts bundled as the CLI is (esbuild, the same options but for the CLI's ASCII check) into the scratch
+ * folder, and a runner that loads it through bin/cdk8s-compose's loader, with its V8 code cache once `trainFloor` made
+ * one. The runner takes <counts JSON file> <output folder>.
+ */
+function bundleFloor(scratch: string): string {
+  const bundle = path.join(scratch, 'stack-floor.js');
+  esbuild.buildSync({
+    stdin: { contents: "module.exports = require('./stack-floor');", resolveDir: __dirname, loader: 'js' },
+    outfile: bundle,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  const runner = path.join(scratch, 'stack-floor-runner.js');
+  fs.writeFileSync(
+    runner,
+    `const fs = require('fs');
+const { load } = require(${JSON.stringify(path.join(ROOT, 'bin', 'cdk8s-compose'))});
+const bundle = load(${JSON.stringify(bundle)});
+bundle.exports.main(process.argv.slice(2));
+if (process.env.BENCH_FLOOR_TRAIN === '1') {
+  fs.writeFileSync(${JSON.stringify(`${bundle}.cache`)}, bundle.codeCache());
+}
+`,
+  );
+  return runner;
+}
+
+/**
+ * The kinds and counts of the objects `convert` writes for the app in `dir` (one conversion, not timed), written to
+ * a file for the floor's runner.
+ */
+function floorCounts(scratch: string, cli: string, dir: string, out: string, size: number): string {
+  fs.rmSync(out, { recursive: true, force: true });
+  execFileSync(process.execPath, [cli, 'convert', '-f', COMPOSE_FILE, '-o', out], { cwd: dir, stdio: 'ignore' });
+  const file = path.join(scratch, `kinds-${size}.json`);
+  fs.writeFileSync(file, `${JSON.stringify(kindCounts(out))}\n`);
   return file;
 }
 
@@ -267,6 +321,26 @@ function main(): void {
         const command = { file: node, args: [script, ROOT, dir, out], cwd: dir };
         results.push(
           resultOf(BenchCase.LIBRARY, size, runCase(`library-synth ${size}`, settings, scratch, command, clearOut)),
+        );
+      }
+    }
+    if (settings.cases.includes(BenchCase.STACK_FLOOR)) {
+      const runner = bundleFloor(scratch);
+      let trained = false;
+      for (const [size, dir] of apps) {
+        const counts = floorCounts(scratch, cli, dir, out, size);
+        if (!trained) {
+          // The code cache, made by a run on the smallest app, as the CLI's is made by a small conversion.
+          clearOut();
+          execFileSync(node, [runner, counts, out], {
+            env: { ...process.env, BENCH_FLOOR_TRAIN: '1' },
+            stdio: 'ignore',
+          });
+          trained = true;
+        }
+        const command = { file: node, args: [runner, counts, out], cwd: dir };
+        results.push(
+          resultOf(BenchCase.STACK_FLOOR, size, runCase(`stack-floor ${size}`, settings, scratch, command, clearOut)),
         );
       }
     }

@@ -135,4 +135,49 @@ describe('formatReport', () => {
     expect(line('npm test, whole suite: wall')).toMatch(/- +≤ 60 s +not measured$/);
     expect(text).toContain(`baseline: commit ${'b'.repeat(12)}`);
   });
+
+  test("prints each case's phases, and convert and library-synth against the stack's floor", () => {
+    const phased = (r: CaseResult, phases: Record<string, number>): CaseResult => ({ ...r, phases });
+    const text = formatReport(
+      bench([
+        result(BenchCase.CONVERT, 10, 0.4),
+        result(BenchCase.CONVERT, 1000, 3.5),
+        phased(result(BenchCase.LIBRARY, 1000, 4), { modules: 0.3, load: 0.4, construct: 0.7, synth: 2.5 }),
+        phased(result(BenchCase.STACK_FLOOR, 10, 0.35), {
+          modules: 0.2,
+          construct: 0,
+          resolve: 0,
+          yaml: 0.1,
+          write: 0,
+        }),
+        phased(result(BenchCase.STACK_FLOOR, 1000, 2.8), {
+          modules: 0.2,
+          construct: 0.5,
+          resolve: 0.8,
+          yaml: 1,
+          write: 0.3,
+        }),
+      ]),
+    );
+    const lines = text.split('\n');
+    const after = (header: RegExp) => lines.slice(lines.findIndex((l) => header.test(l)) + 2);
+    expect(after(/^library-synth phases \(median s\) +modules +load +construct +synth$/)[0]).toMatch(
+      /^1000 +0\.300 +0\.400 +0\.700 +2\.500$/,
+    );
+    expect(after(/^stack-floor phases \(median s\) +modules +construct +resolve +yaml +write$/).slice(0, 2)).toEqual([
+      expect.stringMatching(/^10 +0\.200 +0\.000 +0\.000 +0\.100 +0\.000$/),
+      expect.stringMatching(/^1000 +0\.200 +0\.500 +0\.800 +1\.000 +0\.300$/),
+    ]);
+    // convert against the floor without its yaml phase; the library synth against the whole floor.
+    expect(
+      after(/^against the floor \(median wall s\) +floor, no yaml +convert +floor +library-synth$/).slice(0, 2),
+    ).toEqual([
+      expect.stringMatching(/^10 +0\.250 +0\.400 \(\+0\.150\) +0\.350 +-$/),
+      expect.stringMatching(/^1000 +1\.800 +3\.500 \(\+1\.700\) +2\.800 +4\.000 \(\+1\.200\)$/),
+    ]);
+  });
+
+  test('prints no floor table without a stack-floor result', () => {
+    expect(formatReport(bench(MEASURED))).not.toContain('against the floor');
+  });
 });
