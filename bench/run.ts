@@ -138,27 +138,34 @@ function settingsFrom(argv: readonly string[], env: NodeJS.ProcessEnv): Settings
   };
 }
 
-/** The runs of one case: warm-ups first, then the measured runs; `prepare` runs untimed before each. */
-function runCase(
-  label: string,
-  settings: Settings,
-  scratch: string,
-  command: Command,
-  prepare: () => void,
-  runs = settings.runs,
-  warmup = settings.warmup,
-): Sample[] {
-  const samples: Sample[] = [];
-  for (let i = 0; i < warmup + runs; i++) {
-    prepare();
-    const sample = measure(command, settings.meter, scratch);
-    if (i >= warmup) {
-      samples.push(sample);
-    }
-    process.stderr.write(
-      `  ${label}: ${i < warmup ? 'warm-up' : `run ${i - warmup + 1}/${runs}`} ${sample.wallSeconds.toFixed(3)} s, ` +
-        `${(sample.rssBytes / 2 ** 20).toFixed(1)} MiB\n`,
-    );
+/** One case at one size: the command, and what runs untimed before each run of it. */
+interface Job {
+  readonly label: string;
+  readonly case: BenchCase;
+  readonly size?: number;
+  readonly command: Command;
+  readonly prepare: () => void;
+}
+
+/**
+ * The runs of every job, interleaved: a warm-up round of each job, then each measured round runs each job once. This
+ * VM's speed drifts by a third within minutes, so a case measured after another, all its runs together, was measured
+ * on another machine; in rounds, every case sees the same drift.
+ */
+function runJobs(jobs: readonly Job[], settings: Settings, scratch: string, runs: number, warmup: number): Sample[][] {
+  const samples = jobs.map((): Sample[] => []);
+  for (let round = 0; round < warmup + runs; round++) {
+    jobs.forEach((job, j) => {
+      job.prepare();
+      const sample = measure(job.command, settings.meter, scratch);
+      if (round >= warmup) {
+        samples[j].push(sample);
+      }
+      process.stderr.write(
+        `  ${job.label}: ${round < warmup ? 'warm-up' : `run ${round - warmup + 1}/${runs}`} ` +
+          `${sample.wallSeconds.toFixed(3)} s, ${(sample.rssBytes / 2 ** 20).toFixed(1)} MiB\n`,
+      );
+    });
   }
   return samples;
 }
@@ -307,21 +314,18 @@ function main(): void {
     const clearOut = () => fs.rmSync(out, { recursive: true, force: true });
     const node = process.execPath;
 
+    const jobs: Job[] = [];
     if (settings.cases.includes(BenchCase.CONVERT)) {
       for (const [size, dir] of apps) {
         const command = { file: node, args: [cli, 'convert', '-f', COMPOSE_FILE, '-o', out], cwd: dir };
-        results.push(
-          resultOf(BenchCase.CONVERT, size, runCase(`convert ${size}`, settings, scratch, command, clearOut)),
-        );
+        jobs.push({ label: `convert ${size}`, case: BenchCase.CONVERT, size, command, prepare: clearOut });
       }
     }
     if (settings.cases.includes(BenchCase.LIBRARY)) {
       const script = transpileLibrarySynth(scratch);
       for (const [size, dir] of apps) {
         const command = { file: node, args: [script, ROOT, dir, out], cwd: dir };
-        results.push(
-          resultOf(BenchCase.LIBRARY, size, runCase(`library-synth ${size}`, settings, scratch, command, clearOut)),
-        );
+        jobs.push({ label: `library-synth ${size}`, case: BenchCase.LIBRARY, size, command, prepare: clearOut });
       }
     }
     if (settings.cases.includes(BenchCase.STACK_FLOOR)) {
@@ -339,9 +343,7 @@ function main(): void {
           trained = true;
         }
         const command = { file: node, args: [runner, counts, out], cwd: dir };
-        results.push(
-          resultOf(BenchCase.STACK_FLOOR, size, runCase(`stack-floor ${size}`, settings, scratch, command, clearOut)),
-        );
+        jobs.push({ label: `stack-floor ${size}`, case: BenchCase.STACK_FLOOR, size, command, prepare: clearOut });
       }
     }
     const synthCases = [BenchCase.NPM_RUN_SYNTH, BenchCase.CDK8S_SYNTH].filter((c) => settings.cases.includes(c));
@@ -357,19 +359,17 @@ function main(): void {
         },
       };
       for (const c of synthCases) {
-        results.push(resultOf(c, undefined, runCase(c, settings, scratch, commands[c], clearDist)));
+        jobs.push({ label: c, case: c, command: commands[c], prepare: clearDist });
       }
     }
+    runJobs(jobs, settings, scratch, settings.runs, settings.warmup).forEach((samples, j) =>
+      results.push(resultOf(jobs[j].case, jobs[j].size, samples)),
+    );
     if (settings.cases.includes(BenchCase.NPM_TEST)) {
       // Once, in the project itself: the suite is the measurement.
       const command = { file: 'npm', args: ['test', '--silent'], cwd: ROOT };
-      results.push(
-        resultOf(
-          BenchCase.NPM_TEST,
-          undefined,
-          runCase(BenchCase.NPM_TEST, settings, scratch, command, () => undefined, 1, 0),
-        ),
-      );
+      const job = { label: BenchCase.NPM_TEST, case: BenchCase.NPM_TEST, command, prepare: () => undefined };
+      results.push(resultOf(BenchCase.NPM_TEST, undefined, runJobs([job], settings, scratch, 1, 0)[0]));
     }
   } finally {
     if (settings.keep) {
