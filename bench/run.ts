@@ -13,7 +13,7 @@ import * as ts from 'typescript';
 import { COMPOSE_FILE, generateApp, writeApp } from './generate';
 import { Command, Meter, Sample, defaultMeter, measure, spread } from './measure';
 import { BenchCase, BenchResults, CaseResult, checkTargets, formatReport, growthOf, resultsJson } from './report';
-import { kindCounts } from './stack-floor';
+import { convertedManifests, kindCounts } from './floor-input';
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS_FILE = 'bench/results.json';
@@ -21,6 +21,7 @@ const ALL_CASES = [
   BenchCase.CONVERT,
   BenchCase.LIBRARY,
   BenchCase.STACK_FLOOR,
+  BenchCase.CDK8S_FLOOR,
   BenchCase.NPM_RUN_SYNTH,
   BenchCase.CDK8S_SYNTH,
 ];
@@ -172,7 +173,7 @@ function runJobs(jobs: readonly Job[], settings: Settings, scratch: string, runs
 
 function resultOf(c: BenchCase, size: number | undefined, samples: readonly Sample[]): CaseResult {
   let phases: Record<string, number> | undefined;
-  if (c === BenchCase.LIBRARY || c === BenchCase.STACK_FLOOR) {
+  if (c === BenchCase.LIBRARY || c === BenchCase.STACK_FLOOR || c === BenchCase.CDK8S_FLOOR) {
     const reported = samples.map((s) => JSON.parse(s.stdout) as Record<string, number>);
     phases = Object.fromEntries(
       Object.keys(reported[0]).map((key) => [key, spread(reported.map((p) => p[key])).median]),
@@ -212,8 +213,9 @@ function transpileLibrarySynth(scratch: string): string {
 
 /**
  * bench/stack-floor.ts bundled as the CLI is (esbuild, the same options but for the CLI's ASCII check) into the scratch
- * folder, and a runner that loads it through bin/cdk8s-compose's loader, with its V8 code cache once `trainFloor` made
- * one. The runner takes <counts JSON file> <output folder>.
+ * folder, and a runner that loads it through bin/cdk8s-compose's loader, with its V8 code cache once a training run
+ * made one (BENCH_FLOOR_TRAIN: the argument lists of the runs to train on, as JSON). The runner takes the floor's
+ * arguments: <kinds|manifests> <input JSON file> <output folder>.
  */
 function bundleFloor(scratch: string): string {
   const bundle = path.join(scratch, 'stack-floor.js');
@@ -235,8 +237,11 @@ function bundleFloor(scratch: string): string {
     `const fs = require('fs');
 const { load } = require(${JSON.stringify(path.join(ROOT, 'bin', 'cdk8s-compose'))});
 const bundle = load(${JSON.stringify(bundle)});
-bundle.exports.main(process.argv.slice(2));
-if (process.env.BENCH_FLOOR_TRAIN === '1') {
+const training = process.env.BENCH_FLOOR_TRAIN;
+for (const args of training ? JSON.parse(training) : [process.argv.slice(2)]) {
+  bundle.exports.main(args);
+}
+if (training) {
   fs.writeFileSync(${JSON.stringify(`${bundle}.cache`)}, bundle.codeCache());
 }
 `,
@@ -245,15 +250,19 @@ if (process.env.BENCH_FLOOR_TRAIN === '1') {
 }
 
 /**
- * The kinds and counts of the objects `convert` writes for the app in `dir` (one conversion, not timed), written to
- * a file for the floor's runner.
+ * The floors' inputs for the app in `dir`, from one conversion (not timed): the kinds and counts of the objects
+ * `convert` writes, and the manifests themselves.
  */
-function floorCounts(scratch: string, cli: string, dir: string, out: string, size: number): string {
+function floorInputs(scratch: string, cli: string, dir: string, out: string, size: number) {
   fs.rmSync(out, { recursive: true, force: true });
   execFileSync(process.execPath, [cli, 'convert', '-f', COMPOSE_FILE, '-o', out], { cwd: dir, stdio: 'ignore' });
-  const file = path.join(scratch, `kinds-${size}.json`);
-  fs.writeFileSync(file, `${JSON.stringify(kindCounts(out))}\n`);
-  return file;
+  const manifests = convertedManifests(out);
+  const write = (name: string, value: unknown) => {
+    const file = path.join(scratch, `${name}-${size}.json`);
+    fs.writeFileSync(file, `${JSON.stringify(value)}\n`);
+    return file;
+  };
+  return { kinds: write('kinds', kindCounts(manifests)), manifests: write('manifests', manifests) };
 }
 
 /**
@@ -328,22 +337,26 @@ function main(): void {
         jobs.push({ label: `library-synth ${size}`, case: BenchCase.LIBRARY, size, command, prepare: clearOut });
       }
     }
-    if (settings.cases.includes(BenchCase.STACK_FLOOR)) {
+    const floors = [BenchCase.STACK_FLOOR, BenchCase.CDK8S_FLOOR].filter((c) => settings.cases.includes(c));
+    if (floors.length > 0) {
       const runner = bundleFloor(scratch);
       let trained = false;
       for (const [size, dir] of apps) {
-        const counts = floorCounts(scratch, cli, dir, out, size);
+        const inputs = floorInputs(scratch, cli, dir, out, size);
+        const args: Record<string, string[]> = {
+          [BenchCase.STACK_FLOOR]: ['kinds', inputs.kinds, out],
+          [BenchCase.CDK8S_FLOOR]: ['manifests', inputs.manifests, out],
+        };
         if (!trained) {
-          // The code cache, made by a run on the smallest app, as the CLI's is made by a small conversion.
-          clearOut();
-          execFileSync(node, [runner, counts, out], {
-            env: { ...process.env, BENCH_FLOOR_TRAIN: '1' },
-            stdio: 'ignore',
-          });
+          // The code cache, made by runs on the smallest app, as the CLI's is made by a small conversion.
+          const training = JSON.stringify(floors.map((c) => args[c]));
+          execFileSync(node, [runner], { env: { ...process.env, BENCH_FLOOR_TRAIN: training }, stdio: 'ignore' });
           trained = true;
         }
-        const command = { file: node, args: [runner, counts, out], cwd: dir };
-        jobs.push({ label: `stack-floor ${size}`, case: BenchCase.STACK_FLOOR, size, command, prepare: clearOut });
+        for (const c of floors) {
+          const command = { file: node, args: [runner, ...args[c]], cwd: dir };
+          jobs.push({ label: `${c} ${size}`, case: c, size, command, prepare: clearOut });
+        }
       }
     }
     const synthCases = [BenchCase.NPM_RUN_SYNTH, BenchCase.CDK8S_SYNTH].filter((c) => settings.cases.includes(c));

@@ -136,14 +136,36 @@ function plainObject(chart: Chart, kind: string, i: number): ApiObject {
   });
 }
 
-/** Builds, resolves and writes the objects of `<counts JSON file>` into `<output folder>`; prints the phases. */
+/** Each manifest as an `ApiObject` of `chart`, as it is. */
+export function buildManifests(chart: Chart, manifests: readonly Manifest[]): void {
+  manifests.forEach((manifest, i) => new ApiObject(chart, `object-${i}`, manifest));
+}
+
+/** A manifest as `convert` wrote it, parsed. */
+export type Manifest = Readonly<Record<string, unknown>> & { readonly apiVersion: string; readonly kind: string };
+
+/**
+ * One floor, printing its phases as JSON: `kinds <counts JSON file> <output folder>` builds as many objects of each
+ * kind with cdk8s-plus-27 (`buildFloor`); `manifests <manifests JSON file> <output folder>` makes each manifest an
+ * `ApiObject` as it is, so that cdk8s alone resolves, prints and writes the very content `convert` wrote.
+ */
 export function main(argv: readonly string[]): void {
-  const [countsFile, outdir] = argv;
-  const counts = JSON.parse(fs.readFileSync(countsFile, 'utf-8')) as KindCounts;
+  const [mode, inputFile, outdir] = argv;
   const modules = performance.now();
+  const input: unknown = JSON.parse(fs.readFileSync(inputFile, 'utf-8'));
+  const load = performance.now();
 
   const chart = new Chart(new App(), 'floor', { namespace: 'floor' });
-  buildFloor(chart, counts);
+  let expected: number;
+  if (mode === 'kinds') {
+    buildFloor(chart, input as KindCounts);
+    expected = Object.values(input as KindCounts).reduce((sum, n) => sum + n, 0);
+  } else if (mode === 'manifests') {
+    buildManifests(chart, input as Manifest[]);
+    expected = (input as Manifest[]).length;
+  } else {
+    throw new Error(`stack-floor: the mode is kinds or manifests; got "${mode}"`);
+  }
   const construct = performance.now();
 
   const objects = chart.toJson();
@@ -158,7 +180,6 @@ export function main(argv: readonly string[]): void {
   });
   const write = performance.now();
 
-  const expected = Object.values(counts).reduce((sum, n) => sum + n, 0);
   if (objects.length !== expected) {
     process.stderr.write(`stack-floor: made ${objects.length} objects, ${expected} counted\n`);
     process.exitCode = 1;
@@ -168,32 +189,11 @@ export function main(argv: readonly string[]): void {
   process.stdout.write(
     `${JSON.stringify({
       modules: seconds(modules),
-      construct: seconds(construct - modules),
+      load: seconds(load - modules),
+      construct: seconds(construct - load),
       resolve: seconds(resolve - construct),
       yaml: seconds(yaml - resolve),
       write: seconds(write - yaml),
     })}\n`,
   );
-}
-
-/**
- * The kinds and counts of the objects in a folder `convert` wrote: the `kind:` of every document of every YAML file
- * but the kustomizations (kustomize's own files, not objects of the app).
- */
-export function kindCounts(dir: string): KindCounts {
-  const counts: Record<string, number> = {};
-  const visit = (folder: string) => {
-    for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
-      const file = path.join(folder, entry.name);
-      if (entry.isDirectory()) {
-        visit(file);
-      } else if (entry.name.endsWith('.yaml') && entry.name !== 'kustomization.yaml') {
-        for (const match of fs.readFileSync(file, 'utf-8').matchAll(/^kind: (\S+)$/gm)) {
-          counts[match[1]] = (counts[match[1]] ?? 0) + 1;
-        }
-      }
-    }
-  };
-  visit(dir);
-  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
 }

@@ -2,9 +2,10 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { App, Chart } from 'cdk8s';
-import { buildFloor, kindCounts, KindCounts } from '../../bench/stack-floor';
+import { convertedManifests, kindCounts } from '../../bench/floor-input';
+import { buildFloor, buildManifests, KindCounts, Manifest } from '../../bench/stack-floor';
 
-/** The kinds and counts of a chart's resolved objects, as kindCounts reads them from files. */
+/** The kinds and counts of a chart's resolved objects. */
 function tally(chart: Chart): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const object of chart.toJson()) {
@@ -42,19 +43,45 @@ describe('the stack floor', () => {
       'stack-floor: the counts hold no Secret, which the workloads, bindings and Services use',
     );
   });
+});
 
-  test("counts the kinds of every document of an output's YAML files, not the kustomizations or other files", () => {
+describe('the cdk8s floor', () => {
+  test('resolves each manifest to itself: cdk8s prints the very content convert wrote', () => {
+    const manifests: Manifest[] = [
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web', namespace: 'shop' }, data: { A: '1' } },
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'web', namespace: 'shop', labels: { app: 'web' } },
+        spec: { replicas: 1, template: { spec: { containers: [{ name: 'web', image: 'nginx', args: ['-g'] }] } } },
+      },
+    ];
+    const chart = new Chart(new App(), 'floor');
+    buildManifests(chart, manifests);
+    expect(chart.toJson()).toEqual(manifests);
+  });
+});
+
+describe('the floors’ input', () => {
+  test("reads every document of an output's YAML files, not the kustomizations or other files, and counts kinds", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stack-floor-'));
     try {
       fs.mkdirSync(path.join(dir, '2-app', 'web'), { recursive: true });
-      fs.writeFileSync(path.join(dir, '2-app', 'web', 'deployment.yaml'), 'apiVersion: apps/v1\nkind: Deployment\n');
+      fs.writeFileSync(path.join(dir, '2-app', 'web', 'a-deployment.yaml'), 'apiVersion: apps/v1\nkind: Deployment\n');
       fs.writeFileSync(
-        path.join(dir, '2-app', 'web', 'objects.yaml'),
-        'kind: Service\nspec:\n  kind: NotAnObject\n---\nkind: Secret\n---\nkind: Service\n',
+        path.join(dir, '2-app', 'web', 'b-objects.yaml'),
+        'apiVersion: v1\nkind: Service\nspec:\n  kind: NotAnObject\n---\napiVersion: v1\nkind: Secret\n---\napiVersion: v1\nkind: Service\n',
       );
       fs.writeFileSync(path.join(dir, '2-app', 'kustomization.yaml'), 'kind: Kustomization\n');
       fs.writeFileSync(path.join(dir, 'RUNBOOK.md'), 'kind: Deployment\n');
-      expect(kindCounts(dir)).toEqual({ Deployment: 1, Secret: 1, Service: 2 });
+      const manifests = convertedManifests(dir);
+      expect(manifests).toEqual([
+        { apiVersion: 'apps/v1', kind: 'Deployment' },
+        { apiVersion: 'v1', kind: 'Service', spec: { kind: 'NotAnObject' } },
+        { apiVersion: 'v1', kind: 'Secret' },
+        { apiVersion: 'v1', kind: 'Service' },
+      ]);
+      expect(kindCounts(manifests)).toEqual({ Deployment: 1, Secret: 1, Service: 2 });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
