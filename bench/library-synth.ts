@@ -1,13 +1,14 @@
 /**
  * The library synth, in one process: load the compose project, build a ComposeApp on the model in a Chart, then
  * `App.synth()` into a folder. The bench runs it as compiled JavaScript (transpiled into its scratch folder) against
- * the project's compiled library, so that no TypeScript compilation is measured.
+ * the project's compiled library (with bench/phases.ts beside it), so that no TypeScript compilation is measured.
  *
  * Arguments: <project root> <compose project folder> <output folder>. Prints the phase times as JSON on stdout.
  */
 import { createRequire } from 'module';
 import * as path from 'path';
 import { performance } from 'perf_hooks';
+import { phaseSeconds } from './phases';
 
 // Phases start at the process's time origin, so `modules` includes Node's own start.
 const [root, projectDir, outdir] = process.argv.slice(2);
@@ -30,12 +31,4 @@ const construct = performance.now();
 app.synth();
 const synth = performance.now();
 
-const seconds = (ms: number) => Math.round(ms) / 1000;
-process.stdout.write(
-  `${JSON.stringify({
-    modules: seconds(modules),
-    load: seconds(load - modules),
-    construct: seconds(construct - load),
-    synth: seconds(synth - construct),
-  })}\n`,
-);
+process.stdout.write(`${JSON.stringify(phaseSeconds({ modules, load, construct, synth }))}\n`);

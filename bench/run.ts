@@ -13,6 +13,7 @@ import * as ts from 'typescript';
 import { COMPOSE_FILE, generateApp, writeApp } from './generate';
 import { Command, Meter, Sample, defaultMeter, measure, spread } from './measure';
 import { BenchCase, BenchResults, CaseResult, checkTargets, formatReport, growthOf, resultsJson } from './report';
+import { CLI_BUNDLE_OPTIONS } from '../scripts/bundle-options';
 import { convertedManifests, kindCounts } from './floor-input';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -200,19 +201,20 @@ function copyForSynth(scratch: string): string {
   return copy;
 }
 
-/** bench/library-synth.ts as JavaScript in the scratch folder: the measured process compiles nothing. */
+/** bench/library-synth.ts and the phases it prints with as JavaScript in the scratch folder: it compiles nothing. */
 function transpileLibrarySynth(scratch: string): string {
-  const source = fs.readFileSync(path.join(__dirname, 'library-synth.ts'), 'utf-8');
-  const output = ts.transpileModule(source, {
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
-  });
-  const file = path.join(scratch, 'library-synth.js');
-  fs.writeFileSync(file, output.outputText);
-  return file;
+  for (const name of ['library-synth', 'phases']) {
+    const source = fs.readFileSync(path.join(__dirname, `${name}.ts`), 'utf-8');
+    const output = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+    });
+    fs.writeFileSync(path.join(scratch, `${name}.js`), output.outputText);
+  }
+  return path.join(scratch, 'library-synth.js');
 }
 
 /**
- * bench/stack-floor.ts bundled as the CLI is (esbuild, the same options but for the CLI's ASCII check) into the scratch
+ * bench/stack-floor.ts bundled as the CLI is (esbuild, the CLI's options without its ASCII check) into the scratch
  * folder, and a runner that loads it through bin/cdk8s-compose's loader, with its V8 code cache once a training run
  * made one (BENCH_FLOOR_TRAIN: the argument lists of the runs to train on, as JSON). The runner takes the floor's
  * arguments: <kinds|manifests> <input JSON file> <output folder>.
@@ -221,14 +223,8 @@ function bundleFloor(scratch: string): string {
   const bundle = path.join(scratch, 'stack-floor.js');
   esbuild.buildSync({
     stdin: { contents: "module.exports = require('./stack-floor');", resolveDir: __dirname, loader: 'js' },
+    ...CLI_BUNDLE_OPTIONS,
     outfile: bundle,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    minifyWhitespace: true,
-    minifySyntax: true,
-    legalComments: 'none',
     logLevel: 'warning',
   });
   const runner = path.join(scratch, 'stack-floor-runner.js');

@@ -20,6 +20,7 @@ import * as path from 'path';
 import { performance } from 'perf_hooks';
 import { ApiObject, App, Chart, Cron, Size, Yaml } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
+import { phaseSeconds } from './phases';
 
 /** How many objects of each kind (`Deployment`: 880, ...). */
 export type KindCounts = Readonly<Record<string, number>>;
@@ -185,15 +186,5 @@ export function main(argv: readonly string[]): void {
     process.exitCode = 1;
     return;
   }
-  const seconds = (ms: number) => Math.round(ms) / 1000;
-  process.stdout.write(
-    `${JSON.stringify({
-      modules: seconds(modules),
-      load: seconds(load - modules),
-      construct: seconds(construct - load),
-      resolve: seconds(resolve - construct),
-      yaml: seconds(yaml - resolve),
-      write: seconds(write - yaml),
-    })}\n`,
-  );
+  process.stdout.write(`${JSON.stringify(phaseSeconds({ modules, load, construct, resolve, yaml, write }))}\n`);
 }

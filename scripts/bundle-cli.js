@@ -12,6 +12,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const esbuild = require('esbuild');
+const { CLI_BUNDLE_OPTIONS } = require('./bundle-options');
 
 const ROOT = path.resolve(__dirname, '..');
 const OUT = path.join(ROOT, 'build', 'bin');
@@ -55,20 +56,10 @@ function writeWhole(file, contents) {
 
 async function bundle() {
   const result = await esbuild.build({
+    ...CLI_BUNDLE_OPTIONS,
     entryPoints: [path.join(ROOT, 'build', 'lib', 'cli', 'main.js')],
     outfile: BUNDLE,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    // Without comments and indentation, and with shorter syntax, but every name kept (identifiers are not minified):
-    // messages, stack traces and the source map stay as they were, and the file to read and compile is a third
-    // smaller.
-    minifyWhitespace: true,
-    minifySyntax: true,
     sourcemap: 'linked',
-    // The licenses are written whole below; the bundle itself carries none of the packages' comments.
-    legalComments: 'none',
     metafile: true,
     logLevel: 'warning',
     plugins: [asciiRegExps],

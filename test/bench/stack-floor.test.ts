@@ -3,6 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { App, Chart } from 'cdk8s';
 import { convertedManifests, kindCounts } from '../../bench/floor-input';
+import { phaseSeconds } from '../../bench/phases';
 import { buildFloor, buildManifests, KindCounts, Manifest } from '../../bench/stack-floor';
 
 /** The kinds and counts of a chart's resolved objects. */
@@ -85,5 +86,16 @@ describe('the floors’ input', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('phaseSeconds', () => {
+  test('gives the first mark from the time origin and each other since the one before, in seconds to the ms', () => {
+    expect(phaseSeconds({ modules: 412.4, load: 930.6, construct: 931.2, synth: 3500 })).toEqual({
+      modules: 0.412,
+      load: 0.518,
+      construct: 0.001,
+      synth: 2.569,
+    });
   });
 });
