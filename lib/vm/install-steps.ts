@@ -33,7 +33,7 @@ const CDI_RELEASES = 'https://github.com/kubevirt/containerized-data-importer/re
 
 /**
  * The steps that install the VM extension (KubeVirt) and its disk importer (CDI) into a cluster and check them.
- * The README's "VM workflow" section and the CLI's runbook both render these, so the two cannot drift apart.
+ * The VM guide's "VM workflow" (docs/vm.md) and the CLI's runbook both render these, so the two cannot drift apart.
  */
 export function vmInstallSteps(options: VmInstallStepsOptions = {}): RunbookStep[] {
   const kv = checkReleaseVersion(options.kubevirtVersion ?? KUBEVIRT_VERSION, 'KubeVirt');

@@ -1,10 +1,10 @@
 import * as path from 'path';
 import * as ts from 'typescript';
-import { readmeSection } from '../support/readme';
+import { docText } from '../support/readme';
 
 /**
  * The package's public API is lib/index.ts: a small surface (under 100 names), every exported interface documented,
- * every optional member of an exported props or options interface with its `@default`, and the README's
+ * every optional member of an exported props or options interface with its `@default`, and docs/constructs.md's
  * "Construct API" section naming each export. Read with the TypeScript compiler from the source.
  */
 
@@ -93,8 +93,8 @@ test('the public handles of every exported class are readonly (a readonly field 
   expect(mutable).toEqual([]);
 });
 
-test('the README\'s "Construct API" section lists exactly the exported names', () => {
-  const section = readmeSection('Construct API');
+test('the constructs guide (docs/constructs.md) lists exactly the exported names', () => {
+  const section = docText('docs/constructs.md');
   const start = section.indexOf('**What the package exports.**');
   expect(start).toBeGreaterThanOrEqual(0);
   const rows = section

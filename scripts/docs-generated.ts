@@ -1,0 +1,127 @@
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { COMMAND_SPECS, PROGRAM, helpText } from '../lib/cli/option-table';
+import type { OptionSpec } from '../lib/cli/option-spec';
+
+// The parts of the README and the guides that a program knows, written by that program (`npm run docs`), so that the
+// text cannot drift from it: the CLI reference from the option table, and the quick start's output from a real run.
+// A generated part sits between `<!-- generated: KIND ARG -->` and `<!-- end generated -->`; the test
+// (test/docs/generated.test.ts) fails when a file differs from its regeneration.
+
+export const ROOT = path.resolve(__dirname, '..');
+
+/** The Markdown files that make up the documentation: the README and every guide in docs/. */
+export function documentationFiles(): string[] {
+  const guides = fs
+    .readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => path.join('docs', f));
+  return ['README.md', ...guides];
+}
+
+const REGION = /(<!-- generated: ([a-z-]+)(?: ([^ ]+))? -->\n)[\s\S]*?(<!-- end generated -->)/g;
+
+/** The text with every generated part written anew. */
+export function regenerate(text: string): string {
+  return text.replace(REGION, (_all, open: string, kind: string, arg: string | undefined, close: string) => {
+    return `${open}${generate(kind, arg)}${close}`;
+  });
+}
+
+function generate(kind: string, arg: string | undefined): string {
+  switch (kind) {
+    case 'options':
+      return optionTable(arg ?? '');
+    case 'help':
+      return '```text\n' + helpText(arg) + '```\n';
+    case 'commands':
+      return commandTable();
+    case 'quickstart':
+      return quickstart(arg ?? 'examples/quickstart');
+    default:
+      throw new Error(`unknown generated part "${kind}": use options, help, commands or quickstart`);
+  }
+}
+
+function optionNames(spec: OptionSpec): string {
+  const names = [
+    ...(spec.short ? [`-${spec.short}`] : []),
+    `--${spec.name}`,
+    ...(spec.aliases ?? []).map((a) => `--${a}`),
+  ];
+  return `\`${names.join('`, `')}\`${spec.value ? ` \`${spec.value}\`` : ''}`;
+}
+
+/** The options of one command as a Markdown table, from the table `--help` prints. */
+export function optionTable(command: string): string {
+  const specs = (COMMAND_SPECS as Record<string, readonly OptionSpec[]>)[command];
+  if (!specs) {
+    throw new Error(`no command "${command}" in the option table (${Object.keys(COMMAND_SPECS).join(', ')})`);
+  }
+  const rows = specs.map((spec) => `| ${optionNames(spec)} | ${spec.help.replace(/\|/g, '\\|')} |`);
+  return ['| Option | What it does |', '| --- | --- |', ...rows, ''].join('\n');
+}
+
+function commandTable(): string {
+  const lines = helpText().split('\n');
+  const rows = lines
+    .filter((line) => /^ {2}[a-z-]+ {2,}/.test(line))
+    .map((line) => {
+      const [, name, summary] = /^ {2}([a-z-]+) +(.*)$/.exec(line)!;
+      return `| [\`${PROGRAM} ${name}\`](#${name}) | ${summary} |`;
+    });
+  return ['| Command | What it does |', '| --- | --- |', ...rows, ''].join('\n');
+}
+
+/**
+ * `cdk8s-compose convert -o k8s` run for real on a copy of the example folder (the compiled CLI, as `npx` runs it),
+ * with what it printed.
+ */
+function quickstart(example: string): string {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cdk8s-compose-docs-'));
+  try {
+    const project = path.join(work, path.basename(example));
+    fs.cpSync(path.join(ROOT, example), project, { recursive: true });
+    const run = spawnSync(process.execPath, [path.join(ROOT, 'bin', PROGRAM), 'convert', '-o', 'k8s'], {
+      cwd: project,
+      encoding: 'utf-8',
+      env: { PATH: process.env.PATH ?? '', HOME: work, LANG: 'C' },
+    });
+    if (run.status !== 0) {
+      throw new Error(`the quick start's convert failed (${run.status}): ${run.stderr}`);
+    }
+    return [
+      '```console',
+      `$ cd ${path.basename(example)}`,
+      `$ ${PROGRAM} convert -o k8s`,
+      ...`${run.stderr}${run.stdout}`.trimEnd().split('\n'),
+      '```',
+      '',
+    ].join('\n');
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Writes every documentation file's generated parts anew; returns the files it changed. */
+export function writeDocumentation(): string[] {
+  const changed: string[] = [];
+  for (const file of documentationFiles()) {
+    const full = path.join(ROOT, file);
+    const text = fs.readFileSync(full, 'utf-8');
+    const next = regenerate(text);
+    if (next !== text) {
+      fs.writeFileSync(full, next);
+      changed.push(file);
+    }
+  }
+  return changed;
+}
+
+if (require.main === module) {
+  const changed = writeDocumentation();
+  process.stdout.write(changed.length ? `docs: rewrote ${changed.join(', ')}\n` : 'docs: up to date\n');
+}
