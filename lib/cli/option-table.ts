@@ -121,6 +121,11 @@ const CONVERSION_SPECS: readonly OptionSpec[] = [
     value: 'on|off|KEY=AMOUNT,...',
     help: 'the ResourceQuota: on (computed from the app, the default), off, or amounts such as limits.memory=16Gi,requests.cpu=4 (the rest computed)',
   },
+  {
+    name: 'default-limits',
+    kind: 'boolean',
+    help: 'give containers without compose limits a limit of 1 cpu and 512Mi memory (default: a limit only where compose sets one; requests always)',
+  },
 ];
 
 const COMMON_SPECS: readonly OptionSpec[] = [

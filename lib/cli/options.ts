@@ -76,6 +76,8 @@ export interface ConversionOptions {
   readonly backup?: boolean;
   /** `--quota on|off|KEY=AMOUNT,…`: on (computed), off, or the amounts given by Kubernetes key (the rest computed). */
   readonly quota: boolean | Readonly<Partial<Record<QuotaKeyName, string>>>;
+  /** `--default-limits` (ComposeApp's `defaultLimits`): limits for containers compose gives none. */
+  readonly defaultLimits: boolean;
 }
 
 export interface ConvertOptions extends ConversionOptions {
@@ -274,5 +276,6 @@ function conversionOptions(command: string, values: Values, positionals: readonl
     storageClassName: optionalString(values['storage-class-name']),
     backup: onOff(values.backup, '--backup', command),
     quota: quotaChoice(optionalString(values.quota), command),
+    defaultLimits: values['default-limits'] === true,
   };
 }

@@ -219,6 +219,7 @@ beforeAll(async () => {
         'off',
         '--quota',
         'limits.memory=32Gi,persistentvolumeclaims=20',
+        '--default-limits',
         '-o',
         'out',
       ],
@@ -555,9 +556,14 @@ test('--quiet prints only the summary: the count of warnings by code, the verify
 });
 
 describe('the options for the opinionated parts', () => {
-  test('--network-policies off, --ingress-class-name, --storage-class-name, --backup off and --quota with amounts', () => {
+  test('--network-policies off, --ingress-class-name, --storage-class-name, --backup off, --quota with amounts and --default-limits', () => {
     expectOk(runs.options);
     const docs = manifestDocs(out('options'));
+    // --default-limits: the containers compose gives no limit (migrate, redis, shop-db, worker) get the default ones.
+    for (const name of ['migrate', 'redis', 'shop-db', 'worker']) {
+      const doc = docs.find((d) => ['Deployment', 'Job'].includes(d.kind) && d.metadata.name === name)!;
+      expect(doc.spec.template.spec.containers[0].resources.limits).toEqual({ cpu: '1', memory: '512Mi' });
+    }
     expect(findDocs(docs, 'NetworkPolicy')).toEqual([]);
     expect(findDocs(docs, 'CronJob')).toEqual([]);
     expect(findDocs(docs, 'Ingress').map((d) => d.spec.ingressClassName)).toEqual(['traefik', 'traefik']);
