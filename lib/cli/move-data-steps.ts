@@ -52,6 +52,8 @@ export type MoveCommand =
 export interface MovePhase {
   readonly title: string;
   readonly commands: readonly MoveCommand[];
+  /** For the step that fills one claim: the claim, and whether it copies files or dumps and restores. */
+  readonly fills?: { readonly claim: string; readonly route: 'files' | 'logical' };
 }
 
 /** The command line of words, each quoted as the shell needs. */
@@ -108,6 +110,7 @@ export function moveDataSteps(plan: DataMovePlan, settings: MoveDataSettings): M
     const from = move.dockerVolume !== undefined ? SOURCE_MOUNT : move.bindPath!;
     phases.push({
       title: `Fill the claim ${move.claim} from ${describeSource(move)}`,
+      fills: { claim: move.claim, route: 'files' },
       commands: [
         { kind: 'run', line: helperRun(pod, move.claim, ns, kubectl) },
         { kind: 'run', line: kubectl('wait', '--for=condition=Ready', `pod/${pod}`, '-n', ns, timeout) },
@@ -139,6 +142,7 @@ export function moveDataSteps(plan: DataMovePlan, settings: MoveDataSettings): M
     const route = LOGICAL_ROUTES[user.engine!];
     phases.push({
       title: `Fill the claim ${move.claim} with ${route.what}`,
+      fills: { claim: move.claim, route: 'logical' },
       commands: [
         { kind: 'run', line: compose('start', user.composeService!) },
         { kind: 'run', line: kubectl('scale', workloadRef(user), '--replicas=1', '-n', ns) },

@@ -431,3 +431,72 @@ describe('--dry-run', () => {
     300_000,
   );
 });
+
+describe('RUNBOOK.md, --help and docs/data.md say what the command does', () => {
+  test('the runbook\'s "Move the data" holds the very commands the dry run prints, in order', () => {
+    const box = sandbox();
+    const dry = run(box, ['--dry-run'])
+      .stdout.split('\n')
+      .filter((l) => l !== '' && !l.startsWith('#'));
+    const logical = run(box, ['--dry-run', '--logical'])
+      .stdout.split('\n')
+      .filter((l) => l !== '' && !l.startsWith('#'));
+    const code = main(['convert', '-o', 'out', '-q'], {
+      cwd: box.project,
+      env: box.env,
+      stdout: () => undefined,
+      stderr: () => undefined,
+    });
+    expect(code).toBe(0);
+    const runbook = fs.readFileSync(path.join(box.project, 'out', 'RUNBOOK.md'), 'utf-8');
+    expect(runbook).toContain('5. [Move the data](#5-move-the-data)\n6. [Verify](#6-verify)');
+    const section = runbook.split('## 5. Move the data\n')[1].split('\n## ')[0];
+    const [files, alternatives] = section.split('Instead of copying');
+    const shLines = (text: string) =>
+      [...text.matchAll(/```sh\n([\s\S]*?)```/g)]
+        .flatMap((m) => m[1].split('\n').map((l) => l.trim()))
+        .filter((l) => l);
+    expect(shLines(files)).toEqual(dry);
+    // The alternative is the logical route's step for the postgres claim, as --logical runs it.
+    const alternative = shLines(alternatives);
+    expect(alternative.length).toBeGreaterThan(3);
+    expect(logical.join('\n')).toContain(alternative.join('\n'));
+    expect(section).not.toContain('example-pass-1');
+  });
+
+  test('--help lists the options of move-data', () => {
+    let help = '';
+    expect(
+      main(['move-data', '--help'], { cwd: ROOT, env: {}, stdout: (t) => (help += t), stderr: () => undefined }),
+    ).toBe(0);
+    for (const option of [
+      '--dry-run',
+      '--overwrite',
+      '--logical',
+      '--context NAME',
+      '--timeout DURATION',
+      '-f, --file FILE',
+    ]) {
+      expect(help).toContain(option);
+    }
+  });
+
+  test('every command of docs/data.md\'s "Move the data" parses, and its dry runs run', () => {
+    const doc = fs.readFileSync(path.join(ROOT, 'docs', 'data.md'), 'utf-8');
+    const section = doc.split('## Move the data\n')[1].split('\n## ')[0];
+    const commands = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1].trim().split('\n'));
+    expect(commands.length).toBeGreaterThanOrEqual(4);
+    const box = sandbox();
+    for (const command of commands) {
+      const words = shellSplit(command)!;
+      expect(words[0]).toBe('cdk8s-compose');
+      const parsed = require('../../lib/cli/options').parseCommandLine(words.slice(1));
+      expect(parsed.command).toBe('move-data');
+      if (parsed.options.dryRun) {
+        const result = run(box, words.slice(2));
+        expect(result.code).toBe(0);
+        expect(result.stdout).toContain('kubectl scale deployment/db --replicas=0 -n photos');
+      }
+    }
+  });
+});
