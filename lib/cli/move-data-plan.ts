@@ -102,8 +102,9 @@ export function parseComposeSource(text: string | undefined): ComposeSource | un
 }
 
 /**
- * The compose source a claim replaces: its `cdk8s-compose.io/compose-source` annotation when it has one, else, for the
- * claim of a top-level named volume, that volume. The one place the source of a claim is decided.
+ * The compose source a claim replaces: its `cdk8s-compose.io/compose-source` annotation when it has one; else, for the
+ * claim of a top-level named volume, that volume, and for a stateful dependency's own data claim, the folder compose
+ * binds at the engine's data path. The one place the source of a claim is decided.
  */
 export function composeSourceOf(claim: ManifestShape, app: ComposeApp): ComposeSource | undefined {
   const annotated = claim?.metadata?.annotations?.[COMPOSE_SOURCE_ANNOTATION];
@@ -117,10 +118,30 @@ export function composeSourceOf(claim: ManifestShape, app: ComposeApp): ComposeS
     }
     return source;
   }
+  const name = claim?.metadata?.name;
   const volume = Object.entries(app.claims).find(
-    ([, c]) => c instanceof kplus.PersistentVolumeClaim && c.name === claim?.metadata?.name,
+    ([, c]) => c instanceof kplus.PersistentVolumeClaim && c.name === name,
   );
-  return volume ? { kind: 'volume', key: volume[0] } : undefined;
+  if (volume) {
+    return { kind: 'volume', key: volume[0] };
+  }
+  // A stateful dependency's own data claim replaces the folder compose binds at the engine's data path.
+  for (const service of app.services) {
+    const dependency = service.statefulDependency;
+    if (dependency?.dataClaim.name !== name) {
+      continue;
+    }
+    const bind = app.model.services
+      .find((s) => s.name === service.composeName)
+      ?.volumes.find(
+        (v) =>
+          v.type === 'bind' && v.source !== undefined && v.target.replace(/\/+$/, '') === dependency!.engine.dataPath,
+      );
+    if (bind) {
+      return { kind: 'bind', path: bind.source! };
+    }
+  }
+  return undefined;
 }
 
 /** The claims of `manifests` that replace a compose source, with their sources and the workloads that mount them. */

@@ -195,6 +195,23 @@ describe('the plan: which claims replace which compose source', () => {
     expect(plan.composeFiles).toEqual(['compose.yaml']);
   });
 
+  test("a database's folder bound at its data path: the dependency's own claim is filled from that folder", () => {
+    const chart = new Chart(Testing.app(), 'test');
+    const app = new ComposeApp(chart, 'app', {
+      model: modelOf(`
+services:
+  db:
+    image: postgres:16.4
+    environment: { POSTGRES_PASSWORD: example-pass-1 }
+    volumes: [./postgres:/var/lib/postgresql/data/]
+`),
+    });
+    const plan = planDataMoves(Testing.synth(chart), app);
+    expect(plan.moves.map((m) => [m.claim, m.bindPath, m.dockerVolume, m.folder])).toEqual([
+      ['db-data', './postgres', undefined, 'pgdata'],
+    ]);
+  });
+
   test('the annotation wins: a claim that says it replaces a bind folder is filled from that folder', () => {
     const chart = new Chart(Testing.app(), 'test');
     const app = new ComposeApp(chart, 'app', { model });
