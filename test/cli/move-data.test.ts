@@ -261,15 +261,17 @@ describe('the move, run against stand-ins for docker and kubectl', () => {
     expect(log.filter((l) => l.includes('idle'))).toEqual([]);
   });
 
-  test('a bind folder reaches its claim (the annotation names it), relative to the project folder', () => {
+  test('a bind folder reaches its claim (the annotation names it), relative to the project folder, quoted', () => {
     const box = sandbox();
-    fillTree(path.join(box.project, 'library'), 'd');
+    // A folder name a shell would run, were it not quoted.
+    const folder = "it's $(touch pwned) `touch pwned2` dir";
+    fillTree(path.join(box.project, folder), 'd');
     fs.mkdirSync(path.join(box.claims, 'library'));
     const chart = new Chart(Testing.app(), 'test');
     const app = new ComposeApp(chart, 'app', { model: modelOf(COMPOSE) });
     const docs = Testing.synth(chart);
     docs.find((d) => d.metadata?.name === 'library' && d.kind === 'PersistentVolumeClaim')!.metadata.annotations = {
-      [COMPOSE_SOURCE_ANNOTATION]: 'bind:./library',
+      [COMPOSE_SOURCE_ANNOTATION]: `bind:./${folder}`,
     };
     const plan = planDataMoves(docs, app);
     const one = { ...plan, moves: plan.moves.filter((m) => m.claim === 'library') };
@@ -280,7 +282,9 @@ describe('the move, run against stand-ins for docker and kubectl', () => {
       { cwd: box.project, env: box.env, stdout: () => undefined, stderr: (t) => (stderr += t) },
     );
     expect({ code, stderr: stderr.split('\n').filter((l) => l.startsWith('error')) }).toEqual({ code: 0, stderr: [] });
-    expect(describeTree(path.join(box.claims, 'library'))).toEqual(describeTree(path.join(box.project, 'library')));
+    expect(describeTree(path.join(box.claims, 'library'))).toEqual(describeTree(path.join(box.project, folder)));
+    expect(fs.readdirSync(box.project).filter((f) => f.startsWith('pwned'))).toEqual([]);
+    expect(stderr).toContain(`$ test -d './it'\\''s $(touch pwned) \`touch pwned2\` dir'\n`);
   });
 
   test('a claim that holds files stops the move before it copies; --overwrite empties it first', () => {
