@@ -47,7 +47,12 @@ const DOCKER = `#!/bin/bash
 echo "docker $*" >> "$MOVE_LOG"
 case "$1" in
   volume) [ "$2" = inspect ] && [ -d "$VOLUMES/$3" ] && exit 0; echo "Error: No such volume: $3" >&2; exit 1 ;;
-  compose) exit 0 ;;
+  compose)
+    # exec -T SERVICE sh -c SCRIPT: the dump, which names the service and the script it ran.
+    for ((i = 1; i <= $#; i++)); do
+      if [ "\${!i}" = exec ]; then j=$((i + 2)); k=$((i + 5)); echo "dump of \${!j}: \${!k}"; fi
+    done
+    exit 0 ;;
   run)
     shift; [ "$1" = --rm ] && shift; [ "$1" = -v ] || exit 9
     volume="\${2%%:/compose-source:ro}"; shift 3
@@ -65,7 +70,9 @@ case "$1" in
     claim=$(printf '%s' "$*" | grep -o '"claimName":"[^"]*"' | cut -d'"' -f4)
     mkdir -p "$PODS"; printf '%s' "$claim" > "$PODS/$2"; exit 0 ;;
   exec)
-    shift; [ "$1" = -i ] && shift; pod="$1"; claim=$(cat "$PODS/$pod")
+    shift; [ "$1" = -i ] && shift; pod="$1"
+    if [[ "$pod" == */* ]]; then cat > "$CLAIMS/restored-\${pod#*/}"; exit 0; fi
+    claim=$(cat "$PODS/$pod")
     while [ "$1" != -- ]; do shift; done; shift
     args=(); for a in "$@"; do args+=("\${a//\\/claim/$CLAIMS/$claim}"); done
     "\${args[@]}"; code=$?
@@ -353,6 +360,39 @@ describe('the move, run against stand-ins for docker and kubectl', () => {
     expect(result.stderr).toMatch(/^error: .*nope/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
+});
+
+test('--logical: the database is dumped from compose into the Kubernetes one, the other claims copied', () => {
+  const box = sandbox();
+  for (const volume of ["photos_it's", 'photo-library']) {
+    fillTree(path.join(box.volumes, volume), 'h');
+  }
+  fs.mkdirSync(path.join(box.volumes, 'photos_pgdata'));
+  for (const claim of ['it-s', 'library', 'pgdata']) {
+    fs.mkdirSync(path.join(box.claims, claim));
+  }
+  const result = run(box, ['--logical']);
+  expect(result.stderr.split('\n').filter((l) => l.startsWith('error'))).toEqual([]);
+  expect(result.code).toBe(0);
+  expect(fs.readFileSync(path.join(box.claims, 'restored-db'), 'utf-8')).toBe(
+    'dump of db: pg_dumpall -U "${POSTGRES_USER:-postgres}"\n',
+  );
+  expect(fs.readdirSync(path.join(box.claims, 'pgdata'))).toEqual([]);
+  expect(describeTree(path.join(box.claims, 'library'))).toEqual(describeTree(path.join(box.volumes, 'photo-library')));
+  const log = logLines(box);
+  const at = (text: string) => log.findIndex((l) => l.endsWith(text));
+  const order = [
+    'compose -p photos -f compose.yaml stop',
+    'scale deployment/db --replicas=0 -n photos',
+    'delete pod move-data-library -n photos',
+    'compose -p photos -f compose.yaml start db',
+    'scale deployment/db --replicas=1 -n photos',
+    'rollout status deployment/db -n photos --timeout=300s',
+    'compose -p photos -f compose.yaml stop db',
+    'scale deployment/app --replicas=2 -n photos',
+  ].map(at);
+  expect(order.every((n) => n >= 0)).toBe(true);
+  expect([...order].sort((a, b) => a - b)).toEqual(order);
 });
 
 describe('--dry-run', () => {
