@@ -43,6 +43,11 @@ export interface MoveDataSettings {
 export type MoveCommand =
   /** Must exit 0. */
   | { readonly kind: 'run'; readonly line: string }
+  /**
+   * Waits until pods are gone: exit 0, or kubectl's `no matching resources found` when there were none left to wait
+   * for (kubectl exits 1 then: kubernetes/kubernetes#83242).
+   */
+  | { readonly kind: 'gone'; readonly line: string }
   /** Must exit 0 and print nothing (the claim is empty). */
   | { readonly kind: 'empty'; readonly line: string; readonly claim: string }
   /** Both must print the same two numbers: files and bytes. */
@@ -96,7 +101,7 @@ export function moveDataSteps(plan: DataMovePlan, settings: MoveDataSettings): M
     title: 'Scale the Kubernetes workloads that mount the claims to zero',
     commands: plan.workloads.flatMap((w): MoveCommand[] => [
       { kind: 'run', line: kubectl('scale', workloadRef(w), '--replicas=0', '-n', ns) },
-      { kind: 'run', line: kubectl('wait', '--for=delete', 'pod', '-l', w.selector, '-n', ns, timeout) },
+      { kind: 'gone', line: kubectl('wait', '--for=delete', 'pod', '-l', w.selector, '-n', ns, timeout) },
     ]),
   });
   for (const move of files) {

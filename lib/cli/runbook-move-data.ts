@@ -56,6 +56,8 @@ function expectation(command: MoveCommand): string | undefined {
   switch (command.kind) {
     case 'empty':
       return `the \`find\` prints nothing (the claim ${command.claim} is empty; if it lists files, empty the claim or stop)`;
+    case 'gone':
+      return 'each `wait` returns once the pods are gone (`no matching resources found` means none were left)';
     case 'compare':
       return 'the last two commands print the same two numbers (files, bytes)';
     default:

@@ -78,7 +78,8 @@ case "$1" in
     "\${args[@]}"; code=$?
     [ -n "$DROP_AFTER_UNPACK" ] && [[ "$*" == *tar* ]] && rm -f "$CLAIMS/$claim/$DROP_AFTER_UNPACK"
     exit $code ;;
-  scale|wait|delete|rollout) exit 0 ;;
+  wait) [ -n "$NO_PODS" ] && [ "$2" = --for=delete ] && { echo 'error: no matching resources found' >&2; exit 1; }; exit 0 ;;
+  scale|delete|rollout) exit 0 ;;
 esac
 exit 9
 `;
@@ -303,6 +304,8 @@ describe('the move, run against stand-ins for docker and kubectl', () => {
       fs.mkdirSync(path.join(box.claims, claim), { recursive: true });
     }
     fs.writeFileSync(path.join(box.claims, 'library', 'stale.txt'), 'from a first start');
+    // A second run finds the workloads at zero already: kubectl wait --for=delete then finds no pod, and exits 1.
+    box.env.NO_PODS = '1';
     const refused = run(box, []);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toContain(
