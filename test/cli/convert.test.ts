@@ -365,7 +365,9 @@ describe('RUNBOOK.md', () => {
     const [before, rest] = runbook().split('## 6. Move the data\n');
     expect(before).toContain('## 5. Deploy\n');
     expect(rest.split('\n## ')[1]).toMatch(/^7\. Verify\n/);
-    const moves = commands().filter((c) => /^kubectl run move-data-/.test(c)).map((c) => c.split(' ')[2]);
+    const moves = commands()
+      .filter((c) => /^kubectl run move-data-/.test(c))
+      .map((c) => c.split(' ')[2]);
     expect(moves).toEqual(['move-data-db-data', 'move-data-redis-data', 'move-data-reports']);
     const outside = commands().filter((c) => !rest.split('\n## ')[0].includes(c));
     expect(outside.slice(outside.indexOf('kubectl apply -f 0-namespace/shop-namespace.yaml')).slice(0, 14)).toEqual([
