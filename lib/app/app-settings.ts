@@ -218,14 +218,18 @@ export class AppSettings {
     return dedupe(rules, (r) => `${r.host}${r.path}`);
   }
 
-  private resourceDefaults(): Required<ResolvedResources> {
+  /** The defaults: requests always; a limit only with `defaultLimits` or where `defaultResources` gives it. */
+  private resourceDefaults(): ResolvedResources {
     const defaults = this.props.defaultResources ?? {};
     const d = COMPOSE_APP_DEFAULTS.resources;
+    const limited = this.props.defaultLimits ?? false;
+    const cpuLimit = defaults.cpuLimit ?? (limited ? d.cpuLimit : undefined);
+    const memoryLimit = defaults.memoryLimit ?? (limited ? d.memoryLimit : undefined);
     return {
       cpuRequestMillis: cpuToMillicores(defaults.cpuRequest ?? d.cpuRequest),
-      cpuLimitMillis: cpuToMillicores(defaults.cpuLimit ?? d.cpuLimit),
+      cpuLimitMillis: cpuLimit === undefined ? undefined : cpuToMillicores(cpuLimit),
       memoryRequestBytes: sizeToBytes(defaults.memoryRequest ?? d.memoryRequest),
-      memoryLimitBytes: sizeToBytes(defaults.memoryLimit ?? d.memoryLimit),
+      memoryLimitBytes: memoryLimit === undefined ? undefined : sizeToBytes(memoryLimit),
     };
   }
 

@@ -4,13 +4,13 @@ import { Construct } from 'constructs';
 import { ComposeLocation, ComposeModel, ComposeService } from '../compose/model';
 import { Redactor } from '../compose/sensitive';
 import { NameRegistry, joinDnsLabel } from '../base/naming';
-import { cpuFromMillicores } from '../base/quantities';
+import { cpuFromMillicores, cpuToMillicores, sizeToBytes } from '../base/quantities';
 import { ComposeVm, ComposeVmProps } from '../vm/compose-vm';
 import { AppMetadata } from './app-metadata';
 import { sensitiveEnvTest } from './app-secret-values';
 import { AppSettings } from './app-settings';
 import { AppWarnings } from './app-warnings';
-import { ComposeAppVmOptions } from './compose-app-props';
+import { COMPOSE_APP_DEFAULTS, ComposeAppVmOptions } from './compose-app-props';
 import { HostRewriter } from './host-rewrite';
 import { MigrationContext, ServicePlan, ServiceSettings, WorkloadKind } from './migrated-service';
 import { serviceHostRewriter } from './service-hosts';
@@ -204,9 +204,18 @@ export class AppVm {
 
 const GIB = 1024 ** 3;
 
-/** vCPUs of the VM: its services' cpu limits, rounded up, at least 2. */
+/** A service's share of the VM: its limits, or where compose sets none the default limits, which the VM sizes by. */
+function vmShare(s: ServiceSettings): { cpuMillis: number; memoryBytes: number } {
+  const d = COMPOSE_APP_DEFAULTS.resources;
+  return {
+    cpuMillis: s.resources.cpuLimitMillis ?? cpuToMillicores(d.cpuLimit),
+    memoryBytes: s.resources.memoryLimitBytes ?? sizeToBytes(d.memoryLimit),
+  };
+}
+
+/** vCPUs of the VM: its services' cpu limits (or the default limit), rounded up, at least 2. */
 function vmCores(settings: readonly ServiceSettings[]): number {
-  return Math.max(2, Math.ceil(settings.reduce((sum, s) => sum + s.resources.cpuLimitMillis, 0) / 1000));
+  return Math.max(2, Math.ceil(settings.reduce((sum, s) => sum + vmShare(s).cpuMillis, 0) / 1000));
 }
 
 /**
@@ -216,7 +225,7 @@ function vmCores(settings: readonly ServiceSettings[]): number {
  */
 function vmResources(settings: readonly ServiceSettings[]): ComposeVmProps['resources'] {
   const memory = Size.gibibytes(
-    Math.max(2, Math.ceil(settings.reduce((sum, s) => sum + s.resources.memoryLimitBytes, 0) / GIB) + 1),
+    Math.max(2, Math.ceil(settings.reduce((sum, s) => sum + vmShare(s).memoryBytes, 0) / GIB) + 1),
   );
   const cpuRequest = Math.max(
     100,

@@ -14,7 +14,10 @@ export const WARNING_METADATA = 'cdk8s-compose:warning';
 
 /** The documented defaults of `ComposeAppProps`, in one place. */
 export const COMPOSE_APP_DEFAULTS = {
-  /** Requests and limits of containers whose compose service sets none. */
+  /**
+   * Requests of containers whose compose service sets none, and the limits they get with `defaultLimits` (without
+   * it, a container has a limit only where compose sets one).
+   */
   resources: {
     cpuRequest: kplus.Cpu.millis(100),
     cpuLimit: kplus.Cpu.units(1),
@@ -102,10 +105,19 @@ export interface ComposeAppProps {
    */
   readonly volumes?: Readonly<Record<string, VolumeOverrides>>;
   /**
-   * Requests and limits for containers whose compose service sets none.
-   * @default - requests 100m cpu and 128Mi memory, limits 1 cpu and 512Mi memory
+   * Requests for containers whose compose service sets none, and their limits where limits are defaulted: with
+   * `defaultLimits`, or for a limit given here.
+   * @default - requests 100m cpu and 128Mi memory; limits (with `defaultLimits`) 1 cpu and 512Mi memory
    */
   readonly defaultResources?: ResourceDefaults;
+  /**
+   * Give every container without a compose limit the default cpu and memory limits (`defaultResources`). Without it,
+   * a container gets a limit only where compose sets one (or `defaultResources` names that limit), as compose ran it:
+   * a memory limit compose never set gets a process OOM-killed that ran under compose. The requests stay either way.
+   * The ResourceQuota bounds limits only when every container has one.
+   * @default false
+   */
+  readonly defaultLimits?: boolean;
   /**
    * Size of a claim that compose gives no size for.
    * @default Size.gibibytes(1)

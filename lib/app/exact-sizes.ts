@@ -21,7 +21,8 @@ export interface ExactSizes {
   /** The resources given to the service's containers (the main one, its init and hook containers). */
   readonly resources: kplus.ContainerResources;
   readonly memoryRequestBytes: number;
-  readonly memoryLimitBytes: number;
+  /** Undefined: the containers have no memory limit. */
+  readonly memoryLimitBytes?: number;
   /** The tmpfs volumes of the main container and their sizes in bytes. */
   readonly tmpfs: readonly { readonly volume: kplus.Volume; readonly bytes: number }[];
 }
@@ -41,7 +42,8 @@ export function keepExactSizes(sizes: ExactSizes): void {
   ].filter(({ c }) => c.resources === sizes.resources);
   const memory: ExactMemory = {
     requestBytes: exact(sizes.memoryRequestBytes) ? sizes.memoryRequestBytes : undefined,
-    limitBytes: exact(sizes.memoryLimitBytes) ? sizes.memoryLimitBytes : undefined,
+    limitBytes:
+      sizes.memoryLimitBytes !== undefined && exact(sizes.memoryLimitBytes) ? sizes.memoryLimitBytes : undefined,
   };
   for (const { c, path } of containers) {
     if (memory.requestBytes !== undefined) {

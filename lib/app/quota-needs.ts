@@ -29,8 +29,17 @@ export interface NamespaceNeeds extends PodResourceAmounts {
   readonly persistentVolumeClaims: number;
   /** Sorted by workload. */
   readonly workloads: readonly WorkloadNeed[];
-  /** Containers the quota would reject, as `Deployment/web: container "web" has no cpu limit`. Sorted. */
-  readonly problems: readonly string[];
+  /**
+   * Containers (and VMs) without a limit, by resource, as `Deployment/web: container "web"`. Sorted. A quota that
+   * bounds `limits.cpu` or `limits.memory` rejects their pods, so it bounds a limit only when its list is empty.
+   */
+  readonly unlimited: UnlimitedContainers;
+}
+
+/** Containers (and VMs) without a cpu limit and without a memory limit. */
+export interface UnlimitedContainers {
+  readonly cpu: readonly string[];
+  readonly memory: readonly string[];
 }
 
 /** The kinds that computeNeeds reads: workloads, autoscalers, claims, and KubeVirt/CDI objects. */
@@ -63,7 +72,7 @@ export function namespaceNeeds(docs: any[], nodeCount: number): NamespaceNeeds {
   }
 
   const workloads: WorkloadNeed[] = [];
-  const problems: string[] = [];
+  const unlimited: Unlimited = { cpu: [], memory: [] };
   let claims = 0;
   for (const doc of docs) {
     const workload = `${doc.kind}/${doc.metadata?.name}`;
@@ -74,7 +83,7 @@ export function namespaceNeeds(docs: any[], nodeCount: number): NamespaceNeeds {
     }
     const vmNeed =
       doc.kind === 'VirtualMachine'
-        ? virtualMachineNeed(doc, workload, problems)
+        ? virtualMachineNeed(doc, workload, unlimited)
         : doc.kind === 'DataVolume' && (doc.spec?.source?.http || doc.spec?.source?.registry)
           ? { workload, pods: 1, perPod: CDI_IMPORTER_POD }
           : undefined;
@@ -87,7 +96,7 @@ export function namespaceNeeds(docs: any[], nodeCount: number): NamespaceNeeds {
       continue;
     }
     claims += shape.claimsPerReplica * shape.replicas;
-    workloads.push({ workload, pods: shape.pods, perPod: podAmounts(shape.podSpec, workload, problems) });
+    workloads.push({ workload, pods: shape.pods, perPod: podAmounts(shape.podSpec, workload, unlimited) });
   }
   workloads.sort((a, b) => compare(a.workload, b.workload));
 
@@ -99,8 +108,17 @@ export function namespaceNeeds(docs: any[], nodeCount: number): NamespaceNeeds {
     limitsMemoryBytes: total('limitsMemoryBytes'),
     persistentVolumeClaims: claims,
     workloads,
-    problems: [...new Set(problems)].sort(compare),
+    unlimited: {
+      cpu: [...new Set(unlimited.cpu)].sort(compare),
+      memory: [...new Set(unlimited.memory)].sort(compare),
+    },
   };
+}
+
+/** What the readers fill while they read: containers without a limit, by resource. */
+interface Unlimited {
+  readonly cpu: string[];
+  readonly memory: string[];
 }
 
 interface PodShape {
@@ -169,7 +187,7 @@ const CDI_IMPORTER_POD: PodResourceAmounts = {
 };
 
 /** The virt-launcher pod of a running VirtualMachine: its domain's resources plus KubeVirt's overhead. */
-function virtualMachineNeed(doc: any, workload: string, problems: string[]): WorkloadNeed | undefined {
+function virtualMachineNeed(doc: any, workload: string, unlimited: Unlimited): WorkloadNeed | undefined {
   const spec = doc.spec ?? {};
   if (spec.running === false || spec.runStrategy === 'Halted') {
     return undefined;
@@ -177,9 +195,9 @@ function virtualMachineNeed(doc: any, workload: string, problems: string[]): Wor
   const domain = spec.template?.spec?.domain ?? {};
   const requests = domain.resources?.requests ?? {};
   const limits = domain.resources?.limits ?? {};
-  for (const resource of ['cpu', 'memory']) {
+  for (const resource of ['cpu', 'memory'] as const) {
     if (limits[resource] === undefined) {
-      problems.push(`${workload}: the VM has no ${resource} limit`);
+      unlimited[resource].push(`${workload}: the VM`);
     }
   }
   const cpu = (value: unknown) => (value === undefined ? 0 : parseCpuMillicores(value as string | number));
@@ -216,16 +234,16 @@ function scaled(value: number | string, replicas: number): number {
   return percent ? Math.ceil((Number(percent[1]) * replicas) / 100) : Number(value) || 0;
 }
 
-/** Effective requests and limits of one pod, noting containers the quota admission would reject. */
-function podAmounts(podSpec: any, workload: string, problems: string[]): PodResourceAmounts {
+/** Effective requests and limits of one pod, noting containers without a limit. */
+function podAmounts(podSpec: any, workload: string, unlimited: Unlimited): PodResourceAmounts {
   const containers: any[] = podSpec?.containers ?? [];
   const initContainers: any[] = podSpec?.initContainers ?? [];
   const amounts = (container: any): PodResourceAmounts => {
     const requests = container.resources?.requests ?? {};
     const limits = container.resources?.limits ?? {};
-    for (const resource of ['cpu', 'memory']) {
+    for (const resource of ['cpu', 'memory'] as const) {
       if (limits[resource] === undefined) {
-        problems.push(`${workload}: container "${container.name}" has no ${resource} limit`);
+        unlimited[resource].push(`${workload}: container "${container.name}"`);
       }
     }
     const cpu = (value: unknown) => (value === undefined ? 0 : parseCpuMillicores(value as string | number));

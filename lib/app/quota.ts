@@ -106,10 +106,13 @@ const RESOURCE_KEYS: ReadonlyArray<[QuotaKey, keyof PodResourceAmounts, 'cpu' | 
  *   imports an image counts CDI v1.56's importer pod (requests 100m / 60M, limits 750m / 600M).
  * - Computed amounts add `headroomPercent` and round up to clean steps (100m up to 2 cores, then 500m; 64Mi up to
  *   1Gi, then 256Mi). Explicit amounts (`hard`) are used as given, and the app must fit them.
+ * - Requests are always bounded. `limits.cpu` and `limits.memory` are bounded only when every container (and VM)
+ *   has that limit, or when the amount is given: the quota admission rejects a pod with a container without a limit
+ *   the quota bounds, and a container has a limit only where compose sets one (`ComposeAppProps.defaultLimits`).
  *
  * Validation fails when the app does not fit an explicit amount (naming the key, the need with its biggest
- * contributors, and the amount allowed), when a container lacks a cpu or memory request and limit (the quota
- * admission rejects such pods), or when a second NamespaceQuota covers the same namespace.
+ * contributors, and the amount allowed), when a limit is given but a container lacks it (the quota admission rejects
+ * such pods), or when a second NamespaceQuota covers the same namespace.
  *
  * @example
  * new NamespaceQuota(chart, 'Quota', { namespace: 'shop' });                     // computed, 20% headroom
@@ -158,14 +161,21 @@ export class NamespaceQuota extends Construct {
     this.node.addValidation({ validate: () => this.validateFit() });
   }
 
-  /** The quota's amounts: explicit ones as given, the others computed. Call once the app is complete. */
-  public computeHard(): Record<QuotaKey, string> {
+  /**
+   * The quota's amounts: explicit ones as given, the others computed; a limit key only when it is given or every
+   * container has that limit. Call once the app is complete.
+   */
+  public computeHard(): Partial<Record<QuotaKey, string>> {
     return this.hardFor(this.computeNeeds());
   }
 
-  private hardFor(needs: NamespaceNeeds): Record<QuotaKey, string> {
+  private hardFor(needs: NamespaceNeeds): Partial<Record<QuotaKey, string>> {
     const amount = (key: QuotaKey, computed: () => number) => this.explicit[key] ?? computed();
     const withHeadroom = (value: number) => Math.ceil((value * (100 + this.headroomPercent)) / 100);
+    // A limit is bounded when it is given, or when every container has one: a quota with limits.cpu (or
+    // limits.memory) rejects every pod with a container without that limit.
+    const bounded = (key: QuotaKey, resource: 'cpu' | 'memory') =>
+      this.explicit[key] !== undefined || needs.unlimited[resource].length === 0;
     return {
       [QuotaKey.REQUESTS_CPU]: formatCpu(
         amount(QuotaKey.REQUESTS_CPU, () => roundUpCpuMillicores(withHeadroom(needs.requestsCpuMillicores))),
@@ -173,12 +183,12 @@ export class NamespaceQuota extends Construct {
       [QuotaKey.REQUESTS_MEMORY]: formatMemory(
         amount(QuotaKey.REQUESTS_MEMORY, () => roundUpMemoryBytes(withHeadroom(needs.requestsMemoryBytes))),
       ),
-      [QuotaKey.LIMITS_CPU]: formatCpu(
-        amount(QuotaKey.LIMITS_CPU, () => roundUpCpuMillicores(withHeadroom(needs.limitsCpuMillicores))),
-      ),
-      [QuotaKey.LIMITS_MEMORY]: formatMemory(
-        amount(QuotaKey.LIMITS_MEMORY, () => roundUpMemoryBytes(withHeadroom(needs.limitsMemoryBytes))),
-      ),
+      [QuotaKey.LIMITS_CPU]: bounded(QuotaKey.LIMITS_CPU, 'cpu')
+        ? formatCpu(amount(QuotaKey.LIMITS_CPU, () => roundUpCpuMillicores(withHeadroom(needs.limitsCpuMillicores))))
+        : undefined,
+      [QuotaKey.LIMITS_MEMORY]: bounded(QuotaKey.LIMITS_MEMORY, 'memory')
+        ? formatMemory(amount(QuotaKey.LIMITS_MEMORY, () => roundUpMemoryBytes(withHeadroom(needs.limitsMemoryBytes))))
+        : undefined,
       [QuotaKey.PERSISTENT_VOLUME_CLAIMS]: String(
         amount(QuotaKey.PERSISTENT_VOLUME_CLAIMS, () => needs.persistentVolumeClaims),
       ),
@@ -196,7 +206,9 @@ export class NamespaceQuota extends Construct {
     const needs = this.validatedNeeds ?? this.computeNeeds();
     this.validatedNeeds = undefined;
     return Object.fromEntries(
-      Object.entries(this.hardFor(needs)).map(([key, value]) => [key, Quantity.fromString(value)]),
+      Object.entries(this.hardFor(needs))
+        .filter((entry): entry is [string, string] => entry[1] !== undefined)
+        .map(([key, value]) => [key, Quantity.fromString(value)]),
     );
   }
 
@@ -230,12 +242,23 @@ export class NamespaceQuota extends Construct {
     queueMicrotask(() => {
       this.validatedNeeds = undefined;
     });
-    for (const problem of needs.problems) {
-      errors.push(
-        new ComposeError(`${problem}; the ResourceQuota rejects pods whose containers lack cpu and memory limits`, {
-          hint: 'set resources.limits (and requests) for cpu and memory on every container, init containers included',
-        }).message,
-      );
+    for (const [key, resource] of [
+      [QuotaKey.LIMITS_CPU, 'cpu'],
+      [QuotaKey.LIMITS_MEMORY, 'memory'],
+    ] as const) {
+      if (this.explicit[key] === undefined) {
+        continue;
+      }
+      for (const container of needs.unlimited[resource]) {
+        errors.push(
+          new ComposeError(
+            `${container} has no ${resource} limit; the ResourceQuota bounds ${key}, so it rejects the pod`,
+            {
+              hint: `set a ${resource} limit on every container, init containers included, or leave ${key} out of the quota`,
+            },
+          ).message,
+        );
+      }
     }
     for (const [key, field, unit] of RESOURCE_KEYS) {
       const allowed = this.explicit[key];

@@ -138,12 +138,12 @@ export interface ServiceSettings {
   readonly fsGroup?: number;
 }
 
-/** Requests and limits as numbers, so that they can be compared. */
+/** Requests and limits as numbers, so that they can be compared; a limit compose did not set stays undefined. */
 export interface ResolvedResources {
   readonly cpuRequestMillis: number;
-  readonly cpuLimitMillis: number;
+  readonly cpuLimitMillis?: number;
   readonly memoryRequestBytes: number;
-  readonly memoryLimitBytes: number;
+  readonly memoryLimitBytes?: number;
 }
 
 /**
@@ -195,21 +195,29 @@ export interface IngressRule {
 
 /** Requests and limits as kplus wants them. */
 export function toContainerResources(r: ResolvedResources): kplus.ContainerResources {
+  // An undefined limit is left out, and cdk8s-plus then renders none (its own defaults apply only without `resources`).
   return {
-    cpu: { request: cpuFromMillicores(r.cpuRequestMillis), limit: cpuFromMillicores(r.cpuLimitMillis) },
-    memory: { request: sizeFromBytes(r.memoryRequestBytes), limit: sizeFromBytes(r.memoryLimitBytes) },
+    cpu: {
+      request: cpuFromMillicores(r.cpuRequestMillis),
+      limit: r.cpuLimitMillis === undefined ? undefined : cpuFromMillicores(r.cpuLimitMillis),
+    },
+    memory: {
+      request: sizeFromBytes(r.memoryRequestBytes),
+      limit: r.memoryLimitBytes === undefined ? undefined : sizeFromBytes(r.memoryLimitBytes),
+    },
   };
 }
 
 /**
  * Requests and limits of a service: each value given in the overrides wins, then compose's (reservations are
- * requests, limits are limits), then the defaults. A request above its limit is lowered to the limit, a default
- * limit below a given request is raised to it, so the pair is always valid.
+ * requests, limits are limits), then the defaults. A limit neither given nor defaulted stays undefined: the container
+ * gets none, as under compose. A request above its limit is lowered to the limit, a default limit below a given
+ * request is raised to it, so the pair is always valid.
  */
 export function resolveResources(
   service: ComposeService,
   override: kplus.ContainerResources | undefined,
-  defaults: Required<ResolvedResources>,
+  defaults: ResolvedResources,
 ): ResolvedResources {
   const limits = service.deploy.limits;
   const reservations = service.deploy.reservations;
@@ -225,10 +233,15 @@ export function resolveResources(
       : undefined;
   const memLimitGiven = override?.memory?.limit ? sizeToBytes(override.memory.limit) : limits.memoryBytes;
   const memRequestGiven = override?.memory?.request ? sizeToBytes(override.memory.request) : reservations.memoryBytes;
-  const pair = (request: number | undefined, limit: number | undefined, defRequest: number, defLimit: number) => {
-    const l = limit ?? Math.max(defLimit, request ?? 0);
-    const r = request ?? Math.min(defRequest, l);
-    return [Math.min(r, l), l];
+  const pair = (
+    request: number | undefined,
+    limit: number | undefined,
+    defRequest: number,
+    defLimit: number | undefined,
+  ): [number, number | undefined] => {
+    const l = limit ?? (defLimit === undefined ? undefined : Math.max(defLimit, request ?? 0));
+    const r = request ?? (l === undefined ? defRequest : Math.min(defRequest, l));
+    return [l === undefined ? r : Math.min(r, l), l];
   };
   const [cpuRequest, cpuLimit] = pair(
     cpuRequestGiven,
@@ -244,7 +257,7 @@ export function resolveResources(
   );
   return {
     cpuRequestMillis: Math.max(1, cpuRequest),
-    cpuLimitMillis: Math.max(1, cpuLimit),
+    cpuLimitMillis: cpuLimit === undefined ? undefined : Math.max(1, cpuLimit),
     memoryRequestBytes: memRequest,
     memoryLimitBytes: memLimit,
   };

@@ -104,11 +104,13 @@ export function addDevices(
   if (gpus > 0) {
     // kplus's ContainerResources has no extended resources, so the limit is patched in. The generated class maps
     // the patched tree through its TypeScript types afterwards, so the value must be a Quantity, not a number.
+    // A container without a cpu or memory limit has no `limits` to add to: the whole map is set then.
+    const at = `${templatePath}/spec/containers/${workload.containers.indexOf(container)}/resources/limits`;
+    const limited = container.resources?.cpu?.limit !== undefined || container.resources?.memory?.limit !== undefined;
     ApiObject.of(workload).addJsonPatch(
-      JsonPatch.add(
-        `${templatePath}/spec/containers/${workload.containers.indexOf(container)}/resources/limits/nvidia.com~1gpu`,
-        Quantity.fromNumber(gpus),
-      ),
+      limited
+        ? JsonPatch.add(`${at}/nvidia.com~1gpu`, Quantity.fromNumber(gpus))
+        : JsonPatch.add(at, { 'nvidia.com/gpu': Quantity.fromNumber(gpus) }),
     );
   }
 }

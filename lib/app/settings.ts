@@ -94,7 +94,8 @@ export interface ServiceOverrides {
   readonly ingressPath?: string;
   /**
    * Requests and limits of the main container; each one given wins over compose's.
-   * @default - `deploy.resources` (or the legacy keys), else `ComposeAppProps.defaultResources`
+   * @default - `deploy.resources` (or the legacy keys), else `ComposeAppProps.defaultResources` (no limit unless
+   * compose sets one or limits are defaulted)
    */
   readonly resources?: kplus.ContainerResources;
   /**
@@ -156,15 +157,18 @@ export interface VolumeOverrides {
   readonly storageClassName?: string;
 }
 
-/** Default requests and limits for containers whose compose service sets none. */
+/**
+ * Default requests for containers whose compose service sets none, and default limits: a limit given here applies to
+ * every container compose gives none, the built-in ones only with `ComposeAppProps.defaultLimits`.
+ */
 export interface ResourceDefaults {
   /** @default Cpu.millis(100) */
   readonly cpuRequest?: kplus.Cpu;
-  /** @default Cpu.units(1) */
+  /** @default - none; Cpu.units(1) with `ComposeAppProps.defaultLimits` */
   readonly cpuLimit?: kplus.Cpu;
   /** @default Size.mebibytes(128) */
   readonly memoryRequest?: Size;
-  /** @default Size.mebibytes(512) */
+  /** @default - none; Size.mebibytes(512) with `ComposeAppProps.defaultLimits` */
   readonly memoryLimit?: Size;
 }
 

@@ -21,6 +21,8 @@ export function main(argv: readonly string[], io: CliIo = processIo()): number {
         return (require('./verify') as typeof import('./verify')).verify(parsed.options, io);
       case 'deploy':
         return (require('./deploy') as typeof import('./deploy')).deploy(parsed.options, io);
+      case 'move-data':
+        return (require('./move-data') as typeof import('./move-data')).moveData(parsed.options, io);
     }
   } catch (err) {
     return reportError(err, io, debug);

@@ -7,7 +7,10 @@ import type { OptionSpec } from './option-spec';
 export const PROGRAM = 'cdk8s-compose';
 
 /** The commands. */
-export type CommandName = 'convert' | 'analyze' | 'verify' | 'deploy';
+export type CommandName = 'convert' | 'analyze' | 'verify' | 'deploy' | 'move-data';
+
+/** Every command, in the order the help lists them. */
+export const COMMAND_NAMES: readonly CommandName[] = ['convert', 'analyze', 'verify', 'deploy', 'move-data'];
 
 const CONVERSION_SPECS: readonly OptionSpec[] = [
   {
@@ -121,6 +124,11 @@ const CONVERSION_SPECS: readonly OptionSpec[] = [
     value: 'on|off|KEY=AMOUNT,...',
     help: 'the ResourceQuota: on (computed from the app, the default), off, or amounts such as limits.memory=16Gi,requests.cpu=4 (the rest computed)',
   },
+  {
+    name: 'default-limits',
+    kind: 'boolean',
+    help: 'give containers without compose limits a limit of 1 cpu and 512Mi memory (default: a limit only where compose sets one; requests always)',
+  },
 ];
 
 const COMMON_SPECS: readonly OptionSpec[] = [
@@ -130,7 +138,7 @@ const COMMON_SPECS: readonly OptionSpec[] = [
 
 /** The options of each command, in the order the help lists them. */
 export const COMMAND_SPECS: Readonly<Record<CommandName, readonly OptionSpec[]>> = {
-  convert: [
+  'convert': [
     ...CONVERSION_SPECS,
     {
       name: 'out',
@@ -156,17 +164,17 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, readonly OptionSpec[]>>
     },
     ...COMMON_SPECS,
   ],
-  analyze: [
+  'analyze': [
     ...CONVERSION_SPECS,
     { name: 'json', kind: 'boolean', help: 'print the assessment as JSON' },
     ...COMMON_SPECS,
   ],
-  verify: [
+  'verify': [
     ...CONVERSION_SPECS,
     { name: 'json', kind: 'boolean', help: 'print every expectation as JSON' },
     ...COMMON_SPECS,
   ],
-  deploy: [
+  'deploy': [
     ...CONVERSION_SPECS,
     { name: 'context', kind: 'string', value: 'NAME', help: 'kubectl context (default: the current context)' },
     {
@@ -193,28 +201,51 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, readonly OptionSpec[]>>
     },
     ...COMMON_SPECS,
   ],
+  'move-data': [
+    ...CONVERSION_SPECS,
+    { name: 'context', kind: 'string', value: 'NAME', help: 'kubectl context (default: the current context)' },
+    {
+      name: 'timeout',
+      kind: 'string',
+      value: 'DURATION',
+      help: 'how long each wait may take, e.g. 300s, 5m (default 300s)',
+    },
+    { name: 'dry-run', kind: 'boolean', help: 'print the commands instead of running them' },
+    {
+      name: 'overwrite',
+      kind: 'boolean',
+      help: 'empty a claim that already holds files before filling it (default: stop at such a claim)',
+    },
+    {
+      name: 'logical',
+      kind: 'boolean',
+      help: 'fill the claims of postgres, mysql, mariadb and mongo by dump and restore instead of copying files',
+    },
+    ...COMMON_SPECS,
+  ],
 };
 
 const USAGE: Readonly<Record<string, string>> = {
-  convert:
+  'convert':
     `${PROGRAM} convert [-f FILE]... [-o DIR|FILE] [--namespace NAME] [--controller deployment|statefulset] [--labels K=V,...] [--annotations K=V,...] [options]\n` +
     `       ${PROGRAM} convert FILE --output DIR [options]`,
-  analyze: `${PROGRAM} analyze [-f FILE]... [--json] [options]`,
-  verify: `${PROGRAM} verify [-f FILE]... [--json] [options]`,
-  deploy: `${PROGRAM} deploy [-f FILE]... [--context NAME] [--timeout 300s] [--dry-run] [options]`,
+  'analyze': `${PROGRAM} analyze [-f FILE]... [--json] [options]`,
+  'verify': `${PROGRAM} verify [-f FILE]... [--json] [options]`,
+  'deploy': `${PROGRAM} deploy [-f FILE]... [--context NAME] [--timeout 300s] [--dry-run] [options]`,
+  'move-data': `${PROGRAM} move-data [-f FILE]... [--context NAME] [--dry-run] [--overwrite] [--logical] [options]`,
 };
 
 /** The one-line usage of a command, or of the program. */
 export function usageLine(command?: string): string {
   return command && USAGE[command]
     ? `Usage: ${USAGE[command]}`
-    : `Usage: ${PROGRAM} convert|analyze|verify|deploy [options]   (${PROGRAM} --help)`;
+    : `Usage: ${PROGRAM} ${COMMAND_NAMES.join('|')} [options]   (${PROGRAM} --help)`;
 }
 
 /** The help text of a command, or of the program. */
 export function helpText(command?: string): string {
-  if (command === 'convert' || command === 'analyze' || command === 'verify' || command === 'deploy') {
-    const rows = COMMAND_SPECS[command].map((spec) => {
+  if ((COMMAND_NAMES as readonly string[]).includes(command ?? '')) {
+    const rows = COMMAND_SPECS[command as CommandName].map((spec) => {
       const names = [
         spec.short ? `-${spec.short}, ` : '    ',
         `--${spec.name}`,
@@ -225,14 +256,14 @@ export function helpText(command?: string): string {
     const width = Math.max(...rows.map(([left]) => left.length)) + 2;
     return (
       [
-        `Usage: ${USAGE[command]}`,
+        `Usage: ${USAGE[command!]}`,
         '',
-        COMMAND_SUMMARY[command],
+        COMMAND_SUMMARY[command!],
         '',
         'Options:',
         ...rows.map(([left, right]) => `  ${left.padEnd(width)}${right}`),
         '',
-        'Exit codes: 0 success, 1 bad input (verify: an expectation is broken), 2 bad usage, 3 a kubectl command failed or a wait timed out (deploy).',
+        'Exit codes: 0 success, 1 bad input (verify: an expectation is broken), 2 bad usage, 3 a kubectl command failed or a wait timed out (deploy), or a command of the move failed or its counts differ (move-data).',
       ].join('\n') + '\n'
     );
   }
@@ -245,6 +276,7 @@ export function helpText(command?: string): string {
       `  analyze   ${COMMAND_SUMMARY.analyze}`,
       `  verify    ${COMMAND_SUMMARY.verify}`,
       `  deploy    ${COMMAND_SUMMARY.deploy}`,
+      `  move-data ${COMMAND_SUMMARY['move-data']}`,
       '',
       `Run "${PROGRAM} <command> --help" for the options of a command.`,
     ].join('\n') + '\n'
@@ -252,10 +284,12 @@ export function helpText(command?: string): string {
 }
 
 const COMMAND_SUMMARY: Readonly<Record<string, string>> = {
-  convert: 'Convert a compose project into Kubernetes manifests, one folder per deploy wave, and RUNBOOK.md.',
-  analyze:
+  'convert': 'Convert a compose project into Kubernetes manifests, one folder per deploy wave, and RUNBOOK.md.',
+  'analyze':
     'Print a migration assessment of every service: target, state, exposure, volumes, secrets, dependencies, warnings.',
-  verify:
+  'verify':
     'Check that the converted app behaves like the compose app: names and ports reached, networks, environment, files, waits.',
-  deploy: 'Convert, then apply the waves with kubectl, waiting for the stateful dependencies between them.',
+  'deploy': 'Convert, then apply the waves with kubectl, waiting for the stateful dependencies between them.',
+  'move-data':
+    "From the compose host: stop the compose app, copy each volume's and bind folder's files into its claim, compare them, start the Kubernetes app.",
 };

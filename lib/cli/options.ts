@@ -3,7 +3,7 @@ import { WorkloadController } from '../stateful/workload-controller';
 import { isDnsSubdomain } from '../util/dns';
 import { GitOpsMode, GitOpsOptions, parseGitOpsOptions } from './gitops-options';
 import { Values, scan } from './option-scan';
-import { COMMAND_SPECS } from './option-table';
+import { COMMAND_NAMES, COMMAND_SPECS, CommandName } from './option-table';
 import {
   QuotaKeyName,
   list,
@@ -76,6 +76,8 @@ export interface ConversionOptions {
   readonly backup?: boolean;
   /** `--quota on|off|KEY=AMOUNT,…`: on (computed), off, or the amounts given by Kubernetes key (the rest computed). */
   readonly quota: boolean | Readonly<Partial<Record<QuotaKeyName, string>>>;
+  /** `--default-limits` (ComposeApp's `defaultLimits`): limits for containers compose gives none. */
+  readonly defaultLimits: boolean;
 }
 
 export interface ConvertOptions extends ConversionOptions {
@@ -108,12 +110,23 @@ export interface DeployOptions extends ConversionOptions {
   readonly quiet: boolean;
 }
 
+export interface MoveDataOptions extends ConversionOptions {
+  readonly context?: string;
+  readonly timeoutSeconds: number;
+  readonly dryRun: boolean;
+  /** `--overwrite`: empty a claim that holds files before filling it. */
+  readonly overwrite: boolean;
+  /** `--logical`: dump and restore the known engines' claims instead of copying files. */
+  readonly logical: boolean;
+}
+
 export type ParsedCommand =
   | { readonly command: 'help'; readonly topic?: string; readonly debug: boolean }
   | { readonly command: 'convert'; readonly options: ConvertOptions; readonly debug: boolean }
   | { readonly command: 'analyze'; readonly options: AnalyzeOptions; readonly debug: boolean }
   | { readonly command: 'verify'; readonly options: VerifyOptions; readonly debug: boolean }
-  | { readonly command: 'deploy'; readonly options: DeployOptions; readonly debug: boolean };
+  | { readonly command: 'deploy'; readonly options: DeployOptions; readonly debug: boolean }
+  | { readonly command: 'move-data'; readonly options: MoveDataOptions; readonly debug: boolean };
 
 export type { OptionSpec } from './option-spec';
 
@@ -128,14 +141,15 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     // `cdk8s-compose --debug convert …` is `cdk8s-compose convert … --debug`.
     return rest.length > 0 ? parseCommandLine([...rest, '--debug']) : { command: 'help', debug };
   }
-  if (first !== 'convert' && first !== 'analyze' && first !== 'verify' && first !== 'deploy') {
+  if (!(COMMAND_NAMES as readonly string[]).includes(first)) {
     throw new UsageError(
       first.startsWith('-')
-        ? `expected a command before ${first}: convert, analyze, verify or deploy`
-        : `unknown command "${first}". Allowed: convert, analyze, verify, deploy`,
+        ? `expected a command before ${first}: ${COMMAND_NAMES.slice(0, -1).join(', ')} or ${COMMAND_NAMES.at(-1)}`
+        : `unknown command "${first}". Allowed: ${COMMAND_NAMES.join(', ')}`,
     );
   }
-  const { values, positionals } = scan(first, rest, COMMAND_SPECS[first]);
+  const command = first as CommandName;
+  const { values, positionals } = scan(first, rest, COMMAND_SPECS[command]);
   if (values.help === true) {
     return { command: 'help', topic: first, debug };
   }
@@ -156,7 +170,22 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   if (first === 'analyze' || first === 'verify') {
     return { command: first, debug, options: { ...conversion, json: values.json === true } };
   }
+  if (first === 'move-data') {
+    return { command: 'move-data', debug, options: moveDataOptions(conversion, values) };
+  }
   return { command: 'deploy', debug, options: deployOptions(conversion, values) };
+}
+
+/** `move-data`'s own options: the kubectl context, the waits, a dry run, and how claims are filled. */
+function moveDataOptions(conversion: ConversionOptions, values: Values): MoveDataOptions {
+  return {
+    ...conversion,
+    context: optionalString(values.context),
+    timeoutSeconds: parseDuration(optionalString(values.timeout) ?? '300s', '--timeout', 'move-data'),
+    dryRun: values['dry-run'] === true,
+    overwrite: values.overwrite === true,
+    logical: values.logical === true,
+  };
 }
 
 /** `convert`'s own options: where and how the output is written. */
@@ -274,5 +303,6 @@ function conversionOptions(command: string, values: Values, positionals: readonl
     storageClassName: optionalString(values['storage-class-name']),
     backup: onOff(values.backup, '--backup', command),
     quota: quotaChoice(optionalString(values.quota), command),
+    defaultLimits: values['default-limits'] === true,
   };
 }

@@ -2,6 +2,7 @@ import { SYSTEM_NAMESPACES } from '../app/compose-app';
 import type { Rendered } from './rendered';
 import { renderBeforeDeploy } from './runbook-before';
 import { renderDay2 } from './runbook-day2';
+import { renderMoveData, runbookDataPlan } from './runbook-move-data';
 import { namespaceFile, renderDeploy, renderFiles } from './runbook-deploy';
 import { DEFAULT_WAIT_SECONDS, Markdown, podSpec, waitCommand } from './runbook-text';
 import { TEST_POD_IMAGE, renderTroubleshoot } from './runbook-troubleshoot';
@@ -41,12 +42,14 @@ export function renderRunbook(rendered: Rendered, layout: RunbookLayout): string
     'Run the commands from the folder that holds this file; replace each `<PLACEHOLDER>` with your value.',
   );
   const vm = app.vm;
+  const dataPlan = runbookDataPlan(rendered);
   const sections = [
     'Before you deploy',
     'Topology',
     'Set up the cluster context',
     ...(vm ? ['Prepare the VM'] : []),
     'Deploy',
+    ...(dataPlan.moves.length > 0 ? ['Move the data'] : []),
     'Verify',
     'Troubleshoot',
     'Day-2 operations',
@@ -108,6 +111,11 @@ export function renderRunbook(rendered: Rendered, layout: RunbookLayout): string
 
   md.heading(2, section('Deploy'));
   renderDeploy(md, rendered, layout.file, { section, anchor });
+
+  if (dataPlan.moves.length > 0) {
+    md.heading(2, section('Move the data'));
+    renderMoveData(md, dataPlan);
+  }
 
   md.heading(2, section('Verify'));
   md.sh([

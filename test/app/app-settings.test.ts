@@ -35,7 +35,13 @@ describe('AppSettings', () => {
     const web = settings.settingsFor(plan('web'));
     expect(web.ingressRules).toEqual([{ host: 'web.example.com', path: '/' }]);
     expect(web.ingressClassName).toBe('nginx');
-    expect(web.resources).toMatchObject({ cpuRequestMillis: 100, cpuLimitMillis: 1000 });
+    expect(web.resources).toEqual({ cpuRequestMillis: 100, memoryRequestBytes: 128 * 1024 ** 2 });
+    expect(new AppSettings({ defaultLimits: true }).settingsFor(plan('web')).resources).toEqual({
+      cpuRequestMillis: 100,
+      cpuLimitMillis: 1000,
+      memoryRequestBytes: 128 * 1024 ** 2,
+      memoryLimitBytes: 512 * 1024 ** 2,
+    });
     expect(web.stateStorageBytes).toBe(1024 ** 3);
     expect(settings.waitSettings('shop')).toEqual({
       namespace: 'shop',

@@ -160,10 +160,8 @@ volumes: { db-data: {} }
     expect(findDoc(docs, 'NetworkPolicy', 'allow-db-backup')).toBeDefined();
   });
 
-  test('one ResourceQuota computed from the app', () => {
+  test('one ResourceQuota computed from the app: requests and claims, no limits compose did not set', () => {
     expect(Object.keys(findDoc(docs, 'ResourceQuota', 'namespace-quota').spec.hard).sort()).toEqual([
-      'limits.cpu',
-      'limits.memory',
       'persistentvolumeclaims',
       'requests.cpu',
       'requests.memory',
@@ -245,6 +243,7 @@ volumes: { static: {}, pgdata: {} }
 
   test('a quota given with hard amounts', () => {
     const { docs } = synthApp(compose, {
+      defaultLimits: true,
       quota: { hard: { limitsMemory: Size.gibibytes(16), persistentVolumeClaims: 10 } },
     });
     expect(findDoc(docs, 'ResourceQuota', 'namespace-quota').spec.hard).toMatchObject({

@@ -114,10 +114,8 @@ services:
     expect(podSpec(deployment).automountServiceAccountToken).toBe(false);
     expect(container.startupProbe).toBeUndefined();
     expect(container.imagePullPolicy).toBe('IfNotPresent');
-    expect(container.resources).toEqual({
-      requests: { cpu: '100m', memory: '128Mi' },
-      limits: { cpu: '1', memory: '512Mi' },
-    });
+    // kplus would limit to 1500m and 2Gi; compose sets no limit here, so there is none.
+    expect(container.resources).toEqual({ requests: { cpu: '100m', memory: '128Mi' } });
   });
 });
 
@@ -168,21 +166,37 @@ services:
     depends_on: [limited]
 `);
 
-  test('requests and limits for cpu and memory on every container, init containers included', () => {
+  test('requests for cpu and memory on every container, init containers included; limits where compose sets them', () => {
     const all = allContainers(docs);
     expect(all.length).toBeGreaterThan(3);
     for (const container of all) {
       expect(Object.keys(container.resources.requests).sort()).toEqual(['cpu', 'memory']);
-      expect(Object.keys(container.resources.limits).sort()).toEqual(['cpu', 'memory']);
     }
+    for (const name of ['limited', 'legacy']) {
+      expect(Object.keys(mainContainer(findDoc(docs, 'Deployment', name)).resources.limits).sort()).toEqual([
+        'cpu',
+        'memory',
+      ]);
+    }
+    expect(mainContainer(findDoc(docs, 'Deployment', 'reserved')).resources.limits).toBeUndefined();
   });
 
-  test('a limit below the default request lowers the request; a request above the default limit raises the limit', () => {
+  test('a limit below the default request lowers the request; a reservation alone sets no limit', () => {
     expect(mainContainer(findDoc(docs, 'Deployment', 'limited')).resources).toEqual({
       requests: { cpu: '50m', memory: '64Mi' },
       limits: { cpu: '50m', memory: '64Mi' },
     });
     expect(mainContainer(findDoc(docs, 'Deployment', 'reserved')).resources).toEqual({
+      requests: { cpu: '2', memory: '1024Mi' },
+    });
+  });
+
+  test('with defaultLimits, a request above the default limit raises the limit', () => {
+    const { docs: limited } = synthApp(
+      'services: { reserved: { image: a:1, deploy: { resources: { reservations: { cpus: "2", memory: 1G } } } } }',
+      { defaultLimits: true },
+    );
+    expect(mainContainer(findDoc(limited, 'Deployment', 'reserved')).resources).toEqual({
       requests: { cpu: '2', memory: '1024Mi' },
       limits: { cpu: '2', memory: '1024Mi' },
     });
@@ -202,7 +216,7 @@ services:
     });
     expect(mainContainer(findDoc(overridden, 'Deployment', 'a')).resources).toEqual({
       requests: { cpu: '200m', memory: '128Mi' },
-      limits: { cpu: '1', memory: '1024Mi' },
+      limits: { memory: '1024Mi' },
     });
     expect(mainContainer(findDoc(overridden, 'Deployment', 'b')).resources.limits.cpu).toBe('300m');
   });
@@ -788,8 +802,19 @@ services:
   const deployment = findDoc(docs, 'Deployment', 'llm');
 
   test('GPU reservations become an nvidia.com/gpu limit (a patch that reaches the output)', () => {
-    expect(mainContainer(deployment).resources.limits).toEqual({ 'cpu': '1', 'memory': '512Mi', 'nvidia.com/gpu': 2 });
+    expect(mainContainer(deployment).resources.limits).toEqual({ 'nvidia.com/gpu': 2 });
     expectManifestsPass(docs);
+    const { docs: limited } = synthApp(`
+services:
+  llm:
+    image: a:1
+    mem_limit: 1g
+    deploy: { resources: { reservations: { devices: [{ capabilities: [gpu], count: 1 }] } } }
+`);
+    expect(mainContainer(findDoc(limited, 'Deployment', 'llm')).resources.limits).toEqual({
+      'memory': '1024Mi',
+      'nvidia.com/gpu': 1,
+    });
   });
 
   test('safe sysctls, host aliases with addresses and the grace period are kept; the rest reported', () => {

@@ -199,7 +199,7 @@ describe('NamespaceQuota', () => {
     });
     expect(needs.requestsCpuMillicores).toBe(9750);
     expect(needs.persistentVolumeClaims).toBe(3);
-    expect(needs.problems).toEqual([]);
+    expect(needs.unlimited).toEqual({ cpu: [], memory: [] });
   });
 
   test('headroom 0 gives the need, rounded up to clean steps', () => {
@@ -338,21 +338,50 @@ describe('NamespaceQuota', () => {
     expect(() => synth(chart)).not.toThrow();
   });
 
-  test('fails for containers without cpu or memory limits, init containers included', () => {
+  test('bounds a limit only when every container has it: requests always, limits.cpu left out here', () => {
+    const chart = Testing.chart();
+    deployment(chart, 'web', {
+      strategy: { type: 'Recreate' },
+      containers: [container('web', { cpu: '100m', memory: '64Mi' }, { memory: '64Mi' })],
+      initContainers: [container('wait', { cpu: '10m', memory: '16Mi' }, { cpu: '100m', memory: '32Mi' })],
+    });
+    const quota = new NamespaceQuota(chart, 'Quota', { namespace: NS, headroomPercent: 0 });
+    expect(quota.computeNeeds().unlimited).toEqual({ cpu: ['Deployment/web: container "web"'], memory: [] });
+    expect(quotaDoc(synth(chart)).spec.hard).toEqual({
+      'requests.cpu': '100m',
+      'requests.memory': '64Mi',
+      'limits.memory': '64Mi',
+      'persistentvolumeclaims': '0',
+    });
+  });
+
+  test('without any limit, the quota bounds requests and claims only', () => {
+    const chart = Testing.chart();
+    deployment(chart, 'web', {
+      strategy: { type: 'Recreate' },
+      containers: [container('web', { cpu: '250m', memory: '256Mi' }, undefined)],
+    });
+    new NamespaceQuota(chart, 'Quota', { namespace: NS, headroomPercent: 0 });
+    expect(Object.keys(quotaDoc(synth(chart)).spec.hard)).toEqual([
+      'persistentvolumeclaims',
+      'requests.cpu',
+      'requests.memory',
+    ]);
+  });
+
+  test('fails for containers without a limit the quota is given, init containers included', () => {
     const chart = Testing.chart();
     deployment(chart, 'web', {
       containers: [container('web', { cpu: '100m', memory: '64Mi' }, { memory: '64Mi' })],
       initContainers: [container('wait', undefined, undefined)],
     });
-    new NamespaceQuota(chart, 'Quota', { namespace: NS });
+    new NamespaceQuota(chart, 'Quota', { namespace: NS, hard: { limitsCpu: kplus.Cpu.units(2) } });
     expect(() => Testing.synth(chart)).toThrow(
       'Validation failed with the following errors:\n' +
-        '  [test/Quota] Deployment/web: container "wait" has no cpu limit; the ResourceQuota rejects pods whose containers lack cpu and memory limits. ' +
-        'Fix: set resources.limits (and requests) for cpu and memory on every container, init containers included.\n' +
-        '  [test/Quota] Deployment/web: container "wait" has no memory limit; the ResourceQuota rejects pods whose containers lack cpu and memory limits. ' +
-        'Fix: set resources.limits (and requests) for cpu and memory on every container, init containers included.\n' +
-        '  [test/Quota] Deployment/web: container "web" has no cpu limit; the ResourceQuota rejects pods whose containers lack cpu and memory limits. ' +
-        'Fix: set resources.limits (and requests) for cpu and memory on every container, init containers included.',
+        '  [test/Quota] Deployment/web: container "wait" has no cpu limit; the ResourceQuota bounds limits.cpu, so it rejects the pod. ' +
+        'Fix: set a cpu limit on every container, init containers included, or leave limits.cpu out of the quota.\n' +
+        '  [test/Quota] Deployment/web: container "web" has no cpu limit; the ResourceQuota bounds limits.cpu, so it rejects the pod. ' +
+        'Fix: set a cpu limit on every container, init containers included, or leave limits.cpu out of the quota.',
     );
   });
 
@@ -532,5 +561,73 @@ volumes:
     expect(namespaceNeeds([quotaDocument(ApiObject.of(web))], 3).workloads[0].perPod.limitsMemoryBytes).toBe(
       10000000 + 100 * 1024 ** 2,
     );
+  });
+});
+
+describe('no limit compose did not set', () => {
+  const compose = `
+services:
+  web:
+    image: nginx:1.27
+    ports: ['8080:80']
+  kafka:
+    image: example/kafka:3.7
+  db:
+    image: postgres:16.4
+    environment: { POSTGRES_PASSWORD: example }
+    volumes: [data:/var/lib/postgresql/data]
+  limited:
+    image: example/api:1.0
+    deploy: { resources: { limits: { memory: 1G, cpus: '0.5' } } }
+volumes:
+  data: {}
+`;
+  const workload = (docs: any[], name: string) =>
+    docs.find((d) => ['Deployment', 'StatefulSet'].includes(d.kind) && d.metadata.name === name)!;
+  const mainResources = (docs: any[], name: string) => workload(docs, name).spec.template.spec.containers[0].resources;
+
+  test('a service without compose limits gets requests and no limits; one with limits keeps them', () => {
+    const { docs } = synthApp(compose);
+    for (const name of ['web', 'kafka', 'db']) {
+      expect(mainResources(docs, name)).toEqual({ requests: { cpu: '100m', memory: '128Mi' } });
+    }
+    expect(mainResources(docs, 'limited')).toEqual({
+      requests: { cpu: '100m', memory: '128Mi' },
+      limits: { cpu: '500m', memory: '1024Mi' },
+    });
+  });
+
+  test('the quota then bounds requests and claims, and no limits.* key', () => {
+    const { docs } = synthApp(compose);
+    const hard = quotaDoc(docs).spec.hard;
+    expect(Object.keys(hard).filter((k) => k.startsWith('limits.'))).toEqual([]);
+    expect(Object.keys(hard).sort()).toEqual(['persistentvolumeclaims', 'requests.cpu', 'requests.memory']);
+  });
+
+  test('defaultLimits brings the default limits back, and the quota bounds them', () => {
+    const { docs } = synthApp(compose, { defaultLimits: true });
+    for (const name of ['web', 'kafka', 'db']) {
+      expect(mainResources(docs, name)).toEqual({
+        requests: { cpu: '100m', memory: '128Mi' },
+        limits: { cpu: '1', memory: '512Mi' },
+      });
+    }
+    expect(mainResources(docs, 'limited').limits).toEqual({ cpu: '500m', memory: '1024Mi' });
+    expect(Object.keys(quotaDoc(docs).spec.hard).sort()).toEqual([
+      'limits.cpu',
+      'limits.memory',
+      'persistentvolumeclaims',
+      'requests.cpu',
+      'requests.memory',
+    ]);
+  });
+
+  test('a limit named in defaultResources applies to every container compose gives none', () => {
+    const { docs } = synthApp(compose, { defaultResources: { memoryLimit: Size.gibibytes(2) } });
+    expect(mainResources(docs, 'web')).toEqual({
+      requests: { cpu: '100m', memory: '128Mi' },
+      limits: { memory: '2048Mi' },
+    });
+    expect(Object.keys(quotaDoc(docs).spec.hard)).not.toContain('limits.cpu');
   });
 });

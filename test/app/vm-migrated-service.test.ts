@@ -467,6 +467,7 @@ describe('quota', () => {
       model: modelOf(SHOP),
       target: ServiceTarget.AUTO,
       vm: { imageBaseUrl: IMAGES },
+      defaultLimits: true,
       quota: { hard: { limitsMemory: Size.gibibytes(4) } },
     });
     expect(() => Testing.synth(chart)).toThrow(

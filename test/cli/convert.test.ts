@@ -219,6 +219,7 @@ beforeAll(async () => {
         'off',
         '--quota',
         'limits.memory=32Gi,persistentvolumeclaims=20',
+        '--default-limits',
         '-o',
         'out',
       ],
@@ -357,10 +358,19 @@ describe('RUNBOOK.md', () => {
     ]);
   });
 
-  test('deploys wave by wave, waiting for the stateful dependencies, then verifies', () => {
+  test('deploys wave by wave, waiting for the stateful dependencies, moves the data, then verifies', () => {
     const deploy = commands().indexOf('kubectl apply -f 0-namespace/shop-namespace.yaml');
     expect(deploy).toBeGreaterThan(6);
-    expect(commands().slice(deploy, deploy + 14)).toEqual([
+    // Move the data (between Deploy and Verify) fills the claims that replace the compose volumes: test/cli/move-data.test.ts.
+    const [before, rest] = runbook().split('## 6. Move the data\n');
+    expect(before).toContain('## 5. Deploy\n');
+    expect(rest.split('\n## ')[1]).toMatch(/^7\. Verify\n/);
+    const moves = commands()
+      .filter((c) => /^kubectl run move-data-/.test(c))
+      .map((c) => c.split(' ')[2]);
+    expect(moves).toEqual(['move-data-db-data', 'move-data-redis-data', 'move-data-reports']);
+    const outside = commands().filter((c) => !rest.split('\n## ')[0].includes(c));
+    expect(outside.slice(outside.indexOf('kubectl apply -f 0-namespace/shop-namespace.yaml')).slice(0, 14)).toEqual([
       'kubectl apply -f 0-namespace/shop-namespace.yaml',
       'kubectl apply -f 0-namespace/',
       'kubectl apply -f 1-stateful/',
@@ -414,7 +424,7 @@ describe('RUNBOOK.md', () => {
       }
     }
     expect(runbook()).toMatch(
-      /## 10\. Tear down\n\n\*\*Copy the backups off first\*\* \(\[Backups\]\(#backups\)\)[^\n]*\n\nDeleting the namespace deletes everything in it, waiting until it is gone\. Delete only `shop`, never a namespace the cluster uses [^\n]*\n\n```sh\nkubectl delete namespace shop\n/,
+      /## 11\. Tear down\n\n\*\*Copy the backups off first\*\* \(\[Backups\]\(#backups\)\)[^\n]*\n\nDeleting the namespace deletes everything in it, waiting until it is gone\. Delete only `shop`, never a namespace the cluster uses [^\n]*\n\n```sh\nkubectl delete namespace shop\n/,
     );
   });
 
@@ -555,9 +565,14 @@ test('--quiet prints only the summary: the count of warnings by code, the verify
 });
 
 describe('the options for the opinionated parts', () => {
-  test('--network-policies off, --ingress-class-name, --storage-class-name, --backup off and --quota with amounts', () => {
+  test('--network-policies off, --ingress-class-name, --storage-class-name, --backup off, --quota with amounts and --default-limits', () => {
     expectOk(runs.options);
     const docs = manifestDocs(out('options'));
+    // --default-limits: the containers compose gives no limit (migrate, redis, shop-db, worker) get the default ones.
+    for (const name of ['migrate', 'redis', 'shop-db', 'worker']) {
+      const doc = docs.find((d) => ['Deployment', 'Job'].includes(d.kind) && d.metadata.name === name)!;
+      expect(doc.spec.template.spec.containers[0].resources.limits).toEqual({ cpu: '1', memory: '512Mi' });
+    }
     expect(findDocs(docs, 'NetworkPolicy')).toEqual([]);
     expect(findDocs(docs, 'CronJob')).toEqual([]);
     expect(findDocs(docs, 'Ingress').map((d) => d.spec.ingressClassName)).toEqual(['traefik', 'traefik']);

@@ -47,8 +47,8 @@ test('bad usage: the message, the usage line, exit 2', () => {
     timedOut: false,
     stdout: '',
     stderr:
-      'error: unknown command "frobnicate". Allowed: convert, analyze, verify, deploy\n' +
-      'Usage: cdk8s-compose convert|analyze|verify|deploy [options]   (cdk8s-compose --help)\n',
+      'error: unknown command "frobnicate". Allowed: convert, analyze, verify, deploy, move-data\n' +
+      'Usage: cdk8s-compose convert|analyze|verify|deploy|move-data [options]   (cdk8s-compose --help)\n',
   });
   expect(runs.unknownOption.code).toBe(2);
   expect(runs.unknownOption.stderr.split('\n')[0]).toBe('error: unknown option --namspace (did you mean --namespace?)');

@@ -117,8 +117,8 @@ describe('convert', () => {
 
 describe('bad usage', () => {
   test.each([
-    [['frobnicate'], 'unknown command "frobnicate". Allowed: convert, analyze, verify, deploy'],
-    [['-f', 'x.yaml'], 'expected a command before -f: convert, analyze, verify or deploy'],
+    [['frobnicate'], 'unknown command "frobnicate". Allowed: convert, analyze, verify, deploy, move-data'],
+    [['-f', 'x.yaml'], 'expected a command before -f: convert, analyze, verify, deploy or move-data'],
     [['convert', '--bogus'], 'unknown option --bogus'],
     [['convert', '--namspace', 'x'], 'unknown option --namspace (did you mean --namespace?)'],
     [

@@ -525,7 +525,7 @@ describe('runbooks', () => {
     const problems: string[] = [];
     for (const o of outputs.filter((x) => x.policies.length > 0)) {
       const docs = manifestFiles(o.dir).flatMap((f) => f.docs);
-      for (const c of o.commands.filter((x) => x.argv[1] === 'run')) {
+      for (const c of o.commands.filter((x) => x.argv[0] === 'kubectl' && x.argv[1] === 'run')) {
         if (!c.argv.includes('--override-type=strategic')) {
           problems.push(`${o.name}:${c.lineNumber}: no --override-type=strategic: ${c.line}`);
         }

@@ -227,14 +227,41 @@ test("every dependent has its wait, the VM's unit included", () => {
   ]);
 });
 
-test('every container has requests and limits for cpu and memory, and so has the VM', () => {
+/** The containers with limits: compose's own, and this library's helpers (waits, backups). */
+const LIMITED_CONTAINERS: string[] = [
+  'api/wait-for-redis: cpu,memory',
+  'api/wait-for-shop-db: cpu,memory',
+  'api/wait-for-migrate: cpu,memory',
+  'api/api: cpu,memory',
+  'migrate/wait-for-shop-db: cpu,memory',
+  'redis-backup/backup: cpu,memory',
+  'shop-db-backup/backup: cpu,memory',
+  'web/wait-for-api: cpu,memory',
+  'web/web: cpu,memory',
+  'worker/wait-for-redis: cpu,memory',
+  'worker/wait-for-shop-db: cpu,memory',
+  'worker/wait-for-migrate: cpu,memory',
+];
+
+test('every container requests cpu and memory; limits only where compose sets them or on helpers; the VM has both', () => {
+  const limited: string[] = [];
   for (const doc of docs.filter((d) => WORKLOADS.includes(d.kind))) {
     for (const container of [...(podSpec(doc).initContainers ?? []), ...podSpec(doc).containers]) {
-      expect(
-        `${doc.metadata.name}/${container.name}: ${Object.keys(container.resources.requests).sort()} ${Object.keys(container.resources.limits).sort()}`,
-      ).toBe(`${doc.metadata.name}/${container.name}: cpu,memory cpu,memory`);
+      expect(`${doc.metadata.name}/${container.name}: ${Object.keys(container.resources.requests).sort()}`).toBe(
+        `${doc.metadata.name}/${container.name}: cpu,memory`,
+      );
+      if (container.resources.limits !== undefined) {
+        limited.push(`${doc.metadata.name}/${container.name}: ${Object.keys(container.resources.limits).sort()}`);
+      }
     }
   }
+  expect(limited).toEqual(LIMITED_CONTAINERS);
+  // Without a limit on every container, the quota bounds requests only.
+  expect(Object.keys(findDoc(docs, 'ResourceQuota', 'namespace-quota').spec.hard).sort()).toEqual([
+    'persistentvolumeclaims',
+    'requests.cpu',
+    'requests.memory',
+  ]);
   expect(findDoc(docs, 'VirtualMachine', 'shop-vm').spec.template.spec.domain.resources).toEqual({
     requests: { cpu: '100m', memory: '3Gi' },
     limits: { cpu: '2', memory: '3Gi' },

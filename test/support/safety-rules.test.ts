@@ -90,14 +90,36 @@ describe('checkSecretLeaks', () => {
 });
 
 describe('checkContainerResources', () => {
-  test('catches a container or init container without cpu or memory requests and limits', () => {
+  const quota = (namespace: string, hard: Record<string, string>) => ({
+    apiVersion: 'v1',
+    kind: 'ResourceQuota',
+    metadata: { name: 'namespace-quota', namespace },
+    spec: { hard },
+  });
+
+  test('catches a container or init container without requests, and without a limit its quota bounds', () => {
     const docs = sampleManifests();
+    const namespace = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'web')!.metadata.namespace;
+    docs.push(quota(namespace, { 'requests.cpu': '4', 'limits.memory': '8Gi' }));
     delete webPod(docs).containers[0].resources.limits.memory;
+    delete webPod(docs).containers[0].resources.limits.cpu;
     delete webPod(docs).initContainers[0].resources;
     expect(lines(checkContainerResources(docs))).toEqual([
       'Deployment/web spec.template.spec.initContainers[0].resources: container "wait-db" sets no requests.cpu, ' +
-        'requests.memory, limits.cpu, limits.memory',
+        'requests.memory, limits.memory',
       'Deployment/web spec.template.spec.containers[0].resources: container "web" sets no limits.memory',
+    ]);
+  });
+
+  test('a container without limits passes where no quota bounds them', () => {
+    const docs = sampleManifests();
+    const namespace = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'web')!.metadata.namespace;
+    docs.push(quota(namespace, { 'requests.cpu': '4', 'requests.memory': '8Gi' }));
+    delete webPod(docs).containers[0].resources.limits;
+    expect(lines(checkContainerResources(docs))).toEqual([]);
+    delete webPod(docs).containers[0].resources.requests.cpu;
+    expect(lines(checkContainerResources(docs))).toEqual([
+      'Deployment/web spec.template.spec.containers[0].resources: container "web" sets no requests.cpu',
     ]);
   });
 });

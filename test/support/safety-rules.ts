@@ -221,16 +221,31 @@ function walkMetadata(value: unknown, visit: (map: Record<string, unknown>, path
 
 // ---- pods -----------------------------------------------------------------------------------------------------
 
-/** Every container and init container sets cpu and memory, both requested and limited. */
+/**
+ * Every container and init container requests cpu and memory, and sets a cpu or memory limit wherever a ResourceQuota
+ * of its namespace bounds that limit (the quota admission rejects the pod otherwise). A limit is not required
+ * elsewhere: compose runs a service without limits unless it sets them.
+ */
 export function checkContainerResources(docs: readonly Manifest[]): ManifestProblem[] {
   const problems: ManifestProblem[] = [];
+  const bounded = new Map<string, Set<string>>();
+  for (const quota of docs.filter((d) => d.kind === 'ResourceQuota')) {
+    const keys = bounded.get(quota.metadata?.namespace ?? '') ?? new Set<string>();
+    Object.keys(quota.spec?.hard ?? {})
+      .filter((key) => key === 'limits.cpu' || key === 'limits.memory')
+      .forEach((key) => keys.add(key));
+    bounded.set(quota.metadata?.namespace ?? '', keys);
+  }
   for (const { template, path, container } of containers(docs)) {
     if (path.includes('.ephemeralContainers[')) {
       continue; // ephemeral containers may not set resources at all
     }
-    const missing = ['requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory'].filter(
-      (field) => get(container.resources, field) === undefined,
-    );
+    const limits = bounded.get(template.doc.metadata?.namespace ?? '') ?? new Set<string>();
+    const missing = [
+      'requests.cpu',
+      'requests.memory',
+      ...['limits.cpu', 'limits.memory'].filter((l) => limits.has(l)),
+    ].filter((field) => get(container.resources, field) === undefined);
     if (missing.length) {
       problems.push(
         problemAt(
