@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as ts from 'typescript';
 import { ROOT, documentationFiles, regenerate } from '../../scripts/docs-generated';
+import { COMMAND_SPECS } from '../../lib/cli/option-table';
 import { parseCommandLine } from '../../lib/cli/options';
 import { docBlocks, headingAnchors, markdownLinks } from './doc-blocks';
 
@@ -21,6 +22,12 @@ describe('documentation', () => {
   test.each(documentationFiles())('%s: its generated parts are current (npm run docs rewrites them)', (file) => {
     const text = fs.readFileSync(path.join(ROOT, file), 'utf-8');
     expect(regenerate(text)).toBe(text);
+  });
+
+  test('the CLI guide has the generated options of every command', () => {
+    const cli = fs.readFileSync(path.join(ROOT, 'docs/cli.md'), 'utf-8');
+    const missing = Object.keys(COMMAND_SPECS).filter((c) => !cli.includes(`<!-- generated: options ${c} -->`));
+    expect(missing).toEqual([]);
   });
 
   test('every relative link leads to a file, and every anchor to a heading', () => {
