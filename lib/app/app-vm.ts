@@ -8,6 +8,7 @@ import { cpuFromMillicores } from '../base/quantities';
 import { ComposeVm, ComposeVmProps } from '../vm/compose-vm';
 import { VmListenPort, vmListenPorts } from '../vm/vm-listen-ports';
 import { mountsDockerSocket } from '../vm/assess';
+import { vmDependents } from './deploy-waves';
 import { AppMetadata } from './app-metadata';
 import { sensitiveEnvTest } from './app-secret-values';
 import { AppSettings } from './app-settings';
@@ -221,10 +222,22 @@ export class AppVm {
   ): Record<string, { host: string; port: number; timeoutSeconds: number }> {
     const waits: Record<string, { host: string; port: number; timeoutSeconds: number }> = {};
     const timeoutSeconds = this.props.settings.waitTimeoutSeconds;
+    const dependents = vmDependents(this.props.model, inVm);
     for (const plan of plans) {
       for (const dependency of plan.service.dependsOn) {
         const target = this.props.plans.get(dependency.service);
         if (!target || inVm.has(dependency.service)) {
+          continue;
+        }
+        if (dependents.has(dependency.service)) {
+          // It waits for the VM itself (its wave comes after the VM's): waiting for it would hold both forever.
+          this.props.warnings.warn(
+            'vm-dependency-cycle',
+            `"${dependency.service}" waits for a service in the VM (its depends_on leads there), so the VM cannot ` +
+              `wait for it in turn: the VM starts "${plan.service.name}" without waiting for "${dependency.service}", ` +
+              'so their start order is not kept (the service must retry, or restart, until the other is up)',
+            dependency.at,
+          );
           continue;
         }
         const tcp = target.ports.find((p) => p.protocol === kplus.Protocol.TCP);

@@ -214,13 +214,15 @@ describe('the VM', () => {
     );
   });
 
-  test("the VM service's Service: container port in front of the VM port; local-only ports stay off it", () => {
+  test("the VM service's Service: each container port in front of the port the VM listens on (the host port), a local-only one too", () => {
+    // 127.0.0.1:8001:8001 is reached in the cluster through the Service (not from outside): the VM listens on 8001.
     expect(findDoc(docs, 'Service', 'reports').spec).toMatchObject({
       type: 'ClusterIP',
       selector: { 'kubevirt.io/vm': 'shop-vm' },
       ports: [
         { name: 'tcp-21', port: 21, targetPort: 2121 },
         { name: 'tcp-8000', port: 8000, targetPort: 8000 },
+        { name: 'tcp-8001', port: 8001, targetPort: 8001 },
       ],
     });
   });
