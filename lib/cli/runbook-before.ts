@@ -66,6 +66,20 @@ const GROUPS: readonly BeforeDeployGroup[] = [
     fix: "convert again with `--ingress-host SERVICE=HOST` for each, and point the host's DNS at the ingress controller",
   },
   {
+    title: 'Services that run in the VM',
+    codes: ['vm-target'],
+    fix:
+      'each moves for the reason given (what a pod cannot do, or a store it shares with one that moves); check that ' +
+      'the reason holds, and keep a service a container with `x-cdk8s-compose.target: container` where it does not',
+  },
+  {
+    title: 'Across the split',
+    codes: ['vm-docker-socket', 'vm-dependency-cycle', 'host-network-ports'],
+    fix:
+      'each line says what changes between compose and the VM: check that the app still does what you need (see ' +
+      '`docs/hybrid.md`)',
+  },
+  {
     title: 'Volumes shared by several pods',
     codes: ['shared-volume'],
     fix:
