@@ -554,3 +554,50 @@ describe('output', () => {
     expect(mainContainer(findDoc(docs, 'Deployment', 'web')).image).toBe('nginx:1.27.2-alpine');
   });
 });
+
+describe('a service on the host network (the media server)', () => {
+  const MEDIA = `
+name: media
+services:
+  plex:
+    image: linuxserver/plex:1.41.0
+    network_mode: host
+    environment: { VERSION: docker }
+`;
+  const { composeApp, docs } = synth(MEDIA, { target: ServiceTarget.AUTO, vm: { imageBaseUrl: IMAGES } });
+
+  test('gets a Service on the port it listens on, and is published as compose publishes it on the host', () => {
+    expect(findDoc(docs, 'Service', 'plex').spec).toMatchObject({
+      selector: { 'kubevirt.io/vm': 'media-vm' },
+      ports: [{ name: 'tcp-32400', port: 32400, targetPort: 32400 }],
+    });
+    expect(findDoc(docs, 'Service', 'plex-external').spec).toMatchObject({
+      type: 'LoadBalancer',
+      selector: { 'kubevirt.io/vm': 'media-vm' },
+      ports: [expect.objectContaining({ port: 32400, targetPort: 32400 })],
+    });
+    expect(composeApp.warnings.find((w) => w.code === 'host-network-ports')?.message).toBe(
+      'service "plex" uses the host network: its port 32400/tcp is published from the VM as compose publishes them ' +
+        'on the host, reached in the cluster through the Service "plex", and its egress is open, as on the host',
+    );
+  });
+
+  test('keeps the egress compose gave it, and is open on its port: not a DNS-only policy', () => {
+    const policy = findDoc(docs, 'NetworkPolicy', 'allow-media-vm').spec;
+    expect(policy.egress).toEqual(
+      expect.arrayContaining([{ to: [{ ipBlock: { cidr: '0.0.0.0/0' } }] }, { to: [{ ipBlock: { cidr: '::/0' } }] }]),
+    );
+    expect(policy.ingress).toEqual(expect.arrayContaining([{ ports: [{ port: 32400, protocol: 'TCP' }] }]));
+  });
+
+  test('with no port known it says so, with the fix', () => {
+    const { composeApp: unknown } = synth(MEDIA.replace('linuxserver/plex:1.41.0', 'example/daemon:1'), {
+      target: ServiceTarget.AUTO,
+      vm: { imageBaseUrl: IMAGES },
+    });
+    expect(unknown.warnings.find((w) => w.code === 'host-network-ports')?.message).toBe(
+      'service "plex" uses the host network and no port of it is known, so nothing outside the VM reaches it; its ' +
+        'egress is open, as on the host. If it listens, declare the ports in services.plex.ports (["<port>:<port>"])',
+    );
+  });
+});

@@ -1,0 +1,119 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { parseYamlDocs } from '../support/yaml-docs';
+import { waitsOnLaterWaves, waveWaits } from '../support/wave-waits';
+import {
+  CORPUS,
+  CliRun,
+  ROOT,
+  copyFolder,
+  expectBuilt,
+  inParallel,
+  manifestDocs,
+  removeTempDirs,
+  runCli,
+  tempDir,
+} from './run-cli';
+
+/**
+ * `--target auto` on the apps of the issue: a mail suite (mailcow), a container manager (portainer), an SSO server
+ * (authentik) and a media server on the host network (plex). Every reference across the split resolves by `verify`,
+ * and no wait (init container, the VM's unit, Flux's dependsOn and health checks) points at a later sync wave.
+ */
+
+const IMAGES = 'https://images.example.com/vm';
+const APPS: Record<string, string> = {
+  mailcow: path.join(CORPUS, 'mailcow'),
+  portainer: path.join(CORPUS, 'portainer'),
+  plex: path.join(CORPUS, 'plex'),
+  authentik: path.join(ROOT, 'test', 'fixtures', 'hybrid', 'authentik'),
+};
+const AUTO = ['--target', 'auto', '--image-base-url', IMAGES];
+
+const runs: Record<string, { convert: CliRun; verify: CliRun; dir: string }> = {};
+
+beforeAll(async () => {
+  expectBuilt();
+  const into = tempDir('hybrid');
+  await inParallel(Object.entries(APPS), 2, async ([name, from]) => {
+    const dir = copyFolder(from, into, name);
+    const convert = await runCli(['convert', ...AUTO, '-o', 'k8s'], { cwd: dir, timeoutMs: 120_000 });
+    const verify = await runCli(['verify', ...AUTO, '--json'], { cwd: dir, timeoutMs: 120_000 });
+    runs[name] = { convert, verify, dir };
+  });
+}, 300_000);
+
+afterAll(removeTempDirs);
+
+/** The VM units of the golden-image bundles, with their VM's name (the bundle's folder). */
+function units(out: string): { vm: string; text: string }[] {
+  const root = path.join(out, 'golden-image');
+  return fs
+    .readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .flatMap((d) =>
+      fs
+        .readdirSync(path.join(root, d.name, 'systemd'))
+        .map((file) => ({ vm: d.name, text: fs.readFileSync(path.join(root, d.name, 'systemd', file), 'utf-8') })),
+    );
+}
+
+describe.each(Object.keys(APPS))('%s with --target auto', (name) => {
+  const run = () => runs[name];
+  const out = () => path.join(run().dir, 'k8s');
+
+  test('converts and verifies with nothing broken', () => {
+    expect(run().convert.stderr).not.toMatch(/^error/m);
+    expect(run().convert.code).toBe(0);
+    expect(run().verify.code).toBe(0);
+    const report = JSON.parse(run().verify.stdout);
+    expect(report.expectations.filter((e: any) => e.status === 'broken')).toEqual([]);
+  });
+
+  test('no wait points at a later wave', () => {
+    const flux = parseYamlDocs(
+      fs.readFileSync(path.join(out(), 'gitops', 'flux-kustomizations.yaml'), 'utf-8'),
+      'flux-kustomizations.yaml',
+    );
+    const waits = waveWaits(manifestDocs(out()), units(out()), flux);
+    expect(waits.length).toBeGreaterThan(0);
+    expect(waitsOnLaterWaves(waits)).toEqual([]);
+  });
+});
+
+test('authentik: the server moves with the worker, which drives the Docker engine; both reach the database and cache across the split', () => {
+  const report = JSON.parse(runs.authentik.verify.stdout);
+  const reach = report.expectations
+    .filter((e: any) => e.check === 'reach')
+    .map((e: any) => `${e.service}: ${e.subject}: ${e.status}`);
+  expect(reach).toEqual([
+    'server: postgresql → postgresql (services.server.environment.AUTHENTIK_POSTGRESQL__HOST): ok',
+    'server: redis → redis (services.server.environment.AUTHENTIK_REDIS__HOST): ok',
+    'worker: postgresql → postgresql (services.worker.environment.AUTHENTIK_POSTGRESQL__HOST): ok',
+    'worker: redis → redis (services.worker.environment.AUTHENTIK_REDIS__HOST): ok',
+  ]);
+  const runbook = fs.readFileSync(path.join(runs.authentik.dir, 'k8s', 'RUNBOOK.md'), 'utf-8');
+  expect(runbook).toContain(
+    '- compose.yaml:34:5: services.server: service "server" runs in the VM "authentik-vm": services.server.volumes: ' +
+      'shares the bind "./custom-templates" with "worker", which runs in the VM: a VM and a pod cannot share one ' +
+      'store, so they move together\n',
+  );
+  expect(runbook).toMatch(
+    /^- compose\.yaml:58:5: services\.worker: service "worker" mounts the Docker socket, and in the VM it sees only the VM's own engine/m,
+  );
+  // One store, on one side: the bind directories are the VM's, and no claim or emptyDir stands in for them.
+  const docs = manifestDocs(path.join(runs.authentik.dir, 'k8s'));
+  expect(docs.filter((d) => d.kind === 'Deployment').map((d) => d.metadata.name)).toEqual(['postgresql', 'redis']);
+});
+
+test('mailcow: its cache stays a pod; the containers that wait for the VM come after it', () => {
+  const docs = manifestDocs(path.join(runs.mailcow.dir, 'k8s'));
+  const wave = (kind: string, name: string) =>
+    docs.find((d) => d.kind === kind && d.metadata.name === name)?.metadata.annotations['argocd.argoproj.io/sync-wave'];
+  expect(wave('Deployment', 'redis-mailcow')).toBe('4');
+  expect(wave('VirtualMachine', 'mailcow-vm')).toBe('3');
+  expect(wave('Deployment', 'unbound-mailcow')).toBe('2');
+  expect(runs.mailcow.convert.stderr).toContain(
+    'services.ofelia-mailcow.depends_on[1]: "dovecot-mailcow" waits for a service in the VM',
+  );
+});
