@@ -6,6 +6,7 @@ import { Redactor } from '../compose/sensitive';
 import { NameRegistry, joinDnsLabel } from '../base/naming';
 import { cpuFromMillicores } from '../base/quantities';
 import { ComposeVm, ComposeVmProps } from '../vm/compose-vm';
+import { VmServicePort } from '../vm/vm-exposure';
 import { VmListenPort, vmListenPorts } from '../vm/vm-listen-ports';
 import { mountsDockerSocket } from '../vm/assess';
 import { vmDependents } from './deploy-waves';
@@ -81,17 +82,7 @@ export class AppVm {
       model: vmModel,
       services: [...inVm].sort(),
       serviceNames: Object.fromEntries(plans.map((p) => [p.service.name, p.name])),
-      servicePorts: Object.fromEntries(
-        plans.map((p) => [
-          p.service.name,
-          listen.get(p.service.name)!.map((l) => ({
-            name: `${l.protocol}-${l.port}`,
-            port: l.port,
-            targetPort: l.listen,
-            protocol: l.protocol === 'tcp' ? undefined : PROTOCOLS[l.protocol],
-          })),
-        ]),
-      ),
+      servicePorts: Object.fromEntries([...listen].map(([service, ports]) => [service, servicePorts(ports)])),
       resources: options.resources ?? vmResources([...serviceSettings.values()]),
       cpu: options.cpu ?? { cores: vmCores([...serviceSettings.values()]) },
       templateLabels: { ...options.templateLabels, ...props.template.labels },
@@ -270,6 +261,17 @@ export function listenPortsOf(plan: ServicePlan): VmListenPort[] {
     plan.service,
     plan.ports.filter((p) => p.inferred).map((p) => p.port),
   );
+}
+
+/** The ports of a VM service's Service: the container port in front of the port the VM listens on. */
+function servicePorts(listen: readonly VmListenPort[]): VmServicePort[] {
+  return listen.map((l) => ({
+    name: `${l.protocol}-${l.port}`,
+    port: l.port,
+    targetPort: l.listen,
+    // TCP is the default; leaving it out keeps the Service like a container's.
+    protocol: l.protocol === 'tcp' ? undefined : PROTOCOLS[l.protocol],
+  }));
 }
 
 /**
