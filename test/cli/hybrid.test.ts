@@ -122,3 +122,50 @@ test('mailcow: its cache stays a pod; the containers that wait for the VM come a
     'services.ofelia-mailcow.depends_on[1]: "dovecot-mailcow" waits for a service in the VM',
   );
 });
+
+describe('docs/hybrid.md: the example is what it says', () => {
+  const doc = fs.readFileSync(path.join(ROOT, 'docs', 'hybrid.md'), 'utf-8');
+  const fence = (lang: string) => {
+    const found = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(doc);
+    if (!found) {
+      throw new Error(`docs/hybrid.md has no ${lang} block`);
+    }
+    return found[1];
+  };
+  const ran: { dir: string; commands: CliRun[]; json?: CliRun } = { dir: '', commands: [] };
+
+  beforeAll(async () => {
+    ran.dir = path.join(tempDir('hybrid-doc'), 'hub');
+    fs.mkdirSync(ran.dir);
+    fs.writeFileSync(path.join(ran.dir, 'compose.yaml'), fence('yaml'));
+    for (const line of fence('sh').trim().split('\n')) {
+      const [bin, ...args] = line.split(' ');
+      expect(bin).toBe('cdk8s-compose');
+      ran.commands.push(await runCli(args, { cwd: ran.dir, timeoutMs: 120_000 }));
+    }
+    ran.json = await runCli(['verify', ...AUTO, '--json'], { cwd: ran.dir, timeoutMs: 120_000 });
+  }, 300_000);
+
+  test('its commands succeed, and verify reports the references it lists', () => {
+    expect(ran.commands.map((r) => r.code)).toEqual([0, 0]);
+    const reach = JSON.parse(ran.json!.stdout)
+      .expectations.filter((e: any) => e.check === 'reach')
+      .map((e: any) => `${e.service}: ${e.subject}: ${e.status}`);
+    expect(reach).toEqual(fence('text').trim().split('\n'));
+  });
+
+  test('the agent is in the VM behind its Service on 9001, and the waves are those it names', () => {
+    const out = path.join(ran.dir, 'k8s');
+    expect(fs.readdirSync(out).filter((f) => /^\d-/.test(f))).toEqual([
+      '0-namespace',
+      '1-stateful',
+      '3-vm',
+      '4-after-vm',
+    ]);
+    const service = manifestDocs(out).find((d) => d.kind === 'Service' && d.metadata.name === 'agent')!;
+    expect(service.spec.ports).toEqual([{ name: 'tcp-9001', port: 9001, targetPort: 9001 }]);
+    expect(doc).toContain('its Service `agent` has port 9001 with targetPort 9001');
+    const compose = fs.readFileSync(path.join(out, 'golden-image', 'hub-vm', 'app', 'compose.yaml'), 'utf-8');
+    expect(compose).toContain('- 9001:9001/tcp');
+  });
+});
