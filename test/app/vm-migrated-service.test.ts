@@ -601,3 +601,43 @@ services:
     );
   });
 });
+
+describe('a group that shares a store moves together', () => {
+  const SHARED = `
+name: sso
+services:
+  server:
+    image: ghcr.io/goauthentik/server:2025.2.4
+    ports: ["9000:9000"]
+    volumes: ["./media:/media"]
+  worker:
+    image: ghcr.io/goauthentik/server:2025.2.4
+    volumes: ["/var/run/docker.sock:/var/run/docker.sock", "./media:/media"]
+`;
+
+  test('the service that shares a bind with a VM service runs in the VM too, and says why', () => {
+    const { composeApp } = synth(SHARED, { target: ServiceTarget.AUTO, vm: { imageBaseUrl: IMAGES } });
+    expect(composeApp.vmServices.map((s) => [s.composeName, s.reasons])).toEqual([
+      [
+        'server',
+        [
+          'services.server.volumes: shares the bind "./media" with "worker", which runs in the VM: a VM and a pod ' +
+            'cannot share one store, so they move together',
+        ],
+      ],
+      ['worker', [expect.stringContaining('mounts the Docker socket')]],
+    ]);
+  });
+
+  test('fails with the choice to make when the service is pinned to a container', () => {
+    expect(() =>
+      synth(SHARED, {
+        target: ServiceTarget.AUTO,
+        vm: { imageBaseUrl: IMAGES },
+        services: { server: { target: ServiceTarget.CONTAINER } },
+      }),
+    ).toThrow(
+      /services\.server shares the bind "\.\/media" with "worker", which runs in the VM, and services\["server"\]\.target is "container"/,
+    );
+  });
+});

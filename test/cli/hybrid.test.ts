@@ -17,7 +17,7 @@ import {
 
 /**
  * `--target auto` on the apps of the issue: a mail suite (mailcow), a container manager (portainer), an SSO server
- * (authentik) and a media server on the host network (plex). Every reference across the split resolves by `verify`,
+ * (authentik), a media server on the host network (plex) and a VPN (wireguard). Every reference across the split resolves by `verify`,
  * and no wait (init container, the VM's unit, Flux's dependsOn and health checks) points at a later sync wave.
  */
 
@@ -26,6 +26,7 @@ const APPS: Record<string, string> = {
   mailcow: path.join(CORPUS, 'mailcow'),
   portainer: path.join(CORPUS, 'portainer'),
   plex: path.join(CORPUS, 'plex'),
+  wireguard: path.join(CORPUS, 'wireguard'),
   authentik: path.join(ROOT, 'test', 'fixtures', 'hybrid', 'authentik'),
 };
 const AUTO = ['--target', 'auto', '--image-base-url', IMAGES];
