@@ -119,6 +119,9 @@ test('mailcow: its cache stays a pod; the containers that wait for the VM come a
   expect(wave('Deployment', 'redis-mailcow')).toBe('4');
   expect(wave('VirtualMachine', 'mailcow-vm')).toBe('3');
   expect(wave('Deployment', 'unbound-mailcow')).toBe('2');
+  const runbook = fs.readFileSync(path.join(runs.mailcow.dir, 'k8s', 'RUNBOOK.md'), 'utf-8');
+  expect(runbook).toContain('  subgraph wave_4_after_vm ["4-after-vm"]\n');
+  expect(runbook).toContain('Apply the services that wait for the VM:\n\n   ```sh\n   kubectl apply -f 4-after-vm/\n');
   expect(runs.mailcow.convert.stderr).toContain(
     'services.ofelia-mailcow.depends_on[1]: "dovecot-mailcow" waits for a service in the VM',
   );
