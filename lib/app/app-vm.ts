@@ -256,7 +256,7 @@ const PROTOCOLS: Readonly<Record<string, kplus.Protocol>> = {
 };
 
 /** The ports a planned service in the VM listens on: its own and those the app inferred (`vmListenPorts`). */
-export function listenPortsOf(plan: ServicePlan): VmListenPort[] {
+function listenPortsOf(plan: ServicePlan): VmListenPort[] {
   return vmListenPorts(
     plan.service,
     plan.ports.filter((p) => p.inferred).map((p) => p.port),
