@@ -202,7 +202,8 @@ export class VmMigratedService extends Construct {
         'host-network-ports',
         `service "${this.composeName}" uses the host network: its port${all.length > 1 ? 's' : ''} ` +
           `${all.map((p) => `${p.target}/${p.protocol}`).join(', ')} ${all.length > 1 ? 'are' : 'is'} published from ` +
-          `the VM as compose publishes them on the host, reached in the cluster through the Service "${this.name}", ` +
+          `the VM as compose publishes ${all.length > 1 ? 'them' : 'it'} on the host, reached in the cluster through ` +
+          `the Service "${this.name}", ` +
           'and its egress is open, as on the host',
         at,
       );

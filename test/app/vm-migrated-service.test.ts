@@ -577,7 +577,7 @@ services:
       ports: [expect.objectContaining({ port: 32400, targetPort: 32400 })],
     });
     expect(composeApp.warnings.find((w) => w.code === 'host-network-ports')?.message).toBe(
-      'service "plex" uses the host network: its port 32400/tcp is published from the VM as compose publishes them ' +
+      'service "plex" uses the host network: its port 32400/tcp is published from the VM as compose publishes it ' +
         'on the host, reached in the cluster through the Service "plex", and its egress is open, as on the host',
     );
   });
