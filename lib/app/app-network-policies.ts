@@ -75,7 +75,16 @@ export function createNetworkPolicies(scope: Construct, o: AppNetworkPoliciesOpt
     }
   }
   if (o.vm) {
-    workloads.push(o.vm.policyWorkload(o.vmServices.flatMap((s) => s.exposedPorts)));
+    const vmWorkload = o.vm.policyWorkload(o.vmServices.flatMap((s) => s.exposedPorts));
+    // A service on the host network reaches whatever its host does, in compose: the VM keeps that egress.
+    const hostNetwork = o.vmServices.some(
+      (s) => o.model.services.find((m) => m.name === s.composeName)?.networkMode === 'host',
+    );
+    workloads.push(
+      hostNetwork
+        ? { ...vmWorkload, extraEgress: [...(vmWorkload.extraEgress ?? []), { cidr: '0.0.0.0/0' }, { cidr: '::/0' }] }
+        : vmWorkload,
+    );
     workloads.push(o.vm.importerPolicyWorkload());
   }
   const options = o.options;

@@ -6,6 +6,10 @@ import { Redactor } from '../compose/sensitive';
 import { NameRegistry, joinDnsLabel } from '../base/naming';
 import { cpuFromMillicores, cpuToMillicores, sizeToBytes } from '../base/quantities';
 import { ComposeVm, ComposeVmProps } from '../vm/compose-vm';
+import { VmServicePort } from '../vm/vm-exposure';
+import { VmListenPort, vmListenPorts } from '../vm/vm-listen-ports';
+import { mountsDockerSocket } from '../vm/assess';
+import { vmDependents } from './deploy-waves';
 import { AppMetadata } from './app-metadata';
 import { sensitiveEnvTest } from './app-secret-values';
 import { AppSettings } from './app-settings';
@@ -61,9 +65,12 @@ export class AppVm {
       warnings,
       at: model.at,
     });
+    const listen = new Map(plans.map((p) => [p.service.name, listenPortsOf(p)]));
     const vmModel: ComposeModel = {
       ...model,
-      services: model.services.map((s) => (inVm.has(s.name) ? this.rewriteForVm(s, vmHosts) : s)),
+      services: model.services.map((s) =>
+        inVm.has(s.name) ? withListenPorts(this.rewriteForVm(s, vmHosts), listen.get(s.name)!) : s,
+      ),
     };
     const serviceSettings = new Map(plans.map((p) => [p.service.name, settings.settingsFor(p)]));
     const name = settings.vmName(props.namespace);
@@ -75,6 +82,7 @@ export class AppVm {
       model: vmModel,
       services: [...inVm].sort(),
       serviceNames: Object.fromEntries(plans.map((p) => [p.service.name, p.name])),
+      servicePorts: Object.fromEntries([...listen].map(([service, ports]) => [service, servicePorts(ports)])),
       resources: options.resources ?? vmResources([...serviceSettings.values()]),
       cpu: options.cpu ?? { cores: vmCores([...serviceSettings.values()]) },
       templateLabels: { ...options.templateLabels, ...props.template.labels },
@@ -93,8 +101,34 @@ export class AppVm {
       });
     }
     warnings.addAll(composeVm.warnings, true);
+    this.warnDockerSockets(plans);
     this.migrateServices(plans, serviceSettings, composeVm);
     this.composeVm = composeVm;
+  }
+
+  /**
+   * A service that drives the Docker engine through its socket drives the VM's engine in the VM: the services that
+   * run as pods are not there for it to see (a log shipper collects nothing of theirs, a scheduler runs nothing in them).
+   */
+  private warnDockerSockets(plans: readonly ServicePlan[]): void {
+    const inVm = plans.map((p) => p.service.name).sort();
+    const pods = [...this.props.plans.values()]
+      .filter((p) => p.kind !== WorkloadKind.VM)
+      .map((p) => p.service.name)
+      .sort();
+    if (pods.length === 0) {
+      return;
+    }
+    const listed = pods.length <= 6 ? pods.join(', ') : `${pods.slice(0, 6).join(', ')} and ${pods.length - 6} more`;
+    for (const plan of plans.filter((p) => mountsDockerSocket(p.service))) {
+      this.props.warnings.warn(
+        'vm-docker-socket',
+        `service "${plan.service.name}" mounts the Docker socket, and in the VM it sees only the VM's own engine: the ` +
+          `containers of ${inVm.join(', ')}, none of the ${pods.length} service${pods.length > 1 ? 's' : ''} that run ` +
+          `as pods (${listed}); what it does to containers (logs, scheduled jobs, restarts) does not reach those`,
+        plan.service.at,
+      );
+    }
   }
 
   /** The VM's own objects take their names first, so a service that wants the same name is told. */
@@ -179,10 +213,22 @@ export class AppVm {
   ): Record<string, { host: string; port: number; timeoutSeconds: number }> {
     const waits: Record<string, { host: string; port: number; timeoutSeconds: number }> = {};
     const timeoutSeconds = this.props.settings.waitTimeoutSeconds;
+    const dependents = vmDependents(this.props.model, inVm);
     for (const plan of plans) {
       for (const dependency of plan.service.dependsOn) {
         const target = this.props.plans.get(dependency.service);
         if (!target || inVm.has(dependency.service)) {
+          continue;
+        }
+        if (dependents.has(dependency.service)) {
+          // It waits for the VM itself (its wave comes after the VM's): waiting for it would hold both forever.
+          this.props.warnings.warn(
+            'vm-dependency-cycle',
+            `"${dependency.service}" waits for a service in the VM (its depends_on leads there), so the VM cannot ` +
+              `wait for it in turn: the VM starts "${plan.service.name}" without waiting for "${dependency.service}", ` +
+              'so their start order is not kept (the service must retry, or restart, until the other is up)',
+            dependency.at,
+          );
           continue;
         }
         const tcp = target.ports.find((p) => p.protocol === kplus.Protocol.TCP);
@@ -211,6 +257,41 @@ function vmShare(s: ServiceSettings): { cpuMillis: number; memoryBytes: number }
     cpuMillis: s.resources.cpuLimitMillis ?? cpuToMillicores(d.cpuLimit),
     memoryBytes: s.resources.memoryLimitBytes ?? sizeToBytes(d.memoryLimit),
   };
+}
+
+const PROTOCOLS: Readonly<Record<string, kplus.Protocol>> = {
+  udp: kplus.Protocol.UDP,
+  sctp: kplus.Protocol.SCTP,
+};
+
+/** The ports a planned service in the VM listens on: its own and those the app inferred (`vmListenPorts`). */
+function listenPortsOf(plan: ServicePlan): VmListenPort[] {
+  return vmListenPorts(
+    plan.service,
+    plan.ports.filter((p) => p.inferred).map((p) => p.port),
+  );
+}
+
+/** The ports of a VM service's Service: the container port in front of the port the VM listens on. */
+function servicePorts(listen: readonly VmListenPort[]): VmServicePort[] {
+  return listen.map((l) => ({
+    name: `${l.protocol}-${l.port}`,
+    port: l.port,
+    targetPort: l.listen,
+    // TCP is the default; leaving it out keeps the Service like a container's.
+    protocol: l.protocol === 'tcp' ? undefined : PROTOCOLS[l.protocol],
+  }));
+}
+
+/**
+ * The service as the VM's compose file renders it: each inferred port it listens on becomes an `expose` entry, which
+ * the bundle publishes on the VM's address at the container port, so that the pod network reaches it.
+ */
+function withListenPorts(service: ComposeService, listen: readonly VmListenPort[]): ComposeService {
+  const added = listen
+    .filter((l) => l.origin === 'inferred')
+    .map((l) => ({ target: l.port, protocol: l.protocol, at: { ...service.at, path: `${service.at.path}.expose` } }));
+  return added.length === 0 ? service : { ...service, expose: [...service.expose, ...added] };
 }
 
 /** vCPUs of the VM: its services' cpu limits (or the default limit), rounded up, at least 2. */

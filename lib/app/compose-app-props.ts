@@ -221,7 +221,8 @@ export interface ComposeAppProps {
   readonly vm?: ComposeAppVmOptions;
   /**
    * Annotate every object with `argocd.argoproj.io/sync-wave`: its deploy wave's position (0 the Namespace, its quota
-   * and policies; 1 the stateful dependencies and what they use; 2 the rest; 3 the VM), as `planWaves` splits the app.
+   * and policies; 1 the stateful dependencies and what they use; 2 the rest; 3 the VM; 4 the containers that wait for
+   * the VM), as `planWaves` splits the app.
    * Argo CD then applies the waves in order and waits for each to be healthy before the next; other tools ignore it.
    * @default true
    */

@@ -29,13 +29,47 @@ export enum WaveKind {
   /** The rest of the app. */
   APP = 'app',
   /**
-   * The golden-image VM and the Services of the services in it, last: it needs KubeVirt and the published image, and
-   * the containers that depend on it wait for it in their init containers.
+   * The golden-image VM and the Services of the services in it, after the containers it waits for: it needs KubeVirt
+   * and the published image, and its unit waits for the container services its services depend on.
    */
   VM = 'vm',
+  /**
+   * The container services that wait for a service in the VM (their `depends_on` reaches one, directly or through
+   * other containers), with what only they use: after the VM, so that nothing waits on an object of a later wave.
+   */
+  AFTER_VM = 'after-vm',
 }
 
-const WAVE_ORDER: readonly WaveKind[] = [WaveKind.NAMESPACE, WaveKind.STATEFUL, WaveKind.APP, WaveKind.VM];
+const WAVE_ORDER: readonly WaveKind[] = [
+  WaveKind.NAMESPACE,
+  WaveKind.STATEFUL,
+  WaveKind.APP,
+  WaveKind.VM,
+  WaveKind.AFTER_VM,
+];
+
+/**
+ * The services that wait for a service in the VM: those whose `depends_on` names one, and, transitively, those whose
+ * `depends_on` names such a service. Services in the VM are not listed.
+ */
+export function vmDependents(model: ComposeModel, inVm: ReadonlySet<string>): Set<string> {
+  const dependents = new Set<string>();
+  let changed = inVm.size > 0;
+  while (changed) {
+    changed = false;
+    for (const service of model.services) {
+      if (
+        !inVm.has(service.name) &&
+        !dependents.has(service.name) &&
+        service.dependsOn.some((d) => inVm.has(d.service) || dependents.has(d.service))
+      ) {
+        dependents.add(service.name);
+        changed = true;
+      }
+    }
+  }
+  return dependents;
+}
 
 /** The annotation by which Argo CD applies objects in waves, waiting for each wave to be healthy before the next. */
 export const SYNC_WAVE_ANNOTATION = 'argocd.argoproj.io/sync-wave';
@@ -77,7 +111,10 @@ export interface Wave {
  * their numbers, so that `kubectl apply -f 2-app/` names the same wave for every app.
  */
 export function planWaves(app: WaveSource): Wave[] {
-  const early = statefulClosure(app);
+  const late = vmDependents(app.model, new Set(app.vmServices.map((s) => s.composeName)));
+  const early = statefulClosure(app, late);
+  const serviceWave = (name: string) =>
+    late.has(name) ? WaveKind.AFTER_VM : early.has(name) ? WaveKind.STATEFUL : WaveKind.APP;
   // Each object takes the wave of the first scope assigned that holds it, in this order; one walk over the tree.
   const scopes = new Map<IConstruct, { order: number; kind: WaveKind }>();
   const assign = (scope: IConstruct | undefined, kind: WaveKind) => {
@@ -91,11 +128,14 @@ export function planWaves(app: WaveSource): Wave[] {
   assign(app.vm, WaveKind.VM);
   app.vmServices.forEach((service) => assign(service, WaveKind.VM));
   for (const service of app.services) {
-    assign(service, early.has(service.composeName) ? WaveKind.STATEFUL : WaveKind.APP);
+    assign(service, serviceWave(service.composeName));
   }
+  // A shared object comes with its first user, so that it exists before any of them.
+  const containers = new Set(app.services.map((s) => s.composeName));
   const sharedUsers = sharedObjectUsers(app);
   for (const [scope, users] of sharedUsers) {
-    assign(scope, users.some((u) => early.has(u)) ? WaveKind.STATEFUL : WaveKind.APP);
+    const waves: WaveKind[] = users.filter((u) => containers.has(u)).map(serviceWave);
+    assign(scope, WAVE_ORDER.find((kind) => waves.includes(kind)) ?? WaveKind.APP);
   }
   const objects = app.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject);
   const byObject = new Map<ApiObject, WaveKind>();
@@ -129,9 +169,7 @@ export function planWaves(app: WaveSource): Wave[] {
       });
       return;
     }
-    const services = app.services.filter((s) =>
-      kind === WaveKind.NAMESPACE ? false : (kind === WaveKind.STATEFUL) === early.has(s.composeName),
-    );
+    const services = app.services.filter((s) => kind !== WaveKind.NAMESPACE && serviceWave(s.composeName) === kind);
     waves.push({
       kind,
       syncWave: position,
@@ -154,12 +192,12 @@ export function annotateSyncWaves(app: WaveSource): void {
   }
 }
 
-/** The stateful dependencies and, transitively, every service they depend on. */
-function statefulClosure(app: WaveSource): Set<string> {
+/** The stateful dependencies and, transitively, every service they depend on, but for those that wait for the VM. */
+function statefulClosure(app: WaveSource, late: ReadonlySet<string>): Set<string> {
   const byName = new Map(app.model.services.map((s) => [s.name, s]));
   const found = new Set<string>();
   const visit = (name: string) => {
-    if (found.has(name) || !byName.has(name)) {
+    if (found.has(name) || !byName.has(name) || late.has(name)) {
       return;
     }
     found.add(name);

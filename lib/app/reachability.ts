@@ -357,7 +357,10 @@ export class Reachability {
         continue;
       }
       const scheme = URL_SCHEME.exec(before);
-      if (scheme && !/^:\d/.test(after)) {
+      // `scheme://user:password@host`: the user is not a host.
+      const isUser =
+        scheme !== null && /^(?::[^\s/@]*)?@/.test(text.slice(offset + token.length, offset + token.length + 300));
+      if (scheme && !isUser && !/^:\d/.test(after)) {
         const key = scheme[1].toLowerCase().replace(/^jdbc:/, '');
         found.push({ client: client.name, server, name: token, port: SCHEME_PORTS[key], source, what, at });
       } else if (/\bserver\s+$/.test(before) && /^\s*[;\s]/.test(after) && /upstream\s+[^{]*\{[^}]*$/.test(before)) {

@@ -13,6 +13,7 @@ import { Reachability } from './reachability';
 import { KomposeLabel, ServiceOverrides, ServiceTarget, readServiceExtension } from './settings';
 import { planSidecars } from './sidecars';
 import { vmRoutingReasons } from './vm-routing';
+import { groupByStorage } from '../vm/assess';
 
 /** What `ServicePlanner` needs: the app's model, props and resolved settings, and where it reports. */
 export interface ServicePlannerProps {
@@ -49,24 +50,59 @@ export class ServicePlanner {
       }
     }
     const vmName = props.settings.vmName(props.namespace);
+    const routed = this.routeToVm();
     for (const service of model.services) {
-      this.plan(service, jobs, vmName);
+      this.plan(service, jobs, vmName, routed.get(service.name) ?? []);
     }
     planSidecars(this.plans);
     this.checkVm();
   }
 
-  private plan(service: ComposeService, jobs: ReadonlySet<string>, vmName: string): void {
+  /**
+   * Why each service runs in the VM: its own choice or findings, then the services that share a store with one in the
+   * VM, which move with it (`groupByStorage`).
+   */
+  private routeToVm(): Map<string, string[]> {
+    const { model, settings } = this.props;
+    const routed = new Map<string, string[]>();
+    const pinned = new Map<string, string>();
+    for (const service of model.services) {
+      const overrides = settings.overrides(service);
+      const reasons = this.vmRouting(service, overrides);
+      if (reasons.length > 0) {
+        routed.set(service.name, reasons);
+      } else if (overrides.target === ServiceTarget.CONTAINER) {
+        pinned.set(service.name, `services["${service.name}"].target is "container"`);
+      } else if (overrides.target === undefined && readServiceExtension(service).target === ServiceTarget.CONTAINER) {
+        pinned.set(service.name, 'its x-cdk8s-compose.target is "container"');
+      }
+    }
+    if (routed.size > 0) {
+      for (const [name, reason] of groupByStorage(model.services, { inVm: routed, pinned })) {
+        routed.set(name, [reason]);
+      }
+    }
+    return routed;
+  }
+
+  private plan(service: ComposeService, jobs: ReadonlySet<string>, vmName: string, reasons: string[]): void {
     const { settings, warn } = this.props;
     const overrides = settings.overrides(service);
     const extension = readServiceExtension(service);
     const labels = readKomposeLabels(service);
     const name = this.claimName(service, overrides);
-    const reasons = this.vmRouting(service, overrides);
     if (reasons.length > 0) {
       this.vmReasons.set(service.name, reasons);
       warn('vm-target', `service "${service.name}" runs in the VM "${vmName}": ${reasons.join('; ')}`, service.at);
-      const ports = vmPorts(service);
+      // Every port the process listens on, as for a container: the VM's compose file publishes each on the VM.
+      const ports = withInferredPorts(
+        this.props.reachability,
+        service,
+        workloadPorts(service),
+        WorkloadKind.VM,
+        undefined,
+        warn,
+      );
       this.plans.set(service.name, {
         service,
         name,
@@ -193,7 +229,12 @@ export class ServicePlanner {
         },
       );
     }
-    return vmRoutingReasons(service, { override: overrides.target, listed, target: props.target });
+    return vmRoutingReasons(service, {
+      override: overrides.target,
+      listed,
+      target: props.target,
+      engine: overrides.engine,
+    });
   }
 
   /** A service routed to the VM needs the vm prop; a vm prop that no service uses is reported. */
@@ -236,16 +277,4 @@ function workloadPorts(service: ComposeService): WorkloadPort[] {
   return [...byKey.values()].sort(
     (a, b) => a.port - b.port || (a.protocol < b.protocol ? -1 : a.protocol > b.protocol ? 1 : 0),
   );
-}
-
-/**
- * The ports a service in the VM can be reached on, by the VM's compose project's rule: every port and `expose`, less
- * ports bound to one host address (they stay on it); with `network_mode: host` every port.
- */
-function vmPorts(service: ComposeService): WorkloadPort[] {
-  const reachable =
-    service.networkMode === 'host'
-      ? service.ports
-      : service.ports.filter((p) => p.hostIp === undefined || p.hostIp === '0.0.0.0' || p.hostIp === '::');
-  return workloadPorts({ ...service, ports: reachable });
 }

@@ -14,11 +14,21 @@ export interface VerifiedApp {
   readonly reachability: Reachability;
   readonly hosts: HostRewriter;
   readonly services: readonly MigratedService[];
-  readonly vmServices: readonly { readonly composeName: string; readonly name: string }[];
+  readonly vmServices: readonly VerifiedVmService[];
   readonly warnings: readonly ComposeWarning[];
 }
 
 type Labels = Readonly<Record<string, string>>;
+
+/** A service in the VM as `verify` reads it: its Service name, the VM's name, and the ports the VM's compose publishes. */
+export interface VerifiedVmService {
+  readonly composeName: string;
+  readonly name: string;
+  /** The VM that runs it, whose pods (`virt-launcher`) its Service selects. */
+  readonly vm?: { readonly vm: { readonly name: string } };
+  /** The ports its compose file in the VM publishes on the VM's address: container port and VM port. */
+  readonly ports?: readonly { readonly target: number; readonly hostPort: number; readonly protocol: string }[];
+}
 
 /** The pod template of a migrated service as rendered: its labels, spec and the service's container. */
 export interface VerifiedPod {
@@ -35,6 +45,8 @@ export class VerifiedManifests {
   public readonly byKind = new Map<string, any[]>();
   public readonly results: VerifyExpectation[] = [];
   public readonly pods = new Map<string, VerifiedPod>();
+  /** The labels of the VM's pods, by the compose name of each service in the VM. */
+  public readonly vmPods = new Map<string, Labels>();
   public readonly inVm: ReadonlySet<string>;
   public readonly migrated: ReadonlyMap<string, MigratedService>;
   public readonly policies: PolicyEvaluator;
@@ -80,6 +92,12 @@ export class VerifiedManifests {
       }
     }
     this.inVm = new Set(app.vmServices.map((s) => s.composeName));
+    for (const service of app.vmServices) {
+      const vm = service.vm ? this.find('VirtualMachine', service.vm.vm.name) : undefined;
+      if (vm) {
+        this.vmPods.set(service.composeName, vm.spec?.template?.metadata?.labels ?? {});
+      }
+    }
     this.policies = new PolicyEvaluator(this.byKind.get('NetworkPolicy') ?? []);
     this.migrated = new Map(app.services.map((s) => [s.composeName, s]));
     for (const service of app.services) {
@@ -93,6 +111,11 @@ export class VerifiedManifests {
         this.pods.set(service.composeName, { labels: template.metadata?.labels ?? {}, spec: template.spec, container });
       }
     }
+  }
+
+  /** The labels of the pods that run a service: its workload's pod template, or the VM's. */
+  public labelsOf(composeName: string): Labels | undefined {
+    return this.pods.get(composeName)?.labels ?? this.vmPods.get(composeName);
   }
 
   public add(service: string, check: VerifyCheck, subject: string, status: VerifyStatus, detail: string): void {

@@ -8,7 +8,8 @@ import { VerifyCheck, VerifyStatus } from './verify-report';
 
 export function checkReferences(m: VerifiedManifests): void {
   for (const ref of m.app.reachability.references) {
-    if (m.inVm.has(ref.client) || ref.client === ref.server) {
+    // Inside the VM the compose project resolves its own names; across the split, both ways, a Service must.
+    if ((m.inVm.has(ref.client) && m.inVm.has(ref.server)) || ref.client === ref.server) {
       continue;
     }
     const subject = `${ref.name}${ref.port !== undefined ? `:${ref.port}` : ''} → ${ref.server} (${ref.what})`;
@@ -53,6 +54,17 @@ export function checkReferences(m: VerifiedManifests): void {
         subject,
         VerifyStatus.BROKEN,
         `the Service "${name}" has no port ${ref.port ?? '(TCP)'}: it has ${ports.map((p) => p.port).join(', ') || 'none'}`,
+      );
+      continue;
+    }
+    const unpublished = vmPortMissing(m, ref.server, port);
+    if (unpublished) {
+      m.add(
+        ref.client,
+        VerifyCheck.REACH,
+        subject,
+        VerifyStatus.BROKEN,
+        `Service "${name}" port ${port.port}, but ${unpublished}`,
       );
       continue;
     }
@@ -328,26 +340,39 @@ function serverName(m: VerifiedManifests, composeName: string): string | undefin
   return m.app.vmServices.find((s) => s.composeName === composeName)?.name;
 }
 
+/** True when the Service selects the pods that run the service: its workload's, or the VM's (`kubevirt.io/vm`). */
 function selects(m: VerifiedManifests, service: any, composeName: string): boolean {
-  if (!service) {
-    return false;
-  }
-  const pod = m.pods.get(composeName);
-  if (pod) {
-    return matches(service.spec?.selector ?? {}, pod.labels);
-  }
-  const vm = m.app.vmServices.find((s) => s.composeName === composeName);
-  return vm !== undefined && service.metadata.name === vm.name;
+  const labels = m.labelsOf(composeName);
+  const selector = service?.spec?.selector ?? {};
+  return labels !== undefined && Object.keys(selector).length > 0 && matches(selector, labels);
 }
 
-/** True when the NetworkPolicies admit client → server on a container port, or why not. */
+/**
+ * Why a Service port of a service in the VM reaches nothing, or undefined: its `targetPort` must be a port the VM's
+ * compose file publishes on the VM's address (where the pod network arrives), for that container port.
+ */
+function vmPortMissing(m: VerifiedManifests, server: string, port: any): string | undefined {
+  const vm = m.app.vmServices.find((s) => s.composeName === server);
+  if (!vm?.ports) {
+    return undefined;
+  }
+  const protocol = String(port.protocol ?? 'TCP').toLowerCase();
+  const target = targetPort(port);
+  if (vm.ports.some((p) => p.hostPort === target && p.target === port.port && p.protocol === protocol)) {
+    return undefined;
+  }
+  return (
+    `the VM's compose file does not publish "${server}" port ${port.port} on port ${target} of the VM's address ` +
+    `(it publishes ${vm.ports.map((p) => `${p.hostPort}:${p.target}/${p.protocol}`).join(', ') || 'none of its ports'}), ` +
+    'so the pod network reaches nothing there'
+  );
+}
+
+/** True when the NetworkPolicies admit client → server on the server pod's port (a VM's port for a VM), or why not. */
 function admits(m: VerifiedManifests, client: string, server: string, port: number): true | string {
-  const from = m.pods.get(client);
-  const to = m.pods.get(server);
-  // A service in the VM is reached through the VM's own policy workload: not modelled here beyond its Service.
-  return from && to
-    ? m.policies.admits({ name: client, labels: from.labels }, { name: server, labels: to.labels }, port)
-    : true;
+  const from = m.labelsOf(client);
+  const to = m.labelsOf(server);
+  return from && to ? m.policies.admits({ name: client, labels: from }, { name: server, labels: to }, port) : true;
 }
 
 function targetPort(port: any): number {

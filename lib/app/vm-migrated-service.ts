@@ -140,7 +140,7 @@ export class VmMigratedService extends Construct {
     const exposed: ExposedPolicyPort[] = [];
     const external: Array<{ mapping: PortMapping; targetPort: number }> = [];
     let ingressPort: PortMapping | undefined;
-    for (const mapping of this.plan.service.ports) {
+    for (const mapping of this.publishedMappings()) {
       const vmPort = this.vmPort(mapping);
       // A port bound to one host address stays on that address in the VM (the bundle reports it).
       const access =
@@ -173,6 +173,42 @@ export class VmMigratedService extends Construct {
       });
     }
     return { published, exposed, ingressPort, external };
+  }
+
+  /**
+   * The service's published ports: its `ports`, and with `network_mode: host` every other port it listens on in the VM
+   * as well, since compose's host networking puts them on the host's addresses (reported once, with the egress).
+   */
+  private publishedMappings(): readonly PortMapping[] {
+    const service = this.plan.service;
+    if (service.networkMode !== 'host') {
+      return service.ports;
+    }
+    const more: PortMapping[] = this.ports
+      .filter((p) => !service.ports.some((q) => q.target === p.target && q.protocol === p.protocol))
+      .map((p) => ({ target: p.target, published: p.target, protocol: p.protocol, mode: 'host', at: service.at }));
+    const all = [...service.ports, ...more];
+    const at = { ...service.at, path: `${service.at.path}.network_mode` };
+    if (all.length === 0) {
+      this.context.warn(
+        'host-network-ports',
+        `service "${this.composeName}" uses the host network and no port of it is known, so nothing outside the VM ` +
+          `reaches it; its egress is open, as on the host. If it listens, declare the ports in ` +
+          `services.${this.composeName}.ports (["<port>:<port>"])`,
+        at,
+      );
+    } else {
+      this.context.warn(
+        'host-network-ports',
+        `service "${this.composeName}" uses the host network: its port${all.length > 1 ? 's' : ''} ` +
+          `${all.map((p) => `${p.target}/${p.protocol}`).join(', ')} ${all.length > 1 ? 'are' : 'is'} published from ` +
+          `the VM as compose publishes ${all.length > 1 ? 'them' : 'it'} on the host, reached in the cluster through ` +
+          `the Service "${this.name}", ` +
+          'and its egress is open, as on the host',
+        at,
+      );
+    }
+    return all;
   }
 
   /** The VM port a published compose port lands on; undefined when it is bound to one host address in the VM. */

@@ -1,5 +1,6 @@
 import { ComposeService } from '../compose/model';
-import { assessService } from '../vm/assess';
+import { DatabaseEngine } from '../stateful/engine';
+import { ServiceAssessment, assessService } from '../vm/assess';
 import { ServiceTarget, readServiceExtension } from './settings';
 
 /** What decides where a service runs, most specific first; the first one set wins. */
@@ -18,6 +19,21 @@ export interface VmRoutingChoice {
    * @default - `target is "vm"`
    */
   readonly targetWhy?: string;
+  /**
+   * The service's own `ComposeAppProps.services[name].engine`.
+   * @default - its `x-cdk8s-compose.engine`, else the engine its image names
+   */
+  readonly engine?: DatabaseEngine | false;
+}
+
+/**
+ * `assessService` with the engine the app runs the service as (the choice's, its `x-cdk8s-compose.engine`, else its
+ * image's): a stateful dependency ignores sysctls, so they do not move it.
+ */
+export function assessForRouting(service: ComposeService, engine?: DatabaseEngine | false): ServiceAssessment {
+  const chosen = engine ?? readServiceExtension(service).engine;
+  const found = chosen === false ? undefined : (chosen ?? DatabaseEngine.detect(service.image));
+  return assessService(service, { engine: found?.name });
 }
 
 /**
@@ -37,5 +53,5 @@ export function vmRoutingReasons(service: ComposeService, choice: VmRoutingChoic
   if (target === ServiceTarget.VM) {
     return [why];
   }
-  return target === ServiceTarget.AUTO ? [...assessService(service).reasons] : [];
+  return target === ServiceTarget.AUTO ? [...assessForRouting(service, choice.engine).reasons] : [];
 }

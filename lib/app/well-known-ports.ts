@@ -18,7 +18,10 @@
  *   gotenberg/gotenberg: https://github.com/gotenberg/gotenberg/blob/main/build/Dockerfile;
  *   mcr.microsoft.com/mssql/server: port 1433 as documented by Microsoft;
  *   hashicorp/consul, hashicorp/vault: their Dockerfiles (8500, 8200); quay.io/coreos/etcd: 2379;
- *   mailhog/mailhog: https://github.com/mailhog/MailHog/blob/master/Dockerfile; quay.io/keycloak/keycloak: 8080.
+ *   mailhog/mailhog: https://github.com/mailhog/MailHog/blob/master/Dockerfile; quay.io/keycloak/keycloak: 8080;
+ * - linuxserver/plex: https://github.com/linuxserver/docker-plex/blob/master/Dockerfile and plexinc/pms-docker:
+ *   https://github.com/plexinc/pms-docker/blob/master/Dockerfile (EXPOSE 32400, the web app and API; the UDP
+ *   discovery ports are left out, as the table holds TCP).
  */
 
 import { imageRepository } from '../stateful/engine';
@@ -69,6 +72,7 @@ export const WELL_KNOWN_IMAGES: readonly WellKnownImage[] = [
     ports: [80],
   },
   { repositories: ['adminer', 'keycloak/keycloak', 'jboss/keycloak', 'tomcat'], ports: [8080] },
+  { repositories: ['linuxserver/plex', 'plexinc/pms-docker'], ports: [32400] },
   { repositories: ['grafana/grafana', 'grafana/grafana-oss', 'gotenberg/gotenberg'], ports: [3000] },
   { repositories: ['prom/prometheus'], ports: [9090] },
   { repositories: ['nats'], ports: [4222, 6222, 8222] },

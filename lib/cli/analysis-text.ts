@@ -19,6 +19,10 @@ export function analysisText(analysis: ProjectAnalysis): string {
           : 'VM recommended (it runs in a container: convert with --target auto to move it), because:',
     );
     s.reasons.forEach((r) => lines.push(`      - ${r}`));
+    if (s.weakReasons.length > 0) {
+      row('not moved', 'what was found is no reason to run it in the VM:');
+      s.weakReasons.forEach((r) => lines.push(`      - ${r}`));
+    }
     row(
       'runs as',
       s.workload === 'Job'

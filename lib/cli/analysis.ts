@@ -38,6 +38,11 @@ export interface ServiceAnalysis {
    */
   readonly target: 'container' | 'vm';
   readonly reasons: readonly string[];
+  /**
+   * What was found but does not move it, each with why: a sysctl on a database or cache (its stateful dependency's
+   * pod sets none).
+   */
+  readonly weakReasons: readonly string[];
   /** Where the conversion puts it with the options given. */
   readonly runsIn: 'container' | 'vm';
   /** `Deployment`, `StatefulSet`, `Job`, `CronJob`, or `VirtualMachine <name>` for a service in the VM. */

@@ -58,6 +58,7 @@ export function vmServiceAnalysis(
     name: migrated.name,
     target: 'vm',
     reasons: migrated.reasons,
+    weakReasons: [],
     runsIn: 'vm',
     workload: `VirtualMachine ${vm.vm.name}`,
     replicas: 1,

@@ -1,6 +1,6 @@
 import { WorkloadKind } from '../app/migrated-service';
 import { ComposeWarning } from '../compose/errors';
-import { assessService } from '../vm/assess';
+import { assessForRouting } from '../app/vm-routing';
 import { BuildAnalysis, ProjectAnalysis, ServiceAnalysis } from './analysis';
 import { analysisText } from './analysis-text';
 import {
@@ -92,7 +92,7 @@ export function analyzeRendered(rendered: Rendered): ProjectAnalysis {
     const service = servicesByName.get(migrated.composeName)!;
     const own = warnings.filter((w) => belongsTo(w.at, service));
     own.forEach((w) => claimed.add(w));
-    const assessment = assessService(service);
+    const assessment = assessForRouting(service, migrated.statefulDependency?.engine ?? false);
     const workload = workloads.get(migrated.name);
     const spec = podSpec(workload);
     const container =
@@ -102,6 +102,7 @@ export function analyzeRendered(rendered: Rendered): ProjectAnalysis {
       name: migrated.name,
       target: assessment.target,
       reasons: assessment.reasons,
+      weakReasons: assessment.weak,
       runsIn: 'container',
       workload: workload?.kind ?? migrated.kind,
       replicas: migrated.replicas,

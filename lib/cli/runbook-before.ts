@@ -74,6 +74,9 @@ const GROUPS: readonly BeforeDeployGroup[] = [
   },
 ];
 
+/** The warnings about what changes between compose and the VM, listed under "Across the split". */
+const SPLIT_CODES: readonly string[] = ['vm-docker-socket', 'vm-dependency-cycle', 'host-network-ports'];
+
 /** Another issue's part of this section (e.g. images to build) hands its lines in here: a title, a fix, its lines. */
 export interface BeforeDeployItems {
   readonly title: string;
@@ -114,6 +117,24 @@ export function renderBeforeDeploy(md: Markdown, rendered: Rendered, extra: read
   }
   items.push(...extra);
   if (app.vm) {
+    // Named by key path, not by line: the runbook stays the same when the compose file is reordered.
+    warnings.filter((w) => w.code === 'vm-target').forEach((w) => listed.add(w));
+    items.push({
+      title: 'Services that run in the VM',
+      fix:
+        'each moves for the reason given (what a pod cannot do, or a store it shares with one that moves); check that ' +
+        'the reason holds, and keep a service a container with `x-cdk8s-compose.target: container` where it does not',
+      lines: app.vmServices.map((s) => `${s.composeName}: ${s.reasons.join('; ')}`),
+    });
+    const split = warnings.filter((w) => SPLIT_CODES.includes(w.code));
+    split.forEach((w) => listed.add(w));
+    if (split.length > 0) {
+      items.push({
+        title: 'Across the split',
+        fix: 'each line says what changes between compose and the VM: check that the app still does what you need (docs/hybrid.md)',
+        lines: split.map((w) => `${w.at.path}: ${w.message}`).sort(compare),
+      });
+    }
     items.push({
       title: "The VM's platform and image",
       fix: 'follow the section "Prepare the VM"',

@@ -87,6 +87,7 @@ export function renderDeploy(
     [WaveKind.STATEFUL]: 'the stateful dependencies',
     [WaveKind.APP]: 'the rest of the app',
     [WaveKind.VM]: `the VM \`${vm?.vm.name}\` and the Services of ${rendered.waves.find((w) => w.wave.kind === WaveKind.VM)?.wave.services.join(', ')}`,
+    [WaveKind.AFTER_VM]: 'the services that wait for the VM',
   };
   for (const { wave } of rendered.waves.filter((w) => w.wave.kind !== WaveKind.NAMESPACE)) {
     if (!file) {

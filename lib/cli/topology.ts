@@ -95,7 +95,7 @@ export function topologyDiagram(
     if (nodes.length === 0) {
       continue;
     }
-    const title = wave.folder.endsWith('-vm') && app.vm ? `${wave.folder}: VM ${app.vm.vm.name}` : wave.folder;
+    const title = /^\d+-vm$/.test(wave.folder) && app.vm ? `${wave.folder}: VM ${app.vm.vm.name}` : wave.folder;
     lines.push(`  subgraph wave_${id(wave.folder)} ["${text(title)}"]`, ...nodes.map((n) => `    ${n}`), '  end');
   }
   const migrated = new Set([...services.keys(), ...vmServices.keys()]);

@@ -10,6 +10,7 @@ import { DiskSource } from './disk-source';
 import { GoldenImageBundle, GoldenImageBundleProps } from './golden-image-bundle';
 import { GoldenImageVm, VM_LABEL } from './golden-image-vm';
 import { HugepageSize, RunStrategy, VmCpu, VmFeatures, VmGpu, VmResources } from './vm-devices';
+import { VmServicePort } from './vm-exposure';
 import { compare } from '../util/sort';
 
 const GIB = 1024 ** 3;
@@ -65,6 +66,12 @@ export interface ComposeVmProps {
    * @default - the compose name as a DNS label (`plausible_db` → `plausible-db`)
    */
   readonly serviceNames?: Record<string, string>;
+  /**
+   * The ports of each compose service's Service (port = the container port, targetPort = where it listens in the VM),
+   * by compose name; a service listed with no ports gets no Service.
+   * @default - the ports the bundle publishes on the VM (`ports`)
+   */
+  readonly servicePorts?: Readonly<Record<string, readonly VmServicePort[]>>;
   /**
    * Type of the Services.
    * @default kplus.ServiceType.CLUSTER_IP
@@ -242,7 +249,17 @@ export class ComposeVm extends Construct {
   private exposeServices(chosen: readonly ComposeService[], props: ComposeVmProps): Record<string, kplus.Service> {
     const services: Record<string, kplus.Service> = {};
     for (const service of chosen) {
-      const ports = this.bundle.ports.filter((p) => p.service === service.name);
+      const ports =
+        props.servicePorts?.[service.name] ??
+        this.bundle.ports
+          .filter((p) => p.service === service.name)
+          .map((p) => ({
+            name: `${p.protocol}-${p.target}`,
+            port: p.target,
+            targetPort: p.hostPort,
+            // TCP is the default; leaving it out keeps the Service like a container's.
+            protocol: p.protocol === 'tcp' ? undefined : PROTOCOLS[p.protocol],
+          }));
       if (ports.length === 0) {
         continue;
       }
@@ -250,13 +267,7 @@ export class ComposeVm extends Construct {
       services[service.name] = this.vm.exposeViaService({
         name: serviceName,
         serviceType: props.serviceType,
-        ports: ports.map((p) => ({
-          name: `${p.protocol}-${p.target}`,
-          port: p.target,
-          targetPort: p.hostPort,
-          // TCP is the default; leaving it out keeps the Service like a container's.
-          protocol: p.protocol === 'tcp' ? undefined : PROTOCOLS[p.protocol],
-        })),
+        ports: [...ports],
       });
     }
     return services;

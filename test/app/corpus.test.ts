@@ -76,7 +76,7 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'plausible-ce':
     '27 objects (ConfigMap×1, CronJob×1, Deployment×4, Namespace×1, NetworkPolicy×7, PersistentVolumeClaim×3, ResourceQuota×1, Role×1, RoleBinding×1, Secret×3, Service×3, ServiceAccount×1); weak secrets: 1; findings: engine-default×1, inferred-port×1, local-only-port×1, unsupported-key×1, weak-secret×1',
   'plex':
-    '7 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1); weak secrets: 0; findings: host-path×1, unsupported-key×1',
+    '8 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×1); weak secrets: 0; findings: host-path×1, inferred-port×1, unsupported-key×1',
   'portainer':
     '9 objects (Deployment×1, Namespace×1, NetworkPolicy×3, PersistentVolumeClaim×1, ResourceQuota×1, Service×2); weak secrets: 0; findings: host-path×1',
   'prometheus-grafana':
@@ -190,8 +190,8 @@ test('verify checks something in most corpus files; the README states how many e
 /** The files whose services assessment sends to the VM, migrated with `target: ServiceTarget.AUTO`. */
 const EXPECTED_HYBRID: Readonly<Record<string, string>> = {
   mailcow:
-    '107 objects (ConfigMap×13, CronJob×1, DataVolume×1, Deployment×14, Ingress×1, Namespace×1, NetworkPolicy×19, PersistentVolumeClaim×12, ResourceQuota×1, Role×10, RoleBinding×10, Secret×5, Service×8, ServiceAccount×10, VirtualMachine×1); weak secrets: 0; findings: directory-bind×68, empty-secret×3, engine-default×1, inferred-port×1, local-only-port×3, placeholder-host×1, shared-volume×5, unsupported-key×10, vm-dependency×1, vm-dependency-outside×2, vm-target×4; in the VM: dockerapi-mailcow, netfilter-mailcow, ofelia-mailcow, redis-mailcow',
-  plex: '8 objects (DataVolume×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, VirtualMachine×1); weak secrets: 0; findings: vm-target×1; in the VM: plex',
+    '114 objects (ConfigMap×13, CronJob×2, DataVolume×1, Deployment×15, Ingress×1, Namespace×1, NetworkPolicy×21, PersistentVolumeClaim×14, ResourceQuota×1, Role×10, RoleBinding×10, Secret×5, Service×9, ServiceAccount×10, VirtualMachine×1); weak secrets: 0; findings: directory-bind×69, empty-secret×3, engine-default×2, host-network-ports×1, inferred-port×1, local-only-port×3, placeholder-host×1, shared-volume×5, unsupported-key×12, vm-dependency×1, vm-dependency-cycle×1, vm-dependency-outside×2, vm-docker-socket×2, vm-target×3; in the VM: dockerapi-mailcow, netfilter-mailcow, ofelia-mailcow',
+  plex: '10 objects (DataVolume×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Service×2, VirtualMachine×1); weak secrets: 0; findings: host-network-ports×1, inferred-port×1, vm-target×1; in the VM: plex',
   portainer:
     '10 objects (DataVolume×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Service×2, VirtualMachine×1); weak secrets: 0; findings: vm-target×1; in the VM: portainer',
   wireguard:

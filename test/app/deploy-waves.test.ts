@@ -2,6 +2,8 @@ import { ApiObject, Chart, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { ComposeApp } from '../../lib/app/compose-app';
 import { SYNC_WAVE_ANNOTATION, WaveKind, planWaves } from '../../lib/app/deploy-waves';
+import { ServiceTarget } from '../../lib/app/settings';
+import { waitsOnLaterWaves, waveWaits } from '../support/wave-waits';
 import { Manifest } from '../support/problems';
 import { findDoc } from '../support/yaml-docs';
 import { modelOf, synthApp } from './app-fixture';
@@ -100,5 +102,112 @@ test('synthesizing twice keeps one annotation, with the value', () => {
   expect(annotation(findDoc(docs, 'Deployment', 'db'))).toBe('1');
   expect(ApiObject.of(app.service('db').workload).metadata.toJson().annotations).toEqual({
     [SYNC_WAVE_ANNOTATION]: '1',
+  });
+});
+
+/**
+ * A hybrid app: an agent that drives the Docker engine runs in the VM and needs the database; the web front end
+ * waits for the agent, and a report job waits for the web front end. The containers that wait for the VM come after it.
+ */
+const HYBRID = `
+name: hub
+services:
+  web:
+    image: nginx:1.27
+    ports: ["8080:80"]
+    environment: { AGENT_URL: "http://agent:9001/api" }
+    depends_on: [agent]
+  reports:
+    image: busybox:1.36
+    command: ["sleep", "3600"]
+    environment: { WEB: "http://web:80" }
+    depends_on: [web, db]
+  agent:
+    image: portainer/agent:2.21.4
+    volumes: ["/var/run/docker.sock:/var/run/docker.sock"]
+    environment: { DATABASE_URL: "postgres://hub:hub-pw-4e1a@db:5432/hub" }
+    depends_on: [db]
+  db:
+    image: postgres:16.4
+    environment: { POSTGRES_PASSWORD: hub-pw-4e1a }
+    volumes: [db-data:/var/lib/postgresql/data]
+volumes:
+  db-data: {}
+`;
+
+const HYBRID_PROPS = { target: ServiceTarget.AUTO, vm: { imageBaseUrl: 'https://images.example.com/vm' } };
+
+function unitsOf(app: ComposeApp): { vm: string; text: string }[] {
+  const vm = app.vm;
+  return vm
+    ? vm.bundle
+        .files()
+        .filter((f) => f.path.endsWith('.service'))
+        .map((f) => ({ vm: vm.vm.name, text: f.content.toString('utf-8') }))
+    : [];
+}
+
+describe('waves follow the dependencies across the VM', () => {
+  const { app, docs } = synthApp(HYBRID, HYBRID_PROPS);
+  const waves = planWaves(app);
+
+  test('the containers that wait for the VM come after it: 1 stateful, 3 vm, 4 after-vm', () => {
+    expect(waves.map((w) => [w.folder, w.services])).toEqual([
+      ['0-namespace', []],
+      ['1-stateful', ['db']],
+      ['3-vm', ['agent']],
+      ['4-after-vm', ['reports', 'web']],
+    ]);
+    expect(waves.find((w) => w.kind === WaveKind.VM)!.waits).toEqual([
+      { condition: 'vm-ready', composeName: 'agent', name: 'hub-vm', what: 'VirtualMachine' },
+    ]);
+  });
+
+  test('no wait points at a later wave: init containers, the VM unit', () => {
+    const waits = waveWaits(docs, unitsOf(app));
+    expect(waits.map((w) => `${w.waiter} → ${w.waited}`)).toEqual(
+      expect.arrayContaining([
+        'Deployment/web → Service/agent',
+        'Deployment/web → VirtualMachine/hub-vm',
+        'VirtualMachine/hub-vm → Service/db',
+        'VirtualMachine/hub-vm → Deployment/db',
+      ]),
+    );
+    expect(waitsOnLaterWaves(waits)).toEqual([]);
+  });
+
+  test('without the after-vm wave the walk finds the wait that never ends', () => {
+    // The layout before: every container before the VM (wave 3).
+    const before = docs.map((d) =>
+      d.metadata.annotations?.[SYNC_WAVE_ANNOTATION] === '4'
+        ? { ...d, metadata: { ...d.metadata, annotations: { ...d.metadata.annotations, [SYNC_WAVE_ANNOTATION]: '2' } } }
+        : d,
+    );
+    expect(waitsOnLaterWaves(waveWaits(before, unitsOf(app)))).toEqual(
+      expect.arrayContaining([
+        'Deployment/web (wave 2) → VirtualMachine/hub-vm (wave 3): init container wait-for-agent: nc -z agent 9001',
+      ]),
+    );
+  });
+
+  test('a VM service that depends on a container waiting for the VM: the VM does not wait for it, and says so', () => {
+    // As in the mail suite: a scheduler in the VM depends on a container that depends on another VM service.
+    const cycle = HYBRID.replace(
+      '    depends_on: [db]\n  db:',
+      '    depends_on: [db, mid]\n  mid:\n    image: busybox:1.36\n    depends_on: [probe]\n' +
+        '  probe:\n    image: busybox:1.36\n    privileged: true\n  db:',
+    );
+    const { app: cyclic, docs: cyclicDocs } = synthApp(cycle, HYBRID_PROPS);
+    expect(waitsOnLaterWaves(waveWaits(cyclicDocs, unitsOf(cyclic)))).toEqual([]);
+    expect(unitsOf(cyclic)[0].text).not.toContain('/dev/tcp/mid/');
+    expect(unitsOf(cyclic)[0].text).toContain('/dev/tcp/db/5432');
+    expect(cyclic.warnings.find((w) => w.code === 'vm-dependency-cycle')).toEqual({
+      code: 'vm-dependency-cycle',
+      message:
+        '"mid" waits for a service in the VM (its depends_on leads there), so the VM cannot wait for it in turn: the ' +
+        'VM starts "agent" without waiting for "mid", so their start order is not kept (the service must retry, or ' +
+        'restart, until the other is up)',
+      at: expect.objectContaining({ path: 'services.agent.depends_on[1]' }),
+    });
   });
 });

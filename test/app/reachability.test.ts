@@ -202,3 +202,25 @@ services:
   const app = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'app')!;
   expect(JSON.stringify(app.spec.template.spec.initContainers)).toContain('cache 6380');
 });
+
+describe('the user of a URL is not a host', () => {
+  test('postgres://reports:pw@database names database, even when a service is called reports', () => {
+    const model = modelOf(`
+services:
+  reports:
+    image: registry.example.com/reports:1
+    environment:
+      DATABASE_URL: postgres://reports:s3cret@database:5432/shop
+      REPLICA_URL: postgres://reports@replica/shop
+  db:
+    image: postgres:16
+    networks: { default: { aliases: [database, replica] } }
+`);
+    const reachability = Reachability.of(model);
+    expect(reachability.references.map((r) => `${r.client}->${r.name}:${r.port}`)).toEqual([
+      'reports->database:5432',
+      'reports->replica:5432',
+    ]);
+    expect(reachability.inferredPorts('reports')).toEqual([]);
+  });
+});

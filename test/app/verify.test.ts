@@ -9,6 +9,8 @@ import { loadComposeFromString } from '../../lib/compose/load';
 import { Manifest } from '../support/problems';
 import { readmeCount } from '../support/readme';
 import { SHARED_DIR } from '../support/shared';
+import { ServiceTarget } from '../../lib/app/settings';
+import { findDoc } from '../support/yaml-docs';
 import { synthApp } from './app-fixture';
 
 const broken = (report: VerifyReport) =>
@@ -282,3 +284,90 @@ if (PEER_FILES.length === 0) {
     ]);
   });
 }
+
+/**
+ * Across the split: the web front end reaches the agent in the VM on a port only its URL names (9001, published by
+ * the VM's compose file so that the pod network reaches it), and the agent reaches the database, a pod.
+ */
+const HYBRID = `
+name: hub
+services:
+  web:
+    image: nginx:1.27
+    ports: ["8080:80"]
+    environment: { AGENT_URL: "http://agent:9001/api" }
+    depends_on: [agent]
+  agent:
+    image: portainer/agent:2.21.4
+    volumes: ["/var/run/docker.sock:/var/run/docker.sock"]
+    environment: { DATABASE_URL: "postgres://hub:hub-pw-4e1a@db:5432/hub" }
+    depends_on: [db]
+  db:
+    image: postgres:16.4
+    environment: { POSTGRES_PASSWORD: hub-pw-4e1a }
+`;
+
+describe('verify across the split: containers → VM services and VM services → container Services', () => {
+  const { app, docs } = synthApp(HYBRID, {
+    target: ServiceTarget.AUTO,
+    vm: { imageBaseUrl: 'https://images.example.com/vm' },
+  });
+  const reach = (report: VerifyReport) =>
+    report.expectations
+      .filter((e) => e.check === VerifyCheck.REACH)
+      .map((e) => `${e.service}: ${e.subject}: ${e.status}: ${e.detail}`);
+  const edited = (edit: (doc: Manifest) => Manifest) =>
+    verifyManifests(
+      app,
+      docs.map((d) => edit(structuredClone(d))),
+    );
+
+  test('both directions are checked, and hold', () => {
+    expect(reach(app.verify())).toEqual([
+      'agent: db:5432 → db (services.agent.environment.DATABASE_URL): ok: Service "db" port 5432',
+      'web: agent:9001 → agent (services.web.environment.AGENT_URL): ok: Service "agent" port 9001',
+    ]);
+    expect(findDoc(docs, 'Service', 'agent').spec).toMatchObject({
+      selector: { 'kubevirt.io/vm': 'hub-vm' },
+      ports: [{ name: 'tcp-9001', port: 9001, targetPort: 9001 }],
+      type: 'ClusterIP',
+    });
+  });
+
+  test('a Service port the VM does not publish is broken', () => {
+    const report = edited((d) => {
+      if (d.kind === 'Service' && d.metadata.name === 'agent') {
+        d.spec.ports[0].targetPort = 9002;
+      }
+      return d;
+    });
+    expect(broken(report)).toEqual([
+      'web reach agent:9001 → agent (services.web.environment.AGENT_URL): Service "agent" port 9001, but the VM\'s ' +
+        'compose file does not publish "agent" port 9001 on port 9002 of the VM\'s address (it publishes ' +
+        '9001:9001/tcp), so the pod network reaches nothing there',
+    ]);
+  });
+
+  test('a Service that does not select the VM is broken', () => {
+    const report = edited((d) => {
+      if (d.kind === 'Service' && d.metadata.name === 'agent') {
+        d.spec.selector = { 'kubevirt.io/vm': 'other-vm' };
+      }
+      return d;
+    });
+    expect(broken(report)).toEqual([
+      'web reach agent:9001 → agent (services.web.environment.AGENT_URL): no Service "agent" selects the pods of "agent"',
+    ]);
+  });
+
+  test("the VM's egress closed to the database is broken", () => {
+    const report = edited((d) =>
+      d.kind === 'NetworkPolicy' && d.metadata.name === 'allow-hub-vm' ? { ...d, spec: { ...d.spec, egress: [] } } : d,
+    );
+    expect(broken(report)).toEqual([
+      expect.stringMatching(
+        /^agent reach db:5432 → db \(services\.agent\.environment\.DATABASE_URL\): Service "db" port 5432, but /,
+      ),
+    ]);
+  });
+});

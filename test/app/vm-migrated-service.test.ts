@@ -214,13 +214,15 @@ describe('the VM', () => {
     );
   });
 
-  test("the VM service's Service: container port in front of the VM port; local-only ports stay off it", () => {
+  test("the VM service's Service: each container port in front of the port the VM listens on (the host port), a local-only one too", () => {
+    // 127.0.0.1:8001:8001 is reached in the cluster through the Service (not from outside): the VM listens on 8001.
     expect(findDoc(docs, 'Service', 'reports').spec).toMatchObject({
       type: 'ClusterIP',
       selector: { 'kubevirt.io/vm': 'shop-vm' },
       ports: [
         { name: 'tcp-21', port: 21, targetPort: 2121 },
         { name: 'tcp-8000', port: 8000, targetPort: 8000 },
+        { name: 'tcp-8001', port: 8001, targetPort: 8001 },
       ],
     });
   });
@@ -551,5 +553,92 @@ describe('output', () => {
 
   test('a container service keeps its own container', () => {
     expect(mainContainer(findDoc(docs, 'Deployment', 'web')).image).toBe('nginx:1.27.2-alpine');
+  });
+});
+
+describe('a service on the host network (the media server)', () => {
+  const MEDIA = `
+name: media
+services:
+  plex:
+    image: linuxserver/plex:1.41.0
+    network_mode: host
+    environment: { VERSION: docker }
+`;
+  const { composeApp, docs } = synth(MEDIA, { target: ServiceTarget.AUTO, vm: { imageBaseUrl: IMAGES } });
+
+  test('gets a Service on the port it listens on, and is published as compose publishes it on the host', () => {
+    expect(findDoc(docs, 'Service', 'plex').spec).toMatchObject({
+      selector: { 'kubevirt.io/vm': 'media-vm' },
+      ports: [{ name: 'tcp-32400', port: 32400, targetPort: 32400 }],
+    });
+    expect(findDoc(docs, 'Service', 'plex-external').spec).toMatchObject({
+      type: 'LoadBalancer',
+      selector: { 'kubevirt.io/vm': 'media-vm' },
+      ports: [expect.objectContaining({ port: 32400, targetPort: 32400 })],
+    });
+    expect(composeApp.warnings.find((w) => w.code === 'host-network-ports')?.message).toBe(
+      'service "plex" uses the host network: its port 32400/tcp is published from the VM as compose publishes it ' +
+        'on the host, reached in the cluster through the Service "plex", and its egress is open, as on the host',
+    );
+  });
+
+  test('keeps the egress compose gave it, and is open on its port: not a DNS-only policy', () => {
+    const policy = findDoc(docs, 'NetworkPolicy', 'allow-media-vm').spec;
+    expect(policy.egress).toEqual(
+      expect.arrayContaining([{ to: [{ ipBlock: { cidr: '0.0.0.0/0' } }] }, { to: [{ ipBlock: { cidr: '::/0' } }] }]),
+    );
+    expect(policy.ingress).toEqual(expect.arrayContaining([{ ports: [{ port: 32400, protocol: 'TCP' }] }]));
+  });
+
+  test('with no port known it says so, with the fix', () => {
+    const { composeApp: unknown } = synth(MEDIA.replace('linuxserver/plex:1.41.0', 'example/daemon:1'), {
+      target: ServiceTarget.AUTO,
+      vm: { imageBaseUrl: IMAGES },
+    });
+    expect(unknown.warnings.find((w) => w.code === 'host-network-ports')?.message).toBe(
+      'service "plex" uses the host network and no port of it is known, so nothing outside the VM reaches it; its ' +
+        'egress is open, as on the host. If it listens, declare the ports in services.plex.ports (["<port>:<port>"])',
+    );
+  });
+});
+
+describe('a group that shares a store moves together', () => {
+  const SHARED = `
+name: sso
+services:
+  server:
+    image: ghcr.io/goauthentik/server:2025.2.4
+    ports: ["9000:9000"]
+    volumes: ["./media:/media"]
+  worker:
+    image: ghcr.io/goauthentik/server:2025.2.4
+    volumes: ["/var/run/docker.sock:/var/run/docker.sock", "./media:/media"]
+`;
+
+  test('the service that shares a bind with a VM service runs in the VM too, and says why', () => {
+    const { composeApp } = synth(SHARED, { target: ServiceTarget.AUTO, vm: { imageBaseUrl: IMAGES } });
+    expect(composeApp.vmServices.map((s) => [s.composeName, s.reasons])).toEqual([
+      [
+        'server',
+        [
+          'services.server.volumes: shares the bind "./media" with "worker", which runs in the VM: a VM and a pod ' +
+            'cannot share one store, so they move together',
+        ],
+      ],
+      ['worker', [expect.stringContaining('mounts the Docker socket')]],
+    ]);
+  });
+
+  test('fails with the choice to make when the service is pinned to a container', () => {
+    expect(() =>
+      synth(SHARED, {
+        target: ServiceTarget.AUTO,
+        vm: { imageBaseUrl: IMAGES },
+        services: { server: { target: ServiceTarget.CONTAINER } },
+      }),
+    ).toThrow(
+      /services\.server shares the bind "\.\/media" with "worker", which runs in the VM, and services\["server"\]\.target is "container"/,
+    );
   });
 });

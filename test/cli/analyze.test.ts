@@ -63,6 +63,7 @@ test('JSON: target, workload, state and engine, exposure, volumes, secrets by na
     'name',
     'target',
     'reasons',
+    'weakReasons',
     'runsIn',
     'workload',
     'replicas',
@@ -202,6 +203,18 @@ test('a service that needs a VM is assessed so, with the reasons', () => {
     target: 'vm',
     reasons: [
       'services.portainer.volumes: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have',
+    ],
+  });
+});
+
+test('mailcow: a sysctl on its cache is no reason to move it, and analyze says why', () => {
+  const redis = JSON.parse(runs.mailcow.stdout).services.find((s: any) => s.service === 'redis-mailcow');
+  expect(redis).toMatchObject({
+    target: 'container',
+    reasons: [],
+    weakReasons: [
+      'services.redis-mailcow.sysctls.net.core.somaxconn: not a reason to move it: the service runs as a redis ' +
+        "stateful dependency, whose pod keeps the engine's own settings and sets no sysctls",
     ],
   });
 });

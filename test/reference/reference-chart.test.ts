@@ -296,6 +296,7 @@ test('the findings of the migration are collected, not printed', () => {
     'host-rewrite services.worker.environment.REDIS_HOST',
     'host-rewrite services.reporting.environment.DATABASE_URL',
     'vm-dependency-outside services.reporting.depends_on.shop_db',
+    'vm-docker-socket services.reporting',
     'alias-service configs.api_config',
   ]);
 });

@@ -66,6 +66,15 @@ describe('ComposeVm', () => {
     expect(Object.keys(vm.services)).toEqual(['agent', 'app']);
   });
 
+  test('servicePorts sets the ports of a Service, and an empty list leaves the service without one', () => {
+    const { chart } = make({
+      servicePorts: { app: [{ name: 'tcp-6379', port: 6379, targetPort: 7654 }], agent: [] },
+    });
+    const docs = Testing.synth(chart);
+    expect(pick(docs, 'Service', 'app').spec.ports).toEqual([{ name: 'tcp-6379', port: 6379, targetPort: 7654 }]);
+    expect(docs.filter((d) => d.kind === 'Service').map((d) => d.metadata.name)).toEqual(['app']);
+  });
+
   test("the VM boots the published golden image, sized from the services' limits", () => {
     const rendered = pick(manifests, 'VirtualMachine', 'legacy');
     expect(pick(manifests, 'DataVolume', 'legacy-rootdisk').spec.source.http.url).toBe(
