@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { ComposeError } from './errors';
 import { ComposeLocation, FileContent } from './model';
+import { secretFileKind } from './secret-files';
 
 /** Largest file the loader reads into the model (secret, config and single-file bind contents). */
 export const MAX_CONTENT_BYTES = 1024 * 1024;
@@ -364,11 +365,12 @@ export function readContent(
   return contentOf(written, readProjectFile(what, written, absolute, at, options));
 }
 
-/** Wraps bytes as a `FileContent`. */
+/** Wraps bytes as a `FileContent`, marked `secret` when the file is secret by nature (see `secretFileKind`). */
 export function contentOf(written: string, bytes: Buffer): FileContent {
   const text = bytes.toString('utf8');
   const binary = bytes.includes(0) || !Buffer.from(text, 'utf8').equals(bytes);
-  return { path: written, text: binary ? bytes.toString('base64') : text, binary };
+  const secret = secretFileKind(written, bytes);
+  return { path: written, text: binary ? bytes.toString('base64') : text, binary, ...(secret ? { secret } : {}) };
 }
 
 /** A file system error in words, without the absolute path Node puts in its message (messages stay machine-free). */
