@@ -182,6 +182,7 @@ function normalizeService(name: string, service: YMap, ctx: SharedContext): Comp
     allowOutsideProject: ctx.allowOutsideProject,
     volumeNames: ctx.volumeNames,
     home: ctx.lookup('HOME'),
+    toolOutput: ctx.toolOutput,
     warn: ctx.warn,
   };
 

@@ -9,12 +9,15 @@ import { canonicalize, mergeFiles, resolveExtends } from './merge';
 import { ComposeLocation } from './model';
 import { isNull } from './read';
 import { rebasePaths } from './rebase';
+import { ToolOutput } from './tool-output';
 import { YMap, YNode } from './yaml';
 
 export interface ComposeFilesSettings {
   /** Absolute project folder; paths in the files are relative to it once rebased. */
   readonly projectDir: string;
   readonly allowOutsideProject: boolean;
+  /** What the tool wrote: an include or an include's env file there is refused. */
+  readonly toolOutput: ToolOutput;
   /** Reads and parses a compose file named relative to the project folder (not interpolated). */
   read(written: string, at: ComposeLocation): YMap;
   readonly onUnset: UnsetVariableHandler;
@@ -125,6 +128,7 @@ export class ComposeFiles {
   }
 
   private checkInside(written: string, what: string, at: ComposeLocation): void {
+    this.settings.toolOutput.refuse(path.resolve(this.projectDir, written), written, what, at);
     if (!this.settings.allowOutsideProject && resolveInProject(this.projectDir, written).kind === 'outside') {
       throw new ComposeError(`${what} "${written}" is outside the project folder and was not read`, {
         at,

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { ComposeError } from './errors';
-import { MAX_CONTENT_BYTES, contentOf, readContent, readProjectFile, resolveInProject, statPath } from './files';
+import { MAX_CONTENT_BYTES, markedContentOf, readContent, readProjectFile, resolveInProject, statPath } from './files';
 import { SERVICE_VOLUME_KEYS, SERVICE_VOLUME_TMPFS_KEYS, SERVICE_VOLUME_VOLUME_KEYS, VOLUME_KEYS } from './keys';
 import { ComposeLocation, ComposeVolume, VolumeMount } from './model';
 import { externalOf, NormalizeContext, optional, sorted } from './normalize-context';
@@ -19,6 +19,8 @@ import {
   Warn,
   wrongType,
 } from './read';
+import { ToolOutput } from './tool-output';
+import { checkConfigKey } from './config-keys';
 import { parseSize } from './units';
 import { YMap, YNode } from './yaml';
 
@@ -30,6 +32,11 @@ export interface VolumeContext {
   readonly volumeNames: ReadonlySet<string>;
   /** The user's home folder, for `~` binds when paths outside the project are allowed. */
   readonly home?: string;
+  /**
+   * What the tool wrote: never read back (see `LoadComposeOptions.outputDir`).
+   * @default - the marks only (staging folders, ledgers, the tool's header)
+   */
+  readonly toolOutput?: ToolOutput;
   readonly warn: Warn;
 }
 
@@ -289,6 +296,9 @@ function inspectBind(source: string, ctx: VolumeContext, at: ComposeLocation): N
     absolute = path.resolve(ctx.projectDir, source);
   }
   const stat = statPath(absolute);
+  if (stat.kind === 'file' || stat.kind === 'directory') {
+    toolOutputOf(ctx).refuse(absolute, source, 'the bound path', at);
+  }
   if (stat.kind === 'special') {
     // A FIFO or socket bound into a container (e.g. a daemon's socket): a host resource, never read.
     ctx.warn(
@@ -313,16 +323,42 @@ function inspectBind(source: string, ctx: VolumeContext, at: ComposeLocation): N
     return { kind: 'file' };
   }
   const confineTo = ctx.allowOutsideProject ? undefined : ctx.projectDir;
-  return { kind: 'file', content: readContent('bound file', source, absolute, at, { confineTo }) };
+  checkConfigKey(bindFileName(source), 'bound file', source, at);
+  return { kind: 'file', content: readContent('bound file', source, absolute, at, { confineTo, singleLink: true }) };
+}
+
+/** The name a bound file is kept under: the last part of its path (as the app names its key). */
+function bindFileName(source: string): string {
+  const parts = source.split('/').filter((p) => p !== '' && p !== '.');
+  return parts[parts.length - 1] ?? 'file';
 }
 
 /** Most files read from one bound directory; a larger tree is reported, not read. */
 export const MAX_BIND_DIRECTORY_FILES = 256;
+/** Most folders a bound directory's walk opens (each real folder once): a larger tree is reported, not read. */
+export const MAX_BIND_DIRECTORY_FOLDERS = 256;
+/** Deepest folder a bound directory's walk enters. */
+const MAX_BIND_DIRECTORY_DEPTH = 8;
+
+/** One file found below a bound directory: its path below the folder the walk started in, and its size. */
+interface FoundFile {
+  readonly relative: string;
+  readonly absolute: string;
+  readonly size: number;
+}
+
+/** The walk stopped: the tree is more than a ConfigMap holds, or more than the walk reads. */
+class TreeTooLarge extends Error {}
 
 /**
  * The files of a bound directory inside the project, for a ConfigMap, when they add up to at most 1 MiB (what a
- * ConfigMap holds): regular files only, sorted by their path below the directory, links that leave the project
- * and special files left out. A larger tree keeps only its size, so the app can say so.
+ * ConfigMap holds): regular files only, sorted by their path below the directory, links that leave the project,
+ * special files and what the tool wrote (see {@link ToolOutput}) left out. A larger tree keeps only its size, so the
+ * app can say so.
+ *
+ * The work is bounded whatever the links do: each real folder is read once (a folder reached again through another
+ * link gives the files found the first time), at most {@link MAX_BIND_DIRECTORY_FOLDERS} folders are read, at most
+ * {@link MAX_BIND_DIRECTORY_FILES} files are listed, and a folder reached again inside itself (a loop) ends the walk.
  */
 function readBindDirectory(
   source: string,
@@ -330,49 +366,104 @@ function readBindDirectory(
   ctx: VolumeContext,
   at: ComposeLocation,
 ): NonNullable<VolumeMount['bind']> {
-  const files: Array<{ relative: string; absolute: string }> = [];
+  const output = toolOutputOf(ctx);
+  const skipped: string[] = [];
+  const walked = new Map<string, readonly FoundFile[]>();
+  const inProgress = new Set<string>();
   let bytes = 0;
-  let tooLarge = false;
-  const walk = (dir: string, prefix: string, depth: number): void => {
+  const collect = (dir: string, depth: number): readonly FoundFile[] => {
+    const real = realPath(dir);
+    const known = walked.get(real);
+    if (known !== undefined) {
+      return known;
+    }
+    if (inProgress.has(real) || depth > MAX_BIND_DIRECTORY_DEPTH || walked.size >= MAX_BIND_DIRECTORY_FOLDERS) {
+      throw new TreeTooLarge();
+    }
+    inProgress.add(real);
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(dir, { withFileTypes: true });
     } catch {
-      tooLarge = true;
-      return;
+      throw new TreeTooLarge();
     }
+    const found: FoundFile[] = [];
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      if (tooLarge) {
-        return;
-      }
       const child = path.join(dir, entry.name);
-      const relative = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
       if (resolveInProject(ctx.projectDir, child).kind !== 'inside' && !ctx.allowOutsideProject) {
         continue;
       }
       const stat = statPath(child);
+      const own =
+        stat.kind === 'directory' ? output.folder(child) : stat.kind === 'file' ? output.file(child) : undefined;
+      if (own !== undefined) {
+        skipped.push(path.relative(absolute, child).split(path.sep).join('/'));
+        continue;
+      }
       if (stat.kind === 'directory') {
-        if (depth >= 8) {
-          tooLarge = true;
-          return;
+        for (const file of collect(child, depth + 1)) {
+          found.push({ ...file, relative: `${entry.name}/${file.relative}` });
+          if (found.length > MAX_BIND_DIRECTORY_FILES) {
+            throw new TreeTooLarge();
+          }
         }
-        walk(child, relative, depth + 1);
       } else if (stat.kind === 'file') {
+        found.push({ relative: entry.name, absolute: child, size: stat.size });
         bytes += stat.size;
-        files.push({ relative, absolute: child });
-        tooLarge = bytes > MAX_CONTENT_BYTES || files.length > MAX_BIND_DIRECTORY_FILES;
+        if (found.length > MAX_BIND_DIRECTORY_FILES) {
+          throw new TreeTooLarge();
+        }
       }
     }
+    inProgress.delete(real);
+    walked.set(real, found);
+    return found;
   };
-  walk(absolute, '', 0);
-  if (tooLarge) {
+  let files: readonly FoundFile[];
+  try {
+    files = collect(absolute, 0);
+  } catch (err) {
+    if (!(err instanceof TreeTooLarge)) {
+      throw err;
+    }
+    return { kind: 'directory', sizeBytes: bytes };
+  }
+  if (skipped.length > 0) {
+    ctx.warn(
+      'bind-skips-output',
+      `the bound directory "${source}" holds what cdk8s-compose wrote (${skipped.slice(0, 3).join(', ')}` +
+        `${skipped.length > 3 ? `, and ${skipped.length - 3} more` : ''}); it is left out of the mounted files`,
+      at,
+    );
+  }
+  // The files as mounted: a folder reached through two links is mounted, and counted, twice.
+  bytes = files.reduce((sum, f) => sum + f.size, 0);
+  if (bytes > MAX_CONTENT_BYTES) {
     return { kind: 'directory', sizeBytes: bytes };
   }
   const confineTo = ctx.allowOutsideProject ? undefined : ctx.projectDir;
-  const contents = files.map((f) =>
-    contentOf(f.relative, readProjectFile('bound file', `${source}/${f.relative}`, f.absolute, at, { confineTo })),
-  );
+  const contents = files.map((f) => {
+    const written = `${source.replace(/\/+$/, '')}/${f.relative}`;
+    checkConfigKey(f.relative, 'bound file', written, at);
+    return markedContentOf(
+      f.relative,
+      readProjectFile('bound file', written, f.absolute, at, { confineTo, singleLink: true }),
+    );
+  });
   return { kind: 'directory', sizeBytes: bytes, files: contents };
+}
+
+/** What the tool wrote, as the context knows it, or its marks alone. */
+function toolOutputOf(ctx: VolumeContext): ToolOutput {
+  return ctx.toolOutput ?? new ToolOutput(ctx.projectDir);
+}
+
+function realPath(dir: string): string {
+  try {
+    return fs.realpathSync.native(dir);
+  } catch {
+    return path.resolve(dir);
+  }
 }
 
 export function normalizeMounts(

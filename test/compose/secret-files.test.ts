@@ -1,4 +1,4 @@
-import { contentOf } from '../../lib/compose/files';
+import { markedContentOf as contentOf } from '../../lib/compose/files';
 import {
   SecretFileScanner,
   base64Forms,
@@ -76,7 +76,7 @@ describe('secretFileKind: files secret by name', () => {
     expect(secretFileName('./keys.d/app.conf')).toBeUndefined();
   });
 
-  test('the loader marks what it reads: contentOf carries the kind', () => {
+  test('the loader marks what it reads: markedContentOf carries the kind', () => {
     expect(contentOf('certs/server.key', Buffer.from('x')).secret).toBe('a key file (named *.key)');
     expect(contentOf('nginx.conf', Buffer.from('x')).secret).toBeUndefined();
     expect(contentOf('blob', Buffer.from([0, 1, 2, ...Buffer.from(RSA_KEY)])).secret).toBe('a PEM private key');
