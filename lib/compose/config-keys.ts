@@ -19,19 +19,15 @@ export function checkConfigKey(text: string, what: string, written: string, at: 
   const key = configKeyOf(text);
   const why =
     key === '.' || key.startsWith('..')
-      ? 'starts with ".." (or is "."), which the kubelet keeps for its own links'
+      ? `"${key}" starts with ".." (or is "."), which the kubelet keeps for its own links`
       : key.length > MAX_CONFIG_KEY_LENGTH
-        ? `is ${key.length} characters long`
+        ? `it is ${key.length} characters long`
         : undefined;
   if (why !== undefined) {
-    throw new ComposeError(`${what} "${written}" cannot be a ConfigMap or Secret key: "${shorten(key)}" ${why}`, {
+    throw new ComposeError(`${what} "${written}" cannot be a ConfigMap or Secret key: ${why}`, {
       at,
       allowed: `a key of letters, digits, "-", "_" and ".", not starting with "..", at most ${MAX_CONFIG_KEY_LENGTH} characters`,
       hint: 'rename the file (or the folder it is in), or leave it out of the bound folder',
     });
   }
-}
-
-function shorten(key: string): string {
-  return key.length > 80 ? `${key.slice(0, 60)}…(${key.length} characters)` : key;
 }
