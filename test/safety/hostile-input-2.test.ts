@@ -89,25 +89,27 @@ describe("finding 3: a bound project folder never takes in the output's own Secr
     ['-o', '.'],
   ])('converting twice with %s %s puts no Secret of the first run into a ConfigMap', async (...args) => {
     const dir = project({ 'compose.yaml': COMPOSE, '.env': `DB_PASSWORD=${PLANTED}\n`, 'index.html': 'hi\n' });
+    const runs: CliRun[] = [];
     for (let run = 1; run <= 2; run++) {
-      const result = await runCli(['convert', ...args], { cwd: dir });
-      expect(result.code).toBe(0);
-      if (run === 2) {
-        expect(result.stderr).toContain('bind-skips-output');
-      }
+      runs.push(await runCli(['convert', ...args], { cwd: dir }));
+      expect(runs[run - 1].code).toBe(0);
     }
     const out = path.join(dir, args[1]);
     const manifests = listFiles(out).filter((f) => /^\d-.*\.yaml$/.test(f));
-    const configMaps = manifests.filter((f) => /-configmap\.yaml$/.test(f));
-    expect(configMaps.length).toBeGreaterThan(0);
+    const files = manifests.filter((f) => /app-files-(configmap|secret)\.yaml$/.test(f));
+    expect(files.length).toBeGreaterThan(0);
     const encoded = Buffer.from(PLANTED).toString('base64');
-    for (const file of configMaps) {
+    for (const file of files) {
       const text = fs.readFileSync(path.join(out, file), 'utf-8');
-      expect(text).not.toContain(PLANTED);
-      expect(text).not.toContain(encoded.slice(0, 16));
-      expect(text).not.toContain('kind: Secret');
-      expect(text).toContain('index.html');
+      // No file of the first run's output is mounted: not its manifests, kustomizations or runbook.
+      expect(text).not.toMatch(/RUNBOOK|kustomization|-secret\.yaml|-deployment\.yaml|\d-app/);
+      if (file.endsWith('-configmap.yaml')) {
+        expect(text).not.toContain(PLANTED);
+        expect(text).not.toContain(encoded.slice(0, 16));
+        expect(text).toContain('index.html');
+      }
     }
+    expect(runs[1].stderr).toContain('bind-skips-output');
   });
 
   test('the walk skips staging folders, ledgers and files with the header even without the output folder', () => {
