@@ -5,6 +5,7 @@ import { ComposeApp } from '../../lib/app/compose-app';
 import { ComposeError, isComposeError } from '../../lib/compose/errors';
 import { loadCompose, LoadComposeOptions } from '../../lib/compose/load';
 import { MAX_INCLUDES } from '../../lib/compose/project-files';
+import { checkNotSystemFolder } from '../../lib/cli/output-stage';
 import { runBounded } from '../support/bounded';
 import { CLEAN_ENV, CliRun, expectBuilt, listFiles, removeTempDirs, runCli, tempDir } from '../cli/run-cli';
 
@@ -388,13 +389,26 @@ describe('finding 13: hard links in a bound folder', () => {
 describe('finding 15: system folders are never the output folder', () => {
   const COMPOSE = 'services:\n  web:\n    image: nginx:1.27.2\n';
 
-  test.each(['/', '/etc', '/usr', '/var', '/bin', '/etc/k8s'])('-o %s is refused', async (out) => {
-    const dir = project({ 'compose.yaml': COMPOSE });
-    const run = await runCli(['convert', '-o', out], { cwd: dir });
-    expect(run.code).toBe(1);
-    expect(lastLine(run)).toMatch(
-      new RegExp(`^error: the output ${out.replace(/\//g, '\\/')} is (a system folder|inside a system folder)`),
-    );
+  // Checked on the function the writer calls first, not through the CLI: a broken check must not write into /etc.
+  test.each(['/', '/etc', '/usr', '/var', '/bin', '/home', '/root', '/etc/k8s', '/proc/self'])(
+    '-o %s is refused',
+    (out) => {
+      expect(() => checkNotSystemFolder(out, out)).toThrow(
+        new RegExp(`^the output ${out.replace(/\//g, '\\/')} is (a system folder|inside a system folder|the home folder)`),
+      );
+    },
+  );
+
+  test('a folder of its own below /var, /usr/src or /tmp is not', () => {
+    for (const out of ['/var/tmp/app/k8s', '/usr/src/app/k8s', path.join(tempDir('hostile-in-2'), 'k8s')]) {
+      expect(() => checkNotSystemFolder(out, out)).not.toThrow();
+    }
+  });
+
+  test('a link to / is refused by its real path', () => {
+    const link = path.join(tempDir('hostile-in-2'), 'root-link');
+    fs.symlinkSync('/', link);
+    expect(() => checkNotSystemFolder(link, 'root-link')).toThrow('the output root-link is a system folder (/)');
   });
 
   test('the home folder itself is refused, a folder in it is not', async () => {
