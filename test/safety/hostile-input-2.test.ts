@@ -5,6 +5,7 @@ import { ComposeApp } from '../../lib/app/compose-app';
 import { ComposeError, isComposeError } from '../../lib/compose/errors';
 import { loadCompose, LoadComposeOptions } from '../../lib/compose/load';
 import { MAX_INCLUDES } from '../../lib/compose/project-files';
+import { MAX_SERVICES } from '../../lib/compose/normalize';
 import { checkNotSystemFolder } from '../../lib/cli/output-stage';
 import { runBounded } from '../support/bounded';
 import { CLEAN_ENV, CliRun, expectBuilt, listFiles, removeTempDirs, runCli, tempDir } from '../cli/run-cli';
@@ -386,6 +387,16 @@ describe('finding 13: hard links in a bound folder', () => {
   });
 });
 
+describe('finding 14: the number of services is capped', () => {
+  test(`${MAX_SERVICES + 1} one-line services are refused with the count and the limit`, () => {
+    const services = Array.from({ length: MAX_SERVICES + 1 }, (_, i) => `  s${i}: {image: "nginx:1.27.2"}\n`).join('');
+    const dir = project({ 'compose.yaml': `services:\n${services}` });
+    const error = refused(() => load(dir), 30_000);
+    expect(error.problem).toBe(`the project has ${MAX_SERVICES + 1} services, more than ${MAX_SERVICES}`);
+    expect(error.path).toBe('services');
+  });
+});
+
 describe('finding 15: system folders are never the output folder', () => {
   const COMPOSE = 'services:\n  web:\n    image: nginx:1.27.2\n';
 
@@ -394,7 +405,9 @@ describe('finding 15: system folders are never the output folder', () => {
     '-o %s is refused',
     (out) => {
       expect(() => checkNotSystemFolder(out, out)).toThrow(
-        new RegExp(`^the output ${out.replace(/\//g, '\\/')} is (a system folder|inside a system folder|the home folder)`),
+        new RegExp(
+          `^the output ${out.replace(/\//g, '\\/')} is (a system folder|inside a system folder|the home folder)`,
+        ),
       );
     },
   );
