@@ -99,7 +99,7 @@ export class ToolOutput {
   public refuse(absolute: string, written: string, what: string, at: ComposeLocation): void {
     const why = this.path(absolute);
     if (why !== undefined) {
-      throw new ComposeError(`${what} "${written}" is ${why}, written by cdk8s-compose, and was not read`, {
+      throw new ComposeError(`${what} "${written}" is ${why}, and was not read: a conversion never reads its output`, {
         at,
         allowed: 'a file of the project, outside the output folder',
         hint: 'write the output elsewhere (-o), or point the compose file at a file of your own',
