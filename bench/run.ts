@@ -56,7 +56,7 @@ const HELP = `Usage: npm run bench -- [options]
 
   --runs N         measured runs per case and size (env BENCH_RUNS; default 5, quick 2)
   --warmup N       unmeasured runs first (env BENCH_WARMUP; default 1, quick 0)
-  --sizes LIST     services in the generated apps (default 10,100,1000; quick 10,100)
+  --sizes LIST     services in the generated apps (default 10,100,1000; quick 10,100; 10000 is the loader's cap)
   --cases LIST     ${ALL_CASES.join(', ')}, ${BenchCase.NPM_TEST} (default all but ${BenchCase.NPM_TEST}; quick skips ${BenchCase.CDK8S_SYNTH})
   --seed N         seed of the generated apps (default 1)
   --meter NAME     ${Meter.GNU_TIME} (GNU time) or ${Meter.NODE} (Node preload) (default: ${Meter.GNU_TIME} when installed)

@@ -83,9 +83,10 @@ export interface ComposeAppProps {
    */
   readonly namespace?: string;
   /**
-   * Accept a namespace the cluster itself uses (`kube-system`, `kube-public`, `kube-node-lease`, `default`). An app
-   * there gets a default-deny NetworkPolicy and a ResourceQuota that also bind the cluster's own workloads, so it is
-   * refused unless this is set.
+   * Accept a namespace the cluster itself uses (`kube-system`, `kube-public`, `kube-node-lease`, `default`), or one a
+   * platform component uses (the ingress controller's, `argocd`, `flux-system`, `cert-manager`, … see
+   * `PLATFORM_NAMESPACES`). An app there gets a default-deny NetworkPolicy and a ResourceQuota that also bind the
+   * cluster's own workloads, so it is refused unless this is set.
    * @default false
    */
   readonly allowSystemNamespace?: boolean;

@@ -5,6 +5,7 @@ import { ComposeLocation, FileContent, VolumeMount } from '../compose/model';
 import { joinDnsLabel } from '../base/naming';
 import { sizeFromBytes } from '../base/quantities';
 import { secretHandle } from '../base/secret-handle';
+import { secretFileReason } from '../compose/secret-files';
 import { compare } from '../util/sort';
 import { KeyNames, base64 } from './key-names';
 import { MountedFileSource, ServicePartProps, WorkloadKind, objectMetadata } from './service-plan';
@@ -298,7 +299,8 @@ export class ServiceMounts {
   private mountFiles(): void {
     const { plan, context } = this.part;
     const service = plan.service;
-    const holdsSecret = this.files.filter((f) => !f.content.binary && context.secretValues.foundIn(f.content.text));
+    const reasons = new Map(this.files.map((f) => [f, secretFileReason(f.content, context.secretValues)]));
+    const holdsSecret = this.files.filter((f) => reasons.get(f) !== undefined);
     const plainFiles = this.files.filter((f) => !holdsSecret.includes(f));
     const owner = { owner: `the bind-mounted files of service "${service.name}"`, at: service.at };
     const name = joinDnsLabel(plan.name, 'files');
@@ -324,7 +326,7 @@ export class ServiceMounts {
       for (const file of holdsSecret) {
         context.warn(
           'file-holds-secret',
-          `the bound file "${file.mount.source}" contains a secret value, so it is mounted from ` +
+          `the bound file "${file.mount.source}" ${reasons.get(file)}, so it is mounted from ` +
             `the Secret "${name}" instead of a ConfigMap`,
           file.mount.at,
         );
@@ -332,7 +334,9 @@ export class ServiceMounts {
       const secret = new KubeSecret(this.scope, 'FilesSecret', {
         metadata: objectMetadata(this.part, name),
         type: 'Opaque',
-        data: Object.fromEntries(holdsSecret.map((f) => [f.key, base64(f.content.text)])),
+        data: Object.fromEntries(
+          holdsSecret.map((f) => [f.key, f.content.binary ? f.content.text : base64(f.content.text)]),
+        ),
       });
       this.filesObjects = { ...this.filesObjects, secret };
       const handle = secretHandle(this.scope, 'FilesSecretRef', secret);

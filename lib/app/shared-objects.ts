@@ -11,6 +11,7 @@ import {
   FileSource,
 } from '../compose/model';
 import { Redactor } from '../compose/sensitive';
+import { secretFileReason } from '../compose/secret-files';
 import { NameRegistry, toDnsLabel } from '../base/naming';
 import { secretHandle } from '../base/secret-handle';
 import { claimSize, storageBytes } from '../base/sizes';
@@ -224,7 +225,8 @@ export class SharedObjects {
       source = this.referencedFileSource('config', config.name, config.source, key, config.at);
     } else {
       const content = config.source.content;
-      const holdsSecret = !content.binary && this.props.redactor.foundIn(content.text);
+      const reason = secretFileReason(content, this.props.redactor);
+      const holdsSecret = reason !== undefined;
       const kind = holdsSecret ? 'Secret' : 'ConfigMap';
       const objectName = names.claim(kind, toDnsLabel(config.name) || 'config', {
         owner: `config "${config.name}"`,
@@ -233,13 +235,13 @@ export class SharedObjects {
       if (holdsSecret) {
         warnings.warn(
           'file-holds-secret',
-          `config "${config.name}" contains a secret value, so it is kept in the Secret "${objectName}"`,
+          `config "${config.name}" ${reason}, so it is kept in the Secret "${objectName}"`,
           config.at,
         );
         const object = new KubeSecret(scope, `Config-${config.name}`, {
           metadata: { name: objectName, namespace },
           type: 'Opaque',
-          data: { [key]: Buffer.from(content.text, 'utf8').toString('base64') },
+          data: { [key]: content.binary ? content.text : Buffer.from(content.text, 'utf8').toString('base64') },
         });
         this.configs[config.name] = object;
         source = { kind: 'Secret', secret: secretHandle(scope, `ConfigRef-${config.name}`, object), key };

@@ -55,7 +55,7 @@ export function convert(options: ConvertOptions, io: CliIo): number {
   const provisional = outputTarget(options.out, options.layout, io.cwd, 'app');
   const stage = createStage(provisional.root, display(io.cwd, provisional.root));
   try {
-    const rendered = renderProject(options, io, stage);
+    const rendered = renderProject(options, io, stage, { outputDir: provisional.root });
     const target = outputTarget(options.out, options.layout, io.cwd, rendered.project.composeApp.namespace);
     const folderOutput = options.layout === OutputLayout.FILE_PER_RESOURCE;
     const at = { file: display(io.cwd, target.root), path: '' };

@@ -53,7 +53,7 @@ export function deploy(options: DeployOptions, io: CliIo): number {
   const root = options.out !== undefined ? path.resolve(io.cwd, options.out) : undefined;
   const stage = root ? createStage(root, display(io.cwd, root)) : createTempStage();
   try {
-    const rendered = renderProject(options, io, stage);
+    const rendered = renderProject(options, io, stage, { outputDir: root });
     const dir = root ?? path.join(stage, 'manifests');
     const target = outputTarget(dir, OutputLayout.FILE_PER_RESOURCE, io.cwd, rendered.project.composeApp.namespace);
     writeOutput({

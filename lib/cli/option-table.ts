@@ -54,7 +54,9 @@ const CONVERSION_SPECS: readonly OptionSpec[] = [
   {
     name: 'allow-system-namespace',
     kind: 'boolean',
-    help: 'accept kube-system, kube-public, kube-node-lease or default as the namespace (refused otherwise)',
+    help:
+      'accept a namespace of the cluster (kube-system, default, …) or of a platform component (ingress-nginx, argocd, ' +
+      'flux-system, cert-manager, …) as the namespace (refused otherwise)',
   },
   {
     name: 'controller',

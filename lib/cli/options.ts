@@ -43,7 +43,7 @@ export interface ConversionOptions {
   readonly registry?: string;
   readonly allowOutsideProject: boolean;
   readonly namespace?: string;
-  /** `--allow-system-namespace`: accept kube-system, kube-public, kube-node-lease and default. */
+  /** `--allow-system-namespace`: accept the cluster's namespaces and those of platform components (`PLATFORM_NAMESPACES`). */
   readonly allowSystemNamespace: boolean;
   /** `--controller` (`deployment` or `statefulset`, in any case): of the stateful dependencies. */
   readonly controller?: WorkloadController;

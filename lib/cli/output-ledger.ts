@@ -2,10 +2,10 @@ import { createHash } from 'crypto';
 import * as path from 'path';
 import { ComposeError, quoteValue } from '../compose/errors';
 import { readConfined } from '../compose/files';
+import { LEDGER_FILE } from '../compose/tool-output';
 import { OutputFile, YAML_HEADER, hasLinkOnTheWay, isGenerated, lstatOrUndefined } from './output-files';
 
-/** The ledger of a folder whose files cannot carry the header: one `<sha256>  <path>` line per file written. */
-export const LEDGER_FILE = '.cdk8s-compose-files';
+export { LEDGER_FILE };
 
 /** The ledger of a folder whose files cannot carry the header. */
 export class Ledger {

@@ -14,6 +14,7 @@ const stages = new Map<string, string[]>();
  */
 export function createStage(root: string, rootName = root): string {
   const absolute = path.resolve(root);
+  checkNotSystemFolder(absolute, rootName);
   const created: string[] = [];
   if (lstatOrUndefinedQuiet(absolute)?.isSymbolicLink() && !fs.existsSync(absolute)) {
     throw new ComposeError(
@@ -44,6 +45,86 @@ export function createStage(root: string, rootName = root): string {
   } catch (err) {
     created.reverse().forEach(removeIfEmpty);
     throw writeError(err, `cannot create the output folder ${rootName}`, 'choose an output folder you can write to');
+  }
+}
+
+/** Folders of the system that are never an output folder themselves (the home folder is added where it is known). */
+export const SYSTEM_FOLDERS: readonly string[] = [
+  '/',
+  '/bin',
+  '/boot',
+  '/dev',
+  '/etc',
+  '/home',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/media',
+  '/mnt',
+  '/opt',
+  '/proc',
+  '/root',
+  '/run',
+  '/sbin',
+  '/srv',
+  '/sys',
+  '/tmp',
+  '/usr',
+  '/usr/bin',
+  '/usr/lib',
+  '/usr/local',
+  '/usr/local/bin',
+  '/usr/sbin',
+  '/usr/share',
+  '/var',
+  '/var/lib',
+  '/var/log',
+  '/var/tmp',
+];
+/** Folders of the system below which nothing is an output folder: the system's configuration, programs and devices. */
+const SYSTEM_TREES: readonly string[] = [
+  '/bin',
+  '/boot',
+  '/dev',
+  '/etc',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/proc',
+  '/sbin',
+  '/sys',
+];
+
+/**
+ * Refuses an output folder that is a system folder (`/`, `/etc`, `/usr`, the home folder itself, …) or lies in the
+ * system's configuration, programs or devices (`/etc/x`, `/proc/x`): the writer puts its wave folders, RUNBOOK.md
+ * and kustomization.yaml at the top of the output folder and removes the files it wrote before, which has no place
+ * there. The real path is checked, so a link to `/` is refused too.
+ */
+export function checkNotSystemFolder(absolute: string, rootName: string): void {
+  const candidates = new Set([absolute, realOrSelf(absolute)]);
+  const home = os.homedir();
+  const homes = home === '' ? [] : [path.resolve(home), realOrSelf(path.resolve(home))];
+  for (const candidate of candidates) {
+    const exact = SYSTEM_FOLDERS.includes(candidate) || homes.includes(candidate);
+    const inside = SYSTEM_TREES.some((tree) => candidate.startsWith(`${tree}/`));
+    if (exact || inside) {
+      throw new ComposeError(
+        `the output ${rootName} is ${exact ? (homes.includes(candidate) ? 'the home folder' : 'a system folder') : 'inside a system folder'} ` +
+          `(${candidate}), and cdk8s-compose does not write there`,
+        {
+          hint: 'give a folder of its own with -o, for example -o k8s',
+        },
+      );
+    }
+  }
+}
+
+function realOrSelf(absolute: string): string {
+  try {
+    return fs.realpathSync.native(absolute);
+  } catch {
+    return absolute;
   }
 }
 

@@ -37,6 +37,11 @@ export interface BuildSettings {
    * @default - none: a service in the VM without `--image-base-url` is a usage error
    */
   readonly placeholderImageBaseUrl?: string;
+  /**
+   * The output folder (absolute): the loader reads nothing from it (see the loader's `outputDir`).
+   * @default - the output is not a folder of the project; the tool's marks are still skipped
+   */
+  readonly outputDir?: string;
 }
 
 /**
@@ -55,6 +60,7 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     images: options.images,
     registry: options.registry,
     allowOutsideProject: options.allowOutsideProject,
+    outputDir: settings.outputDir,
   });
   const model = loaded.model;
   const names = model.services.map((s) => s.name);

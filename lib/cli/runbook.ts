@@ -1,4 +1,5 @@
 import { SYSTEM_NAMESPACES } from '../app/compose-app';
+import { platformNamespaceOwner } from '../app/app-namespace';
 import type { Rendered } from './rendered';
 import { renderBeforeDeploy } from './runbook-before';
 import { renderDay2 } from './runbook-day2';
@@ -189,7 +190,7 @@ export function renderRunbook(rendered: Rendered, layout: RunbookLayout): string
     .sort(([a], [b]) => compare(a, b))
     .map(([kind, n]) => plural(n, kind))
     .join(', ')}`;
-  if (SHARED_NAMESPACES.includes(ns)) {
+  if (SHARED_NAMESPACES.includes(ns) || platformNamespaceOwner(ns) !== undefined) {
     md.para(
       `The app lives in \`${ns}\`, a namespace the cluster itself uses: never delete it. Delete the app's objects by`,
       'their files instead, last wave first:',

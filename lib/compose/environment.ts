@@ -106,6 +106,7 @@ function readEnvFile(entry: YNode, ctx: SharedContext, what: 'env file' | 'label
     });
   }
   const absolute = where.kind === 'inside' ? where.absolute : path.resolve(ctx.projectDir, written);
+  ctx.toolOutput.refuse(absolute, written, what, entry.at);
   const stat = statPath(absolute);
   if (stat.kind === 'missing') {
     if (required) {

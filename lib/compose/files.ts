@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { ComposeError } from './errors';
 import { ComposeLocation, FileContent } from './model';
+import { secretFileKind } from './secret-files';
 
 /** Largest file the loader reads into the model (secret, config and single-file bind contents). */
 export const MAX_CONTENT_BYTES = 1024 * 1024;
@@ -85,6 +86,12 @@ export interface ConfinedReadOptions {
   /** Largest size read, in bytes: a larger file is not read past this. */
   readonly maxBytes: number;
   /**
+   * Refuse a file with more than one hard link (checked on the open descriptor): its other name may be outside the
+   * project, where no path check reaches.
+   * @default false
+   */
+  readonly singleLink?: boolean;
+  /**
    * Called between the path check and the open, where a swapped link would slip in. For tests of that race only.
    * @default - nothing
    */
@@ -99,6 +106,7 @@ export type ConfinedRead =
   | { readonly kind: 'special' }
   | { readonly kind: 'loop' }
   | { readonly kind: 'outside' }
+  | { readonly kind: 'hard-link'; readonly links: number }
   | { readonly kind: 'too-large' };
 
 /**
@@ -155,6 +163,9 @@ export function readConfined(absolute: string, options: ConfinedReadOptions): Co
     if (root !== undefined && !isWithin(root, descriptorPath(fd) ?? real)) {
       // A folder on the way became a link after the check.
       return { kind: 'outside' };
+    }
+    if (options.singleLink && stat.nlink > 1) {
+      return { kind: 'hard-link', links: stat.nlink };
     }
     if (stat.size > options.maxBytes) {
       return { kind: 'too-large' };
@@ -224,6 +235,11 @@ export interface ProjectFileOptions {
   readonly maxBytes?: number;
   /** For tests of the race between check and open: see {@link ConfinedReadOptions.afterCheck}. */
   readonly afterCheck?: () => void;
+  /**
+   * Refuse a file with more than one hard link (a bound file: see {@link ConfinedReadOptions.singleLink}).
+   * @default false
+   */
+  readonly singleLink?: boolean;
 }
 
 /**
@@ -241,7 +257,12 @@ export function readProjectFile(
   const maxBytes = options.maxBytes ?? MAX_CONTENT_BYTES;
   let found: ConfinedRead;
   try {
-    found = readConfined(absolute, { confineTo: options.confineTo, maxBytes, afterCheck: options.afterCheck });
+    found = readConfined(absolute, {
+      confineTo: options.confineTo,
+      maxBytes,
+      afterCheck: options.afterCheck,
+      singleLink: options.singleLink,
+    });
   } catch (err) {
     throw new ComposeError(`cannot read ${what} "${written}": ${describeFsError(err)}`, {
       at,
@@ -272,6 +293,16 @@ export function readProjectFile(
           at,
           allowed: 'a file inside the folder of the compose file',
           hint: 'move the file into the project folder, or allow it with allowOutsideProject: true (CLI: --allow-outside-project)',
+        },
+      );
+    case 'hard-link':
+      throw new ComposeError(
+        `${what} "${written}" has ${found.links} hard links and was not read: another name of the same file can be ` +
+          'outside the project, where no path check reaches',
+        {
+          at,
+          allowed: 'a file with one link',
+          hint: `replace it with a copy of its own (cp "${written}" tmp && mv tmp "${written}")`,
         },
       );
     case 'too-large':
@@ -338,7 +369,7 @@ export class ReadOnce {
     at: ComposeLocation,
     options: ProjectFileOptions = {},
   ): Buffer {
-    const key = `${absolute}\0${options.confineTo ?? ''}\0${options.maxBytes ?? MAX_CONTENT_BYTES}`;
+    const key = `${absolute}\0${options.confineTo ?? ''}\0${options.maxBytes ?? MAX_CONTENT_BYTES}\0${options.singleLink === true}`;
     let bytes = this.read.get(key);
     if (bytes === undefined) {
       bytes = readProjectFile(what, written, absolute, at, options);
@@ -349,11 +380,16 @@ export class ReadOnce {
 
   /** True when the file was read already (with these options). */
   public has(absolute: string, options: ProjectFileOptions = {}): boolean {
-    return this.read.has(`${absolute}\0${options.confineTo ?? ''}\0${options.maxBytes ?? MAX_CONTENT_BYTES}`);
+    return this.read.has(
+      `${absolute}\0${options.confineTo ?? ''}\0${options.maxBytes ?? MAX_CONTENT_BYTES}\0${options.singleLink === true}`,
+    );
   }
 }
 
-/** Reads a file for the model: UTF-8 text when it decodes cleanly and holds no NUL, base64 otherwise. */
+/**
+ * Reads a file for the model: UTF-8 text when it decodes cleanly and holds no NUL, base64 otherwise; marked when it is
+ * secret by nature.
+ */
 export function readContent(
   what: string,
   written: string,
@@ -361,7 +397,7 @@ export function readContent(
   at: ComposeLocation,
   options: ProjectFileOptions = {},
 ): FileContent {
-  return contentOf(written, readProjectFile(what, written, absolute, at, options));
+  return markedContentOf(written, readProjectFile(what, written, absolute, at, options));
 }
 
 /** Wraps bytes as a `FileContent`. */
@@ -369,6 +405,15 @@ export function contentOf(written: string, bytes: Buffer): FileContent {
   const text = bytes.toString('utf8');
   const binary = bytes.includes(0) || !Buffer.from(text, 'utf8').equals(bytes);
   return { path: written, text: binary ? bytes.toString('base64') : text, binary };
+}
+
+/**
+ * Wraps the bytes of a file that may end up in a ConfigMap (a bound file, a config) as a `FileContent`, marked
+ * `secret` when the file is secret by nature (see `secretFileKind`).
+ */
+export function markedContentOf(written: string, bytes: Buffer): FileContent {
+  const secret = secretFileKind(written, bytes);
+  return { ...contentOf(written, bytes), ...(secret !== undefined ? { secret } : {}) };
 }
 
 /** A file system error in words, without the absolute path Node puts in its message (messages stay machine-free). */

@@ -70,6 +70,14 @@ export interface LoadComposeOptions {
    * @default DEFAULT_LOAD_LIMITS
    */
   readonly limits?: Partial<LoadLimits>;
+  /**
+   * The folder the conversion writes to (the CLI's `-o`), relative to `workingDir`. Bound folders are read without
+   * it, and an include, env file, config or bound file in it is refused, so that the output of one run (its Secrets
+   * included) never comes back in the next. The tool's staging folders, ledgers and the files that carry its header
+   * are skipped wherever they are, with or without this.
+   * @default - only the marks are known
+   */
+  readonly outputDir?: string;
 }
 
 /** Options of `loadComposeFromString`: those of `loadCompose` without the files, plus the name the text goes by. */

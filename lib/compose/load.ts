@@ -23,6 +23,7 @@ import { mergeFiles } from './merge';
 import { ComposeLocation } from './model';
 import { normalizeProject } from './normalize';
 import { ComposeFiles } from './project-files';
+import { ToolOutput } from './tool-output';
 import { isNull, optionalString } from './read';
 import { WarningList } from './warning-list';
 
@@ -118,10 +119,15 @@ function loadTrees(
     nameNode?.at ?? roots[0].at,
   );
   const lookup: VariableLookup = (name) => (name === 'COMPOSE_PROJECT_NAME' ? projectName : environment(name));
+  const toolOutput = new ToolOutput(
+    projectDir,
+    options.outputDir === undefined ? undefined : path.resolve(workingDir, options.outputDir),
+  );
 
   const files = new ComposeFiles({
     projectDir,
     allowOutsideProject: options.allowOutsideProject ?? false,
+    toolOutput,
     read: (written, at) =>
       parseRoot(
         {
@@ -156,6 +162,7 @@ function loadTrees(
     ...(options.registry !== undefined ? { registry: checkRegistry(options.registry) } : {}),
     profiles,
     allowOutsideProject: options.allowOutsideProject ?? false,
+    toolOutput,
     warn: (code, message, at) => warnings.add(code, message, at),
   });
   collectModelSecrets(model, secrets);

@@ -107,6 +107,12 @@ export interface FileContent {
   /** UTF-8 text, or base64 when `binary` is true. */
   readonly text: string;
   readonly binary: boolean;
+  /**
+   * Why the file is secret by nature, in words (`a PEM private key`, `a key file (named *.key)`): it is kept in a
+   * Secret, never a ConfigMap. See `secretFileKind`.
+   * @default - nothing marks it (it may still hold a secret value, which the app looks for)
+   */
+  readonly secret?: string;
 }
 
 /** A volume mount of a service, from the short or long syntax, or from `tmpfs`. */

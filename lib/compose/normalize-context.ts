@@ -3,6 +3,7 @@ import { VariableLookup } from './interpolate';
 import { EXTERNAL_KEYS } from './keys';
 import { asBool, asText, checkKeys, invalid, isNull, optionalString, Warn, wrongType } from './read';
 import { shellSplit } from './shell-split';
+import { ToolOutput } from './tool-output';
 import { parseDuration } from './units';
 import { YNode } from './yaml';
 import { compare } from '../util/sort';
@@ -21,6 +22,8 @@ export interface NormalizeContext {
   readonly registry?: string;
   readonly profiles: readonly string[];
   readonly allowOutsideProject: boolean;
+  /** What the tool wrote, which is never read back (see `LoadComposeOptions.outputDir`). */
+  readonly toolOutput: ToolOutput;
   readonly warn: Warn;
 }
 

@@ -29,6 +29,12 @@ import { compare } from '../util/sort';
 
 const SERVICE_NAME = /^[a-zA-Z0-9._-]+$/;
 
+/**
+ * Most services one project converts. Each service becomes several objects and files (a Deployment, a Service, …),
+ * so the cap bounds the time, memory and files of a conversion; 10,000 services take seconds (`npm run bench`).
+ */
+export const MAX_SERVICES = 10_000;
+
 /** Turns the merged, interpolated tree of a project into the model. */
 export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeModel {
   checkKeys(root, TOP_LEVEL_KEYS, 'a compose file', ctx.warn);
@@ -44,6 +50,14 @@ export function normalizeProject(root: YMap, ctx: NormalizeContext): ComposeMode
   );
 
   const serviceNodes = mapOf(root.entries.get('services'), 'services');
+  if (serviceNodes.length > MAX_SERVICES) {
+    const node = root.entries.get('services')!;
+    throw new ComposeError(`the project has ${serviceNodes.length} services, more than ${MAX_SERVICES}`, {
+      at: node.at,
+      allowed: `at most ${MAX_SERVICES} services (includes counted)`,
+      hint: 'split the project into several projects, each converted into its own namespace',
+    });
+  }
   const allNames = new Set(serviceNodes.map(([name]) => name));
   const { enabled, disabled, disabledAt, providers } = selectServices(serviceNodes, ctx);
 
@@ -182,6 +196,7 @@ function normalizeService(name: string, service: YMap, ctx: SharedContext): Comp
     allowOutsideProject: ctx.allowOutsideProject,
     volumeNames: ctx.volumeNames,
     home: ctx.lookup('HOME'),
+    toolOutput: ctx.toolOutput,
     warn: ctx.warn,
   };
 

@@ -9,12 +9,18 @@ import { canonicalize, mergeFiles, resolveExtends } from './merge';
 import { ComposeLocation } from './model';
 import { isNull } from './read';
 import { rebasePaths } from './rebase';
+import { ToolOutput } from './tool-output';
 import { YMap, YNode } from './yaml';
+
+/** Most includes one project takes, counting a file each time an include names it. */
+export const MAX_INCLUDES = 256;
 
 export interface ComposeFilesSettings {
   /** Absolute project folder; paths in the files are relative to it once rebased. */
   readonly projectDir: string;
   readonly allowOutsideProject: boolean;
+  /** What the tool wrote: an include or an include's env file there is refused. */
+  readonly toolOutput: ToolOutput;
   /** Reads and parses a compose file named relative to the project folder (not interpolated). */
   read(written: string, at: ComposeLocation): YMap;
   readonly onUnset: UnsetVariableHandler;
@@ -26,6 +32,12 @@ export interface ComposeFilesSettings {
  */
 export class ComposeFiles {
   private readonly extended = new Map<string, { readonly key: string; readonly root: YMap }>();
+  /** Included files already expanded, by file, folder and environment: a file included again is not read again. */
+  private readonly included = new Map<string, YMap>();
+  /** Include entries' files taken so far, memoised ones too, against {@link MAX_INCLUDES}. */
+  private includeCount = 0;
+  /** The environment each lookup stands for, as text: the include env files' values on the way to it. */
+  private readonly scopes = new WeakMap<VariableLookup, string>();
   private readonly projectDir: string;
 
   constructor(private readonly settings: ComposeFilesSettings) {
@@ -112,6 +124,8 @@ export class ComposeFiles {
     }
     // The including project's environment wins over the include's env files, as in compose.
     const lookup: VariableLookup = (name) => outer(name) ?? values.get(name);
+    const scope = `${this.scopes.get(outer) ?? ''}\0${JSON.stringify([...values])}`;
+    this.scopes.set(lookup, scope);
     const trees = entry.paths.map((file) => {
       if (chain.includes(file)) {
         throw new ComposeError(`include cycle detected: ${[...chain, file].join(' → ')}`, {
@@ -119,12 +133,32 @@ export class ComposeFiles {
           hint: 'remove the include that brings a file back in',
         });
       }
-      return resolveEnvironment(this.expand(this.settings.read(file, entry.at), dir, lookup, [...chain, file]), values);
+      this.includeCount += 1;
+      if (this.includeCount > MAX_INCLUDES) {
+        throw new ComposeError(`the project includes more than ${MAX_INCLUDES} files (counting each include)`, {
+          at: entry.at,
+          value: file,
+          hint: 'include each file once; a file included by several files is merged once anyway',
+        });
+      }
+      // The same file, in the same folder and environment, expands to the same tree: a diamond of includes is
+      // expanded once per file, not once per path to it.
+      const key = `${file}\0${dir}\0${scope}`;
+      let tree = this.included.get(key);
+      if (tree === undefined) {
+        tree = resolveEnvironment(
+          this.expand(this.settings.read(file, entry.at), dir, lookup, [...chain, file]),
+          values,
+        );
+        this.included.set(key, tree);
+      }
+      return tree;
     });
     return mergeFiles(trees);
   }
 
   private checkInside(written: string, what: string, at: ComposeLocation): void {
+    this.settings.toolOutput.refuse(path.resolve(this.projectDir, written), written, what, at);
     if (!this.settings.allowOutsideProject && resolveInProject(this.projectDir, written).kind === 'outside') {
       throw new ComposeError(`${what} "${written}" is outside the project folder and was not read`, {
         at,

@@ -1,7 +1,8 @@
 // Secrets and configs: the top-level declarations with their one source, and the references of services to them.
 import * as path from 'path';
 import { ComposeError } from './errors';
-import { contentOf, MAX_CONTENT_BYTES, ReadOnce, resolveInProject, statPath } from './files';
+import { checkConfigKey } from './config-keys';
+import { contentOf, markedContentOf, MAX_CONTENT_BYTES, ReadOnce, resolveInProject, statPath } from './files';
 import { CONFIG_KEYS, FILE_REFERENCE_KEYS, SECRET_KEYS } from './keys';
 import { ComposeConfig, ComposeSecret, FileReference, FileSource } from './model';
 import { externalOf, NormalizeContext, nonNull, optional, sorted } from './normalize-context';
@@ -97,6 +98,7 @@ export function normalizeFileObject(
         : 'a map with file, environment, content or external',
   });
   checkKeys(map, what === 'secret' ? SECRET_KEYS : CONFIG_KEYS, `a ${what}`, ctx.warn);
+  checkConfigKey(name, what, name, map.at);
   return {
     name,
     source: fileSource(name, map, what, ctx),
@@ -129,6 +131,8 @@ function fileSource(name: string, map: YMap, kind: 'secret' | 'config', ctx: Nor
   }
   const source = sources[0];
   const node = map.entries.get(source) as YNode;
+  // A config that is secret by nature (a key, an htpasswd) is marked, so that the app keeps it in a Secret.
+  const wrap = kind === 'config' ? markedContentOf : contentOf;
   const nameNode = map.entries.get('name');
   if (source !== 'external' && !isNull(nameNode)) {
     ctx.warn('unsupported-key', `ignored key "name": the ${kind} is named after its key`, nameNode!.at);
@@ -140,7 +144,7 @@ function fileSource(name: string, map: YMap, kind: 'secret' | 'config', ctx: Nor
     }
     case 'content': {
       const text = asText(node, { secret: true, allowed: 'the content as a string' });
-      return { kind: 'content', content: contentOf(name, Buffer.from(text, 'utf8')) };
+      return { kind: 'content', content: wrap(name, Buffer.from(text, 'utf8')) };
     }
     case 'environment': {
       const variable = asString(node, { allowed: 'the name of an environment variable' });
@@ -150,7 +154,7 @@ function fileSource(name: string, map: YMap, kind: 'secret' | 'config', ctx: Nor
           hint: `set ${variable} in the environment or in the .env file`,
         });
       }
-      return { kind: 'environment', variable, content: contentOf(name, Buffer.from(value, 'utf8')) };
+      return { kind: 'environment', variable, content: wrap(name, Buffer.from(value, 'utf8')) };
     }
     default: {
       const written = asString(node, { allowed: 'a path to a file' });
@@ -159,6 +163,9 @@ function fileSource(name: string, map: YMap, kind: 'secret' | 'config', ctx: Nor
         return { kind: 'outside', path: written };
       }
       const absolute = where.kind === 'inside' ? where.absolute : path.resolve(ctx.projectDir, written);
+      if (kind === 'config') {
+        ctx.toolOutput.refuse(absolute, written, `${kind} file`, node.at);
+      }
       const confineTo = ctx.allowOutsideProject ? undefined : ctx.projectDir;
       let reads = readsOf.get(ctx);
       if (reads === undefined) {
@@ -168,7 +175,7 @@ function fileSource(name: string, map: YMap, kind: 'secret' | 'config', ctx: Nor
       if (reads.has(absolute, { confineTo })) {
         return {
           kind: 'file',
-          content: contentOf(written, reads.bytes(`${kind} file`, written, absolute, node.at, { confineTo })),
+          content: wrap(written, reads.bytes(`${kind} file`, written, absolute, node.at, { confineTo })),
         };
       }
       const stat = statPath(absolute);
@@ -195,7 +202,7 @@ function fileSource(name: string, map: YMap, kind: 'secret' | 'config', ctx: Nor
       }
       return {
         kind: 'file',
-        content: contentOf(written, reads.bytes(`${kind} file`, written, absolute, node.at, { confineTo })),
+        content: wrap(written, reads.bytes(`${kind} file`, written, absolute, node.at, { confineTo })),
       };
     }
   }

@@ -1,7 +1,6 @@
-import * as fs from 'fs';
 import * as path from 'path';
+import { BindContext, WINDOWS_PATH, inspectBind } from './bind-sources';
 import { ComposeError } from './errors';
-import { MAX_CONTENT_BYTES, contentOf, readContent, readProjectFile, resolveInProject, statPath } from './files';
 import { SERVICE_VOLUME_KEYS, SERVICE_VOLUME_TMPFS_KEYS, SERVICE_VOLUME_VOLUME_KEYS, VOLUME_KEYS } from './keys';
 import { ComposeLocation, ComposeVolume, VolumeMount } from './model';
 import { externalOf, NormalizeContext, optional, sorted } from './normalize-context';
@@ -16,21 +15,14 @@ import {
   isNull,
   optionalMap,
   optionalString,
-  Warn,
   wrongType,
 } from './read';
 import { parseSize } from './units';
 import { YMap, YNode } from './yaml';
 
-export interface VolumeContext {
-  /** Absolute project folder (never written into the model). */
-  readonly projectDir: string;
-  readonly allowOutsideProject: boolean;
+export interface VolumeContext extends BindContext {
   /** Names of the top-level volumes. */
   readonly volumeNames: ReadonlySet<string>;
-  /** The user's home folder, for `~` binds when paths outside the project are allowed. */
-  readonly home?: string;
-  readonly warn: Warn;
 }
 
 const SHORT_ALLOWED =
@@ -43,9 +35,6 @@ const OPTION_REASONS: Readonly<Record<string, string>> = {
   Z: "SELinux relabelling is done by the cluster's volume plugin",
   nocopy: 'a new Kubernetes volume starts empty anyway',
 };
-
-/** A Windows path: a drive (`C:\data`, `c:/data`) or a UNC or named-pipe path (`\\.\pipe\x`). */
-const WINDOWS_PATH = /^(?:[A-Za-z]:[\\/]|\\\\)/;
 
 function isBindSource(source: string): boolean {
   return source.startsWith('.') || source.startsWith('/') || source.startsWith('~') || WINDOWS_PATH.test(source);
@@ -267,112 +256,6 @@ export function parseTmpfs(node: YNode, ctx: VolumeContext): VolumeMount {
     }
   }
   return { type: 'tmpfs', target, readOnly: false, ...(sizeBytes !== undefined ? { sizeBytes } : {}), at: node.at };
-}
-
-/** What a bind source is, reading a small single file's content. Nothing outside the project is touched. */
-function inspectBind(source: string, ctx: VolumeContext, at: ComposeLocation): NonNullable<VolumeMount['bind']> {
-  if (WINDOWS_PATH.test(source)) {
-    return { kind: 'outside' };
-  }
-  let absolute: string;
-  const where = resolveInProject(ctx.projectDir, source);
-  if (where.kind === 'inside') {
-    absolute = where.absolute;
-  } else if (!ctx.allowOutsideProject) {
-    return { kind: 'outside' };
-  } else if (source === '~' || source.startsWith('~/')) {
-    if (ctx.home === undefined) {
-      return { kind: 'outside' };
-    }
-    absolute = path.join(ctx.home, source.slice(1));
-  } else {
-    absolute = path.resolve(ctx.projectDir, source);
-  }
-  const stat = statPath(absolute);
-  if (stat.kind === 'special') {
-    // A FIFO or socket bound into a container (e.g. a daemon's socket): a host resource, never read.
-    ctx.warn(
-      'special-bind-file',
-      `the bound path "${source}" is not a regular file (a FIFO, socket or device) and was not read`,
-      at,
-    );
-    return { kind: 'file' };
-  }
-  if (stat.kind === 'loop') {
-    ctx.warn('special-bind-file', `the bound path "${source}" is a loop of symbolic links and was not read`, at);
-    return { kind: 'missing' };
-  }
-  if (stat.kind === 'directory') {
-    return readBindDirectory(source, absolute, ctx, at);
-  }
-  if (stat.kind !== 'file') {
-    return { kind: stat.kind };
-  }
-  if (stat.size > MAX_CONTENT_BYTES) {
-    ctx.warn('large-bind-file', `the bound file "${source}" is larger than 1 MiB and was not read`, at);
-    return { kind: 'file' };
-  }
-  const confineTo = ctx.allowOutsideProject ? undefined : ctx.projectDir;
-  return { kind: 'file', content: readContent('bound file', source, absolute, at, { confineTo }) };
-}
-
-/** Most files read from one bound directory; a larger tree is reported, not read. */
-export const MAX_BIND_DIRECTORY_FILES = 256;
-
-/**
- * The files of a bound directory inside the project, for a ConfigMap, when they add up to at most 1 MiB (what a
- * ConfigMap holds): regular files only, sorted by their path below the directory, links that leave the project
- * and special files left out. A larger tree keeps only its size, so the app can say so.
- */
-function readBindDirectory(
-  source: string,
-  absolute: string,
-  ctx: VolumeContext,
-  at: ComposeLocation,
-): NonNullable<VolumeMount['bind']> {
-  const files: Array<{ relative: string; absolute: string }> = [];
-  let bytes = 0;
-  let tooLarge = false;
-  const walk = (dir: string, prefix: string, depth: number): void => {
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      tooLarge = true;
-      return;
-    }
-    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      if (tooLarge) {
-        return;
-      }
-      const child = path.join(dir, entry.name);
-      const relative = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
-      if (resolveInProject(ctx.projectDir, child).kind !== 'inside' && !ctx.allowOutsideProject) {
-        continue;
-      }
-      const stat = statPath(child);
-      if (stat.kind === 'directory') {
-        if (depth >= 8) {
-          tooLarge = true;
-          return;
-        }
-        walk(child, relative, depth + 1);
-      } else if (stat.kind === 'file') {
-        bytes += stat.size;
-        files.push({ relative, absolute: child });
-        tooLarge = bytes > MAX_CONTENT_BYTES || files.length > MAX_BIND_DIRECTORY_FILES;
-      }
-    }
-  };
-  walk(absolute, '', 0);
-  if (tooLarge) {
-    return { kind: 'directory', sizeBytes: bytes };
-  }
-  const confineTo = ctx.allowOutsideProject ? undefined : ctx.projectDir;
-  const contents = files.map((f) =>
-    contentOf(f.relative, readProjectFile('bound file', `${source}/${f.relative}`, f.absolute, at, { confineTo })),
-  );
-  return { kind: 'directory', sizeBytes: bytes, files: contents };
 }
 
 export function normalizeMounts(

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
-import { COMPOSE_FILE, generateApp, writeApp } from '../../bench/generate';
+import { COMPOSE_FILE, SERVICES_PER_FILE, generateApp, writeApp } from '../../bench/generate';
 import { ComposeApp } from '../../lib/app/compose-app';
 import { DEFAULT_LOAD_LIMITS, loadCompose } from '../../lib/compose/load';
 
@@ -92,5 +92,19 @@ describe('generateApp', () => {
 
   test('refuses fewer than 3 services', () => {
     expect(() => generateApp({ services: 2 })).toThrow('services must be a whole number, 3 or more; got 2');
+  });
+
+  test('an app larger than one file can be is split into included files under the size limit, with every service', () => {
+    const size = SERVICES_PER_FILE + 5;
+    const app = generateApp({ services: size });
+    const parts = Object.keys(app.files).filter((f) => /^services-\d+\.yaml$/.test(f));
+    expect(parts).toEqual(['services-01.yaml', 'services-02.yaml']);
+    for (const part of parts) {
+      expect(Buffer.byteLength(app.files[part])).toBeLessThan(DEFAULT_LOAD_LIMITS.maxFileBytes);
+    }
+    const dir = written(size);
+    const { model, warnings } = loadCompose({ workingDir: dir, env: {} });
+    expect(warnings).toEqual([]);
+    expect(model.services).toHaveLength(size);
   });
 });

@@ -51,7 +51,14 @@ describe('secrets and configs', () => {
       ['b', { kind: 'file', content: { path: 'secret.txt', text: 's3cr3t', binary: false } }],
     ]);
     expect(model.configs.map((c) => [c.name, c.source])).toEqual([
-      ['c', { kind: 'file', content: { path: './secret.txt', text: 's3cr3t', binary: false } }],
+      // A config is marked when its name says it is secret: the app keeps it in a Secret.
+      [
+        'c',
+        {
+          kind: 'file',
+          content: { path: './secret.txt', text: 's3cr3t', binary: false, secret: 'a secret file (named *secret*)' },
+        },
+      ],
     ]);
   });
 

@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as fc from 'fast-check';
 import { stringify } from 'yaml';
+import { base64Forms } from '../../lib/compose/secret-files';
 import { DEFAULT_SENSITIVE_NAME_PATTERNS, hasEmbeddedPassword, isSensitiveName } from '../../lib/compose/sensitive';
 
 /**
@@ -10,16 +11,40 @@ import { DEFAULT_SENSITIVE_NAME_PATTERNS, hasEmbeddedPassword, isSensitiveName }
  * that must stay inside Secrets.
  */
 
-/** The files every generated app may name, written once into its project folder. */
-export const PROJECT_FILES: Readonly<Record<string, string>> = {
-  'conf/app.conf': 'listen 8080\nworkers 2\n',
-  'conf/nginx.conf': 'server { listen 80; }\n',
-  'secrets/token.txt': 'file-secret-Qm9vZ2llV29vZ2ll\n',
-  'data/.keep': '',
-};
-
 /** The secret file's value, which must stay in a Secret like the env secrets. */
 export const FILE_SECRET = 'file-secret-Qm9vZ2llV29vZ2ll';
+
+/**
+ * Files that carry secrets, in the folder the `bind-keys` mount binds (issue 25 finding 4, issue 27): key and password
+ * files by content and by name, and files that hold the secret file's value in binary and in base64. What must stay
+ * in Secrets: {@link KEY_FILE_SECRETS} always, {@link FILE_SECRET_FORMS} when the app declares the secret file.
+ */
+const KEY_FILES: Readonly<Record<string, string | Buffer>> = {
+  'keys/server.key':
+    '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ\n-----END PRIVATE KEY-----\n',
+  'keys/.htpasswd': 'admin:$apr1$ZjTqBB3f$IF9gdYAGlMrs2fuINjHsz.\n',
+  'keys/id_ed25519':
+    '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB\n-----END OPENSSH PRIVATE KEY-----\n',
+  'keys/blob.bin': Buffer.concat([Buffer.from([0, 0xff, 0x10]), Buffer.from(FILE_SECRET), Buffer.from([0, 1])]),
+  'keys/token.b64': `token: ${Buffer.from(FILE_SECRET).toString('base64')}\n`,
+  'keys/readme.txt': 'public\n',
+};
+export const KEY_FILE_SECRETS = [
+  'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ',
+  '$apr1$ZjTqBB3f$IF9gdYAGlMrs2fuINjHsz.',
+  'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB',
+];
+/** The secret file's value in base64, as the binary file's base64 and the base64 file hold it. */
+export const FILE_SECRET_FORMS = [base64Forms(FILE_SECRET)[0]];
+
+/** The files every generated app may name, written once into its project folder. */
+export const PROJECT_FILES: Readonly<Record<string, string | Buffer>> = {
+  'conf/app.conf': 'listen 8080\nworkers 2\n',
+  'conf/nginx.conf': 'server { listen 80; }\n',
+  'secrets/token.txt': `${FILE_SECRET}\n`,
+  'data/.keep': '',
+  ...KEY_FILES,
+};
 
 /** Writes {@link PROJECT_FILES} into `dir`. */
 export function writeProjectFiles(dir: string): void {
@@ -182,7 +207,7 @@ interface ServicePlan {
   readonly ports: PortPlan[];
   readonly expose: number[];
   readonly env: EnvPlan;
-  readonly mounts: ('named' | 'tmpfs' | 'bind-file' | 'bind-dir' | 'anonymous')[];
+  readonly mounts: ('named' | 'tmpfs' | 'bind-file' | 'bind-dir' | 'bind-keys' | 'anonymous')[];
   readonly readOnlyMounts: boolean;
   readonly healthcheck?: any;
   readonly resources?: { cpus: string | number; memoryMi: number; reservationShare?: number };
@@ -209,7 +234,7 @@ const servicePlan = (name: string): fc.Arbitrary<ServicePlan> =>
       expose: fc.uniqueArray(fc.integer({ min: 1, max: 65535 }), { maxLength: 2 }),
       env: envPlan,
       mounts: fc.uniqueArray(
-        fc.constantFrom('named', 'tmpfs', 'bind-file', 'bind-dir', 'anonymous') as fc.Arbitrary<
+        fc.constantFrom('named', 'tmpfs', 'bind-file', 'bind-dir', 'bind-keys', 'anonymous') as fc.Arbitrary<
           ServicePlan['mounts'][number]
         >,
         { maxLength: 3 },
@@ -292,6 +317,7 @@ export const validApp: fc.Arbitrary<GeneratedApp> = appPlan.map(([plan, services
   let usesFileSecret = false;
   let usesEnvSecret = false;
   let usesConfig = false;
+  let usesKeys = false;
   services.forEach((s, index) => {
     const service: Record<string, any> = { image: s.image };
     if (s.ports.length > 0) {
@@ -333,6 +359,10 @@ export const validApp: fc.Arbitrary<GeneratedApp> = appPlan.map(([plan, services
           break;
         case 'bind-dir':
           mounts.push({ type: 'bind', source: './data', target: `/srv/data${i}`, read_only: s.readOnlyMounts });
+          break;
+        case 'bind-keys':
+          usesKeys = true;
+          mounts.push(`./keys:/etc/keys${i}${ro}`);
           break;
         case 'anonymous':
           mounts.push(`/cache${i}`);
@@ -415,12 +445,18 @@ export const validApp: fc.Arbitrary<GeneratedApp> = appPlan.map(([plan, services
     if (usesFileSecret) {
       compose.secrets.token = { file: './secrets/token.txt' };
       secrets.add(FILE_SECRET);
+      if (usesKeys) {
+        FILE_SECRET_FORMS.forEach((form) => secrets.add(form));
+      }
     }
     if (usesEnvSecret) {
       env.ENV_TOKEN = 'env-secret-R2FuZGFsZldpemFyZA';
       compose.secrets.envtoken = { environment: 'ENV_TOKEN' };
       secrets.add(env.ENV_TOKEN);
     }
+  }
+  if (usesKeys) {
+    KEY_FILE_SECRETS.forEach((value) => secrets.add(value));
   }
   if (usesConfig) {
     compose.configs = { appconf: { file: './conf/app.conf' }, inline: { content: 'mode = "plain"\n' } };

@@ -41,6 +41,9 @@ export const FUZZ_PROPERTIES = {
   'mutated corpus files through convert': { kind: 'cli', factor: 1 },
   'crafted ledgers touch nothing outside the output folder': { kind: 'library', factor: 1 },
   'a write failing at any step leaves the output as it was': { kind: 'library', factor: 1 },
+  'include graphs load in bounded time': { kind: 'library', factor: 1 },
+  'link graphs in a bound folder are walked in bounded time': { kind: 'library', factor: 1 },
+  'bound file names become valid keys or a refusal naming the file': { kind: 'library', factor: 1 },
 } as const;
 
 export type FuzzProperty = keyof typeof FUZZ_PROPERTIES;
