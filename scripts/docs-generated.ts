@@ -61,7 +61,9 @@ export function optionTable(command: string): string {
   if (!specs) {
     throw new Error(`no command "${command}" in the option table (${Object.keys(COMMAND_SPECS).join(', ')})`);
   }
-  const rows = specs.map((spec) => `| ${optionNames(spec)} | ${spec.help.replace(/\|/g, '\\|')} |`);
+  // A pipe splits a table cell even inside a code span, unless escaped.
+  const cell = (text: string) => text.replace(/\|/g, '\\|');
+  const rows = specs.map((spec) => `| ${cell(optionNames(spec))} | ${cell(spec.help)} |`);
   return ['| Option | What it does |', '| --- | --- |', ...rows, ''].join('\n');
 }
 
