@@ -20,6 +20,7 @@ import { VmPublishedPort, planVmPorts, renderVmPorts } from './subset-ports';
 export type { AppFile } from './subset-app-folder';
 export type { OperatorInput, SensitiveEnvPredicate } from './subset-secrets';
 export type { VmPublishedPort } from './subset-ports';
+export { vmListenPort } from './subset-ports';
 
 /** Options for {@link composeSubset}. */
 export interface ComposeSubsetOptions {
@@ -74,8 +75,9 @@ export interface ComposeSubset {
  *
  * - only the chosen services, the networks, volumes, secrets and configs they use; `depends_on` on a service left
  *   out is dropped (the VM reaches it through its Kubernetes Service);
- * - every container port is published on the VM (`expose` too), so that a Service can reach it; a port bound to a
- *   host address (`127.0.0.1:…`) stays local;
+ * - the project keeps its `name:`;
+ * - every container port is published on the VM (`expose` too) on every address, so that a Service can reach it; a
+ *   port bound to a host address (`127.0.0.1:…`) listens on every address of the VM too (`vmListenPort`);
  * - secret env values become `${VAR:?…}` references to the app folder's `.env`, and secret files (compose secrets,
  *   bind-mounted files or configs that contain a secret) are expected in the app folder: the operator supplies both;
  * - bind-mounted files and config contents are written beside the compose file at the paths the compose file uses;
@@ -135,7 +137,8 @@ class SubsetWriter {
 
   public write(): ComposeSubset {
     const ports = planVmPorts(this.services, (code, message, at) => this.warn(code, message, at));
-    const doc: Record<string, unknown> = {};
+    // The project name of the compose host: label filters (`com.docker.compose.project=…`) and container names match.
+    const doc: Record<string, unknown> = { name: this.model.name };
     const services: Record<string, unknown> = {};
     for (const service of this.services) {
       services[service.name] = this.renderService(

@@ -53,6 +53,8 @@ volumes:
       ['web'],
     );
     const doc = composeOf(result);
+    // The project keeps its name, so label filters on com.docker.compose.project still match.
+    expect(doc.name).toBe(path.basename(PROJECT).toLowerCase());
     expect(Object.keys(doc.services)).toEqual(['web']);
     expect(doc.networks).toEqual({ front: {} });
     expect(doc.volumes).toEqual({ cache: {} });
@@ -112,7 +114,7 @@ services:
     });
   });
 
-  test('every container port is published on the VM; a host-bound port stays local with a warning', () => {
+  test('every container port is published on every address of the VM, a host-bound one too (with a warning)', () => {
     const result = subset(
       `
 services:
@@ -128,10 +130,10 @@ services:
     );
     const doc = composeOf(result);
     expect(doc.services.web.ports).toEqual([
-      '127.0.0.1:9000:9000/tcp',
       '53:53/udp',
       '8080:80/tcp',
       '443:443/tcp',
+      '9000:9000/tcp',
       '9113:9113/tcp',
     ]);
     expect(doc.services.db.ports).toEqual(['5432:5432/tcp']);
@@ -140,11 +142,10 @@ services:
       { service: 'web', target: 53, hostPort: 53, protocol: 'udp', origin: 'ports' },
       { service: 'web', target: 80, hostPort: 8080, protocol: 'tcp', origin: 'ports' },
       { service: 'web', target: 443, hostPort: 443, protocol: 'tcp', origin: 'ports' },
+      { service: 'web', target: 9000, hostPort: 9000, protocol: 'tcp', origin: 'ports' },
       { service: 'web', target: 9113, hostPort: 9113, protocol: 'tcp', origin: 'expose' },
     ]);
-    expect(result.warnings.map((w) => `${w.code} ${w.at.path}: ${w.message}`)).toEqual([
-      'local-only-port services.web.ports[2]: bound to 127.0.0.1 in the VM: the cluster cannot reach it',
-    ]);
+    expect(result.warnings.map((w) => `${w.code} ${w.at.path}`)).toEqual(['local-only-port services.web.ports[2]']);
   });
 
   test('host networking publishes the container ports as they are', () => {
