@@ -30,7 +30,7 @@ import {
   systemdUnit,
   unitPath,
 } from './golden-image-files';
-import { RunbookStep, goldenImageBuildSteps, renderStepsMarkdown } from './install-steps';
+import { RunbookStep, goldenImageBuildSteps, packerPluginStep, renderStepsMarkdown } from './install-steps';
 import { InstallerIso } from './installer-iso';
 import { sizeToGibibytesCeil, sizeToMebibytesCeil } from '../base/sizes';
 import { compare } from '../util/sort';
@@ -309,13 +309,16 @@ export class GoldenImageBundle extends Construct implements IGoldenImage {
   }
 
   private buildStepsIn(bundleDir: string, imageUrl?: string): RunbookStep[] {
-    return goldenImageBuildSteps({
-      bundleDir,
-      outputDirectory: BUNDLE_PATHS.outputDirectory,
-      vmName: this.imageFile,
-      imageFile: this.imageFile,
-      imageUrl,
-    });
+    return [
+      packerPluginStep(),
+      ...goldenImageBuildSteps({
+        bundleDir,
+        outputDirectory: BUNDLE_PATHS.outputDirectory,
+        vmName: this.imageFile,
+        imageFile: this.imageFile,
+        imageUrl,
+      }),
+    ];
   }
 
   /** Every file of the bundle, sorted by path. */

@@ -166,7 +166,7 @@ export class SubsetSecrets {
         return undefined;
       }
     };
-    const evaluated = [evaluate(''), evaluate(undefined)].find((e) => e?.value === env.value);
+    const evaluated = [evaluate(undefined), evaluate('')].find((e) => e?.value === env.value);
     if (!evaluated) {
       return undefined;
     }
