@@ -1,7 +1,7 @@
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { Chart, Testing } from 'cdk8s';
+import { Chart, Size, Testing } from 'cdk8s';
 import { ComposeNetworkPolicies } from '../../lib/base/network-policy';
 import { loadCompose, loadComposeFromString } from '../../lib/compose/load';
 import { ComposeModel } from '../../lib/compose/model';
@@ -144,6 +144,43 @@ describe('ComposeVm', () => {
     expect(fs.statSync(path.join(app, '.env')).mode & 0o777).toBe(0o600);
     // Nothing of the app's secrets is in the user data any more: cloud-init runs once per instance.
     expect(userDataOf(manifests)).not.toContain('tok-9f8e7d6c5b4a');
+  });
+
+  test("the services' named volumes get a data disk (its size an option); without named volumes there is none", () => {
+    const sized = make({ dataDiskSize: Size.gibibytes(40), storageClassName: 'fast' });
+    const docs = Testing.synth(sized.chart);
+    expect(pick(docs, 'DataVolume', 'legacy-datadisk').spec.pvc).toEqual({
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: '40Gi' } },
+      storageClassName: 'fast',
+    });
+    expect(sized.vm.bundle.dataDisk).toBe(true);
+    // The agent alone mounts no named volume.
+    const agent = make({ services: ['agent'] });
+    expect(agent.vm.bundle.dataDisk).toBe(false);
+    expect(Testing.synth(agent.chart).some((m) => m.metadata.name === 'legacy-datadisk')).toBe(false);
+    expect(agent.vm.bundle.files().map((f) => f.path)).not.toContain('systemd/docker-app-data.conf');
+  });
+
+  test('the readiness probe checks the app in the guest; false leaves it out; the SSH key Secret goes to ops', () => {
+    const probe = pick(manifests, 'VirtualMachine', 'legacy').spec.template.spec.readinessProbe;
+    expect(probe.exec.command).toEqual([
+      '/bin/bash',
+      '-c',
+      'systemctl is-active --quiet legacy.service && ! docker ps -q --filter label=com.docker.compose.project=legacy ' +
+        '--filter health=unhealthy --filter health=starting | grep -q .',
+    ]);
+    const { chart: c } = make({ readinessProbe: false, sshKeySecret: 'legacy-keys' });
+    const spec = pick(Testing.synth(c), 'VirtualMachine', 'legacy').spec.template.spec;
+    expect(spec.readinessProbe).toBeUndefined();
+    expect(spec.accessCredentials).toEqual([
+      {
+        sshPublicKey: {
+          source: { secret: { secretName: 'legacy-keys' } },
+          propagationMethod: { qemuGuestAgent: { users: ['ops'] } },
+        },
+      },
+    ]);
   });
 
   test('the user data, inline in the VM, passes cloud-init schema', async () => {
