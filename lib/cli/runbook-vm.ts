@@ -1,7 +1,7 @@
 import { VirtualMachineSnapshot } from '../../imports/kubevirt-snapshot-snapshot.kubevirt.io';
 import { featureGateSteps, renderStepsMarkdown, vmInstallSteps } from '../vm/install-steps';
 import { manifestYaml } from './manifest-yaml';
-import type { Rendered } from './rendered';
+import type { Rendered, RenderedObject } from './rendered';
 import { Markdown, shellQuote } from './runbook-text';
 import { WaveKind } from '../app/deploy-waves';
 
@@ -52,6 +52,16 @@ export function renderVmPrerequisites(md: Markdown, rendered: Rendered): void {
       'data. Its size is `--vm-data-size`, its class `--storage-class-name`. Folders the compose file binds',
       `(\`./data:/…\`) stay in \`${composeVm.bundle.appDirectory}\` on the root disk, which a new image replaces.`,
     );
+  }
+  const vmObject = objects.find((o) => o.kind === 'VirtualMachine' && o.name === composeVm.vm.name);
+  const keySecret = sshKeySecretOf(vmObject?.manifest);
+  if (keySecret) {
+    md.heading(3, 'Create the SSH key Secret');
+    md.para(
+      `The VM takes the maintenance user's SSH public keys from the Secret \`${keySecret}\` (\`--vm-ssh-key-secret\`),`,
+      'which you create before the deploy: a VM whose credential Secret is missing does not start.',
+    );
+    md.sh([`kubectl create secret generic ${keySecret} --from-file=key1=<PUBLIC_KEY_FILE> -n ${app.namespace}`]);
   }
   md.para(
     "The VM's pod is ready only once the app is: a readiness probe runs in the guest, through the qemu guest agent,",
@@ -107,9 +117,8 @@ export function renderVmOperations(md: Markdown, rendered: Rendered, singleFile?
     'API server, not through a Service. The app runs as the systemd unit',
     `\`${unit}\` (\`docker compose up -d\` in \`${composeVm.bundle.appDirectory}\`).`,
   );
-  const credentials: readonly { sshPublicKey?: { source: { secret: { secretName: string } } } }[] =
-    vmObject?.manifest.spec?.template?.spec?.accessCredentials ?? [];
-  const keySecret = credentials.find((c) => c.sshPublicKey)?.sshPublicKey?.source.secret.secretName;
+  const credentials: readonly unknown[] = vmObject?.manifest.spec?.template?.spec?.accessCredentials ?? [];
+  const keySecret = sshKeySecretOf(vmObject?.manifest);
   const ssh = `virtctl ssh ${user}@vm/${name} -n ${ns} --identity-file=<PRIVATE_KEY_FILE>`;
   const logs = [
     ssh,
@@ -118,10 +127,10 @@ export function renderVmOperations(md: Markdown, rendered: Rendered, singleFile?
   ];
   if (keySecret) {
     md.para(
-      `The VM takes the keys from the Secret \`${keySecret}\` (\`--vm-ssh-key-secret\`), which you create before the`,
-      'VM starts (a VM whose credential Secret is missing does not start); each of its keys holds public keys.',
+      `The VM takes the keys from the Secret \`${keySecret}\` (\`--vm-ssh-key-secret\`, created before the deploy);`,
+      'each of its keys holds public keys. A changed Secret reaches the guest on the next restart.',
     );
-    md.sh([`kubectl create secret generic ${keySecret} --from-file=key1=<PUBLIC_KEY_FILE> -n ${ns}`, ...logs]);
+    md.sh([...logs, `virtctl restart ${name} -n ${ns}`]);
   } else {
     const credential = {
       sshPublicKey: {
@@ -239,4 +248,11 @@ export function renderVmOperations(md: Markdown, rendered: Rendered, singleFile?
     `GitOps sync does not create them again); applying ${singleFile ? `\`${singleFile}\` again` : 'its file'} brings the VM back on them.`,
     `A new golden image means deleting \`${rootDisk}\` (the root disk) before applying: the data disk stays.`,
   );
+}
+
+/** The Secret of the first SSH key credential of a rendered VirtualMachine, when it has one. */
+function sshKeySecretOf(manifest: RenderedObject['manifest']): string | undefined {
+  const credentials: readonly { sshPublicKey?: { source: { secret: { secretName: string } } } }[] =
+    manifest?.spec?.template?.spec?.accessCredentials ?? [];
+  return credentials.find((c) => c.sshPublicKey)?.sshPublicKey?.source.secret.secretName;
 }

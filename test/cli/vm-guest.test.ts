@@ -184,4 +184,8 @@ test('the runbook turns on the feature gates, exports through a port-forward, an
   expect(runbook).toContain('-o mail-vm-rootdisk.img.gz');
   expect(runbook).toContain('packer plugins install github.com/hashicorp/qemu');
   expect(runbook).toContain('kind: VirtualMachineRestore');
+  // The SSH key Secret exists before the VM starts: a VM whose credential Secret is missing does not start.
+  const create = runbook.indexOf('kubectl create secret generic ops-keys --from-file=key1=<PUBLIC_KEY_FILE> -n mail');
+  expect(create).toBeGreaterThan(0);
+  expect(create).toBeLessThan(runbook.indexOf('kubectl apply -f 3-vm/'));
 });
