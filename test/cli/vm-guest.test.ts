@@ -189,3 +189,22 @@ test('the runbook turns on the feature gates, exports through a port-forward, an
   expect(create).toBeGreaterThan(0);
   expect(create).toBeLessThan(runbook.indexOf('kubectl apply -f 3-vm/'));
 });
+
+test("docs/vm.md shows only commands that run: this test's conversion, or lines of the mail suite's runbook", () => {
+  const doc = fs.readFileSync(path.join(__dirname, '../../docs/vm.md'), 'utf-8');
+  const runbook = fs.readFileSync(path.join(out('first'), 'RUNBOOK.md'), 'utf-8');
+  const lines = [...doc.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) =>
+    m[1]
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== ''),
+  );
+  expect(lines.length).toBeGreaterThan(4);
+  for (const line of lines) {
+    if (line.startsWith('cdk8s-compose ')) {
+      expect(line).toBe(`cdk8s-compose ${FLAGS.join(' ')} -o first`);
+    } else {
+      expect(runbook.split('\n').map((l) => l.trim())).toContain(line);
+    }
+  }
+});
