@@ -149,34 +149,40 @@ export class SubsetSecrets {
     if (env.written === undefined || variables === undefined) {
       return undefined;
     }
-    // Variables the value reads that were not set go into .env empty when that reads the same (`${DBPASS}` unset is
-    // "" on the compose host too, with a warning at convert time), so compose in the VM does not warn again.
-    const evaluate = (unsetAs: string | undefined) => {
-      const read = new Map<string, string>();
-      const lookup = (name: string) => {
-        const found = Object.prototype.hasOwnProperty.call(variables, name) ? variables[name] : unsetAs;
-        if (found !== undefined) {
-          read.set(name, found);
-        }
-        return found;
-      };
-      try {
-        return { value: interpolateString(env.written!, lookup, env.at), read };
-      } catch {
-        return undefined;
-      }
-    };
-    const evaluated = [evaluate(undefined), evaluate('')].find((e) => e?.value === env.value);
-    if (!evaluated) {
+    const written = env.written;
+    const read = new Map<string, string>();
+    const unset = new Set<string>();
+    let value: string;
+    try {
+      value = interpolateString(
+        written,
+        (name) => {
+          if (!Object.prototype.hasOwnProperty.call(variables, name)) {
+            unset.add(name);
+            return undefined;
+          }
+          read.set(name, variables[name]);
+          return variables[name];
+        },
+        env.at,
+      );
+    } catch {
       return undefined;
     }
-    const { value, read } = evaluated;
     if (
       value !== env.value ||
-      this.props.containsSecret(env.written) ||
-      embeddedPasswords(env.written).some((p) => !p.includes('$'))
+      this.props.containsSecret(written) ||
+      embeddedPasswords(written).some((p) => !p.includes('$'))
     ) {
       return undefined;
+    }
+    // A variable referenced bare (`${DBPASS}`, `$DBPASS`) and not set read "" on the compose host, with a warning at
+    // convert time: it goes into .env empty, so compose in the VM reads "" too without warning again. One with a
+    // default or another operator stays unset, so that the operator keeps its meaning.
+    for (const name of [...unset].sort(compare)) {
+      if (new RegExp(`(^|[^$])\\$(\\{${name}\\}|${name}(?![A-Za-z0-9_]))`).test(written)) {
+        read.set(name, '');
+      }
     }
     return { text: env.written, variables: read };
   }

@@ -88,6 +88,67 @@ services:
     ]);
   });
 
+  test("env values keep compose's ${VAR} references; the variables they read go into .env, whatever their names", () => {
+    const model = loadComposeFromString(
+      `
+services:
+  app:
+    image: app:1
+    environment:
+      REDISPASS: \${REDISPASS}
+      URL: redis://:\${REDISPASS}@cache:6379/0
+      TZ: \${TZ}
+      UNSET: \${NOT_SET}
+      NET: \${IPV4_NETWORK:-172.22.1}
+      LITERAL_IN_TEMPLATE: postgres://u:literal-pw-1@\${DB_HOST}
+`,
+      { env: { REDISPASS: 'canary-redis-7d8e', TZ: 'Europe/Berlin', DB_HOST: 'db' }, projectDir: PROJECT },
+    ).model;
+    const result = composeSubset(model, '/opt/shop', { ...OPTIONS, services: ['app'] });
+    const env = composeOf(result).services.app.environment;
+    expect(env).toMatchObject({
+      REDISPASS: '${REDISPASS}',
+      URL: 'redis://:${REDISPASS}@cache:6379/0',
+      TZ: '${TZ}',
+      UNSET: '${NOT_SET}',
+      NET: '${IPV4_NETWORK:-172.22.1}',
+    });
+    // A literal password inside the written text: the value is written resolved, its password a reference to .env.
+    expect(env.LITERAL_IN_TEMPLATE).toBe('postgres://u:${SECRET_1:?set SECRET_1 in /opt/shop/.env}@db');
+    expect(result.composeFile).not.toContain('canary-redis-7d8e');
+    expect(result.composeFile).not.toContain('literal-pw-1');
+    // A bare reference left unset reads "" in the VM as on the host; one with a default stays unset.
+    expect(result.secretEnv).toEqual({
+      NOT_SET: '',
+      REDISPASS: 'canary-redis-7d8e',
+      SECRET_1: 'literal-pw-1',
+      TZ: 'Europe/Berlin',
+    });
+    // Without the references, the name rule decides, as before.
+    const resolved = composeSubset(model, '/opt/shop', { ...OPTIONS, services: ['app'], keepReferences: false });
+    expect(composeOf(resolved).services.app.environment.TZ).toBe('Europe/Berlin');
+  });
+
+  test('a value a rewrite changed after loading (a host to its Service name) is written resolved', () => {
+    const model = loadComposeFromString(
+      'services:\n  app:\n    image: app:1\n    environment:\n      DB: ${DB_HOST}\n',
+      {
+        env: { DB_HOST: 'shop_db' },
+        projectDir: PROJECT,
+      },
+    ).model;
+    const rewritten = {
+      ...model,
+      services: model.services.map((svc) => ({
+        ...svc,
+        environment: svc.environment.map((e) => ({ ...e, value: 'shop-db' })),
+      })),
+    };
+    const result = composeSubset(rewritten, '/opt/shop', { ...OPTIONS, services: ['app'] });
+    expect(composeOf(result).services.app.environment.DB).toBe('shop-db');
+    expect(result.secretEnv).toEqual({});
+  });
+
   test('a secret name with different values in two services gets one variable per service', () => {
     const result = subset(
       `
