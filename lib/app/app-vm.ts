@@ -4,8 +4,8 @@ import { Construct } from 'constructs';
 import { ComposeLocation, ComposeModel, ComposeService } from '../compose/model';
 import { Redactor } from '../compose/sensitive';
 import { NameRegistry, joinDnsLabel } from '../base/naming';
-import { cpuFromMillicores, cpuToMillicores, sizeToBytes } from '../base/quantities';
-import { ComposeVm, ComposeVmProps } from '../vm/compose-vm';
+import { cpuToMillicores, sizeToBytes } from '../base/quantities';
+import { ComposeVm, ComposeVmProps, vmCpuRequest } from '../vm/compose-vm';
 import { VmServicePort } from '../vm/vm-exposure';
 import { VmListenPort, vmListenPorts } from '../vm/vm-listen-ports';
 import { mountsDockerSocket } from '../vm/assess';
@@ -96,6 +96,20 @@ export class AppVm {
     if (composeVm.vm.userDataSecret) {
       names.claim('Secret', composeVm.vm.userDataSecret.name, {
         owner: "the VM's cloud-init user data",
+        at: model.at,
+        hint: 'set vm.name',
+      });
+    }
+    if (composeVm.vm.dataDisk) {
+      names.claim('DataVolume', composeVm.vm.dataDisk.name, {
+        owner: "the VM's data disk",
+        at: model.at,
+        hint: 'set vm.name',
+      });
+    }
+    if (composeVm.appSecret) {
+      names.claim('Secret', composeVm.appSecret.name, {
+        owner: "the VM's .env and secret files",
         at: model.at,
         hint: 'set vm.name',
       });
@@ -302,18 +316,19 @@ function vmCores(settings: readonly ServiceSettings[]): number {
 /**
  * Requests and limits of the VM, both set because the namespace's ResourceQuota admits only pods with limits:
  * memory is the services' memory limits plus 1 GiB for the guest OS and Docker (at least 2 GiB), requested and
- * limited alike (the guest sees the request); cpu requests the services' requests and is limited to the vCPUs.
+ * limited alike (the guest sees the request); cpu requests the services' requests, at least half a core per vCPU
+ * (`vmCpuRequest`), and is limited to the vCPUs.
  */
 function vmResources(settings: readonly ServiceSettings[]): ComposeVmProps['resources'] {
   const memory = Size.gibibytes(
     Math.max(2, Math.ceil(settings.reduce((sum, s) => sum + vmShare(s).memoryBytes, 0) / GIB) + 1),
   );
-  const cpuRequest = Math.max(
-    100,
+  const cpuRequest = vmCpuRequest(
+    vmCores(settings),
     settings.reduce((sum, s) => sum + s.resources.cpuRequestMillis, 0),
   );
   return {
-    requests: { memory, cpu: cpuFromMillicores(cpuRequest) },
+    requests: { memory, cpu: cpuRequest },
     limits: { memory, cpu: kplus.Cpu.units(vmCores(settings)) },
   };
 }

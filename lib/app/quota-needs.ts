@@ -84,7 +84,8 @@ export function namespaceNeeds(docs: any[], nodeCount: number): NamespaceNeeds {
     const vmNeed =
       doc.kind === 'VirtualMachine'
         ? virtualMachineNeed(doc, workload, unlimited)
-        : doc.kind === 'DataVolume' && (doc.spec?.source?.http || doc.spec?.source?.registry)
+        : // A blank DataVolume (a VM's data disk) gets an importer pod too, which writes its empty disk image.
+          doc.kind === 'DataVolume' && (doc.spec?.source?.http || doc.spec?.source?.registry || doc.spec?.source?.blank)
           ? { workload, pods: 1, perPod: CDI_IMPORTER_POD }
           : undefined;
     if (vmNeed) {

@@ -85,6 +85,18 @@ const CONVERSION_SPECS: readonly OptionSpec[] = [
     help: 'folder URL where the golden VM images are published (with --target vm|auto)',
   },
   {
+    name: 'vm-data-size',
+    kind: 'string',
+    value: 'SIZE',
+    help: "size of the VM's data disk, which holds its services' named volumes, e.g. 50Gi (default 10Gi)",
+  },
+  {
+    name: 'vm-ssh-key-secret',
+    kind: 'string',
+    value: 'NAME',
+    help: "Secret of SSH public keys for the VM's maintenance user ops, which you create (default: none; RUNBOOK.md shows how to add one later)",
+  },
+  {
     name: 'network-policies',
     kind: 'string',
     value: 'on|off',

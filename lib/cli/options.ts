@@ -57,6 +57,10 @@ export interface ConversionOptions {
   readonly target: ServiceTarget;
   /** `--image-base-url`: where the golden images are published. */
   readonly imageBaseUrl?: string;
+  /** `--vm-data-size`: the VM's data disk (a Kubernetes quantity, e.g. `50Gi`). */
+  readonly vmDataSize?: string;
+  /** `--vm-ssh-key-secret`: the Secret of SSH public keys for the VM's maintenance user. */
+  readonly vmSshKeySecret?: string;
   /**
    * Annotate every object with its deploy wave for Argo CD (`--gitops argocd`).
    * @default true
@@ -267,11 +271,18 @@ function conversionOptions(command: string, values: Values, positionals: readonl
       command,
     );
   }
-  for (const flag of ['ingress-class-name', 'storage-class-name']) {
+  const vmDataSize = optionalString(values['vm-data-size']);
+  if (vmDataSize !== undefined && !/^[1-9][0-9]*(Mi|Gi|Ti)$/.test(vmDataSize)) {
+    throw new UsageError(
+      `--vm-data-size "${vmDataSize}" is not a disk size. Allowed: a whole number of Mi, Gi or Ti, e.g. 50Gi`,
+      command,
+    );
+  }
+  for (const flag of ['ingress-class-name', 'storage-class-name', 'vm-ssh-key-secret']) {
     const name = optionalString(values[flag]);
     if (name !== undefined && (!isDnsSubdomain(name) || name.length > 253)) {
       throw new UsageError(
-        `--${flag} "${name}" is not a class name. Allowed: a DNS subdomain (lower case letters, digits, "-" and ".")`,
+        `--${flag} "${name}" is not a ${flag === 'vm-ssh-key-secret' ? 'Secret' : 'class'} name. Allowed: a DNS subdomain (lower case letters, digits, "-" and ".")`,
         command,
       );
     }
@@ -292,6 +303,8 @@ function conversionOptions(command: string, values: Values, positionals: readonl
     ingressHosts: pairs(list(values['ingress-host']), '--ingress-host', 'SERVICE=HOST', command),
     target: targetText as ServiceTarget,
     imageBaseUrl,
+    vmDataSize,
+    vmSshKeySecret: optionalString(values['vm-ssh-key-secret']),
     networkPolicies: onOff(values['network-policies'], '--network-policies', command) ?? true,
     ingressControllerNamespace,
     ingressControllerPodLabels: metadataPairs(

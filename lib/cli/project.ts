@@ -107,7 +107,16 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
           Object.entries(options.ingressHosts).map(([service, host]) => [service, { ingressHost: host }]),
         ),
         target,
-        vm: imageBaseUrl !== undefined ? { imageBaseUrl } : undefined,
+        vm:
+          imageBaseUrl !== undefined
+            ? {
+                imageBaseUrl,
+                storageClassName: options.storageClassName,
+                dataDiskSize:
+                  options.vmDataSize !== undefined ? sizeFromBytes(parseMemoryBytes(options.vmDataSize)) : undefined,
+                sshKeySecret: options.vmSshKeySecret,
+              }
+            : undefined,
         allowSystemNamespace: options.allowSystemNamespace,
         syncWaves: options.syncWaves,
         networkPolicies: options.networkPolicies,

@@ -193,7 +193,7 @@ function renderSecrets(md: Markdown, rendered: Rendered, objects: readonly Rende
     if (documents.length > 0) {
       md.para(
         `${documents.map((k) => `\`${k.secret}\` key \`${k.key}\``).join(', ')} ${documents.length === 1 ? 'is a whole file' : 'are whole files'}`,
-        'with the credential inside: convert again with the new value and apply that file.',
+        'with the credential inside: convert again with the new value and apply that file before the restarts above.',
       );
     }
   }

@@ -49,9 +49,16 @@ export function normalizeEnvironment(service: YMap, ctx: SharedContext): EnvVar[
           }
           continue;
         }
-        vars.set(name, { name, value, origin: 'environment', at: node.at });
+        vars.set(name, { name, value, origin: 'environment', at: node.at, written: `\${${name}}` });
       } else {
-        vars.set(name, { name, value: asText(node, { secret: true }), origin: 'environment', at: node.at });
+        const written = node.kind === 'scalar' ? node.written : undefined;
+        vars.set(name, {
+          name,
+          value: asText(node, { secret: true }),
+          origin: 'environment',
+          at: node.at,
+          ...(written !== undefined ? { written } : {}),
+        });
       }
     }
   }

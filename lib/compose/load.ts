@@ -26,6 +26,7 @@ import { ComposeFiles } from './project-files';
 import { ToolOutput } from './tool-output';
 import { isNull, optionalString } from './read';
 import { WarningList } from './warning-list';
+import { compare } from '../util/sort';
 
 export { DEFAULT_COMPOSE_FILES } from './load-files';
 export { DEFAULT_LOAD_LIMITS } from './load-options';
@@ -118,7 +119,14 @@ function loadTrees(
       path.basename(projectDir),
     nameNode?.at ?? roots[0].at,
   );
-  const lookup: VariableLookup = (name) => (name === 'COMPOSE_PROJECT_NAME' ? projectName : environment(name));
+  const variables = new Map<string, string>();
+  const lookup: VariableLookup = (name) => {
+    const value = name === 'COMPOSE_PROJECT_NAME' ? projectName : environment(name);
+    if (value !== undefined) {
+      variables.set(name, value);
+    }
+    return value;
+  };
   const toolOutput = new ToolOutput(
     projectDir,
     options.outputDir === undefined ? undefined : path.resolve(workingDir, options.outputDir),
@@ -170,7 +178,8 @@ function loadTrees(
   const redacted = warnings
     .sorted(sources.map((s) => s.display))
     .map((w) => ({ ...w, message: secrets.redact(w.message) }));
-  return { model: { ...model, secretValues: secrets.list() }, warnings: redacted };
+  const used = Object.fromEntries([...variables].sort(([a], [b]) => compare(a, b)));
+  return { model: { ...model, secretValues: secrets.list(), variables: used }, warnings: redacted };
 }
 
 /** A registry with its path, as docker reads the start of an image reference: `HOST[:PORT][/PATH]`. */

@@ -110,8 +110,9 @@ function listToMap(node: YNode, separator: '=' | 'host'): YNode {
     if (separator === 'host' && index < 0) {
       index = text.indexOf(':');
     }
-    const written = item.written;
     const key = index < 0 ? text : text.slice(0, index);
+    // The value's own written text (after `KEY=`) when the key was written as it reads, else the item's whole text.
+    const written = item.written?.startsWith(`${key}=`) ? item.written.slice(key.length + 1) : item.written;
     const value: YScalar =
       index < 0
         ? { kind: 'scalar', value: null, at: item.at }

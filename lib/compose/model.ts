@@ -60,6 +60,12 @@ export interface ComposeModel {
    * @default - none
    */
   readonly secretValues?: readonly string[];
+  /**
+   * The interpolation variables the files read (shell over env files) that were set, by name, sorted: what each
+   * `${VAR}` took. Values may be secret: outputs carry them only inside a Secret.
+   * @default - none (a model built by hand)
+   */
+  readonly variables?: Readonly<Record<string, string>>;
   readonly at: ComposeLocation;
 }
 
@@ -95,6 +101,12 @@ export interface EnvVar {
   readonly name: string;
   /** The value after interpolation. */
   readonly value: string;
+  /**
+   * The value as the compose file writes it, when it names interpolation variables (`${DBPASS}`,
+   * `redis://:${REDISPASS}@redis`), or `${NAME}` for a `NAME` without a value (compose takes it from the same variables).
+   * @default - the value is literal
+   */
+  readonly written?: string;
   /** Which key it came from. */
   readonly origin: 'environment' | 'env_file';
   readonly at: ComposeLocation;

@@ -40,7 +40,26 @@ export const SENSITIVE_NAME_WORDS: readonly string[] = ['PASS', 'PWD'];
 const PASSWORD_SETTING_WORDS: readonly string[] = ['ALGO', 'ALGORITHM', 'LENGTH', 'POLICY', 'SCHEME'];
 
 /**
- * True when the variable name matches one of the patterns, or has one of `SENSITIVE_NAME_WORDS` as a word. Names
+ * Words that end in `PASS` or `PWD` without being a password: `BYPASS_CACHE`, `COMPASS_URL`, the shell's `OLDPWD`.
+ * Any other word that ends so is one glued to its owner (`REDISPASS`, `DBPASS`, `MYSQLPWD`).
+ */
+const NOT_PASSWORD_WORDS: readonly string[] = [
+  'BYPASS',
+  'COMPASS',
+  'ENCOMPASS',
+  'OLDPWD',
+  'OVERPASS',
+  'SURPASS',
+  'TRESPASS',
+  'UNDERPASS',
+];
+
+/** Whole words that name a root password with no password word in them (mailcow's `DBROOT`). */
+const ROOT_PASSWORD_WORDS: readonly string[] = ['DBROOT'];
+
+/**
+ * True when the variable name matches one of the patterns, or has one of `SENSITIVE_NAME_WORDS` as a word, or a word
+ * that ends in one glued to its owner (`REDISPASS`), or is a root password's name (`DBROOT`). Names
  * ending in `_FILE` hold a path to a mounted secret (the official images' convention), not the secret itself, so they
  * are not sensitive by name.
  */
@@ -53,16 +72,26 @@ export function isSensitiveName(name: string, patterns: readonly string[]): bool
     return true;
   }
   // The words are needed only when the name holds one of SENSITIVE_NAME_WORDS (most names hold none).
-  if (!SENSITIVE_NAME_WORDS.some((word) => upper.includes(word))) {
+  if (
+    !SENSITIVE_NAME_WORDS.some((word) => upper.includes(word)) &&
+    !ROOT_PASSWORD_WORDS.some((w) => upper.includes(w))
+  ) {
     return false;
   }
   const words = upper.split(/[^A-Z0-9]+/).filter((w) => w !== '');
+  const glued = (word: string, i: number) =>
+    ROOT_PASSWORD_WORDS.includes(word) ||
+    (SENSITIVE_NAME_WORDS.some((w) => word.length > w.length && word.endsWith(w)) &&
+      !NOT_PASSWORD_WORDS.includes(word) &&
+      !(i + 1 < words.length && PASSWORD_SETTING_WORDS.includes(words[i + 1])));
   return (
-    words.length > 1 &&
-    words.some(
-      (word, i) =>
-        SENSITIVE_NAME_WORDS.includes(word) && !(i + 1 < words.length && PASSWORD_SETTING_WORDS.includes(words[i + 1])),
-    )
+    words.some(glued) ||
+    (words.length > 1 &&
+      words.some(
+        (word, i) =>
+          SENSITIVE_NAME_WORDS.includes(word) &&
+          !(i + 1 < words.length && PASSWORD_SETTING_WORDS.includes(words[i + 1])),
+      ))
   );
 }
 

@@ -4,16 +4,35 @@ import { Construct } from 'constructs';
 import { ComposeNetworkPolicies, ExposedPolicyPort, PolicyWorkload } from '../base/network-policy';
 import { ComposeError, ComposeWarning } from '../compose/errors';
 import { ComposeModel, ComposeService } from '../compose/model';
-import { CloudConfig, CloudInitFile, CloudInitUser } from './cloud-init';
+import { KubeSecret } from '../../imports/k8s';
+import { CloudConfig, CloudInitUser } from './cloud-init';
 import { VmPublishedPort } from './compose-subset';
 import { DiskSource } from './disk-source';
 import { GoldenImageBundle, GoldenImageBundleProps } from './golden-image-bundle';
 import { GoldenImageVm, VM_LABEL } from './golden-image-vm';
-import { HugepageSize, RunStrategy, VmCpu, VmFeatures, VmGpu, VmResources } from './vm-devices';
+import {
+  EvictionStrategy,
+  HugepageSize,
+  RunStrategy,
+  VmCpu,
+  VmFeatures,
+  VmGpu,
+  VmReadinessProbe,
+  VmResources,
+} from './vm-devices';
+import { appSecret } from './vm-app-secret';
+import { APP_SECRETS_DISK, APP_SECRETS_SERIAL } from './vm-names';
+import { VmAccessMode } from './vm-root-disk';
+import { VmVolume } from './vm-volume';
 import { VmServicePort } from './vm-exposure';
-import { compare } from '../util/sort';
 
 const GIB = 1024 ** 3;
+const DEFAULT_DATA_DISK = Size.gibibytes(10);
+/**
+ * CPU a VM requests per vCPU, at least: the guest schedules its work as if it had every vCPU, and KubeVirt's own
+ * default (a tenth of a core per vCPU) lets a busy node starve it.
+ */
+const CPU_REQUEST_PER_VCPU_MILLIS = 500;
 const DEFAULT_VM_MEMORY_GIB = 2;
 /** Room for the guest OS and Docker beside the containers' memory limits. */
 const OS_OVERHEAD_GIB = 1;
@@ -85,12 +104,42 @@ export interface ComposeVmProps {
    */
   readonly users?: CloudInitUser[];
   /**
-   * Put the app's secret env values and files into the VM's cloud-init user data, which then lives in a Secret, so
-   * the app starts without the operator copying them in. When false the operator supplies them (see the bundle's
-   * README).
+   * Deliver the app's `.env` (the values of its `${VAR}` references and its secret values) and secret files through
+   * a Secret (`<name>-app-secrets`) that the VM reads as a disk: the image's unit writes them into the app folder at
+   * every start, so a changed Secret reaches the app on the next restart. When false the operator supplies them
+   * (see the bundle's README).
    * @default true
    */
   readonly deliverSecrets?: boolean;
+  /**
+   * Size of the data disk that holds docker's named volumes (when the bundle keeps them there: see
+   * `GoldenImageBundleProps.dataDisk`), in `storageClassName`. A new golden image keeps the data.
+   * @default Size.gibibytes(10)
+   */
+  readonly dataDiskSize?: Size;
+  /**
+   * Access mode of the root and data disks: `ReadWriteMany` lets the VM live-migrate on a node drain.
+   * @default VmAccessMode.READ_WRITE_ONCE
+   */
+  readonly accessMode?: VmAccessMode;
+  /**
+   * What a node drain does to the VM.
+   * @default - LiveMigrate with ReadWriteMany disks, else None (the VM stops, and starts again on another node)
+   */
+  readonly evictionStrategy?: EvictionStrategy;
+  /**
+   * The VM's readiness probe, or false for none.
+   * @default - the app's unit is active and none of the project's containers is unhealthy or starting (through the
+   * qemu guest agent), so Services and waits see the VM ready only once the app is up
+   */
+  readonly readinessProbe?: VmReadinessProbe | false;
+  /**
+   * A Secret in the VM's namespace holding SSH public keys for the first guest user (`ops` by default), given through
+   * `accessCredentials` and the qemu guest agent. The Secret is not created: the operator creates it
+   * (`kubectl create secret generic <name> --from-file=key1=id.pub`); the VM does not start without it.
+   * @default - none: the runbook shows how to add one later
+   */
+  readonly sshKeySecret?: string;
   /**
    * The device plugin's resource name for GPUs, required when a service reserves a GPU
    * (`deploy.resources.reservations.devices` with capability `gpu`), e.g. `nvidia.com/TU104GL_Tesla_T4`.
@@ -160,6 +209,8 @@ export class ComposeVm extends Construct {
   public readonly services: Readonly<Record<string, kplus.Service>>;
   /** The cloud-init user data, when there is any. */
   public readonly userData?: CloudConfig;
+  /** The Secret the VM reads as a disk at every start: the app's `.env` and secret files. */
+  public readonly appSecret?: KubeSecret;
   /** The guest users cloud-init creates (`MAINTENANCE_USER` by default). */
   public readonly users: readonly CloudInitUser[];
 
@@ -177,10 +228,9 @@ export class ComposeVm extends Construct {
     });
     const chosen = props.model.services.filter((s) => this.bundle.services.includes(s.name));
 
-    const files = (props.deliverSecrets ?? true) ? secretFiles(this.bundle) : [];
     const users = props.users ?? [MAINTENANCE_USER];
     this.users = users;
-    this.userData = files.length > 0 || users.length > 0 ? new CloudConfig({ users, writeFiles: files }) : undefined;
+    this.userData = users.length > 0 ? new CloudConfig({ users }) : undefined;
 
     const gpus = this.gpusFor(chosen, props.gpuDeviceName);
     const image = DiskSource.fromGoldenImage(this.bundle, props.imageBaseUrl);
@@ -191,8 +241,18 @@ export class ComposeVm extends Construct {
       image,
       storage: props.storage,
       storageClassName: props.storageClassName,
+      accessMode: props.accessMode,
+      evictionStrategy: props.evictionStrategy,
+      dataDisk: this.bundle.dataDisk ? (props.dataDiskSize ?? DEFAULT_DATA_DISK) : undefined,
+      readinessProbe:
+        props.readinessProbe === false
+          ? undefined
+          : (props.readinessProbe ?? { command: this.bundle.readinessCommand() }),
+      sshKeys: props.sshKeySecret ? [{ secretName: props.sshKeySecret, users: [users[0]?.name ?? 'root'] }] : undefined,
       runStrategy: props.runStrategy,
-      resources: props.resources ?? { requests: { memory: defaultMemory(chosen) } },
+      resources: props.resources ?? {
+        requests: { memory: defaultMemory(chosen), cpu: vmCpuRequest(vcpus(props.cpu, chosen), 0) },
+      },
       cpu: props.cpu ?? { cores: defaultCores(chosen) },
       hugepages: props.hugepages,
       features: props.features,
@@ -201,6 +261,18 @@ export class ComposeVm extends Construct {
       labels: { ...props.templateLabels, ...ComposeNetworkPolicies.networkLabels(this.bundle.subset.networks) },
       templateAnnotations: props.templateAnnotations,
     });
+    if (props.deliverSecrets ?? true) {
+      this.appSecret = appSecret(this, {
+        name: `${name}-app-secrets`,
+        namespace: props.namespace,
+        env: this.bundle.subset.secretEnv,
+        files: this.bundle.subset.secretFiles,
+      });
+      if (this.appSecret) {
+        this.vm.addDisk({ name: APP_SECRETS_DISK, serial: APP_SECRETS_SERIAL });
+        this.vm.addVolume(VmVolume.secret(APP_SECRETS_DISK, this.appSecret.name));
+      }
+    }
     this.services = this.exposeServices(chosen, props);
   }
 
@@ -331,33 +403,22 @@ function vmName(props: ComposeVmProps): string {
   return name;
 }
 
-/** The app's secret env values (as `.env`) and secret files, for cloud-init to write into the app folder. */
-function secretFiles(bundle: GoldenImageBundle): CloudInitFile[] {
-  const files: CloudInitFile[] = [];
-  const env = Object.entries(bundle.subset.secretEnv).sort(([a], [b]) => compare(a, b));
-  if (env.length > 0) {
-    files.push({
-      path: `${bundle.appDirectory}/.env`,
-      content: env.map(([key, value]) => `${key}=${dotenvQuote(key, value)}`).join('\n') + '\n',
-      permissions: '0600',
-      sensitive: true,
-    });
-  }
-  for (const [file, content] of Object.entries(bundle.subset.secretFiles).sort(([a], [b]) => compare(a, b))) {
-    files.push({
-      path: `${bundle.appDirectory}/${file}`,
-      content: content.text,
-      base64: content.binary,
-      permissions: '0644',
-      sensitive: true,
-    });
-  }
-  return files;
+/**
+ * The CPU request of a VM with `cores` vCPUs whose services request `requestedMillis` in all: that, and at least half
+ * a core per vCPU.
+ */
+export function vmCpuRequest(cores: number, requestedMillis: number): kplus.Cpu {
+  return kplus.Cpu.millis(Math.max(requestedMillis, cores * CPU_REQUEST_PER_VCPU_MILLIS));
 }
 
 function defaultMemory(services: readonly ComposeService[]): Size {
   const bytes = services.reduce((sum, s) => sum + (s.deploy.limits.memoryBytes ?? 0), 0);
   return Size.gibibytes(Math.max(DEFAULT_VM_MEMORY_GIB, Math.ceil(bytes / GIB) + OS_OVERHEAD_GIB));
+}
+
+/** The VM's vCPUs: cores × sockets × threads of `cpu`, else the default cores. */
+function vcpus(cpu: VmCpu | undefined, services: readonly ComposeService[]): number {
+  return cpu ? (cpu.cores ?? 1) * (cpu.sockets ?? 1) * (cpu.threads ?? 1) : defaultCores(services);
 }
 
 function defaultCores(services: readonly ComposeService[]): number {
@@ -380,20 +441,4 @@ function toDnsLabel(service: ComposeService): string {
     });
   }
   return label;
-}
-
-/** A `.env` value compose reads back unchanged: single quotes are literal; otherwise double quotes with escapes. */
-function dotenvQuote(key: string, value: string): string {
-  if (!value.includes("'") && !value.includes('\n')) {
-    return `'${value}'`;
-  }
-  if (value.includes('\n') && value.includes("'")) {
-    throw new ComposeError(
-      `the secret value of ${key} holds both a quote and a line break, which a .env file cannot carry`,
-      {
-        hint: 'deliver it as a compose secret (a file) instead',
-      },
-    );
-  }
-  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\$/g, '\\$').replace(/\n/g, '\\n')}"`;
 }

@@ -20,14 +20,17 @@ import {
   QemuAccelerator,
   ServiceWait,
   cleanupScript,
+  dockerDataDropIn,
   imageFileName,
   installRuntimeScript,
+  loadSecretsScript,
   packerTemplate,
+  readinessCommand,
   preseed,
   systemdUnit,
   unitPath,
 } from './golden-image-files';
-import { RunbookStep, goldenImageBuildSteps, renderStepsMarkdown } from './install-steps';
+import { RunbookStep, goldenImageBuildSteps, packerPluginStep, renderStepsMarkdown } from './install-steps';
 import { InstallerIso } from './installer-iso';
 import { sizeToGibibytesCeil, sizeToMebibytesCeil } from '../base/sizes';
 import { compare } from '../util/sort';
@@ -105,6 +108,12 @@ export interface GoldenImageBundleProps {
    * @default - none: dependencies outside the VM are reported, and start order is not enforced
    */
   readonly waitFor?: Readonly<Record<string, ServiceWait>>;
+  /**
+   * Keep docker's named volumes on a data disk of the VM (serial `app-data`, formatted on its first boot), so that a
+   * new image keeps the data; docker then does not start without the disk.
+   * @default - true when the services mount a named volume
+   */
+  readonly dataDisk?: boolean;
 }
 
 /** Options for {@link GoldenImageBundle.fromComposeFile}. */
@@ -217,6 +226,10 @@ export class GoldenImageBundle extends Construct implements IGoldenImage {
   public readonly services: readonly string[];
   /** The compose project of the image. */
   public readonly subset: ComposeSubset;
+  /** Whether docker keeps its named volumes on the VM's data disk. */
+  public readonly dataDisk: boolean;
+  /** The compose project name in the guest (`name:` of the compose file). */
+  public readonly projectName: string;
 
   private readonly build: GoldenImageBuild;
   private readonly projectFiles: readonly string[];
@@ -246,7 +259,13 @@ export class GoldenImageBundle extends Construct implements IGoldenImage {
         Object.entries(waitFor).map(([service, wait]) => [service, `${wait.host}:${wait.port}`]),
       ),
     });
+    this.projectName = model.name;
+    const chosen = new Set(this.services);
+    this.dataDisk =
+      props.dataDisk ??
+      model.services.some((s) => chosen.has(s.name) && s.volumes.some((v) => v.type === 'volume' && v.source));
     this.build = {
+      dataDisk: this.dataDisk,
       name: this.name,
       appDirectory: this.appDirectory,
       iso: props.iso ?? InstallerIso.debian12(),
@@ -279,19 +298,27 @@ export class GoldenImageBundle extends Construct implements IGoldenImage {
     return this.subset.ports;
   }
 
+  /** The command of the VM's readiness probe: the app's unit is active and no container is unhealthy or starting. */
+  public readinessCommand(): string[] {
+    return readinessCommand(this.build, this.projectName);
+  }
+
   /** The steps that build, convert and publish the image, for a bundle under `outdir`. */
   public buildSteps(outdir = 'dist', imageUrl?: string): RunbookStep[] {
     return this.buildStepsIn(path.posix.join(outdir, GOLDEN_IMAGE_DIR, this.name), imageUrl);
   }
 
   private buildStepsIn(bundleDir: string, imageUrl?: string): RunbookStep[] {
-    return goldenImageBuildSteps({
-      bundleDir,
-      outputDirectory: BUNDLE_PATHS.outputDirectory,
-      vmName: this.imageFile,
-      imageFile: this.imageFile,
-      imageUrl,
-    });
+    return [
+      packerPluginStep(),
+      ...goldenImageBuildSteps({
+        bundleDir,
+        outputDirectory: BUNDLE_PATHS.outputDirectory,
+        vmName: this.imageFile,
+        imageFile: this.imageFile,
+        imageUrl,
+      }),
+    ];
   }
 
   /** Every file of the bundle, sorted by path. */
@@ -302,6 +329,8 @@ export class GoldenImageBundle extends Construct implements IGoldenImage {
       text(BUNDLE_PATHS.preseed, preseed(this.build)),
       text(BUNDLE_PATHS.installRuntime, installRuntimeScript()),
       text(BUNDLE_PATHS.cleanup, cleanupScript()),
+      text(BUNDLE_PATHS.loadSecrets, loadSecretsScript(this.build)),
+      ...(this.dataDisk ? [text(BUNDLE_PATHS.dockerDataDropIn, dockerDataDropIn())] : []),
       text(unitPath(this.name), systemdUnit(this.build)),
       text(BUNDLE_PATHS.composeFile, this.subset.composeFile),
       text(BUNDLE_PATHS.envExample, this.envExample()),
@@ -316,8 +345,8 @@ export class GoldenImageBundle extends Construct implements IGoldenImage {
 
   private envExample(): string {
     const lines = [
-      `# The secret variables of "${this.name}". Copy to .env in ${this.appDirectory} (mode 0600) with the values filled in,`,
-      '# or let cloud-init write it from a Secret. Never commit the filled-in file.',
+      `# The variables of "${this.name}" (secret values and those of \${VAR} references). Copy to .env in ${this.appDirectory}`,
+      "# (mode 0600) with the values filled in, or let the unit write it from the VM's Secret. Never commit the filled-in file.",
     ];
     for (const input of this.operatorInputs.filter((i) => i.kind === 'env')) {
       lines.push(`# used by ${input.usedBy.join(', ')}`, `${input.name}=`);
@@ -342,8 +371,9 @@ export class GoldenImageBundle extends Construct implements IGoldenImage {
       '',
       '## What the operator supplies',
       '',
-      'Secret values are not in this bundle. The app reads them from the app folder, where cloud-init writes them at',
-      'boot from a Secret, or where they are baked in when copied into `app/` before the build.',
+      'The values of `${VAR}` references and secret values are not in this bundle. The app reads them from the app',
+      "folder, where the unit writes them at every start from the VM's Secret (a disk with the serial `app-secrets`),",
+      'or where they are baked in when copied into `app/` before the build.',
       '',
     ];
     if (env.length === 0 && files.length === 0) {

@@ -8,7 +8,9 @@ import { ComposeError } from '../compose/errors';
 import { CloudConfig, inlinePasswordError } from './cloud-init';
 import { DiskSource } from './disk-source';
 import {
+  EvictionStrategy,
   HugepageSize,
+  InterfaceBinding,
   RunStrategy,
   VmCpu,
   VmDisk,
@@ -16,12 +18,22 @@ import {
   VmFeatures,
   VmGpu,
   VmInterface,
+  VmReadinessProbe,
   VmResources,
+  VmSshKey,
 } from './vm-devices';
 import { VmExposure, VmIngressOptions, VmServiceOptions } from './vm-exposure';
-import { CLOUD_INIT_DISK, DEFAULT_NETWORK, ROOT_DISK, VM_LABEL, objectMeta } from './vm-names';
+import {
+  CLOUD_INIT_DISK,
+  DATA_DISK,
+  DATA_DISK_SERIAL,
+  DEFAULT_NETWORK,
+  ROOT_DISK,
+  VM_LABEL,
+  objectMeta,
+} from './vm-names';
 import { VmNetwork } from './vm-network';
-import { rootDiskDataVolume } from './vm-root-disk';
+import { VmAccessMode, blankDataVolume, rootDiskDataVolume } from './vm-root-disk';
 import { checkRunState, checkVmSettings, vmTemplateViolations } from './vm-rules';
 import { renderVmSpec } from './vm-spec';
 import { VmUserDataSecrets } from './vm-user-data';
@@ -37,7 +49,17 @@ interface VmTemplateLists {
   readonly gpus: VmGpu[];
 }
 
-export { CLOUD_INIT_DISK, DEFAULT_NETWORK, ROOT_DISK, VM_LABEL } from './vm-names';
+export {
+  APP_SECRETS_DISK,
+  APP_SECRETS_SERIAL,
+  CLOUD_INIT_DISK,
+  DATA_DISK,
+  DATA_DISK_SERIAL,
+  DEFAULT_NETWORK,
+  ROOT_DISK,
+  VM_LABEL,
+} from './vm-names';
+export { KEEP_DATA_VOLUME_ANNOTATION, VmAccessMode } from './vm-root-disk';
 export type { VmIngressOptions, VmServiceOptions, VmServicePort } from './vm-exposure';
 
 /** Props of {@link GoldenImageVm}. */
@@ -75,6 +97,34 @@ export interface GoldenImageVmProps {
    */
   readonly runStrategy?: RunStrategy;
   /**
+   * Access mode of the root and data disks' claims. With `ReadWriteMany` the VM can live-migrate.
+   * @default VmAccessMode.READ_WRITE_ONCE
+   */
+  readonly accessMode?: VmAccessMode;
+  /**
+   * A blank data disk of this size beside the root disk (DataVolume `<name>-datadisk`, disk `datadisk` with the
+   * serial `DATA_DISK_SERIAL`), in the same storage class: data the guest keeps there survives a new root disk (a
+   * new golden image).
+   * @default - no data disk
+   */
+  readonly dataDisk?: Size;
+  /**
+   * What a node drain does to the VM.
+   * @default - EvictionStrategy.LIVE_MIGRATE with ReadWriteMany disks, else EvictionStrategy.NONE (the VM stops and
+   * starts again on another node: ReadWriteOnce disks cannot move while it runs)
+   */
+  readonly evictionStrategy?: EvictionStrategy;
+  /**
+   * A readiness probe in the guest.
+   * @default - none: the VM's pod is ready once the VM runs
+   */
+  readonly readinessProbe?: VmReadinessProbe;
+  /**
+   * SSH public keys for guest users, from Secrets (`accessCredentials`, propagated by the qemu guest agent).
+   * @default - none
+   */
+  readonly sshKeys?: readonly VmSshKey[];
+  /**
    * Options of the root disk.
    * @default - bus virtio
    */
@@ -91,7 +141,8 @@ export interface GoldenImageVmProps {
   readonly volumes?: VmVolume[];
   /**
    * Network interfaces; each needs a network of the same name.
-   * @default - one interface "default", bridge binding, model virtio
+   * @default - one interface "default", masquerade binding (the VM behind the pod's address: what KubeVirt recommends
+   * on the pod network, and what live migration needs), model virtio
    */
   readonly interfaces?: VmInterface[];
   /**
@@ -154,6 +205,8 @@ export class GoldenImageVm extends Construct {
   public readonly virtualMachine: VirtualMachine;
   /** The DataVolume of the root disk. */
   public readonly dataVolume: DataVolume;
+  /** The DataVolume of the data disk, when there is one. */
+  public readonly dataDisk?: DataVolume;
   /** The Secret holding the cloud-init user data, when it carries a secret. */
   public get userDataSecret(): KubeSecret | undefined {
     return this.userDataSecrets.first;
@@ -184,6 +237,15 @@ export class GoldenImageVm extends Construct {
     });
     checkRunState(this.name, props);
     this.dataVolume = rootDiskDataVolume(this, { ...props, vmName: props.name, displayName: this.name });
+    if (props.dataDisk) {
+      this.dataDisk = blankDataVolume(this, 'DataDisk', {
+        name: props.name ? `${props.name}-${DATA_DISK}` : undefined,
+        namespace: props.namespace,
+        storage: props.dataDisk,
+        storageClassName: props.storageClassName,
+        accessMode: props.accessMode,
+      });
+    }
     this.userDataSecrets = new VmUserDataSecrets(this, { vmName: props.name, namespace: props.namespace });
     this.exposure = new VmExposure(this, { vmName: this.name, namespace: props.namespace });
 
@@ -197,13 +259,19 @@ export class GoldenImageVm extends Construct {
 
     this.addDisk({ name: ROOT_DISK, ...props.rootDisk });
     this.addVolume(VmVolume.dataVolume(ROOT_DISK, this.dataVolume.name));
+    if (this.dataDisk) {
+      this.addDisk({ name: DATA_DISK, serial: DATA_DISK_SERIAL });
+      this.addVolume(VmVolume.dataVolume(DATA_DISK, this.dataDisk.name));
+    }
     if (props.userData) {
       this.addDisk({ name: CLOUD_INIT_DISK });
       this.addVolume(VmVolume.cloudInitNoCloud(CLOUD_INIT_DISK, props.userData));
     }
     (props.disks ?? []).forEach((d) => this.addDisk(d));
     (props.volumes ?? []).forEach((v) => this.addVolume(v));
-    (props.interfaces ?? [{ name: DEFAULT_NETWORK }]).forEach((i) => this.addInterface(i));
+    (props.interfaces ?? [{ name: DEFAULT_NETWORK, binding: InterfaceBinding.MASQUERADE }]).forEach((i) =>
+      this.addInterface(i),
+    );
     (props.networks ?? [VmNetwork.pod(DEFAULT_NETWORK)]).forEach((n) => this.addNetwork(n));
     (props.gpus ?? []).forEach((g) => this.addGpu(g));
 
@@ -304,8 +372,13 @@ export class GoldenImageVm extends Construct {
   private renderSpec() {
     const annotations =
       Object.keys(this.templateAnnotations).length > 0 ? sortedRecord(this.templateAnnotations) : undefined;
+    const liveMigrates = (this.props.accessMode ?? VmAccessMode.READ_WRITE_ONCE) === VmAccessMode.READ_WRITE_MANY;
     return renderVmSpec({
-      settings: this.props,
+      settings: {
+        ...this.props,
+        evictionStrategy:
+          this.props.evictionStrategy ?? (liveMigrates ? EvictionStrategy.LIVE_MIGRATE : EvictionStrategy.NONE),
+      },
       parts: this.parts,
       templateMetadata: { labels: sortedRecord(this.templateLabels), ...(annotations ? { annotations } : {}) },
       userDataSecretName: (volume) => this.userDataSecrets.secretOf(volume)?.name,

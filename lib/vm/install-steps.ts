@@ -86,6 +86,39 @@ export function vmInstallSteps(options: VmInstallStepsOptions = {}): RunbookStep
   ];
 }
 
+/** The KubeVirt v0.59 feature gates the runbook's VirtualMachineSnapshot and `virtctl vmexport` need. */
+export const RUNBOOK_FEATURE_GATES: readonly string[] = ['Snapshot', 'VMExport'];
+
+/**
+ * The step that turns on the feature gates the runbook's snapshot and export need, on a KubeVirt installed from the
+ * release's `kubevirt-cr.yaml` (which sets none). `KubeVirtPlatform`'s manifest sets them already.
+ */
+export function featureGateSteps(gates: readonly string[] = RUNBOOK_FEATURE_GATES): RunbookStep[] {
+  const patch = JSON.stringify({ spec: { configuration: { developerConfiguration: { featureGates: [...gates] } } } });
+  return [
+    {
+      title: `Turn on the feature gates ${gates.join(' and ')} (snapshots and disk exports; the release's custom resource sets none)`,
+      commands: [
+        `kubectl patch kv kubevirt -n kubevirt --type merge -p '${patch}'`,
+        "kubectl get kv kubevirt -n kubevirt -o jsonpath='{.spec.configuration.developerConfiguration.featureGates}'",
+      ],
+      expect: `The list holds ${gates.map((g) => `"${g}"`).join(' and ')}. The patch replaces the list: add any gate you had set before.`,
+    },
+  ];
+}
+
+/**
+ * Packer 1.10 and later no longer bundle the QEMU builder that the JSON template uses: the step that installs it.
+ */
+export function packerPluginStep(): RunbookStep {
+  return {
+    title: 'With Packer 1.10 or later, install the QEMU plugin (earlier releases bundle it)',
+    commands: ['packer version', 'packer plugins install github.com/hashicorp/qemu'],
+    expect:
+      '`packer plugins installed` lists github.com/hashicorp/qemu. Without it, Packer 1.10 and later refuse the template: "The builder qemu is unknown by Packer".',
+  };
+}
+
 /** Options for {@link goldenImageBuildSteps}. */
 export interface GoldenImageBuildStepsOptions {
   /** The bundle folder as the operator reaches it, e.g. `dist/golden-image/shop`, or `.` from inside it. */

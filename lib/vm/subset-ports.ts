@@ -1,5 +1,5 @@
 import { ComposeError } from '../compose/errors';
-import { ComposeLocation, ComposeService } from '../compose/model';
+import { ComposeLocation, ComposeService, PortMapping } from '../compose/model';
 import { compare } from '../util/sort';
 
 /** A port of a service in the VM: the container port and the VM port it is published on. */
@@ -19,8 +19,8 @@ export interface VmPublishedPort {
 export type SubsetWarn = (code: string, message: string, at: ComposeLocation) => void;
 
 /**
- * The VM ports the services of the subset publish, sorted: their published `ports` (not those bound to one local
- * address) and their `expose` ports, each on its own VM port; host networking publishes the container ports as they
+ * The VM ports the services of the subset publish, sorted: their published `ports` (those bound to one local address
+ * too, on every address of the VM: see {@link vmListenPort}) and their `expose` ports, each on its own VM port; host networking publishes the container ports as they
  * are. Two services that need one VM port and protocol are refused.
  */
 export function planVmPorts(services: readonly ComposeService[], warn: SubsetWarn): VmPublishedPort[] {
@@ -51,15 +51,15 @@ export function planVmPorts(services: readonly ComposeService[], warn: SubsetWar
       continue;
     }
     for (const p of service.ports) {
-      if (p.hostIp && !['0.0.0.0', '::'].includes(p.hostIp)) {
-        warn('local-only-port', `bound to ${p.hostIp} in the VM: the cluster cannot reach it`, p.at);
-        continue;
+      if (isLocalOnly(p)) {
+        warn(
+          'local-only-port',
+          `bound to ${p.hostIp} on the compose host; in the VM it listens on every address (port ${vmListenPort(p)}), ` +
+            "where the pod network reaches it: the namespace's NetworkPolicies decide who may",
+          p.at,
+        );
       }
-      claim(
-        service,
-        { target: p.target, hostPort: p.published ?? p.target, protocol: p.protocol, origin: 'ports' },
-        p.at.path,
-      );
+      claim(service, { target: p.target, hostPort: vmListenPort(p), protocol: p.protocol, origin: 'ports' }, p.at.path);
     }
     for (const p of service.expose) {
       if (ports.some((q) => q.service === service.name && q.target === p.target && q.protocol === p.protocol)) {
@@ -71,20 +71,25 @@ export function planVmPorts(services: readonly ComposeService[], warn: SubsetWar
   return ports.sort((a, b) => compare(a.service, b.service) || a.target - b.target || compare(a.protocol, b.protocol));
 }
 
-/** The `ports:` of a service in the VM's compose file: those bound to one local address as compose had them, then its VM ports. */
+/**
+ * The VM port a compose port listens on, on every address of the VM (0.0.0.0), so that the pod network reaches it:
+ * the published host port when compose publishes one, else the container port. A port compose bound to one host
+ * address (`127.0.0.1:7654:6379`) listens on all of them in the VM, at the same port. A Service's `targetPort` for a
+ * VM service is this port.
+ */
+export function vmListenPort(port: Pick<PortMapping, 'target' | 'published'>): number {
+  return port.published ?? port.target;
+}
+
+/** A port compose bound to one host address other than "all" (`127.0.0.1`, `::1`, a LAN address). */
+function isLocalOnly(port: PortMapping): boolean {
+  return port.hostIp !== undefined && !['0.0.0.0', '::'].includes(port.hostIp);
+}
+
+/** The `ports:` of a service in the VM's compose file: its VM ports, each on every address of the VM. */
 export function renderVmPorts(service: ComposeService, ports: readonly VmPublishedPort[]): string[] {
   if (service.networkMode) {
     return [];
   }
-  const out: string[] = [];
-  for (const p of service.ports) {
-    if (p.hostIp && !['0.0.0.0', '::'].includes(p.hostIp)) {
-      const ip = p.hostIp.includes(':') ? `[${p.hostIp}]` : p.hostIp;
-      out.push(`${ip}:${p.published ?? p.target}:${p.target}/${p.protocol}`);
-    }
-  }
-  for (const p of ports) {
-    out.push(`${p.hostPort}:${p.target}/${p.protocol}`);
-  }
-  return out;
+  return ports.map((p) => `${p.hostPort}:${p.target}/${p.protocol}`);
 }

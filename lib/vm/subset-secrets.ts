@@ -1,3 +1,4 @@
+import { interpolateString } from '../compose/interpolate';
 import { ComposeService, EnvVar, FileContent } from '../compose/model';
 import { MIN_SCANNED_SECRET_LENGTH, Redactor, embeddedPasswords } from '../compose/sensitive';
 import { compare } from '../util/sort';
@@ -30,6 +31,21 @@ export interface SubsetSecretsProps {
    * @default - none
    */
   readonly secretValues?: Redactor;
+  /**
+   * The interpolation variables of the project (`ComposeModel.variables`). An env value the compose file writes with
+   * `${VAR}` references keeps them, and the variables it reads go into `.env` with their values, whatever their
+   * names: no name rule decides what is written into the bundle.
+   * @default - none: every value is resolved, and the name rule decides
+   */
+  readonly variables?: Readonly<Record<string, string>>;
+}
+
+/** An env value as the compose file writes it (`${DBPASS}`), kept with its references; never `$`-escaped. */
+export class WrittenValue {
+  constructor(public readonly text: string) {}
+  public toString(): string {
+    return this.text;
+  }
 }
 
 /** A reference to a `.env` variable in the compose file; the only text that is not `$`-escaped. */
@@ -71,8 +87,19 @@ export class SubsetSecrets {
     return this.props.isSensitive(env, service) || this.props.containsSecret(env.value);
   }
 
-  /** An env value as the compose file holds it: the value, or a reference to its `.env` variable when secret. */
-  public renderEnv(env: EnvVar, service: ComposeService): string | EnvReference {
+  /**
+   * An env value as the compose file holds it: the text compose's file writes when it names variables (which then go
+   * into `.env`), else the value, or a reference to its `.env` variable when secret.
+   */
+  public renderEnv(env: EnvVar, service: ComposeService): string | EnvReference | WrittenValue {
+    const written = this.writtenValue(env);
+    if (written) {
+      for (const [name, value] of written.variables) {
+        this.env[name] = value;
+        this.addInput('env', name, env.at.path);
+      }
+      return new WrittenValue(written.text);
+    }
     if (!this.isSecretEnv(env, service)) {
       return env.value;
     }
@@ -96,7 +123,7 @@ export class SubsetSecrets {
    * instead, read from `.env` like the secret env values.
    */
   public escapeDollars(value: unknown, where: string): unknown {
-    if (value instanceof EnvReference) {
+    if (value instanceof EnvReference || value instanceof WrittenValue) {
       return value.toString();
     }
     if (typeof value === 'string') {
@@ -113,12 +140,65 @@ export class SubsetSecrets {
     return value;
   }
 
-  /** `.env` names for secret values: the variable's own name, or `<SERVICE>_<NAME>` when services disagree on it. */
+  /**
+   * The written text of an env value and the variables it reads, when it can be kept: it names variables, reading
+   * them gives the value the model holds (no rewrite changed it since), and its own text holds no secret.
+   */
+  private writtenValue(env: EnvVar): { text: string; variables: Map<string, string> } | undefined {
+    const variables = this.props.variables;
+    if (env.written === undefined || variables === undefined) {
+      return undefined;
+    }
+    const written = env.written;
+    const read = new Map<string, string>();
+    const unset = new Set<string>();
+    let value: string;
+    try {
+      value = interpolateString(
+        written,
+        (name) => {
+          if (!Object.prototype.hasOwnProperty.call(variables, name)) {
+            unset.add(name);
+            return undefined;
+          }
+          read.set(name, variables[name]);
+          return variables[name];
+        },
+        env.at,
+      );
+    } catch {
+      return undefined;
+    }
+    if (
+      value !== env.value ||
+      this.props.containsSecret(written) ||
+      embeddedPasswords(written).some((p) => !p.includes('$'))
+    ) {
+      return undefined;
+    }
+    // A variable referenced bare (`${DBPASS}`, `$DBPASS`) and not set read "" on the compose host, with a warning at
+    // convert time: it goes into .env empty, so compose in the VM reads "" too without warning again. One with a
+    // default or another operator stays unset, so that the operator keeps its meaning.
+    for (const name of [...unset].sort(compare)) {
+      if (new RegExp(`(^|[^$])\\$(\\{${name}\\}|${name}(?![A-Za-z0-9_]))`).test(written)) {
+        read.set(name, '');
+      }
+    }
+    return { text: env.written, variables: read };
+  }
+
+  /**
+   * `.env` names for secret values: the variable's own name, or `<SERVICE>_<NAME>` when services disagree on it or an
+   * interpolation variable of that name holds another value.
+   */
   private planEnvNames(): Map<string, string> {
     const values = new Map<string, Set<string>>();
+    for (const [name, value] of Object.entries(this.props.variables ?? {})) {
+      values.set(name, new Set([value]));
+    }
     for (const service of this.props.services) {
       for (const env of service.environment) {
-        if (this.isSecretEnv(env, service)) {
+        if (this.isSecretEnv(env, service) && !this.writtenValue(env)) {
           values.set(env.name, (values.get(env.name) ?? new Set()).add(env.value));
         }
       }
@@ -126,7 +206,7 @@ export class SubsetSecrets {
     const names = new Map<string, string>();
     for (const service of this.props.services) {
       for (const env of service.environment) {
-        if (this.isSecretEnv(env, service)) {
+        if (this.isSecretEnv(env, service) && !this.writtenValue(env)) {
           const shared = values.get(env.name)!.size === 1;
           names.set(`${service.name}\0${env.name}`, shared ? env.name : `${envPrefix(service.name)}_${env.name}`);
         }

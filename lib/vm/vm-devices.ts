@@ -57,6 +57,12 @@ export interface VmDiskOptions {
    * @default - none
    */
   readonly bootOrder?: number;
+  /**
+   * Serial number the guest sees (`/dev/disk/by-id/virtio-<serial>` on the virtio bus): how the guest finds a disk.
+   * At most 20 letters, digits, "-" or "_".
+   * @default - none
+   */
+  readonly serial?: string;
 }
 
 /** A disk of the VM (`domain.devices.disks[]`). Its data comes from the volume with the same name. */
@@ -201,4 +207,51 @@ export interface VmFeatures {
    * @default - none
    */
   readonly hyperv?: VmHypervFeatures;
+}
+
+/** What KubeVirt does with the VM when its node drains (`spec.template.spec.evictionStrategy`). */
+export enum EvictionStrategy {
+  /** Move the running VM to another node: needs every disk on ReadWriteMany storage. */
+  LIVE_MIGRATE = 'LiveMigrate',
+  /** Stop the VM (the guest shuts down); with `running: true` it starts again on another node. */
+  NONE = 'None',
+  /** Leave the eviction to an external controller (e.g. a cluster API provider). */
+  EXTERNAL = 'External',
+}
+
+/**
+ * A readiness probe run in the guest through the qemu guest agent (`readinessProbe.exec`): the VM's pod becomes
+ * ready, and Services send it traffic, only while the command exits 0.
+ */
+export interface VmReadinessProbe {
+  /** The command, run as root in the guest. */
+  readonly command: readonly string[];
+  /**
+   * Seconds after the VM starts before the first probe.
+   * @default 30
+   */
+  readonly initialDelaySeconds?: number;
+  /**
+   * Seconds between probes.
+   * @default 10
+   */
+  readonly periodSeconds?: number;
+  /**
+   * Seconds a probe may take.
+   * @default 10
+   */
+  readonly timeoutSeconds?: number;
+  /**
+   * Failed probes in a row before the VM is not ready.
+   * @default 3
+   */
+  readonly failureThreshold?: number;
+}
+
+/** An SSH public key given to a guest user from a Secret (`accessCredentials[].sshPublicKey`, via the guest agent). */
+export interface VmSshKey {
+  /** The Secret in the VM's namespace; each of its keys holds one or more public keys. */
+  readonly secretName: string;
+  /** The guest users whose `authorized_keys` get the keys. */
+  readonly users: readonly string[];
 }

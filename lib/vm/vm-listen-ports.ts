@@ -1,5 +1,6 @@
 import { ComposeService, Protocol } from '../compose/model';
 import { compare } from '../util/sort';
+import { vmListenPort } from './subset-ports';
 
 /** A port a service in the VM listens on, as the cluster reaches it. */
 export interface VmListenPort {
@@ -20,7 +21,7 @@ export interface VmListenPort {
  * VM's compose file, which publishes each on the VM's address (all interfaces, also where compose bound it to
  * `127.0.0.1`, since the pod network reaches the VM only there):
  *
- * - a published port listens on its host port (`"7654:6379"` → 7654; no host port given → the container port);
+ * - a published port listens where `vmListenPort` says: its host port (`"7654:6379"` → 7654; none → the container port);
  * - an `expose` port, and a port inferred for the service (others reach it, or its image documents it), listens on the
  *   container port;
  * - with `network_mode: host` the process holds the VM's ports itself: every port listens on the container port.
@@ -37,7 +38,7 @@ export function vmListenPorts(service: ComposeService, inferred: readonly number
     }
   };
   for (const p of service.ports) {
-    add(p.target, p.protocol, p.published ?? p.target, 'ports');
+    add(p.target, p.protocol, vmListenPort(p), 'ports');
   }
   for (const p of service.expose) {
     add(p.target, p.protocol, p.target, 'expose');

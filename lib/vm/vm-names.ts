@@ -4,6 +4,14 @@ import { Size } from 'cdk8s';
 export const VM_LABEL = 'kubevirt.io/vm';
 /** The root disk and its volume. */
 export const ROOT_DISK = 'rootdisk';
+/** The data disk and its volume (the DataVolume `<vm>-datadisk`). */
+export const DATA_DISK = 'datadisk';
+/** The data disk's serial: the guest finds it at `/dev/disk/by-id/virtio-app-data`. */
+export const DATA_DISK_SERIAL = 'app-data';
+/** The disk and volume of the app's Secret (its `.env` and secret files). */
+export const APP_SECRETS_DISK = 'appsecrets';
+/** The app Secret disk's serial: the guest finds it at `/dev/disk/by-id/virtio-app-secrets`. */
+export const APP_SECRETS_SERIAL = 'app-secrets';
 /** The cloud-init disk and its volume. */
 export const CLOUD_INIT_DISK = 'cloudinitdisk';
 /** The default interface and its network. */

@@ -5,6 +5,7 @@ import {
   DiskBus,
   DiskCache,
   DiskIo,
+  EvictionStrategy,
   HugepageSize,
   InterfaceBinding,
   InterfaceModel,
@@ -14,7 +15,9 @@ import {
   VmFeatures,
   VmGpu,
   VmInterface,
+  VmReadinessProbe,
   VmResources,
+  VmSshKey,
 } from './vm-devices';
 import { DEFAULT_MEMORY } from './vm-names';
 import { VmNetwork } from './vm-network';
@@ -24,6 +27,9 @@ const MIN_SPINLOCKS = 4096;
 
 /** The sizing and firmware settings of a VM, as `GoldenImageVmProps` holds and documents them (defaults there). */
 export interface VmSettings {
+  readonly evictionStrategy?: EvictionStrategy;
+  readonly readinessProbe?: VmReadinessProbe;
+  readonly sshKeys?: readonly VmSshKey[];
   readonly running?: boolean;
   readonly runStrategy?: RunStrategy;
   readonly resources?: VmResources;
@@ -149,6 +155,13 @@ export function vmTemplateViolations(
     }
     if (disk.io !== undefined) {
       enumCheck(`disk "${disk.name}": io`, disk.io, DiskIo);
+    }
+    if (disk.serial !== undefined && !/^[A-Za-z0-9_-]{1,20}$/.test(disk.serial)) {
+      fail(`${vm}: disk "${disk.name}": serial is not usable`, {
+        value: disk.serial,
+        allowed: '1 to 20 letters, digits, "-" or "_"',
+        hint: 'shorten the serial',
+      });
     }
   }
 

@@ -32,6 +32,7 @@ export function renderVmSpec(input: VmSpecInput): VirtualMachineSpec {
   }
   const limits = renderAmounts(resources.limits, VirtualMachineSpecTemplateSpecDomainResourcesLimits);
   const passwordSecrets = [...new Set(parts.volumes.flatMap((v) => v.userData?.passwordSecrets ?? []))].sort();
+  const sshKeys = settings.sshKeys ?? [];
 
   return {
     running: settings.runStrategy === undefined ? (settings.running ?? true) : undefined,
@@ -40,11 +41,29 @@ export function renderVmSpec(input: VmSpecInput): VirtualMachineSpec {
       metadata: input.templateMetadata,
       spec: {
         accessCredentials:
-          passwordSecrets.length > 0
-            ? passwordSecrets.map((secretName) => ({
-                userPassword: { source: { secret: { secretName } }, propagationMethod: { qemuGuestAgent: {} } },
-              }))
+          passwordSecrets.length + sshKeys.length > 0
+            ? [
+                ...sshKeys.map((key) => ({
+                  sshPublicKey: {
+                    source: { secret: { secretName: key.secretName } },
+                    propagationMethod: { qemuGuestAgent: { users: [...key.users] } },
+                  },
+                })),
+                ...passwordSecrets.map((secretName) => ({
+                  userPassword: { source: { secret: { secretName } }, propagationMethod: { qemuGuestAgent: {} } },
+                })),
+              ]
             : undefined,
+        evictionStrategy: settings.evictionStrategy,
+        readinessProbe: settings.readinessProbe
+          ? {
+              exec: { command: [...settings.readinessProbe.command] },
+              initialDelaySeconds: settings.readinessProbe.initialDelaySeconds ?? 30,
+              periodSeconds: settings.readinessProbe.periodSeconds ?? 10,
+              timeoutSeconds: settings.readinessProbe.timeoutSeconds ?? 10,
+              failureThreshold: settings.readinessProbe.failureThreshold ?? 3,
+            }
+          : undefined,
         domain: {
           cpu: settings.cpu
             ? { cores: settings.cpu.cores, sockets: settings.cpu.sockets, threads: settings.cpu.threads }
@@ -98,6 +117,8 @@ function renderVolume(volume: VmVolume, secretName: string | undefined): Virtual
       return { name: volume.name, persistentVolumeClaim: { claimName: volume.reference! } };
     case 'configMap':
       return { name: volume.name, configMap: { name: volume.reference! } };
+    case 'secret':
+      return { name: volume.name, secret: { secretName: volume.reference! } };
     case 'cloudInitNoCloudSecret':
       return { name: volume.name, cloudInitNoCloud: { secretRef: { name: volume.reference! } } };
     case 'cloudInitNoCloud':
@@ -114,6 +135,7 @@ function renderDisk(disk: VmDisk): VirtualMachineSpecTemplateSpecDomainDevicesDi
     cache: disk.cache,
     io: disk.io,
     bootOrder: disk.bootOrder,
+    serial: disk.serial,
   };
 }
 

@@ -2,7 +2,7 @@ import { CloudConfig } from './cloud-init';
 
 /** Where a VM volume's data comes from. */
 export type VmVolumeKind =
-  'dataVolume' | 'persistentVolumeClaim' | 'configMap' | 'cloudInitNoCloud' | 'cloudInitNoCloudSecret';
+  'dataVolume' | 'persistentVolumeClaim' | 'configMap' | 'secret' | 'cloudInitNoCloud' | 'cloudInitNoCloudSecret';
 
 /** A volume of the VM (`spec.template.spec.volumes[]`); the disk with the same name presents it to the guest. */
 export class VmVolume {
@@ -19,6 +19,14 @@ export class VmVolume {
   /** A ConfigMap presented as a disk (`configMap.name`); mount it in the guest by its serial or label. */
   public static configMap(name: string, configMapName: string): VmVolume {
     return new VmVolume(name, 'configMap', configMapName);
+  }
+
+  /**
+   * A Secret presented as a disk (`secret.secretName`), one file per key. KubeVirt builds the disk from the Secret at
+   * each start of the VM, so a changed Secret reaches the guest on restart; find it by the disk's serial.
+   */
+  public static secret(name: string, secretName: string): VmVolume {
+    return new VmVolume(name, 'secret', secretName);
   }
 
   /**

@@ -172,6 +172,7 @@ describe('handles', () => {
     expect(reports.ports.map((p) => `${p.target}->${p.hostPort}/${p.protocol}`)).toEqual([
       '21->2121/tcp',
       '8000->8000/tcp',
+      '8001->8001/tcp',
     ]);
   });
 
@@ -200,7 +201,7 @@ describe('the VM', () => {
   test('boots the published image, sized from the services it runs, with limits for the quota', () => {
     const vm = findDoc(docs, 'VirtualMachine', 'shop-vm');
     expect(vm.spec.template.spec.domain.resources).toEqual({
-      requests: { cpu: '100m', memory: '3Gi' },
+      requests: { cpu: '1000m', memory: '3Gi' },
       limits: { cpu: '2', memory: '3Gi' },
     });
     expect(vm.spec.template.spec.domain.cpu).toEqual({ cores: 2 });
@@ -222,6 +223,7 @@ describe('the VM', () => {
       ports: [
         { name: 'tcp-21', port: 21, targetPort: 2121 },
         { name: 'tcp-8000', port: 8000, targetPort: 8000 },
+        // Bound to 127.0.0.1 on the compose host: the VM listens on every address, where the pod network reaches it.
         { name: 'tcp-8001', port: 8001, targetPort: 8001 },
       ],
     });
@@ -260,13 +262,13 @@ describe("rule 2 across the VM's edge", () => {
     expect(env).toEqual({ LEGACY_HOST: 'reports', REPORTS_URL: 'http://reports:8000/latest' });
   });
 
-  test("the VM's compose project addresses container services by their Service names, secrets in its .env via the user data Secret", () => {
+  test("the VM's compose project addresses container services by their Service names, secrets in its .env via the VM's Secret", () => {
     const compose = shop.vm!.bundle.subset.composeFile;
     expect(compose).toContain('DATABASE_URL: ${DATABASE_URL:?set DATABASE_URL in /opt/shop-vm/.env}');
     expect(compose).toContain('OUTPUT_DIR: /var/lib/reports');
     expect(compose).toContain('LICENSE_KEY: ${LICENSE_KEY:?set LICENSE_KEY in /opt/shop-vm/.env}');
     expect(compose).not.toContain('hybrid-db-pass');
-    const userData = secretData(findDoc(docs, 'Secret', 'shop-vm-cloudinitdisk')).userdata;
+    const userData = secretData(findDoc(docs, 'Secret', 'shop-vm-app-secrets')).env;
     expect(userData).toContain("DATABASE_URL='postgres://reports:hybrid-db-pass-2c1f@shop-db:5432/shop'");
     expect(userData).toContain("LICENSE_KEY='lic-7d3e-hybrid'");
     expect(shop.warnings.filter((w) => w.code === 'host-rewrite').map((w) => `${w.at.path}: ${w.message}`)).toEqual([
@@ -404,6 +406,7 @@ describe('network policies', () => {
         ports: [
           { port: 2121, protocol: 'TCP' },
           { port: 8000, protocol: 'TCP' },
+          { port: 8001, protocol: 'TCP' },
         ],
       },
       {
@@ -418,6 +421,7 @@ describe('network policies', () => {
         { port: 80, protocol: 'TCP' },
         { port: 2121, protocol: 'TCP' },
         { port: 8000, protocol: 'TCP' },
+        { port: 8001, protocol: 'TCP' },
       ],
     });
   });
@@ -439,6 +443,16 @@ describe('quota', () => {
     const needs = shop.quota!.computeNeeds();
     expect(needs.workloads.filter((w) => /VirtualMachine|DataVolume/.test(w.workload))).toEqual([
       {
+        workload: 'DataVolume/shop-vm-datadisk',
+        pods: 1,
+        perPod: {
+          requestsCpuMillicores: 100,
+          requestsMemoryBytes: 60e6,
+          limitsCpuMillicores: 750,
+          limitsMemoryBytes: 600e6,
+        },
+      },
+      {
         workload: 'DataVolume/shop-vm-rootdisk',
         pods: 1,
         perPod: {
@@ -452,14 +466,15 @@ describe('quota', () => {
         workload: 'VirtualMachine/shop-vm',
         pods: 1,
         perPod: {
-          requestsCpuMillicores: 100,
+          requestsCpuMillicores: 1000,
           requestsMemoryBytes: 3 * 1024 ** 3 + 256 * 1024 ** 2 + 2 * 8 * 1024 ** 2 + (3 * 1024 ** 3) / 512,
           limitsCpuMillicores: 2000,
           limitsMemoryBytes: 3 * 1024 ** 3 + 256 * 1024 ** 2 + 2 * 8 * 1024 ** 2 + (3 * 1024 ** 3) / 512,
         },
       },
     ]);
-    expect(needs.persistentVolumeClaims).toBe(findDocs(docs, 'PersistentVolumeClaim').length + 1);
+    // The root disk and the data disk.
+    expect(needs.persistentVolumeClaims).toBe(findDocs(docs, 'PersistentVolumeClaim').length + 2);
   });
 
   test('a quota the VM does not fit fails synthesis naming it', () => {
@@ -473,8 +488,8 @@ describe('quota', () => {
       quota: { hard: { limitsMemory: Size.gibibytes(4) } },
     });
     expect(() => Testing.synth(chart)).toThrow(
-      '[test/app/Quota] the app does not fit the quota: limits.memory needs 5459Mi at its peak ' +
-        '(VirtualMachine/shop-vm 1 × 3350Mi, Deployment/web 2 × 512Mi, DataVolume/shop-vm-rootdisk 1 × 573Mi), the quota allows 4Gi.',
+      '[test/app/Quota] the app does not fit the quota: limits.memory needs 6031Mi at its peak ' +
+        '(VirtualMachine/shop-vm 1 × 3350Mi, Deployment/web 2 × 512Mi, DataVolume/shop-vm-datadisk 1 × 573Mi), the quota allows 4Gi.',
     );
   });
 });
@@ -542,7 +557,10 @@ describe('output', () => {
         '/opt/shop-vm',
       );
       checks.compose = composeConfig(path.join(dir, 'app'), env);
-      checks.cloudInit = cloudInitSchema(secretData(findDoc(docs, 'Secret', 'shop-vm-cloudinitdisk')).userdata);
+      checks.cloudInit = cloudInitSchema(
+        findDoc(docs, 'VirtualMachine', 'shop-vm').spec.template.spec.volumes.find((v: any) => v.cloudInitNoCloud)
+          .cloudInitNoCloud.userData,
+      );
       await Promise.all(Object.values(checks));
     });
 

@@ -250,8 +250,19 @@ test('mailcow: a setting named like a password is no secret, a copy of a secret 
   const byName = Object.fromEntries(JSON.parse(runs.mailcow.stdout).services.map((s: any) => [s.service, s]));
   const secrets = (service: string) =>
     byName[service].secrets.map((x: any) => `${x.kind} ${x.name}${x.empty ? ' (empty)' : ''}`);
-  expect(secrets('php-fpm-mailcow')).toEqual(['copy API_ALLOW_FROM', 'env API_KEY', 'env API_KEY_READ_ONLY']);
-  expect(secrets('sogo-mailcow')).toEqual(['env SOGO_URL_ENCRYPTION_KEY']);
+  // DBPASS and REDISPASS are passwords by name (the word glued to its owner), and not set here.
+  expect(secrets('php-fpm-mailcow')).toEqual([
+    'copy API_ALLOW_FROM',
+    'env API_KEY',
+    'env API_KEY_READ_ONLY',
+    'env DBPASS (empty)',
+    'env REDISPASS (empty)',
+  ]);
+  expect(secrets('sogo-mailcow')).toEqual([
+    'env DBPASS (empty)',
+    'env REDISPASS (empty)',
+    'env SOGO_URL_ENCRYPTION_KEY',
+  ]);
   // DBPASS and DBROOT are not set: MariaDB would refuse to start.
   expect(secrets('mysql-mailcow')).toEqual(['env MYSQL_PASSWORD (empty)', 'env MYSQL_ROOT_PASSWORD (empty)']);
   expect(

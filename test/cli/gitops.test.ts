@@ -145,7 +145,7 @@ describe('kustomizations', () => {
       );
     }
     expect(runs.gitops.run.stderr).toMatch(
-      /wrote \d+ files into k8s: 0-namespace\/ \(\d+\), 1-stateful\/ \(\d+\), 2-app\/ \(\d+\), 3-vm\/ \(\d+\), kustomization\.yaml, gitops\/ \(2\), overlays\/prod\/, overlays\/staging\/, golden-image\/shop-vm\/ \(8\), RUNBOOK\.md/,
+      /wrote \d+ files into k8s: 0-namespace\/ \(\d+\), 1-stateful\/ \(\d+\), 2-app\/ \(\d+\), 3-vm\/ \(\d+\), kustomization\.yaml, gitops\/ \(2\), overlays\/prod\/, overlays\/staging\/, golden-image\/shop-vm\/ \(10\), RUNBOOK\.md/,
     );
   });
 
@@ -437,7 +437,7 @@ describe('gitops/', () => {
     const [line, ...rest] = warnings(runs.gitops.run, 'gitops-secret');
     expect(rest).toEqual([]);
     expect(line).toContain(
-      'the Secrets db-password, shop-db-credentials, jwt-signing-key, api-env, migrate-env, worker-env, shop-vm-cloudinitdisk hold values',
+      'the Secrets db-password, shop-db-credentials, jwt-signing-key, api-env, migrate-env, worker-env, shop-vm-app-secrets hold values',
     );
     const secrets = WAVES.flatMap((w) => waveFileDocs(runs.gitops.out, w)).filter((d) => d.kind === 'Secret');
     for (const value of secrets.flatMap((s) => Object.values(s.data ?? {}) as string[])) {

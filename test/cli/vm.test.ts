@@ -190,7 +190,7 @@ describe('--target auto', () => {
       'kubectl apply -f 2-app/',
       'kubectl apply -f 3-vm/',
     ]);
-    // The agent's secret reaches the VM through cloud-init, by name only here.
+    // The agent's secret reaches the VM through its Secret, by name only here.
     expect(runbook).toContain('`AGENT_SECRET`');
     expect(runbook).not.toContain('agent-secret-51f0c2');
     expect(commands).toEqual(
@@ -210,7 +210,9 @@ describe('--target auto', () => {
         "kubectl apply -n shop -f - <<'EOF'",
         'kubectl get vmsnapshot -n shop',
         'kubectl get vm shop-vm -n shop -o yaml > shop-vm.yaml',
-        'virtctl vmexport download shop-vm-export --vm=shop-vm --output=shop-vm-disk.img.gz -n shop',
+        'virtctl vmexport create shop-vm-export --vm=shop-vm -n shop',
+        'kubectl port-forward service/virt-export-shop-vm-export 8443:443 -n shop &',
+        'virtctl vmexport delete shop-vm-export -n shop',
         'kubectl apply -f 3-vm/shop-vm-virtualmachine.yaml',
         'kubectl delete vm shop-vm -n shop',
         'kubectl top pod -l vm.kubevirt.io/name=shop-vm -n shop',

@@ -25,6 +25,24 @@ describe('environment and env_file', () => {
     },
   );
 
+  test('a value keeps its written text when it names variables, and the model the variables it read', () => {
+    const env = { DBPASS: 'pw-1', HOST: 'db' };
+    const list = load(
+      web('environment:\n  - URL=mysql://u:${DBPASS}@${HOST}\n  - LITERAL=x\n  - HOST\n  - DEF=${NOPE:-d}'),
+      {
+        env,
+      },
+    );
+    const byName = Object.fromEntries(list.model.services[0].environment.map((e) => [e.name, e]));
+    expect(byName.URL).toMatchObject({ value: 'mysql://u:pw-1@db', written: 'mysql://u:${DBPASS}@${HOST}' });
+    expect(byName.LITERAL.written).toBeUndefined();
+    expect(byName.HOST).toMatchObject({ value: 'db', written: '${HOST}' });
+    expect(byName.DEF).toMatchObject({ value: 'd', written: '${NOPE:-d}' });
+    expect(list.model.variables).toEqual({ DBPASS: 'pw-1', HOST: 'db' });
+    const map = service(web('environment:\n  PASS: ${DBPASS}'), { env });
+    expect(map.environment[0]).toMatchObject({ value: 'pw-1', written: '${DBPASS}' });
+  });
+
   test('list and map forms, null values from the environment, numbers and booleans as text', () => {
     const list = service(web('environment:\n  - A=1\n  - B=x=y\n  - FROM_SHELL\n  - UNSET'), {
       env: { FROM_SHELL: 'sh' },

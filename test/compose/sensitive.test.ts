@@ -29,6 +29,12 @@ describe('isSensitiveName', () => {
     'MONGO_PASS',
     'smtp_pass',
     'DB_PWD',
+    'REDISPASS',
+    'DBPASS',
+    'REDISMASTERPASS',
+    'MYSQLPWD',
+    'LDAP_BINDPASS',
+    'DBROOT',
   ])('%s is sensitive', (name) => {
     expect(isSensitiveName(name, DEFAULT_SENSITIVE_NAME_PATTERNS)).toBe(true);
   });
@@ -46,6 +52,11 @@ describe('isSensitiveName', () => {
     'MONGO_PASS_FILE',
     'MAILCOW_PASS_SCHEME',
     'PWD_POLICY',
+    'BYPASS',
+    'OLDPWD',
+    'COMPASS',
+    'DBROOTDIR_PATH',
+    'MAILPASS_SCHEME',
   ])('%s is not', (name) => {
     expect(isSensitiveName(name, DEFAULT_SENSITIVE_NAME_PATTERNS)).toBe(false);
   });

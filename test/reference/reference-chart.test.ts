@@ -72,7 +72,8 @@ beforeAll(async () => {
     Object.fromEntries(Object.keys(bundle.subset.secretEnv).map((k) => [k, 'operator-value'])),
   );
   tools.cloudInit = cloudInitSchema(
-    Buffer.from(findDoc(docs, 'Secret', 'shop-vm-cloudinitdisk').data.userdata, 'base64').toString('utf-8'),
+    findDoc(docs, 'VirtualMachine', 'shop-vm').spec.template.spec.volumes.find((v: any) => v.cloudInitNoCloud)
+      .cloudInitNoCloud.userData,
   );
   await Promise.all(Object.values(tools));
 });
@@ -92,6 +93,8 @@ test('dist/ holds exactly, byte for byte, what a fresh synth writes: the manifes
     'golden-image/shop-vm/packer.json',
     'golden-image/shop-vm/scripts/cleanup.sh',
     'golden-image/shop-vm/scripts/install-runtime.sh',
+    'golden-image/shop-vm/scripts/load-secrets.sh',
+    'golden-image/shop-vm/systemd/docker-app-data.conf',
     'golden-image/shop-vm/systemd/shop-vm.service',
     'platform.k8s.yaml',
     'shop.k8s.yaml',
@@ -222,6 +225,7 @@ test("every dependent has its wait, the VM's unit included", () => {
     .find((f) => f.path === 'systemd/shop-vm.service')!
     .content.toString();
   expect(unit.split('\n').filter((l) => l.startsWith('ExecStartPre='))).toEqual([
+    'ExecStartPre=/bin/bash /usr/local/lib/cdk8s-compose/shop-vm-load-secrets.sh',
     "ExecStartPre=/bin/bash -c 'for i in $$(seq 1 150); do (exec 3<>/dev/tcp/shop-db/5432) 2>/dev/null && exit 0; sleep 2; done; " +
       'echo "shop-db:5432 did not accept connections within 300 s" >&2; exit 1\'',
   ]);
@@ -263,7 +267,8 @@ test('every container requests cpu and memory; limits only where compose sets th
     'requests.memory',
   ]);
   expect(findDoc(docs, 'VirtualMachine', 'shop-vm').spec.template.spec.domain.resources).toEqual({
-    requests: { cpu: '100m', memory: '3Gi' },
+    // Half a core per vCPU at least.
+    requests: { cpu: '1000m', memory: '3Gi' },
     limits: { cpu: '2', memory: '3Gi' },
   });
 });

@@ -53,6 +53,8 @@ volumes:
       ['web'],
     );
     const doc = composeOf(result);
+    // The project keeps its name, so label filters on com.docker.compose.project still match.
+    expect(doc.name).toBe(path.basename(PROJECT).toLowerCase());
     expect(Object.keys(doc.services)).toEqual(['web']);
     expect(doc.networks).toEqual({ front: {} });
     expect(doc.volumes).toEqual({ cache: {} });
@@ -86,6 +88,67 @@ services:
     ]);
   });
 
+  test("env values keep compose's ${VAR} references; the variables they read go into .env, whatever their names", () => {
+    const model = loadComposeFromString(
+      `
+services:
+  app:
+    image: app:1
+    environment:
+      REDISPASS: \${REDISPASS}
+      URL: redis://:\${REDISPASS}@cache:6379/0
+      TZ: \${TZ}
+      UNSET: \${NOT_SET}
+      NET: \${IPV4_NETWORK:-172.22.1}
+      LITERAL_IN_TEMPLATE: postgres://u:literal-pw-1@\${DB_HOST}
+`,
+      { env: { REDISPASS: 'canary-redis-7d8e', TZ: 'Europe/Berlin', DB_HOST: 'db' }, projectDir: PROJECT },
+    ).model;
+    const result = composeSubset(model, '/opt/shop', { ...OPTIONS, services: ['app'] });
+    const env = composeOf(result).services.app.environment;
+    expect(env).toMatchObject({
+      REDISPASS: '${REDISPASS}',
+      URL: 'redis://:${REDISPASS}@cache:6379/0',
+      TZ: '${TZ}',
+      UNSET: '${NOT_SET}',
+      NET: '${IPV4_NETWORK:-172.22.1}',
+    });
+    // A literal password inside the written text: the value is written resolved, its password a reference to .env.
+    expect(env.LITERAL_IN_TEMPLATE).toBe('postgres://u:${SECRET_1:?set SECRET_1 in /opt/shop/.env}@db');
+    expect(result.composeFile).not.toContain('canary-redis-7d8e');
+    expect(result.composeFile).not.toContain('literal-pw-1');
+    // A bare reference left unset reads "" in the VM as on the host; one with a default stays unset.
+    expect(result.secretEnv).toEqual({
+      NOT_SET: '',
+      REDISPASS: 'canary-redis-7d8e',
+      SECRET_1: 'literal-pw-1',
+      TZ: 'Europe/Berlin',
+    });
+    // Without the references, the name rule decides, as before.
+    const resolved = composeSubset(model, '/opt/shop', { ...OPTIONS, services: ['app'], keepReferences: false });
+    expect(composeOf(resolved).services.app.environment.TZ).toBe('Europe/Berlin');
+  });
+
+  test('a value a rewrite changed after loading (a host to its Service name) is written resolved', () => {
+    const model = loadComposeFromString(
+      'services:\n  app:\n    image: app:1\n    environment:\n      DB: ${DB_HOST}\n',
+      {
+        env: { DB_HOST: 'shop_db' },
+        projectDir: PROJECT,
+      },
+    ).model;
+    const rewritten = {
+      ...model,
+      services: model.services.map((svc) => ({
+        ...svc,
+        environment: svc.environment.map((e) => ({ ...e, value: 'shop-db' })),
+      })),
+    };
+    const result = composeSubset(rewritten, '/opt/shop', { ...OPTIONS, services: ['app'] });
+    expect(composeOf(result).services.app.environment.DB).toBe('shop-db');
+    expect(result.secretEnv).toEqual({});
+  });
+
   test('a secret name with different values in two services gets one variable per service', () => {
     const result = subset(
       `
@@ -112,7 +175,7 @@ services:
     });
   });
 
-  test('every container port is published on the VM; a host-bound port stays local with a warning', () => {
+  test('every container port is published on every address of the VM, a host-bound one too (with a warning)', () => {
     const result = subset(
       `
 services:
@@ -128,10 +191,10 @@ services:
     );
     const doc = composeOf(result);
     expect(doc.services.web.ports).toEqual([
-      '127.0.0.1:9000:9000/tcp',
       '53:53/udp',
       '8080:80/tcp',
       '443:443/tcp',
+      '9000:9000/tcp',
       '9113:9113/tcp',
     ]);
     expect(doc.services.db.ports).toEqual(['5432:5432/tcp']);
@@ -140,11 +203,10 @@ services:
       { service: 'web', target: 53, hostPort: 53, protocol: 'udp', origin: 'ports' },
       { service: 'web', target: 80, hostPort: 8080, protocol: 'tcp', origin: 'ports' },
       { service: 'web', target: 443, hostPort: 443, protocol: 'tcp', origin: 'ports' },
+      { service: 'web', target: 9000, hostPort: 9000, protocol: 'tcp', origin: 'ports' },
       { service: 'web', target: 9113, hostPort: 9113, protocol: 'tcp', origin: 'expose' },
     ]);
-    expect(result.warnings.map((w) => `${w.code} ${w.at.path}: ${w.message}`)).toEqual([
-      'local-only-port services.web.ports[2]: bound to 127.0.0.1 in the VM: the cluster cannot reach it',
-    ]);
+    expect(result.warnings.map((w) => `${w.code} ${w.at.path}`)).toEqual(['local-only-port services.web.ports[2]']);
   });
 
   test('host networking publishes the container ports as they are', () => {

@@ -25,13 +25,14 @@ describe('ComposeVmChart', () => {
       texts: chart.composeVm.bundle.files().map((f) => ({ name: f.path, content: f.content.toString() })),
     });
     expect(manifests.map((m) => `${m.kind}/${m.metadata.name}`).sort()).toEqual([
+      'DataVolume/legacy-datadisk',
       'DataVolume/legacy-rootdisk',
       'Ingress/app',
       'NetworkPolicy/allow-legacy',
       'NetworkPolicy/allow-legacy-importer',
       'NetworkPolicy/default-allow-dns',
       'NetworkPolicy/default-deny',
-      'Secret/legacy-cloudinitdisk',
+      'Secret/legacy-app-secrets',
       'Service/agent',
       'Service/app',
       'VirtualMachine/legacy',
@@ -71,7 +72,7 @@ describe('ComposeVmChart', () => {
       expect(
         () => new ComposeVmChart(Testing.app(), 'legacy', { ...PROPS, ingress: { service: 'app', port: 443 } }),
       ).toThrow(
-        'ComposeVmChart legacy: the Ingress needs a TCP port of service "app" in the VM (got 443). Allowed: 80.',
+        'ComposeVmChart legacy: the Ingress needs a TCP port of service "app" in the VM (got 443). Allowed: 80, 81.',
       );
     });
   });

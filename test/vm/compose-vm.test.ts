@@ -1,5 +1,7 @@
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
 import * as path from 'path';
-import { Chart, Testing } from 'cdk8s';
+import { Chart, Size, Testing } from 'cdk8s';
 import { ComposeNetworkPolicies } from '../../lib/base/network-policy';
 import { loadCompose, loadComposeFromString } from '../../lib/compose/load';
 import { ComposeModel } from '../../lib/compose/model';
@@ -31,7 +33,36 @@ function pick(manifests: any[], kind: string, name: string): any {
 }
 
 function userDataOf(manifests: any[]): string {
-  return Buffer.from(pick(manifests, 'Secret', 'legacy-cloudinitdisk').data.userdata, 'base64').toString('utf-8');
+  return pick(manifests, 'VirtualMachine', 'legacy').spec.template.spec.volumes.find((v: any) => v.cloudInitNoCloud)
+    .cloudInitNoCloud.userData;
+}
+
+/**
+ * What the guest's unit writes into the app folder at a start of the VM: the VM's Secret as KubeVirt presents it
+ * (one file per key), read by the image's load-secrets script, run here with bash on a copy of the disk's files.
+ */
+function guestInputs(vm: ComposeVm, manifests: any[], appDir: string): Record<string, string> {
+  const disk = tempDir('secret-disk');
+  const secret = pick(manifests, 'Secret', 'legacy-app-secrets');
+  for (const [key, value] of Object.entries(secret.data as Record<string, string>)) {
+    fs.writeFileSync(path.join(disk, key), Buffer.from(value, 'base64'));
+  }
+  const script = path.join(tempDir('script'), 'load-secrets.sh');
+  fs.writeFileSync(script, vm.bundle.files().find((f) => f.path === 'scripts/load-secrets.sh')!.content);
+  execFileSync('bash', [script, disk, appDir]);
+  const out: Record<string, string> = {};
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        walk(full);
+      } else {
+        out[path.relative(appDir, full)] = fs.readFileSync(full, 'utf-8');
+      }
+    }
+  };
+  walk(appDir);
+  return out;
 }
 
 describe('ComposeVm', () => {
@@ -44,7 +75,7 @@ describe('ComposeVm', () => {
   const manifests = Testing.synth(chart);
   const schema = cloudInitSchema(userDataOf(manifests));
 
-  test('renders the VM, its DataVolume, the Services and the user data Secret (snapshot)', () => {
+  test('renders the VM, its DataVolumes, the Services and the app Secret (snapshot)', () => {
     expect(manifests.filter((m) => m.kind !== 'NetworkPolicy')).toMatchSnapshot();
   });
 
@@ -58,7 +89,11 @@ describe('ComposeVm', () => {
       type: 'ClusterIP',
       externalIPs: [],
       selector: { 'kubevirt.io/vm': 'legacy' },
-      ports: [{ name: 'tcp-80', port: 80, targetPort: 8080 }],
+      // 8081 was bound to 127.0.0.1 on the compose host: in the VM it listens where the pod network reaches it.
+      ports: [
+        { name: 'tcp-80', port: 80, targetPort: 8080 },
+        { name: 'tcp-81', port: 81, targetPort: 8081 },
+      ],
     });
     expect(pick(manifests, 'Service', 'agent').spec.ports).toEqual([
       { name: 'tcp-9100', port: 9100, targetPort: 9100 },
@@ -80,7 +115,8 @@ describe('ComposeVm', () => {
     expect(pick(manifests, 'DataVolume', 'legacy-rootdisk').spec.source.http.url).toBe(
       'https://images.example.com/vm/legacy.qcow2',
     );
-    expect(rendered.spec.template.spec.domain.resources).toEqual({ requests: { memory: '3Gi' } });
+    // Half a core per vCPU at least: KubeVirt's own default (100m per vCPU) lets a busy node starve the guest.
+    expect(rendered.spec.template.spec.domain.resources).toEqual({ requests: { memory: '3Gi', cpu: '1000m' } });
     expect(rendered.spec.template.spec.domain.cpu).toEqual({ cores: 2 });
     expect(rendered.spec.template.metadata.labels).toEqual({
       'kubevirt.io/vm': 'legacy',
@@ -100,13 +136,63 @@ describe('ComposeVm', () => {
     });
   });
 
-  test("the app's secrets reach the guest through the user data Secret, which cloud-init accepts", async () => {
-    const userData = userDataOf(manifests);
-    expect(userData).toContain('  - path: /opt/legacy/.env\n');
-    expect(userData).toContain("API_TOKEN='tok-9f8e7d6c5b4a'");
-    expect(userData).toContain("DATABASE_URL='postgres://app:s3cr3t-db-pass@db:5432/app'");
-    expect(userData).toContain('  - path: /opt/legacy/secrets/db_password\n');
-    expect(userData).toContain('fixture-db-password-7c1d');
+  test("the app's secrets reach the guest through the VM's Secret, a disk the unit reads at every start", () => {
+    const vmSpec = pick(manifests, 'VirtualMachine', 'legacy').spec.template.spec;
+    expect(vmSpec.domain.devices.disks).toContainEqual({
+      name: 'appsecrets',
+      disk: { bus: 'virtio' },
+      serial: 'app-secrets',
+    });
+    expect(vmSpec.volumes).toContainEqual({ name: 'appsecrets', secret: { secretName: 'legacy-app-secrets' } });
+    const app = tempDir('app');
+    const inputs = guestInputs(vm, manifests, app);
+    expect(Object.keys(inputs).sort()).toEqual(['.env', 'secrets/db_password']);
+    expect(inputs['.env']).toContain("API_TOKEN='tok-9f8e7d6c5b4a'\n");
+    expect(inputs['.env']).toContain("DATABASE_URL='postgres://app:s3cr3t-db-pass@db:5432/app'\n");
+    expect(inputs['secrets/db_password']).toContain('fixture-db-password-7c1d');
+    expect(fs.statSync(path.join(app, '.env')).mode & 0o777).toBe(0o600);
+    // Nothing of the app's secrets is in the user data any more: cloud-init runs once per instance.
+    expect(userDataOf(manifests)).not.toContain('tok-9f8e7d6c5b4a');
+  });
+
+  test("the services' named volumes get a data disk (its size an option); without named volumes there is none", () => {
+    const sized = make({ dataDiskSize: Size.gibibytes(40), storageClassName: 'fast' });
+    const docs = Testing.synth(sized.chart);
+    expect(pick(docs, 'DataVolume', 'legacy-datadisk').spec.pvc).toEqual({
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: '40Gi' } },
+      storageClassName: 'fast',
+    });
+    expect(sized.vm.bundle.dataDisk).toBe(true);
+    // The agent alone mounts no named volume.
+    const agent = make({ services: ['agent'] });
+    expect(agent.vm.bundle.dataDisk).toBe(false);
+    expect(Testing.synth(agent.chart).some((m) => m.metadata.name === 'legacy-datadisk')).toBe(false);
+    expect(agent.vm.bundle.files().map((f) => f.path)).not.toContain('systemd/docker-app-data.conf');
+  });
+
+  test('the readiness probe checks the app in the guest; false leaves it out; the SSH key Secret goes to ops', () => {
+    const probe = pick(manifests, 'VirtualMachine', 'legacy').spec.template.spec.readinessProbe;
+    expect(probe.exec.command).toEqual([
+      '/bin/bash',
+      '-c',
+      'systemctl is-active --quiet legacy.service && ! docker ps -q --filter label=com.docker.compose.project=legacy ' +
+        '--filter health=unhealthy --filter health=starting | grep -q .',
+    ]);
+    const { chart: c } = make({ readinessProbe: false, sshKeySecret: 'legacy-keys' });
+    const spec = pick(Testing.synth(c), 'VirtualMachine', 'legacy').spec.template.spec;
+    expect(spec.readinessProbe).toBeUndefined();
+    expect(spec.accessCredentials).toEqual([
+      {
+        sshPublicKey: {
+          source: { secret: { secretName: 'legacy-keys' } },
+          propagationMethod: { qemuGuestAgent: { users: ['ops'] } },
+        },
+      },
+    ]);
+  });
+
+  test('the user data, inline in the VM, passes cloud-init schema', async () => {
     const result = await schema;
     expect(result.output).toContain('Valid cloud-config');
     expect(result.ok).toBe(true);

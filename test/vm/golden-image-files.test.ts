@@ -7,6 +7,7 @@ import {
   QemuAccelerator,
   cleanupScript,
   installRuntimeScript,
+  loadSecretsScript,
   packerTemplate,
   preseed,
   systemdUnit,
@@ -37,6 +38,7 @@ function bundleDir(template: string, omit: string[] = []): string {
     'http/preseed.cfg': preseed(BUILD),
     'scripts/install-runtime.sh': installRuntimeScript(),
     'scripts/cleanup.sh': cleanupScript(),
+    'scripts/load-secrets.sh': loadSecretsScript(BUILD),
     [unitPath('shop')]: systemdUnit(BUILD),
     'app/compose.yaml': 'services: {}\n',
   };
@@ -130,7 +132,7 @@ describe('golden image build files', () => {
 
   test('images with characters the shell reads are quoted', () => {
     const template = JSON.parse(packerTemplate({ ...BUILD, images: ['app:1', "odd'image:$x"] }));
-    expect(template.provisioners[3].inline).toContain("docker pull 'odd'\\''image:$x'");
+    expect(template.provisioners.find((p: any) => p.inline).inline).toContain("docker pull 'odd'\\''image:$x'");
   });
 
   describe('packer validate', () => {
@@ -178,6 +180,7 @@ describe('golden image build files', () => {
   describe('waits for services outside the VM', () => {
     test('one bounded bash wait per dependency before the app starts, and a retried start', () => {
       expect(WAITING_UNIT.split('\n').filter((l) => /^(ExecStartPre|ExecStart|Restart|RestartSec)=/.test(l))).toEqual([
+        'ExecStartPre=/bin/bash /usr/local/lib/cdk8s-compose/shop-load-secrets.sh',
         "ExecStartPre=/bin/bash -c 'for i in $$(seq 1 150); do (exec 3<>/dev/tcp/shop-db/5432) 2>/dev/null && exit 0; sleep 2; done; " +
           'echo "shop-db:5432 did not accept connections within 300 s" >&2; exit 1\'',
         "ExecStartPre=/bin/bash -c 'for i in $$(seq 1 2); do (exec 3<>/dev/tcp/cache/6379) 2>/dev/null && exit 0; sleep 2; done; " +
@@ -186,7 +189,9 @@ describe('golden image build files', () => {
         'Restart=on-failure',
         'RestartSec=30s',
       ]);
-      expect(UNIT).not.toContain('ExecStartPre');
+      expect(UNIT.split('\n').filter((l) => l.startsWith('ExecStartPre'))).toEqual([
+        'ExecStartPre=/bin/bash /usr/local/lib/cdk8s-compose/shop-load-secrets.sh',
+      ]);
       expect(UNIT).not.toContain('Restart=');
     });
 

@@ -7,6 +7,7 @@ import {
   DiskBus,
   DiskCache,
   DiskIo,
+  EvictionStrategy,
   HugepageSize,
   InterfaceBinding,
   InterfaceModel,
@@ -14,6 +15,7 @@ import {
 } from '../../lib/vm/vm-devices';
 import { VmNetwork } from '../../lib/vm/vm-network';
 import { VmVolume } from '../../lib/vm/vm-volume';
+import { VmAccessMode } from '../../lib/vm/vm-root-disk';
 import { expectConformance } from '../support/k8s-rules';
 import { expectValidManifests } from '../support/validate';
 import { cloudInitSchema } from './tools';
@@ -93,7 +95,7 @@ describe('GoldenImageVm', () => {
     expect(spec.volumes).toContainEqual({ name: 'rootdisk', dataVolume: { name: vm.dataVolume.name } });
   });
 
-  test('defaults: running, the template label, one virtio disk, one bridge interface on the pod network, 2Gi', () => {
+  test('defaults: running, the template label, one virtio disk, one masquerade interface on the pod network, 2Gi', () => {
     const vm = pick(synth(make().chart), 'VirtualMachine', 'legacy');
     expect(vm.spec.running).toBe(true);
     expect(vm.spec.runStrategy).toBeUndefined();
@@ -101,11 +103,89 @@ describe('GoldenImageVm', () => {
     expect(vm.spec.template.spec.domain).toEqual({
       devices: {
         disks: [{ name: 'rootdisk', disk: { bus: 'virtio' } }],
-        interfaces: [{ name: 'default', bridge: {}, model: 'virtio' }],
+        interfaces: [{ name: 'default', masquerade: {}, model: 'virtio' }],
       },
       resources: { requests: { memory: '2Gi' } },
     });
     expect(vm.spec.template.spec.networks).toEqual([{ name: 'default', pod: {} }]);
+    // ReadWriteOnce disks cannot follow a running VM: a drain stops it, and it starts again elsewhere.
+    expect(vm.spec.template.spec.evictionStrategy).toBe('None');
+    expect(vm.spec.template.spec.readinessProbe).toBeUndefined();
+  });
+
+  test('the DataVolumes are kept after CDI completes them (v1.56 would delete them, and GitOps recreate them)', () => {
+    const manifests = synth(make({ dataDisk: Size.gibibytes(5) }).chart);
+    for (const name of ['legacy-rootdisk', 'legacy-datadisk']) {
+      expect(pick(manifests, 'DataVolume', name).metadata.annotations).toEqual({
+        'cdi.kubevirt.io/storage.deleteAfterCompletion': 'false',
+      });
+    }
+  });
+
+  test('a data disk: a blank DataVolume in the storage class, found by the guest through its serial', () => {
+    const { chart, vm } = make({ dataDisk: Size.gibibytes(50), storageClassName: 'fast' });
+    const manifests = synth(chart);
+    expect(pick(manifests, 'DataVolume', 'legacy-datadisk').spec).toEqual({
+      source: { blank: {} },
+      pvc: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '50Gi' } }, storageClassName: 'fast' },
+    });
+    expect(pick(manifests, 'DataVolume', 'legacy-rootdisk').spec.pvc.storageClassName).toBe('fast');
+    const spec = pick(manifests, 'VirtualMachine', 'legacy').spec.template.spec;
+    expect(spec.domain.devices.disks).toContainEqual({ name: 'datadisk', disk: { bus: 'virtio' }, serial: 'app-data' });
+    expect(spec.volumes).toContainEqual({ name: 'datadisk', dataVolume: { name: vm.dataDisk!.name } });
+  });
+
+  test('ReadWriteMany disks let the VM live-migrate on a drain; an explicit strategy wins', () => {
+    const rwx = synth(make({ accessMode: VmAccessMode.READ_WRITE_MANY, dataDisk: Size.gibibytes(5) }).chart);
+    expect(pick(rwx, 'VirtualMachine', 'legacy').spec.template.spec.evictionStrategy).toBe('LiveMigrate');
+    expect(pick(rwx, 'DataVolume', 'legacy-datadisk').spec.pvc.accessModes).toEqual(['ReadWriteMany']);
+    expect(pick(rwx, 'DataVolume', 'legacy-rootdisk').spec.pvc.accessModes).toEqual(['ReadWriteMany']);
+    const external = synth(make({ evictionStrategy: EvictionStrategy.EXTERNAL }).chart);
+    expect(pick(external, 'VirtualMachine', 'legacy').spec.template.spec.evictionStrategy).toBe('External');
+  });
+
+  test('a readiness probe through the guest agent, and SSH keys from a Secret', () => {
+    const spec = pick(
+      synth(
+        make({
+          readinessProbe: { command: ['systemctl', 'is-active', 'app.service'], periodSeconds: 5 },
+          sshKeys: [{ secretName: 'legacy-ssh', users: ['ops'] }],
+        }).chart,
+      ),
+      'VirtualMachine',
+      'legacy',
+    ).spec.template.spec;
+    expect(spec.readinessProbe).toEqual({
+      exec: { command: ['systemctl', 'is-active', 'app.service'] },
+      initialDelaySeconds: 30,
+      periodSeconds: 5,
+      timeoutSeconds: 10,
+      failureThreshold: 3,
+    });
+    expect(spec.accessCredentials).toEqual([
+      {
+        sshPublicKey: {
+          source: { secret: { secretName: 'legacy-ssh' } },
+          propagationMethod: { qemuGuestAgent: { users: ['ops'] } },
+        },
+      },
+    ]);
+  });
+
+  test('a Secret volume becomes a disk with its serial; a serial the guest cannot use fails', () => {
+    const { chart } = make({
+      disks: [{ name: 'keys', serial: 'app-keys' }],
+      volumes: [VmVolume.secret('keys', 'legacy-keys')],
+    });
+    const spec = pick(synth(chart), 'VirtualMachine', 'legacy').spec.template.spec;
+    expect(spec.volumes).toContainEqual({ name: 'keys', secret: { secretName: 'legacy-keys' } });
+    const bad = make({
+      disks: [{ name: 'keys', serial: 'a serial far too long' }],
+      volumes: [VmVolume.secret('keys', 'k')],
+    });
+    expect(() => Testing.synth(bad.chart)).toThrow(
+      'VirtualMachine "legacy": disk "keys": serial is not usable (got "a serial far too long"). Allowed: 1 to 20 letters, digits, "-" or "_". Fix: shorten the serial.',
+    );
   });
 
   test('empty objects reach the output: bridge, masquerade, pod, acpi, apic, relaxed, vapic', () => {

@@ -133,10 +133,14 @@ export function shellSyntax(script: string): Promise<ToolResult> {
   });
 }
 
-/** `docker-compose config -q` (1.29) in a folder, with the given environment for `${VAR:?}` references. */
+/**
+ * `docker-compose config -q` (1.29) in a folder, with the given environment for `${VAR:?}` references. 1.29 predates
+ * the top-level `name:` (compose v2, which the golden image installs, reads it), so it checks a copy without it.
+ */
 export function composeConfig(dir: string, env: Record<string, string>): Promise<ToolResult> {
   const key = fs.readFileSync(path.join(dir, 'compose.yaml'), 'utf-8');
+  fs.writeFileSync(path.join(dir, 'compose.v1.yaml'), key.replace(/^name: .*\n/m, ''));
   return cached(`compose\0${JSON.stringify(env)}\0${key}`, () =>
-    spawn('docker-compose', ['-f', 'compose.yaml', 'config', '-q'], dir, { PATH: process.env.PATH ?? '', ...env }),
+    spawn('docker-compose', ['-f', 'compose.v1.yaml', 'config', '-q'], dir, { PATH: process.env.PATH ?? '', ...env }),
   );
 }
