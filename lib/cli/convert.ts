@@ -5,6 +5,7 @@ import { ConvertOptions, OutputLayout, PROGRAM } from './options';
 import { GITOPS_FOLDER, KUSTOMIZATION, gitopsFiles, overlayFiles } from './gitops';
 import { writeOutput } from './output';
 import { createStage, createTempStage, removeStage } from './output-stage';
+import { SECRETS_FOLDER, secretsFiles, splitSecrets } from './secret-modes';
 import { verifySummary } from '../app/verify';
 import { verifyRendered } from './verify';
 import {
@@ -17,8 +18,11 @@ import {
   singleFileContent,
 } from './render';
 
-/** The folders convert fills, whose generated files that are no longer produced are removed: the waves and gitops/. */
-const OWNED_FOLDER = new RegExp(`(?:${WAVE_FOLDER.source})|^${GITOPS_FOLDER}$`);
+/**
+ * The folders convert fills, whose generated files that are no longer produced are removed: the waves, gitops/ and
+ * secrets/.
+ */
+const OWNED_FOLDER = new RegExp(`(?:${WAVE_FOLDER.source})|^${GITOPS_FOLDER}$|^${SECRETS_FOLDER}$`);
 
 /** `verify`'s summary line, and where to see the broken expectations when there are any. */
 function verifyLine(rendered: Parameters<typeof verifyRendered>[0]): string {
@@ -55,18 +59,25 @@ export function convert(options: ConvertOptions, io: CliIo): number {
   const provisional = outputTarget(options.out, options.layout, io.cwd, 'app');
   const stage = createStage(provisional.root, display(io.cwd, provisional.root));
   try {
-    const rendered = renderProject(options, io, stage);
+    // verify checks the app as the cluster gets it: with its Secrets, wherever --secrets puts them.
+    const full = renderProject(options, io, stage);
+    const rendered = splitSecrets(full, options.secrets);
     const target = outputTarget(options.out, options.layout, io.cwd, rendered.project.composeApp.namespace);
     const folderOutput = options.layout === OutputLayout.FILE_PER_RESOURCE;
     const at = { file: display(io.cwd, target.root), path: '' };
     const gitops = folderOutput ? gitopsFiles(rendered, options.gitops, at) : { files: [], warnings: [] };
     const overlays = overlayFiles(rendered, options.gitops.overlays, target.root);
-    const files = [...outputFiles(rendered, target), ...gitops.files, ...overlays.files];
+    const files = [
+      ...outputFiles(rendered, target),
+      ...secretsFiles(rendered, `npx ${PROGRAM} convert <the options of this conversion>`),
+      ...gitops.files,
+      ...overlays.files,
+    ];
     const result = writeOutput({
       root: target.root,
       rootName: display(io.cwd, target.root),
       files,
-      ownedFolders: folderOutput ? OWNED_FOLDER : undefined,
+      ownedFolders: folderOutput ? OWNED_FOLDER : new RegExp(`^${SECRETS_FOLDER}$`),
       ledgerFolder: BUNDLE_FOLDER,
       force: options.force,
     });
@@ -84,17 +95,20 @@ export function convert(options: ConvertOptions, io: CliIo): number {
       at,
     }));
     printWarnings([...rendered.project.warnings, ...gitops.warnings, ...notes, ...kept], io, options.quiet);
-    io.stderr(verifyLine(rendered));
+    io.stderr(verifyLine(full));
     const where = display(io.cwd, target.root);
     const bundles = [...new Set(rendered.bundleFiles.map((f) => f.path.split('/').slice(0, 2).join('/')))].map(
       (folder) => `${folder}/ (${rendered.bundleFiles.filter((f) => f.path.startsWith(`${folder}/`)).length})`,
     );
+    const secretsCount = files.filter((f) => f.path.startsWith(`${SECRETS_FOLDER}/`)).length;
+    const secretsPart = secretsCount > 0 ? [`${SECRETS_FOLDER}/ (${secretsCount})`] : [];
     const parts =
       target.layout === OutputLayout.SINGLE_FILE
-        ? [target.fileName!, ...bundles, RUNBOOK_FILE]
+        ? [target.fileName!, ...secretsPart, ...bundles, RUNBOOK_FILE]
         : [
             ...rendered.waves.map((w) => `${w.wave.folder}/ (${w.objects.length})`),
             KUSTOMIZATION,
+            ...secretsPart,
             ...(gitops.files.length > 0 ? [`${GITOPS_FOLDER}/ (${gitops.files.length})`] : []),
             ...overlays.files.map((f) => path.posix.dirname(f.path) + '/'),
             ...bundles,

@@ -2,6 +2,7 @@ import { ServiceTarget } from '../app/target';
 import { WorkloadController } from '../stateful/workload-controller';
 import { isDnsSubdomain } from '../util/dns';
 import { GitOpsMode, GitOpsOptions, parseGitOpsOptions } from './gitops-options';
+import { SecretsOptions, parseSecretsOptions } from './secrets-options';
 import { Values, scan } from './option-scan';
 import { COMMAND_SPECS } from './option-table';
 import {
@@ -86,6 +87,8 @@ export interface ConvertOptions extends ConversionOptions {
   readonly force: boolean;
   /** `--gitops`, `--gitops-repo`, `--gitops-path`, `--gitops-branch`, `--overlay`. */
   readonly gitops: GitOpsOptions;
+  /** `--secrets`, `--secret-store`, `--secret-store-kind`. */
+  readonly secrets: SecretsOptions;
   /** `--quiet`: errors and the summary only. */
   readonly quiet: boolean;
 }
@@ -104,6 +107,8 @@ export interface DeployOptions extends ConversionOptions {
   readonly context?: string;
   readonly timeoutSeconds: number;
   readonly dryRun: boolean;
+  /** `--secrets`, `--secret-store`, `--secret-store-kind`. */
+  readonly secrets: SecretsOptions;
   /** `--quiet`: errors and the summary only. */
   readonly quiet: boolean;
 }
@@ -169,6 +174,9 @@ function convertOptions(conversion: ConversionOptions, values: Values): ConvertO
   const gitops = parseGitOpsOptions(values, singleFile || values.stdout === true, (message) => {
     throw new UsageError(message, 'convert');
   });
+  const secrets = parseSecretsOptions(values, { stdout: values.stdout === true, oneFile: singleFile }, (message) => {
+    throw new UsageError(message, 'convert');
+  });
   return {
     ...conversion,
     syncWaves: gitops.mode === GitOpsMode.ARGOCD,
@@ -177,6 +185,7 @@ function convertOptions(conversion: ConversionOptions, values: Values): ConvertO
     stdout: values.stdout === true,
     force: values.force === true,
     gitops,
+    secrets,
     quiet: values.quiet === true,
   };
 }
@@ -194,6 +203,9 @@ function deployOptions(conversion: ConversionOptions, values: Values): DeployOpt
     context: optionalString(values.context),
     timeoutSeconds: parseDuration(optionalString(values.timeout) ?? '300s', '--timeout', 'deploy'),
     dryRun: values['dry-run'] === true,
+    secrets: parseSecretsOptions(values, { stdout: false, oneFile: false }, (message) => {
+      throw new UsageError(message, 'deploy');
+    }),
     quiet: values.quiet === true,
   };
 }

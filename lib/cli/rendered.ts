@@ -1,6 +1,7 @@
 import type { Wave } from '../app/deploy-waves';
 import type { OutputFile } from './output';
 import type { Project } from './project';
+import type { SecretsSplit } from './secret-modes';
 
 // The rendered project's shape, on its own so that render.ts (which calls the runbook) and runbook.ts (which reads
 // what was rendered) do not import each other.
@@ -29,4 +30,6 @@ export interface Rendered {
   readonly waves: readonly RenderedWave[];
   /** The bundle files, `golden-image/<name>/…` (`GoldenImageBundle.synthesizeAll`). */
   readonly bundleFiles: readonly OutputFile[];
+  /** What `--secrets separate|external` took out of the waves; none for inline (the default). */
+  readonly secrets?: SecretsSplit;
 }
