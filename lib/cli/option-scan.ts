@@ -6,9 +6,6 @@ import { UsageError } from './usage-error';
 const KOMPOSE_ONLY: Readonly<Record<string, string>> = {
   'json': "kompose's --json is not supported: the manifests are YAML",
   'j': "kompose's -j (JSON output) is not supported: the manifests are YAML",
-  'chart':
-    'kompose\'s --chart is not supported: cdk8s-compose writes plain manifests with a kustomization; "kubectl apply -k OUT" applies the whole app',
-  'c': 'kompose\'s -c (Helm chart) is not supported: cdk8s-compose writes plain manifests with a kustomization; "kubectl apply -k OUT" applies the whole app',
   'provider': "kompose's --provider is not supported: the output is for Kubernetes",
   'replicas': "kompose's --replicas is not supported: set deploy.replicas in the compose file",
   'volumes': "kompose's --volumes is not supported: named volumes become PersistentVolumeClaims",

@@ -172,6 +172,12 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, readonly OptionSpec[]>>
     ...GITOPS_SPECS,
     ...SECRETS_SPECS,
     {
+      name: 'chart',
+      short: 'c',
+      kind: 'boolean',
+      help: 'write a Helm chart (Chart.yaml, values.yaml, values.schema.json, templates/) in place of the wave folders; its Secrets as --secrets says (default separate: no secret value in the chart)',
+    },
+    {
       name: 'quiet',
       short: 'q',
       kind: 'boolean',

@@ -89,6 +89,8 @@ export interface ConvertOptions extends ConversionOptions {
   readonly gitops: GitOpsOptions;
   /** `--secrets`, `--secret-store`, `--secret-store-kind`. */
   readonly secrets: SecretsOptions;
+  /** `--chart`: a Helm chart in place of the wave folders. */
+  readonly chart: boolean;
   /** `--quiet`: errors and the summary only. */
   readonly quiet: boolean;
 }
@@ -174,9 +176,28 @@ function convertOptions(conversion: ConversionOptions, values: Values): ConvertO
   const gitops = parseGitOpsOptions(values, singleFile || values.stdout === true, (message) => {
     throw new UsageError(message, 'convert');
   });
-  const secrets = parseSecretsOptions(values, { stdout: values.stdout === true, oneFile: singleFile }, (message) => {
-    throw new UsageError(message, 'convert');
-  });
+  const chart = values.chart === true;
+  if (chart && (singleFile || values.stdout === true)) {
+    throw new UsageError(
+      '--chart writes a chart folder: leave out -o FILE.yaml, --single-file and --stdout',
+      'convert',
+    );
+  }
+  const gitopsFlags = ['gitops-repo', 'gitops-path', 'gitops-branch', 'overlay'].filter((f) => values[f] !== undefined);
+  if (chart && gitopsFlags.length > 0) {
+    throw new UsageError(
+      `${gitopsFlags.map((f) => `--${f}`).join(', ')} ${gitopsFlags.length === 1 ? 'is' : 'are'} for the plain output: ` +
+        'a chart has no wave folders for gitops/ and overlays to point at (Argo CD and Flux install a chart themselves)',
+      'convert',
+    );
+  }
+  const secrets = parseSecretsOptions(
+    values,
+    { stdout: values.stdout === true, oneFile: singleFile, chart },
+    (message) => {
+      throw new UsageError(message, 'convert');
+    },
+  );
   return {
     ...conversion,
     syncWaves: gitops.mode === GitOpsMode.ARGOCD,
@@ -186,6 +207,7 @@ function convertOptions(conversion: ConversionOptions, values: Values): ConvertO
     force: values.force === true,
     gitops,
     secrets,
+    chart,
     quiet: values.quiet === true,
   };
 }

@@ -35,11 +35,12 @@ type Values = Readonly<Record<string, string | boolean | string[] | undefined>>;
  */
 export function parseSecretsOptions(
   values: Values,
-  output: { readonly stdout: boolean; readonly oneFile: boolean },
+  output: { readonly stdout: boolean; readonly oneFile: boolean; readonly chart?: boolean },
   fail: (message: string) => never,
 ): SecretsOptions {
   const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
-  const modeText = text('secrets') ?? SecretsMode.INLINE;
+  // A chart goes to Git and to chart repositories: no secret value in it unless asked for.
+  const modeText = text('secrets') ?? (output.chart ? SecretsMode.SEPARATE : SecretsMode.INLINE);
   if (!(Object.values(SecretsMode) as string[]).includes(modeText)) {
     fail(`--secrets "${modeText}" is not allowed. Allowed: inline, separate, external`);
   }

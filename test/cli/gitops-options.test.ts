@@ -124,10 +124,6 @@ test.each([
     ['--overlay', 'prod/eu'],
     '--overlay "prod/eu" is not an overlay name. Allowed: a DNS-1123 label (lower case letters, digits and "-"), e.g. prod',
   ],
-  [
-    ['-c'],
-    'kompose\'s -c (Helm chart) is not supported: cdk8s-compose writes plain manifests with a kustomization; "kubectl apply -k OUT" applies the whole app',
-  ],
 ])('%j is refused: %s', (args, message) => {
   expect(usageError(args)).toBe(message);
 });

@@ -666,10 +666,6 @@ describe('usage', () => {
       ['--overlay', 'Prod'],
       'error: --overlay "Prod" is not an overlay name. Allowed: a DNS-1123 label (lower case letters, digits and "-"), e.g. prod',
     ],
-    [
-      ['--chart'],
-      'error: kompose\'s --chart is not supported: cdk8s-compose writes plain manifests with a kustomization; "kubectl apply -k OUT" applies the whole app',
-    ],
   ])('%j: %s', async (args, error) => {
     expect(await usage(args)).toEqual({ code: 2, error });
   });

@@ -1,0 +1,247 @@
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { canonical, sortedCanonical } from '../support/kustomize';
+import { Manifest } from '../support/problems';
+import { parseYamlDocs } from '../support/yaml-docs';
+import {
+  AS_REFERENCE,
+  CORPUS,
+  ROOT,
+  copyFolder,
+  expectBuilt,
+  inParallel,
+  listFiles,
+  manifestDocs,
+  removeTempDirs,
+  runCli,
+  tempDir,
+} from './run-cli';
+
+/**
+ * `convert --chart` (lib/cli/chart*.ts) with the real helm (scripts/install-tools.sh installs it): `helm lint` clean,
+ * `helm template` at the default values renders, as data, the objects of the plain output with the same secret handling
+ * (`--secrets separate`, the chart's default), `--set` changes exactly what it names, and values.schema.json refuses a
+ * mistyped value with a message that names it. Over the reference app and every corpus project.
+ */
+
+const HELM = spawnSync('helm', ['version', '--short'], { encoding: 'utf8' });
+const present = HELM.status === 0;
+const describeHelm = present ? describe : describe.skip;
+if (!present) {
+  test.skip('helm is not installed (scripts/install-tools.sh installs it): the chart tests did not run', () =>
+    undefined);
+}
+
+const REFERENCE = path.join(ROOT, 'examples', 'reference');
+const CORPUS_DIRS = fs
+  .readdirSync(CORPUS)
+  .filter((d) => fs.statSync(path.join(CORPUS, d)).isDirectory())
+  .sort();
+
+function helm(args: readonly string[], cwd?: string): { status: number | null; stdout: string; stderr: string } {
+  const run = spawnSync('helm', args, { encoding: 'utf8', cwd, maxBuffer: 64 * 1024 * 1024 });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** The objects `helm template` renders, without the empty documents of switched-off templates. */
+function template(chart: string, ...args: string[]): Manifest[] {
+  const run = helm(['template', 'release', chart, ...args]);
+  if (run.status !== 0) {
+    throw new Error(`helm template ${args.join(' ')} failed: ${run.stderr}`);
+  }
+  return parseYamlDocs(run.stdout, 'helm template').filter((d) => d !== null && d !== undefined);
+}
+
+/** Every leaf path that differs between two renders, as `Kind/name:path`. */
+function differences(before: readonly Manifest[], after: readonly Manifest[]): string[] {
+  const byKey = (docs: readonly Manifest[]) => new Map(docs.map((d) => [`${d.kind}/${d.metadata.name}`, d]));
+  const a = byKey(before);
+  const b = byKey(after);
+  const out: string[] = [];
+  const walk = (key: string, x: any, y: any, at: string) => {
+    if (x !== null && y !== null && typeof x === 'object' && typeof y === 'object') {
+      for (const k of [...new Set([...Object.keys(x), ...Object.keys(y)])]) {
+        walk(key, x[k], y[k], at ? `${at}.${k}` : k);
+      }
+    } else if (canonical(x) !== canonical(y)) {
+      out.push(`${key}:${at}`);
+    }
+  };
+  for (const key of [...new Set([...a.keys(), ...b.keys()])].sort()) {
+    walk(key, a.get(key), b.get(key), '');
+  }
+  return out;
+}
+
+interface Pair {
+  /** The plain output (`--secrets separate`). */
+  readonly plain: string;
+  readonly chart: string;
+}
+
+async function convertPair(project: string, args: readonly string[]): Promise<Pair> {
+  const plain = await runCli(['convert', ...args, '--secrets', 'separate', '-o', 'plain'], { cwd: project });
+  const chart = await runCli(['convert', ...args, '--chart', '-o', 'chart'], { cwd: project });
+  for (const [what, run] of [
+    ['plain', plain],
+    ['chart', chart],
+  ] as const) {
+    if (run.code !== 0) {
+      throw new Error(`${project}: convert (${what}) exited ${run.code}: ${run.stderr}`);
+    }
+  }
+  return { plain: path.join(project, 'plain'), chart: path.join(project, 'chart') };
+}
+
+const pairs = new Map<string, Pair>();
+
+beforeAll(async () => {
+  if (!present) {
+    return;
+  }
+  expectBuilt();
+  const work = tempDir('chart');
+  const jobs: Array<[string, string, readonly string[]]> = [
+    ['reference', REFERENCE, AS_REFERENCE],
+    ...CORPUS_DIRS.map((d): [string, string, readonly string[]] => [d, path.join(CORPUS, d), []]),
+  ];
+  await inParallel(jobs, 2, async ([name, from, args]) => {
+    pairs.set(name, await convertPair(copyFolder(from, work, name), args));
+  });
+}, 600_000);
+
+afterAll(removeTempDirs);
+
+describeHelm('the reference app', () => {
+  const chart = () => pairs.get('reference')!.chart;
+
+  test('the chart: Chart.yaml, values.yaml, values.schema.json, templates/ (a folder per wave), NOTES.txt, .helmignore', () => {
+    const files = listFiles(chart());
+    expect(files.filter((f) => !f.startsWith('templates/') && !f.startsWith('golden-image/'))).toEqual(
+      expect.arrayContaining([
+        '.helmignore',
+        'Chart.yaml',
+        'values.schema.json',
+        'values.yaml',
+        expect.stringMatching(/^secrets\/.+-secret\.yaml$/),
+      ]),
+    );
+    expect(files).toContain('templates/NOTES.txt');
+    expect(files.filter((f) => /^\d+-/.test(f))).toEqual([]);
+    expect([
+      ...new Set(files.filter((f) => f.startsWith('templates/') && f.endsWith('.yaml')).map((f) => f.split('/')[1])),
+    ]).toEqual(['0-namespace', '1-stateful', '2-app', '3-vm']);
+    const meta = parseYamlDocs(fs.readFileSync(path.join(chart(), 'Chart.yaml'), 'utf8'), 'Chart.yaml')[0];
+    expect(meta).toMatchObject({ apiVersion: 'v2', name: 'shop', type: 'application', version: '0.1.0' });
+  });
+
+  test('helm lint is clean', () => {
+    const run = helm(['lint', '--strict', chart()]);
+    expect(run.stdout.split('\n').filter((l) => /\[(ERROR|WARNING)\]/.test(l))).toEqual([]);
+    expect(run.status).toBe(0);
+  });
+
+  test('helm template at the default values renders the objects of the plain output, as data', () => {
+    expect(sortedCanonical(template(chart()))).toEqual(sortedCanonical(manifestDocs(pairs.get('reference')!.plain)));
+  });
+
+  test('values.yaml holds no secret value: the Secrets are in secrets/, as in the plain output', () => {
+    const secrets = listFiles(pairs.get('reference')!.plain)
+      .filter((f) => f.startsWith('secrets/') && f.endsWith('.yaml'))
+      .flatMap((f) => parseYamlDocs(fs.readFileSync(path.join(pairs.get('reference')!.plain, f), 'utf8'), f));
+    const values = secrets.flatMap((s) => Object.values(s.data ?? {}) as string[]);
+    expect(values.length).toBeGreaterThan(0);
+    for (const file of listFiles(chart()).filter((f) => !f.startsWith('secrets/'))) {
+      const text = fs.readFileSync(path.join(chart(), file)).toString('latin1');
+      for (const value of values) {
+        expect(text.includes(value) || text.includes(Buffer.from(value, 'base64').toString('latin1'))).toBe(false);
+      }
+    }
+  });
+
+  test.each([
+    [['--set', 'web.replicas=3'], ['Deployment/web:spec.replicas']],
+    [['--set', 'api.image.tag=2.0.1'], ['Deployment/api:spec.template.spec.containers.0.image']],
+    [['--set', 'web.ingress.hosts[0]=shop.example.org'], ['Ingress/web:spec.rules.0.host']],
+    [['--set', 'networkPolicies.enabled=false'], 'every NetworkPolicy'],
+  ])('%j changes exactly that', (args, expected) => {
+    const base = template(chart());
+    const changed = template(chart(), ...args);
+    const diff = differences(base, changed);
+    if (expected === 'every NetworkPolicy') {
+      expect(diff.length).toBeGreaterThan(0);
+      expect(diff.every((d) => d.startsWith('NetworkPolicy/'))).toBe(true);
+      expect(changed.filter((d) => d.kind === 'NetworkPolicy')).toEqual([]);
+    } else {
+      expect(diff).toEqual(expected);
+    }
+    if (args[1].startsWith('api.image')) {
+      const api = changed.find((d) => d.kind === 'Deployment' && d.metadata.name === 'api')!;
+      expect(api.spec.template.spec.containers[0].image).toMatch(/:2\.0\.1$/);
+    }
+  });
+
+  test('--set secrets.<name>.existingSecret: every reference to that Secret reads the one given, nothing else changes', () => {
+    const base = template(chart());
+    const changed = template(chart(), '--set', 'secrets.api-env.existingSecret=shop-api-from-vault');
+    const diff = differences(base, changed);
+    expect(diff.length).toBeGreaterThan(0);
+    expect(diff.every((d) => /secretKeyRef\.name$|secretRef\.name$|secret\.secretName$/.test(d))).toBe(true);
+    const refs = JSON.stringify(changed).match(/"secretKeyRef":\{"key":"[^"]*","name":"[^"]*"\}/g) ?? [];
+    expect(refs.filter((r) => r.endsWith('"name":"api-env"}'))).toEqual([]);
+    expect(refs.filter((r) => r.endsWith('"name":"shop-api-from-vault"}')).length).toBeGreaterThan(0);
+  });
+
+  test.each([
+    [['--set', 'web.replicas=three'], 'web.replicas: Invalid type. Expected: integer, given: string'],
+    [['--set', 'web.replica=3'], 'web: Additional property replica is not allowed'],
+    [
+      ['--set', 'web.image.pullPolicy=Sometimes'],
+      'web.image.pullPolicy: web.image.pullPolicy must be one of the following: "Always", "IfNotPresent", "Never"',
+    ],
+  ])('a mistyped value %j fails lint and template, naming it', (args, message) => {
+    const run = helm(['template', 'release', chart(), ...args]);
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain(message);
+    const lint = helm(['lint', chart(), ...args]);
+    expect(lint.status).not.toBe(0);
+    expect(lint.stdout + lint.stderr).toContain(message);
+  });
+});
+
+describeHelm('every corpus project', () => {
+  test('helm lint passes on all the charts at once', () => {
+    const charts = CORPUS_DIRS.map((d) => pairs.get(d)!.chart);
+    const run = helm(['lint', '--strict', ...charts]);
+    expect(run.stdout.split('\n').filter((l) => /\[(ERROR|WARNING)\]/.test(l))).toEqual([]);
+    expect(run.stdout).toContain(`${charts.length} chart(s) linted, 0 chart(s) failed`);
+    expect(run.status).toBe(0);
+  });
+
+  test.each(CORPUS_DIRS)('%s: helm template at the default values renders the plain output, as data', (dir) => {
+    const { plain, chart } = pairs.get(dir)!;
+    expect(sortedCanonical(template(chart))).toEqual(sortedCanonical(manifestDocs(plain)));
+  });
+});
+
+describeHelm('usage', () => {
+  test.each([
+    [
+      ['--chart', '--stdout'],
+      'error: --chart writes a chart folder: leave out -o FILE.yaml, --single-file and --stdout',
+    ],
+    [
+      ['--chart', '-o', 'all.yaml'],
+      'error: --chart writes a chart folder: leave out -o FILE.yaml, --single-file and --stdout',
+    ],
+    [
+      ['--chart', '--gitops-repo', 'https://git.example.com/shop.git'],
+      'error: --gitops-repo is for the plain output: a chart has no wave folders for gitops/ and overlays to point at ' +
+        '(Argo CD and Flux install a chart themselves)',
+    ],
+  ])('%j: %s', async (args, error) => {
+    const run = await runCli(['convert', ...args], { cwd: ROOT });
+    expect({ code: run.code, error: run.stderr.split('\n')[0] }).toEqual({ code: 2, error });
+  });
+});
