@@ -210,6 +210,55 @@ describeHelm('the reference app', () => {
   });
 });
 
+describeHelm('the other secret modes', () => {
+  const modes: Record<string, readonly string[]> = {
+    inline: ['--secrets', 'inline'],
+    external: ['--secrets', 'external', '--secret-store', 'shop-store'],
+  };
+  const converted = new Map<string, Pair>();
+
+  beforeAll(async () => {
+    const work = tempDir('chart-modes');
+    await inParallel(Object.entries(modes), 2, async ([mode, args]) => {
+      const project = copyFolder(REFERENCE, work, mode);
+      const plain = await runCli(['convert', ...AS_REFERENCE, ...args, '-o', 'plain'], { cwd: project });
+      const chart = await runCli(['convert', ...AS_REFERENCE, ...args, '--chart', '-o', 'chart'], { cwd: project });
+      expect([plain.code, chart.code]).toEqual([0, 0]);
+      converted.set(mode, { plain: path.join(project, 'plain'), chart: path.join(project, 'chart') });
+    });
+  }, 120_000);
+
+  test.each(Object.keys(modes))(
+    '--secrets %s: lint clean, and the default render is the plain output of that mode',
+    (mode) => {
+      const { plain, chart } = converted.get(mode)!;
+      const lint = helm(['lint', '--strict', chart]);
+      expect(lint.stdout.split('\n').filter((l) => /\[(ERROR|WARNING)\]/.test(l))).toEqual([]);
+      expect(sortedCanonical(template(chart))).toEqual(sortedCanonical(manifestDocs(plain)));
+    },
+  );
+
+  test('inline: the values are in values.yaml (secrets.<name>.data); an existingSecret leaves its Secret out', () => {
+    const { chart } = converted.get('inline')!;
+    const values = parseYamlDocs(fs.readFileSync(path.join(chart, 'values.yaml'), 'utf8'), 'values.yaml')[0];
+    expect(Object.keys(values.secrets['api-env'])).toEqual(['existingSecret', 'data']);
+    const changed = template(chart, '--set', 'secrets.api-env.existingSecret=mine');
+    expect(changed.filter((d) => d.kind === 'Secret').map((d) => d.metadata.name)).not.toContain('api-env');
+    expect(
+      template(chart)
+        .filter((d) => d.kind === 'Secret')
+        .map((d) => d.metadata.name),
+    ).toContain('api-env');
+  });
+
+  test('external: an existingSecret leaves its ExternalSecret out', () => {
+    const { chart } = converted.get('external')!;
+    const names = (docs: Manifest[]) => docs.filter((d) => d.kind === 'ExternalSecret').map((d) => d.metadata.name);
+    expect(names(template(chart))).toContain('api-env');
+    expect(names(template(chart, '--set', 'secrets.api-env.existingSecret=mine'))).not.toContain('api-env');
+  });
+});
+
 describeHelm('every corpus project', () => {
   test('helm lint passes on all the charts at once', () => {
     const charts = CORPUS_DIRS.map((d) => pairs.get(d)!.chart);
