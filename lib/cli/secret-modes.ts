@@ -2,7 +2,7 @@ import { SYNC_WAVE_ANNOTATION } from '../app/deploy-waves';
 import { compare } from '../util/sort';
 import { manifestYaml } from './manifest-yaml';
 import { OutputFile, YAML_HEADER } from './output-files';
-import type { Rendered, RenderedObject, RenderedWave } from './rendered';
+import type { RemoteValue, Rendered, RenderedObject, RenderedWave, SecretsSplit } from './rendered';
 import { SecretsMode, SecretsOptions } from './secrets-options';
 
 /**
@@ -22,25 +22,6 @@ export const PUSH_SCRIPT = 'push-secrets.sh';
 export const EXTERNAL_SECRET_API = 'external-secrets.io/v1';
 /** How often the operator reads the store again: its documented default. */
 const REFRESH_INTERVAL = '1h';
-
-/** One value of a Secret and where it is kept in the store. */
-export interface RemoteValue {
-  readonly secret: string;
-  readonly key: string;
-  /** The remote key in the store: `<namespace>-<secret>-<key>`, in the characters every provider takes. */
-  readonly remoteKey: string;
-  /** True when the value is not UTF-8 text: it is stored base64-encoded and decoded by the operator. */
-  readonly binary: boolean;
-}
-
-/** What `--secrets` did to the output, for the writer, deploy and the runbook. */
-export interface SecretsSplit {
-  readonly options: SecretsOptions;
-  /** The Secrets taken out of the waves, in wave order. */
-  readonly secrets: readonly RenderedObject[];
-  /** external: each value and its remote key. */
-  readonly remote: readonly RemoteValue[];
-}
 
 /**
  * The output as `--secrets` wants it: the same waves without the Secrets (separate) or with an ExternalSecret in the
