@@ -114,9 +114,9 @@ function notes(rendered: Rendered, values: ChartValues): string {
   if (mode === SecretsMode.SEPARATE) {
     lines.push(
       '',
-      `The Secrets are not in the chart. Create them (from the ${SECRETS_FOLDER}/ folder beside the chart, which Git ignores),`,
+      `The Secrets are not in the chart: create them from the chart folder's ${SECRETS_FOLDER}/ (which Git ignores),`,
       'or name Secrets you created with --set secrets.<name>.existingSecret=<yours>:',
-      `  kubectl apply -f ${SECRETS_FOLDER}/`,
+      `  kubectl apply -f <chart folder>/${SECRETS_FOLDER}/`,
     );
   }
   if (mode === SecretsMode.EXTERNAL) {

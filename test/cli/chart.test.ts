@@ -6,6 +6,7 @@ import { Manifest } from '../support/problems';
 import { parseYamlDocs } from '../support/yaml-docs';
 import {
   AS_REFERENCE,
+  BIN,
   CORPUS,
   ROOT,
   copyFolder,
@@ -292,5 +293,45 @@ describeHelm('usage', () => {
   ])('%j: %s', async (args, error) => {
     const run = await runCli(['convert', ...args], { cwd: ROOT });
     expect({ code: run.code, error: run.stderr.split('\n')[0] }).toEqual({ code: 2, error });
+  });
+});
+
+/** The lines of the ```sh blocks of a docs/ file, block by block. */
+function shellBlocks(file: string): string[][] {
+  const text = fs.readFileSync(path.join(ROOT, 'docs', file), 'utf8');
+  return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1].trimEnd().split('\n'));
+}
+
+describeHelm('docs/helm.md', () => {
+  test('the worked example runs as written: the chart lints, and renders three web replicas at the other host', () => {
+    const [example, install] = shellBlocks('helm.md');
+    const cwd = copyFolder(REFERENCE, tempDir('chart-docs'), 'shop');
+    const outputs = example.map((line) => {
+      const run = spawnSync('sh', ['-c', line.replace(/^npx cdk8s-compose /, `'${process.execPath}' '${BIN}' `)], {
+        cwd,
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      expect({ line, status: run.status }).toEqual({ line, status: 0 });
+      return run.stdout;
+    });
+    const docs = parseYamlDocs(outputs[outputs.length - 1], 'helm template').filter((d) => d);
+    expect(docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'web')!.spec.replicas).toBe(3);
+    expect(docs.find((d) => d.kind === 'Ingress' && d.metadata.name === 'web')!.spec.rules[0].host).toBe(
+      'shop.example.org',
+    );
+    // The install on a cluster takes the very values the test rendered.
+    expect(install[0]).toBe(example[2].replace('helm template ', 'helm install '));
+    expect(install[1]).toBe('kubectl apply -f chart/secrets/');
+    expect(fs.existsSync(path.join(cwd, 'chart', 'secrets'))).toBe(true);
+  });
+
+  test("quotes the schema's message for a mistyped value as helm prints it", () => {
+    const text = fs.readFileSync(path.join(ROOT, 'docs', 'helm.md'), 'utf8');
+    const chart = pairs.get('reference')!.chart;
+    const run = helm(['template', 'release', chart, '--set', 'web.replicas=three']);
+    const message = 'web.replicas: Invalid type. Expected: integer, given: string';
+    expect(run.stderr).toContain(message);
+    expect(text).toContain(`\`\`\`\n${message}\n\`\`\``);
   });
 });

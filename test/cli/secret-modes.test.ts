@@ -4,7 +4,7 @@ import * as path from 'path';
 import { Manifest } from '../support/problems';
 import { validateManifests } from '../support/validate';
 import { parseYamlDocs } from '../support/yaml-docs';
-import { CliRun, ROOT, expectBuilt, inParallel, listFiles, removeTempDirs, runCli, tempDir } from './run-cli';
+import { BIN, CliRun, ROOT, expectBuilt, inParallel, listFiles, removeTempDirs, runCli, tempDir } from './run-cli';
 
 /**
  * `--secrets inline|separate|external` (lib/cli/secret-modes.ts), end to end with the built CLI on a project whose
@@ -352,4 +352,29 @@ describe('usage', () => {
     const run = await runCli(['convert', ...args], { cwd: ROOT });
     expect({ code: run.code, error: run.stderr.split('\n')[0] }).toEqual({ code: 2, error });
   });
+});
+
+test('docs/secrets.md: the example runs as written, fills the stand-in store with every value, and prints none', () => {
+  const text = fs.readFileSync(path.join(ROOT, 'docs', 'secrets.md'), 'utf8');
+  const [block] = [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1].trimEnd().split('\n'));
+  const cwd = project();
+  let printed = '';
+  for (const line of block) {
+    const run = spawnSync('sh', ['-c', line.replace(/^npx cdk8s-compose /, `'${process.execPath}' '${BIN}' `)], {
+      cwd,
+      encoding: 'utf8',
+    });
+    expect({ line, status: run.status }).toEqual({ line, status: 0 });
+    printed += run.stdout + run.stderr;
+  }
+  expect(FORMS.some((f) => printed.includes(f))).toBe(false);
+  const remote = docs(path.join(cwd, 'k8s'))
+    .filter((d) => d.kind === 'ExternalSecret')
+    .flatMap((e) => e.spec.data.map((d: any) => d.remoteRef.key))
+    .sort();
+  expect(fs.readdirSync(path.join(cwd, 'store')).sort()).toEqual(remote);
+  expect(fs.readFileSync(path.join(cwd, 'store', 'canary-api-env-CACHE-URL'), 'utf8')).toBe(
+    `redis://:${CANARIES.dsn}@cache:6379/0`,
+  );
+  expect(filesHolding(path.join(cwd, 'k8s'), listFiles(path.join(cwd, 'k8s')))).toEqual([]);
 });
