@@ -260,6 +260,48 @@ describeHelm('the other secret modes', () => {
   });
 });
 
+describeHelm('text that Helm would read as a template, and images of every shape', () => {
+  const DIGEST = `sha256:${'ab12'.repeat(16)}`;
+  const COMPOSE = `name: edge
+services:
+  web:
+    image: nginx
+    command: ["sh", "-c", "echo '{{ .Values.oops }}' && exec nginx -g 'daemon off;'"]
+    environment:
+      PORT: "8080"
+      GREETING: 'say "hi" {{x}} }}'
+    ports:
+      - "80:80"
+  tool:
+    image: registry.example.com:5000/tools/tool@${DIGEST}
+    command: ["sleep", "infinity"]
+`;
+  let pair: Pair;
+
+  beforeAll(async () => {
+    const project = path.join(tempDir('chart-edge'), 'edge');
+    fs.mkdirSync(project);
+    fs.writeFileSync(path.join(project, 'compose.yaml'), COMPOSE);
+    pair = await convertPair(project, []);
+  }, 60_000);
+
+  test('{{ in a command or a value is printed as it is, and the images keep registry ports and digests', () => {
+    expect(sortedCanonical(template(pair.chart))).toEqual(sortedCanonical(manifestDocs(pair.plain)));
+    const values = parseYamlDocs(fs.readFileSync(path.join(pair.chart, 'values.yaml'), 'utf8'), 'values.yaml')[0];
+    expect(values.web.image).toEqual({ repository: 'nginx', tag: '', pullPolicy: 'Always' });
+    expect(values.tool.image.repository).toBe('registry.example.com:5000/tools/tool');
+    expect(values.tool.image.tag).toBe(DIGEST);
+    const tagged = template(pair.chart, '--set', 'web.image.tag=1.27');
+    expect(differences(template(pair.chart), tagged)).toEqual(['Deployment/web:spec.template.spec.containers.0.image']);
+    expect(
+      tagged.find((d) => d.kind === 'Deployment' && d.metadata.name === 'web')!.spec.template.spec.containers[0].image,
+    ).toBe('nginx:1.27');
+    const env = template(pair.chart, '--set', 'web.env.PORT=9090');
+    expect(differences(template(pair.chart), env)).toEqual(['ConfigMap/web-env:data.PORT']);
+    expect(env.find((d) => d.kind === 'ConfigMap' && d.metadata.name === 'web-env')!.data.PORT).toBe('9090');
+  });
+});
+
 describeHelm('every corpus project', () => {
   test('helm lint passes on all the charts at once', () => {
     const charts = CORPUS_DIRS.map((d) => pairs.get(d)!.chart);
