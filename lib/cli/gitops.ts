@@ -95,6 +95,7 @@ export function gitopsFiles(rendered: Rendered, options: GitOpsOptions, at: Comp
     return {
       files: [],
       warnings: [
+        ...secretsWarning(rendered, at),
         {
           code: 'gitops-repo-missing',
           message:
@@ -165,6 +166,12 @@ export function gitopsFiles(rendered: Rendered, options: GitOpsOptions, at: Comp
       at,
     });
   }
+  warnings.push(...secretsWarning(rendered, at));
+  return { files, warnings };
+}
+
+/** The Secrets that hold values, named (never quoted) in a warning: the output is on its way to Git. */
+function secretsWarning(rendered: Rendered, at: ComposeWarning['at']): ComposeWarning[] {
   const secrets = rendered.waves
     .flatMap((w) => w.objects)
     .filter(
@@ -173,17 +180,18 @@ export function gitopsFiles(rendered: Rendered, options: GitOpsOptions, at: Comp
         Object.keys(o.manifest.data ?? {}).length + Object.keys(o.manifest.stringData ?? {}).length > 0,
     )
     .map((o) => o.name);
-  if (secrets.length > 0) {
-    warnings.push({
-      code: 'gitops-secret',
-      message:
-        `the Secrets ${secrets.join(', ')} hold values from the compose project: committed to Git as they are, ` +
-        'anyone who reads the repository reads them; encrypt them (SOPS, Sealed Secrets) or create them in the cluster ' +
-        'and leave their files out of the commit',
-      at,
-    });
-  }
-  return { files, warnings };
+  return secrets.length === 0
+    ? []
+    : [
+        {
+          code: 'gitops-secret',
+          message:
+            `the Secrets ${secrets.join(', ')} hold values from the compose project: committed to Git as they are, ` +
+            'anyone who reads the repository reads them; --secrets separate keeps them out of Git (in secrets/, applied ' +
+            'first), --secrets external out of the output (ExternalSecrets read them from your store)',
+          at,
+        },
+      ];
 }
 
 /** A Flux health check of what `deploy` waits for: the workload of a service, a Job, the VirtualMachine. */

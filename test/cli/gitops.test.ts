@@ -487,6 +487,8 @@ describe('gitops/', () => {
   });
 
   test('a warning names the Secrets that hold values, and quotes none', () => {
+    // Without --gitops-repo too: the output is on its way to Git all the same.
+    expect(warnings(runs.defaults.run, 'gitops-secret')).toEqual(warnings(runs.gitops.run, 'gitops-secret'));
     const [line, ...rest] = warnings(runs.gitops.run, 'gitops-secret');
     expect(rest).toEqual([]);
     expect(line).toContain(

@@ -143,6 +143,18 @@ test('every run exits 0', () => {
   }
 });
 
+test('inline warns that the Secrets in the output hold values, and names the modes that keep them out; the others do not', () => {
+  const warning = (run: CliRun) =>
+    run.stderr.split('\n').filter((l) => l.includes('hold values from the compose project'));
+  expect(warning(runs.inline.run)).toEqual([
+    'warning: k8s: the Secrets db-env, db-credentials, signing-key, api-env hold values from the compose project: ' +
+      'committed to Git as they are, anyone who reads the repository reads them; --secrets separate keeps them out of ' +
+      'Git (in secrets/, applied first), --secrets external out of the output (ExternalSecrets read them from your store)',
+  ]);
+  expect(warning(runs.separate.run)).toEqual([]);
+  expect(warning(runs.external.run)).toEqual([]);
+});
+
 test('inline (the default): the canaries are in the Secrets of the wave folders, as today', () => {
   const { out } = runs.inline;
   expect(filesHolding(out, listFiles(out))).toEqual([
