@@ -73,7 +73,7 @@ export class ChartValues {
       this.set(['secrets', name, 'existingSecret'], '', { type: 'string' });
     }
     for (const object of objects) {
-      this.collect(object);
+      this.collect(object, namespace);
     }
   }
 
@@ -99,13 +99,11 @@ export class ChartValues {
     };
   }
 
-  private collect(object: RenderedObject): void {
+  private collect(object: RenderedObject, namespace: string): void {
     const m = object.manifest;
     const slot = (path: (string | number)[], valuePath: (string | number)[], kind: SlotKind) =>
       this.add(object, { path, expr: valuesExpr(valuePath), kind });
-    if (m.metadata?.namespace !== undefined) {
-      slot(['metadata', 'namespace'], ['namespace'], SlotKind.STRING);
-    }
+    this.namespaceFields(object, m, [], namespace);
     if (object.kind === 'Namespace') {
       slot(['metadata', 'name'], ['namespace'], SlotKind.STRING);
       for (const [key, value] of Object.entries(m.metadata?.labels ?? {})) {
@@ -284,6 +282,21 @@ export class ChartValues {
         },
       });
       this.add(object, { path: ['spec', 'tls'], expr: valuesExpr([...key, 'tls']), kind: SlotKind.BLOCK });
+    }
+  }
+
+  /** Every `namespace` field that holds the app's namespace (metadata, a RoleBinding's subjects) reads `namespace`. */
+  private namespaceFields(object: RenderedObject, value: unknown, path: (string | number)[], namespace: string): void {
+    if (Array.isArray(value)) {
+      value.forEach((v, i) => this.namespaceFields(object, v, [...path, i], namespace));
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, child] of Object.entries(value)) {
+        if (key === 'namespace' && child === namespace) {
+          this.add(object, { path: [...path, key], expr: valuesExpr(['namespace']), kind: SlotKind.STRING });
+        } else {
+          this.namespaceFields(object, child, [...path, key], namespace);
+        }
+      }
     }
   }
 

@@ -183,6 +183,22 @@ describeHelm('the reference app', () => {
     }
   });
 
+  test("--set namespace=other moves every object, and every namespace field that named the app's", () => {
+    const changed = template(chart(), '--set', 'namespace=other');
+    const diff = differences(template(chart()), changed);
+    // The Namespace object is another one (by name); everything else differs only in fields named namespace.
+    expect(diff.filter((d) => !/(^|\.)namespace$/.test(d.split(':')[1]))).toEqual([
+      'Namespace/other:',
+      'Namespace/shop:',
+    ]);
+    expect(changed.find((d) => d.kind === 'Namespace')!.metadata).toMatchObject({
+      name: 'other',
+      labels: { name: 'other' },
+    });
+    expect(diff.some((d) => d.startsWith('RoleBinding/') && d.endsWith('subjects.0.namespace'))).toBe(true);
+    expect(JSON.stringify(changed)).not.toMatch(/"namespace":"shop"/);
+  });
+
   test('--set secrets.<name>.existingSecret: every reference to that Secret reads the one given, nothing else changes', () => {
     const base = template(chart());
     const changed = template(chart(), '--set', 'secrets.api-env.existingSecret=shop-api-from-vault');
