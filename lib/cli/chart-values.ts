@@ -359,7 +359,8 @@ export class ChartValues {
         if (typeof next === 'number') {
           values[key] ??= [];
           (values[key] as unknown[])[next] = value;
-          schemas[key] ??= { type: 'array', items: schema };
+          // As many items as the object has places for: another one would be read by nothing.
+          schemas[key] = { type: 'array', items: schema, minItems: next + 1, maxItems: next + 1 };
         } else {
           values[key] ??= value;
           schemas[key] ??= schema;

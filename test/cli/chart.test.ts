@@ -213,6 +213,7 @@ describeHelm('the reference app', () => {
   test.each([
     [['--set', 'web.replicas=three'], 'web.replicas: Invalid type. Expected: integer, given: string'],
     [['--set', 'web.replica=3'], 'web: Additional property replica is not allowed'],
+    [['--set', 'web.ingress.hosts[1]=www.example.com'], 'web.ingress.hosts: Array must have at most 1 items'],
     [
       ['--set', 'web.image.pullPolicy=Sometimes'],
       'web.image.pullPolicy: web.image.pullPolicy must be one of the following: "Always", "IfNotPresent", "Never"',
