@@ -171,7 +171,7 @@ export function gitopsFiles(rendered: Rendered, options: GitOpsOptions, at: Comp
 }
 
 /** The Secrets that hold values, named (never quoted) in a warning: the output is on its way to Git. */
-function secretsWarning(rendered: Rendered, at: ComposeWarning['at']): ComposeWarning[] {
+export function secretsWarning(rendered: Rendered, at: ComposeWarning['at']): ComposeWarning[] {
   const secrets = rendered.waves
     .flatMap((w) => w.objects)
     .filter(

@@ -242,6 +242,9 @@ describeHelm('the other secret modes', () => {
       const plain = await runCli(['convert', ...AS_REFERENCE, ...args, '-o', 'plain'], { cwd: project });
       const chart = await runCli(['convert', ...AS_REFERENCE, ...args, '--chart', '-o', 'chart'], { cwd: project });
       expect([plain.code, chart.code]).toEqual([0, 0]);
+      // Values in the output, plain or chart, are named in a warning; none without them.
+      expect(chart.stderr.includes('hold values from the compose project')).toBe(mode === 'inline');
+      expect(plain.stderr.includes('hold values from the compose project')).toBe(mode === 'inline');
       converted.set(mode, { plain: path.join(project, 'plain'), chart: path.join(project, 'chart') });
     });
   }, 120_000);
