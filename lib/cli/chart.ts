@@ -2,14 +2,14 @@ import { WaveKind } from '../app/deploy-waves';
 import { ChartValues } from './chart-values';
 import { templateText, valuesExpr } from './chart-slots';
 import { manifestYaml } from './manifest-yaml';
-import { OutputFile, YAML_HEADER } from './output-files';
+import { JSON_HEADER, OutputFile, TEMPLATE_HEADER, YAML_HEADER } from './output-files';
 import type { Rendered, RenderedObject } from './rendered';
 import { SECRETS_FOLDER } from './secret-modes';
 import { SecretsMode } from './secrets-options';
 
 /**
  * `convert --chart`: the output as a Helm chart, in place of the wave folders and their kustomizations. The templates
- * are the rendered objects themselves (one per file, in one folder per wave under `templates/`), with the values a user
+ * are the rendered objects themselves (one per file under `templates/`, named `<wave>-<name>-<kind>.yaml`), with the values a user
  * changes per environment read from `values.yaml` (lib/cli/chart-values.ts) at known paths: at its default values,
  * `helm template` renders the very objects of the plain output.
  *
@@ -43,7 +43,7 @@ export function chartFiles(rendered: Rendered): OutputFile[] {
   for (const wave of rendered.waves) {
     for (const object of wave.objects) {
       files.push({
-        path: `${TEMPLATES_FOLDER}/${object.file}`,
+        path: `${TEMPLATES_FOLDER}/${object.file.replace('/', '-')}`,
         content: `${YAML_HEADER}\n${guarded(object, templateText(object.manifest, values.slotsOf(object)))}`,
       });
     }
@@ -64,7 +64,10 @@ export function chartFiles(rendered: Rendered): OutputFile[] {
   files.push(
     { path: CHART_FILE, content: `${YAML_HEADER}\n${manifestYaml(chartYaml(rendered))}` },
     { path: VALUES_FILE, content: `${comment.join('\n')}\n${manifestYaml(values.sortedValues())}` },
-    { path: VALUES_SCHEMA_FILE, content: `${JSON.stringify(values.schema(), undefined, 2)}\n` },
+    {
+      path: VALUES_SCHEMA_FILE,
+      content: `${JSON_HEADER}\n${JSON.stringify(values.schema(), undefined, 2).slice(2)}\n`,
+    },
     { path: NOTES_FILE, content: notes(rendered, values) },
     {
       path: HELMIGNORE_FILE,
@@ -141,5 +144,5 @@ function notes(rendered: Rendered, values: ChartValues): string {
   if (rendered.waves.some((w) => w.wave.kind === WaveKind.VM)) {
     lines.push('', 'The VM boots from its golden image, which you publish first (see golden-image/ beside the chart).');
   }
-  return `${lines.join('\n')}\n`;
+  return `${TEMPLATE_HEADER}\n${lines.join('\n')}\n`;
 }

@@ -117,7 +117,7 @@ afterAll(removeTempDirs);
 describeHelm('the reference app', () => {
   const chart = () => pairs.get('reference')!.chart;
 
-  test('the chart: Chart.yaml, values.yaml, values.schema.json, templates/ (a folder per wave), NOTES.txt, .helmignore', () => {
+  test('the chart: Chart.yaml, values.yaml, values.schema.json, templates/ (one file per object, named by its wave), NOTES.txt, .helmignore', () => {
     const files = listFiles(chart());
     expect(files.filter((f) => !f.startsWith('templates/') && !f.startsWith('golden-image/'))).toEqual(
       expect.arrayContaining([
@@ -130,11 +130,25 @@ describeHelm('the reference app', () => {
     );
     expect(files).toContain('templates/NOTES.txt');
     expect(files.filter((f) => /^\d+-/.test(f))).toEqual([]);
-    expect([
-      ...new Set(files.filter((f) => f.startsWith('templates/') && f.endsWith('.yaml')).map((f) => f.split('/')[1])),
-    ]).toEqual(['0-namespace', '1-stateful', '2-app', '3-vm']);
+    const templates = files.filter((f) => f.startsWith('templates/') && f.endsWith('.yaml'));
+    expect(templates.length).toBe(manifestDocs(pairs.get('reference')!.plain).length);
+    expect([...new Set(templates.map((f) => /^templates\/(\d+-[a-z]+)-/.exec(f)?.[1]))]).toEqual([
+      '0-namespace',
+      '1-stateful',
+      '2-app',
+      '3-vm',
+    ]);
     const meta = parseYamlDocs(fs.readFileSync(path.join(chart(), 'Chart.yaml'), 'utf8'), 'Chart.yaml')[0];
     expect(meta).toMatchObject({ apiVersion: 'v2', name: 'shop', type: 'application', version: '0.1.0' });
+  });
+
+  test('converting again into the chart writes the same files, with no warning about them', async () => {
+    const before = new Map(listFiles(chart()).map((f) => [f, fs.readFileSync(path.join(chart(), f))]));
+    const project = path.dirname(chart());
+    const again = await runCli(['convert', ...AS_REFERENCE, '--chart', '-o', 'chart'], { cwd: project });
+    expect(again.code).toBe(0);
+    expect(again.stderr).not.toContain('foreign-file');
+    expect(new Map(listFiles(chart()).map((f) => [f, fs.readFileSync(path.join(chart(), f))]))).toEqual(before);
   });
 
   test('helm lint is clean', () => {
