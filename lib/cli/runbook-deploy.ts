@@ -61,6 +61,18 @@ export function renderDeploy(
   md.line(...imageBuildMarkdown(model));
   let step = 1;
   const nsFile = namespaceFile(rendered);
+  if (rendered.secrets?.options.mode === SecretsMode.EXTERNAL) {
+    const { store, storeKind } = rendered.secrets.options;
+    md.line(
+      `${step++}. The ExternalSecrets make the Secrets from the ${storeKind} \`${store}\` of the External Secrets Operator ` +
+        `(\`--secrets external\`), one remote key per value. Put the values there first: ` +
+        `\`${SECRETS_FOLDER}/${PUSH_SCRIPT}\` reads them from a \`--secrets separate\` output outside Git and hands each ` +
+        'to `PUSH` (the remote key as `$1`, the value on stdin); its header shows an example. Once the waves are applied, ' +
+        'each ExternalSecret shows `SecretSynced`:',
+      '',
+    );
+    stepSh([`kubectl get externalsecrets -n ${ns}`]);
+  }
   if (file) {
     md.line(
       `${step++}. Create the namespace \`${ns}\` and apply every wave; kubectl applies the documents in file order, ` +
@@ -84,18 +96,6 @@ export function renderDeploy(
     }
     md.line(`${step++}. Apply its quota and network policies:`, '');
     stepSh([`kubectl apply -f ${rendered.waves[0].wave.folder}/`]);
-  }
-  if (rendered.secrets?.options.mode === SecretsMode.EXTERNAL) {
-    const { store, storeKind } = rendered.secrets.options;
-    md.line(
-      `${step++}. The ExternalSecrets make the Secrets from the ${storeKind} \`${store}\` of the External Secrets Operator ` +
-        `(\`--secrets external\`), one remote key per value. Put the values there before the pods need them: ` +
-        `\`${SECRETS_FOLDER}/${PUSH_SCRIPT}\` reads them from a \`--secrets separate\` output outside Git and hands each ` +
-        'to `PUSH` (the remote key as `$1`, the value on stdin); its header shows an example. Once the waves are applied, ' +
-        'each ExternalSecret shows `SecretSynced`:',
-      '',
-    );
-    stepSh([`kubectl get externalsecrets -n ${ns}`]);
   }
   const external = externalReferences(rendered.waves.flatMap((w) => w.objects));
   if (external.length > 0) {
