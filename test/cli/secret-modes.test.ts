@@ -331,6 +331,8 @@ describe('external', () => {
     const runbook = fs.readFileSync(path.join(out(), 'RUNBOOK.md'), 'utf8');
     expect(runbook).toContain('The ExternalSecrets make the Secrets from the SecretStore `vault-backend`');
     expect(runbook).toContain('kubectl get externalsecrets -n canary');
+    // The store is filled first: before anything is applied.
+    expect(runbook.indexOf('The ExternalSecrets make')).toBeLessThan(runbook.indexOf('kubectl apply -f'));
   });
 });
 
