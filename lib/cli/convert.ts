@@ -1,3 +1,4 @@
+import * as fs from 'fs';
 import * as path from 'path';
 import { ComposeWarning } from '../compose/errors';
 import { CliIo, ExitCode, display, printWarnings } from './io';
@@ -6,7 +7,8 @@ import { GITOPS_FOLDER, KUSTOMIZATION, gitopsFiles, overlayFiles, secretsWarning
 import { writeOutput } from './output';
 import { createStage, createTempStage, removeStage } from './output-stage';
 import { SECRETS_FOLDER, secretsFiles, splitSecrets } from './secret-modes';
-import { CHART_FILE, TEMPLATES_FOLDER, VALUES_FILE, chartFiles } from './chart';
+import { CHART_FILE, HELMIGNORE_FILE, TEMPLATES_FOLDER, VALUES_FILE, VALUES_SCHEMA_FILE, chartFiles } from './chart';
+import { isGenerated } from './output-files';
 import { verifySummary } from '../app/verify';
 import { verifyRendered } from './verify';
 import type { Rendered } from './rendered';
@@ -101,7 +103,8 @@ export function convert(options: ConvertOptions, io: CliIo): number {
       message: `${file} exists: it is yours, and is not written again (move it away to start it afresh)`,
       at,
     }));
-    printWarnings([...rendered.project.warnings, ...gitops.warnings, ...notes, ...kept], io, options.quiet);
+    const left = leftovers(target.root, folderOutput ? CHART_ONLY : [], '--chart', at);
+    printWarnings([...rendered.project.warnings, ...gitops.warnings, ...notes, ...kept, ...left], io, options.quiet);
     io.stderr(verifyLine(full));
     const where = display(io.cwd, target.root);
     const bundles = [...new Set(rendered.bundleFiles.map((f) => f.path.split('/').slice(0, 2).join('/')))].map(
@@ -153,7 +156,8 @@ function writeChart(options: ConvertOptions, io: CliIo, full: Rendered, rendered
     at,
   }));
   // --secrets inline: the values are in values.yaml, on their way to Git and chart repositories.
-  printWarnings([...rendered.project.warnings, ...secretsWarning(rendered, at), ...notes], io, options.quiet);
+  const left = leftovers(root, [KUSTOMIZATION, RUNBOOK_FILE], 'no --chart', at);
+  printWarnings([...rendered.project.warnings, ...secretsWarning(rendered, at), ...notes, ...left], io, options.quiet);
   io.stderr(verifyLine(full));
   const templates = files.filter((f) => f.path.startsWith(`${TEMPLATES_FOLDER}/`)).length;
   const secrets = files.filter((f) => f.path.startsWith(`${SECRETS_FOLDER}/`)).length;
@@ -163,4 +167,35 @@ function writeChart(options: ConvertOptions, io: CliIo, full: Rendered, rendered
       `${result.removed.length > 0 ? `; removed ${result.removed.length} that are no longer generated` : ''}\n`,
   );
   return ExitCode.OK;
+}
+
+/** The files only a chart has at the top of the output. */
+const CHART_ONLY = [CHART_FILE, VALUES_FILE, VALUES_SCHEMA_FILE, HELMIGNORE_FILE];
+
+/**
+ * Generated files at the top of the output that this layout does not write, left by a conversion in the other one
+ * (a chart's Chart.yaml beside wave folders, a kustomization.yaml beside a chart): named, for the user to remove.
+ */
+function leftovers(root: string, files: readonly string[], other: string, at: ComposeWarning['at']): ComposeWarning[] {
+  const generated = files.filter((file) => {
+    try {
+      return (
+        fs.lstatSync(path.join(root, file), { throwIfNoEntry: false })?.isFile() === true &&
+        isGenerated(path.join(root, file))
+      );
+    } catch {
+      return false;
+    }
+  });
+  return generated.length === 0
+    ? []
+    : [
+        {
+          code: 'leftover-file',
+          message:
+            `${generated.join(', ')} ${generated.length === 1 ? 'is' : 'are'} left from a conversion with ${other} ` +
+            'and no longer written: remove them',
+          at,
+        },
+      ];
 }

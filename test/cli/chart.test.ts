@@ -378,6 +378,28 @@ function shellBlocks(file: string): string[][] {
   return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1].trimEnd().split('\n'));
 }
 
+describeHelm('switching between the plain output and a chart in one folder', () => {
+  test("the other layout's folders are emptied, and its files at the top are named for removal", async () => {
+    const cwd = copyFolder(REFERENCE, tempDir('chart-switch'), 'shop');
+    const convert = (...args: string[]) => runCli(['convert', ...AS_REFERENCE, ...args, '-o', 'out'], { cwd });
+    const leftover = (stderr: string) => stderr.split('\n').filter((l) => l.includes('no longer written'));
+    expect((await convert()).code).toBe(0);
+    const toChart = await convert('--chart');
+    expect(toChart.code).toBe(0);
+    expect(leftover(toChart.stderr)).toEqual([
+      'warning: out: kustomization.yaml, RUNBOOK.md are left from a conversion with no --chart and no longer written: remove them',
+    ]);
+    expect(listFiles(path.join(cwd, 'out')).filter((f) => /^\d+-/.test(f))).toEqual([]);
+    const back = await convert();
+    expect(back.code).toBe(0);
+    expect(leftover(back.stderr)).toEqual([
+      'warning: out: Chart.yaml, values.yaml, values.schema.json, .helmignore are left from a conversion with --chart and ' +
+        'no longer written: remove them',
+    ]);
+    expect(listFiles(path.join(cwd, 'out')).filter((f) => f.startsWith('templates/'))).toEqual([]);
+  });
+});
+
 describeHelm('docs/helm.md', () => {
   test('the worked example runs as written: the chart lints, and renders three web replicas at the other host', () => {
     const [example, install] = shellBlocks('helm.md');
