@@ -2,6 +2,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { KOMPOSE_ONLY } from '../lib/cli/option-scan';
 import { COMMAND_SPECS, PROGRAM, helpText } from '../lib/cli/option-table';
 import type { OptionSpec } from '../lib/cli/option-spec';
 
@@ -39,10 +40,12 @@ function generate(kind: string, arg: string | undefined): string {
       return '```text\n' + helpText(arg) + '```\n';
     case 'commands':
       return commandTable();
+    case 'kompose-refused':
+      return komposeTable();
     case 'quickstart':
       return quickstart(arg ?? 'examples/quickstart');
     default:
-      throw new Error(`unknown generated part "${kind}": use options, help, commands or quickstart`);
+      throw new Error(`unknown generated part "${kind}": use options, help, commands, kompose-refused or quickstart`);
   }
 }
 
@@ -65,6 +68,14 @@ export function optionTable(command: string): string {
   const cell = (text: string) => text.replace(/\|/g, '\\|');
   const rows = specs.map((spec) => `| ${cell(optionNames(spec))} | ${cell(spec.help)} |`);
   return ['| Option | What it does |', '| --- | --- |', ...rows, ''].join('\n');
+}
+
+/** kompose's options that have no counterpart here, with the message the CLI gives for each. */
+function komposeTable(): string {
+  const rows = Object.entries(KOMPOSE_ONLY).map(
+    ([name, message]) => `| \`${name.length === 1 ? '-' : '--'}${name}\` | ${message.replace(/^[^:]*: /, '')} |`,
+  );
+  return ['| kompose option | Instead |', '| --- | --- |', ...rows, ''].join('\n');
 }
 
 function commandTable(): string {

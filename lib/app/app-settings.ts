@@ -165,6 +165,8 @@ export class AppSettings {
       resources: resolveResources(service, overrides.resources, resourceDefaults),
       sensitiveNamePatterns: this.sensitiveNamePatterns,
       sensitiveEnv: overrides.sensitiveEnv ?? [],
+      existingSecret: overrides.existingSecret,
+      existingCredentialsSecret: overrides.existingCredentialsSecret,
       allowPrivilegeEscalation: overrides.allowPrivilegeEscalation,
       controller: plan.controller ?? WorkloadController.DEPLOYMENT,
       storageClassName: props.storageClassName,

@@ -70,7 +70,13 @@ export class ServiceEnvironment {
         values[variable.name] = kplus.EnvValue.fromConfigMap(this.configMap, key);
       }
     }
-    if (sensitive.length > 0) {
+    const existing = part.settings.existingSecret;
+    if (sensitive.length > 0 && existing !== undefined) {
+      this.secretHandle = kplus.Secret.fromSecretName(scope, 'EnvSecretRef', existing);
+      for (const [variable, , key] of sensitive) {
+        values[variable.name] = kplus.EnvValue.fromSecretValue({ secret: this.secretHandle, key });
+      }
+    } else if (sensitive.length > 0) {
       const name = part.context.names.claim('Secret', joinDnsLabel(part.plan.name, 'env'), owner);
       this.secret = new KubeSecret(scope, 'EnvSecret', {
         metadata: objectMetadata(part, name),

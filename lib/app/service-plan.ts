@@ -119,6 +119,10 @@ export interface ServiceSettings {
   readonly resources: ResolvedResources;
   readonly sensitiveNamePatterns: readonly string[];
   readonly sensitiveEnv: readonly string[];
+  /** `ServiceOverrides.existingSecret`: the user's Secret in place of the env Secret. */
+  readonly existingSecret?: string;
+  /** `ServiceOverrides.existingCredentialsSecret`: the user's Secret in place of the credentials Secret. */
+  readonly existingCredentialsSecret?: string;
   readonly allowPrivilegeEscalation?: boolean;
   readonly controller: WorkloadController;
   readonly storageClassName?: string;

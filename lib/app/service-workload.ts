@@ -191,6 +191,7 @@ export class ServiceWorkload {
       port: enginePort?.port ?? engine.port,
       controller: settings.controller,
       credentials: this.engineCredentials(engine),
+      existingCredentialsSecret: settings.existingCredentialsSecret,
       env: env.values,
       command: env.command,
       args: env.args,

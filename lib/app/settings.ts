@@ -130,6 +130,19 @@ export interface ServiceOverrides {
    */
   readonly sensitiveEnv?: readonly string[];
   /**
+   * A Secret you create that holds the service's sensitive environment, in place of its `<service>-env` Secret: the
+   * same keys (the variable names), read by the same env references; no env Secret is made and no value of it is in
+   * the output.
+   * @default - the `<service>-env` Secret, made from the compose environment
+   */
+  readonly existingSecret?: string;
+  /**
+   * For a stateful dependency: a Secret you create with the keys `password` and `uri`, in place of its
+   * `<service>-credentials` Secret (StatefulDependency's `existingCredentialsSecret`).
+   * @default - the `<service>-credentials` Secret, made from the compose environment
+   */
+  readonly existingCredentialsSecret?: string;
+  /**
    * A HorizontalPodAutoscaler for the service, or `false` for none.
    * @default - from the `kompose.hpa.*` labels when any is set, else none
    */

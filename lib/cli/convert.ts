@@ -1,12 +1,17 @@
+import * as fs from 'fs';
 import * as path from 'path';
 import { ComposeWarning } from '../compose/errors';
 import { CliIo, ExitCode, display, printWarnings } from './io';
 import { ConvertOptions, OutputLayout, PROGRAM } from './options';
-import { GITOPS_FOLDER, KUSTOMIZATION, gitopsFiles, overlayFiles } from './gitops';
+import { GITOPS_FOLDER, KUSTOMIZATION, gitopsFiles, overlayFiles, secretsWarning } from './gitops';
 import { writeOutput } from './output';
 import { createStage, createTempStage, removeStage } from './output-stage';
+import { SECRETS_FOLDER, secretsFiles, splitSecrets } from './secret-modes';
+import { CHART_FILE, HELMIGNORE_FILE, TEMPLATES_FOLDER, VALUES_FILE, VALUES_SCHEMA_FILE, chartFiles } from './chart';
+import { isGenerated } from './output-files';
 import { verifySummary } from '../app/verify';
 import { verifyRendered } from './verify';
+import type { Rendered } from './rendered';
 import {
   BUNDLE_FOLDER,
   RUNBOOK_FILE,
@@ -17,8 +22,13 @@ import {
   singleFileContent,
 } from './render';
 
-/** The folders convert fills, whose generated files that are no longer produced are removed: the waves and gitops/. */
-const OWNED_FOLDER = new RegExp(`(?:${WAVE_FOLDER.source})|^${GITOPS_FOLDER}$`);
+/**
+ * The folders convert fills, whose generated files that are no longer produced are removed: the waves, gitops/ and
+ * secrets/.
+ */
+const OWNED_FOLDER = new RegExp(
+  `(?:${WAVE_FOLDER.source})|^${GITOPS_FOLDER}$|^${SECRETS_FOLDER}$|^${TEMPLATES_FOLDER}$`,
+);
 
 /** `verify`'s summary line, and where to see the broken expectations when there are any. */
 function verifyLine(rendered: Parameters<typeof verifyRendered>[0]): string {
@@ -55,18 +65,28 @@ export function convert(options: ConvertOptions, io: CliIo): number {
   const provisional = outputTarget(options.out, options.layout, io.cwd, 'app');
   const stage = createStage(provisional.root, display(io.cwd, provisional.root));
   try {
-    const rendered = renderProject(options, io, stage, { outputDir: provisional.root });
+    // verify checks the app as the cluster gets it: with its Secrets, wherever --secrets puts them.
+    const full = renderProject(options, io, stage, { outputDir: provisional.root });
+    const rendered = splitSecrets(full, options.secrets);
     const target = outputTarget(options.out, options.layout, io.cwd, rendered.project.composeApp.namespace);
     const folderOutput = options.layout === OutputLayout.FILE_PER_RESOURCE;
     const at = { file: display(io.cwd, target.root), path: '' };
     const gitops = folderOutput ? gitopsFiles(rendered, options.gitops, at) : { files: [], warnings: [] };
     const overlays = overlayFiles(rendered, options.gitops.overlays, target.root);
-    const files = [...outputFiles(rendered, target), ...gitops.files, ...overlays.files];
+    if (options.chart) {
+      return writeChart(options, io, full, rendered, target.root);
+    }
+    const files = [
+      ...outputFiles(rendered, target),
+      ...secretsFiles(rendered, `npx ${PROGRAM} convert <the options of this conversion>`),
+      ...gitops.files,
+      ...overlays.files,
+    ];
     const result = writeOutput({
       root: target.root,
       rootName: display(io.cwd, target.root),
       files,
-      ownedFolders: folderOutput ? OWNED_FOLDER : undefined,
+      ownedFolders: folderOutput ? OWNED_FOLDER : new RegExp(`^${SECRETS_FOLDER}$`),
       ledgerFolder: BUNDLE_FOLDER,
       force: options.force,
     });
@@ -83,18 +103,22 @@ export function convert(options: ConvertOptions, io: CliIo): number {
       message: `${file} exists: it is yours, and is not written again (move it away to start it afresh)`,
       at,
     }));
-    printWarnings([...rendered.project.warnings, ...gitops.warnings, ...notes, ...kept], io, options.quiet);
-    io.stderr(verifyLine(rendered));
+    const left = leftovers(target.root, folderOutput ? CHART_ONLY : [], '--chart', at);
+    printWarnings([...rendered.project.warnings, ...gitops.warnings, ...notes, ...kept, ...left], io, options.quiet);
+    io.stderr(verifyLine(full));
     const where = display(io.cwd, target.root);
     const bundles = [...new Set(rendered.bundleFiles.map((f) => f.path.split('/').slice(0, 2).join('/')))].map(
       (folder) => `${folder}/ (${rendered.bundleFiles.filter((f) => f.path.startsWith(`${folder}/`)).length})`,
     );
+    const secretsCount = files.filter((f) => f.path.startsWith(`${SECRETS_FOLDER}/`)).length;
+    const secretsPart = secretsCount > 0 ? [`${SECRETS_FOLDER}/ (${secretsCount})`] : [];
     const parts =
       target.layout === OutputLayout.SINGLE_FILE
-        ? [target.fileName!, ...bundles, RUNBOOK_FILE]
+        ? [target.fileName!, ...secretsPart, ...bundles, RUNBOOK_FILE]
         : [
             ...rendered.waves.map((w) => `${w.wave.folder}/ (${w.objects.length})`),
             KUSTOMIZATION,
+            ...secretsPart,
             ...(gitops.files.length > 0 ? [`${GITOPS_FOLDER}/ (${gitops.files.length})`] : []),
             ...overlays.files.map((f) => path.posix.dirname(f.path) + '/'),
             ...bundles,
@@ -108,4 +132,70 @@ export function convert(options: ConvertOptions, io: CliIo): number {
     removeStage(stage);
   }
   return ExitCode.OK;
+}
+
+/** `convert --chart`: the chart, the Secrets as --secrets says, and the VM's bundle; no wave folders, no runbook. */
+function writeChart(options: ConvertOptions, io: CliIo, full: Rendered, rendered: Rendered, root: string): number {
+  const files = [
+    ...chartFiles(rendered),
+    ...secretsFiles(rendered, `npx ${PROGRAM} convert <the options of this conversion>`),
+    ...rendered.bundleFiles,
+  ];
+  const result = writeOutput({
+    root,
+    rootName: display(io.cwd, root),
+    files,
+    ownedFolders: OWNED_FOLDER,
+    ledgerFolder: BUNDLE_FOLDER,
+    force: options.force,
+  });
+  const at = { file: display(io.cwd, root), path: '' };
+  const notes: ComposeWarning[] = result.foreign.map((file) => ({
+    code: 'foreign-file',
+    message: `${file} was not generated by ${PROGRAM}, or was changed since; it is kept`,
+    at,
+  }));
+  // --secrets inline: the values are in values.yaml, on their way to Git and chart repositories.
+  const left = leftovers(root, [KUSTOMIZATION, RUNBOOK_FILE], 'no --chart', at);
+  printWarnings([...rendered.project.warnings, ...secretsWarning(rendered, at), ...notes, ...left], io, options.quiet);
+  io.stderr(verifyLine(full));
+  const templates = files.filter((f) => f.path.startsWith(`${TEMPLATES_FOLDER}/`)).length;
+  const secrets = files.filter((f) => f.path.startsWith(`${SECRETS_FOLDER}/`)).length;
+  io.stderr(
+    `wrote ${result.written.length} files into ${display(io.cwd, root)}: a Helm chart (${CHART_FILE}, ${VALUES_FILE}, ` +
+      `${TEMPLATES_FOLDER}/ (${templates}))${secrets > 0 ? `, ${SECRETS_FOLDER}/ (${secrets})` : ''}` +
+      `${result.removed.length > 0 ? `; removed ${result.removed.length} that are no longer generated` : ''}\n`,
+  );
+  return ExitCode.OK;
+}
+
+/** The files only a chart has at the top of the output. */
+const CHART_ONLY = [CHART_FILE, VALUES_FILE, VALUES_SCHEMA_FILE, HELMIGNORE_FILE];
+
+/**
+ * Generated files at the top of the output that this layout does not write, left by a conversion in the other one
+ * (a chart's Chart.yaml beside wave folders, a kustomization.yaml beside a chart): named, for the user to remove.
+ */
+function leftovers(root: string, files: readonly string[], other: string, at: ComposeWarning['at']): ComposeWarning[] {
+  const generated = files.filter((file) => {
+    try {
+      return (
+        fs.lstatSync(path.join(root, file), { throwIfNoEntry: false })?.isFile() === true &&
+        isGenerated(path.join(root, file))
+      );
+    } catch {
+      return false;
+    }
+  });
+  return generated.length === 0
+    ? []
+    : [
+        {
+          code: 'leftover-file',
+          message:
+            `${generated.join(', ')} ${generated.length === 1 ? 'is' : 'are'} left from a conversion with ${other} ` +
+            'and no longer written: remove them',
+          at,
+        },
+      ];
 }

@@ -1,13 +1,15 @@
 import { spawnSync } from 'child_process';
 import * as path from 'path';
 import { CliIo, ExitCode, display, printWarnings } from './io';
-import { DeployOptions, OutputLayout } from './options';
+import { DeployOptions, OutputLayout, PROGRAM } from './options';
 import { writeOutput } from './output';
 import { createStage, createTempStage, removeStage } from './output-stage';
 import { BUNDLE_FOLDER, Rendered, WAVE_FOLDER, outputFiles, outputTarget, renderProject } from './render';
 import { namespaceFile, waitCommand } from './runbook';
 import { WaveKind, WaveWait } from '../app/deploy-waves';
 import { shellQuote } from './shell-words';
+import { SECRETS_FOLDER, secretsFiles, splitSecrets } from './secret-modes';
+import { SecretsMode } from './secrets-options';
 
 /** How long to wait before asking again when kubectl finds no pods yet. */
 const RETRY_MILLIS = 1000;
@@ -39,6 +41,13 @@ export function deploySteps(
         args: [...context, 'apply', '-f', path.join(dir, namespaceFile(rendered)!)],
         remaining: folders.slice(index),
       });
+      // --secrets separate: the Secrets first, as soon as their namespace exists.
+      if (rendered.secrets?.options.mode === SecretsMode.SEPARATE) {
+        steps.push({
+          args: [...context, 'apply', '-f', `${path.join(dir, SECRETS_FOLDER)}${path.sep}`],
+          remaining: folders.slice(index),
+        });
+      }
     }
     steps.push({ args: [...context, 'apply', '-f', `${path.join(dir, wave.folder)}${path.sep}`], remaining });
     for (const wait of wave.waits) {
@@ -53,14 +62,17 @@ export function deploy(options: DeployOptions, io: CliIo): number {
   const root = options.out !== undefined ? path.resolve(io.cwd, options.out) : undefined;
   const stage = root ? createStage(root, display(io.cwd, root)) : createTempStage();
   try {
-    const rendered = renderProject(options, io, stage, { outputDir: root });
+    const rendered = splitSecrets(renderProject(options, io, stage, { outputDir: root }), options.secrets);
     const dir = root ?? path.join(stage, 'manifests');
     const target = outputTarget(dir, OutputLayout.FILE_PER_RESOURCE, io.cwd, rendered.project.composeApp.namespace);
     writeOutput({
       root: dir,
       rootName: display(io.cwd, dir),
-      files: outputFiles(rendered, target),
-      ownedFolders: WAVE_FOLDER,
+      files: [
+        ...outputFiles(rendered, target),
+        ...secretsFiles(rendered, `npx ${PROGRAM} convert <the options of this deploy>`),
+      ],
+      ownedFolders: new RegExp(`(?:${WAVE_FOLDER.source})|^${SECRETS_FOLDER}$`),
       ledgerFolder: BUNDLE_FOLDER,
       force: options.force,
     });

@@ -36,19 +36,19 @@ export const GITOPS_SPECS: readonly OptionSpec[] = [
     name: 'gitops-repo',
     kind: 'string',
     value: 'URL',
-    help: 'the Git repository the output is committed to, for gitops/ (default: a placeholder, with a warning)',
+    help: 'the Git repository the output is committed to (https://…, ssh://… or git@host:path); gitops/ is written only with it',
   },
   {
     name: 'gitops-path',
     kind: 'string',
     value: 'PATH',
-    help: "the output folder's path in that repository, for gitops/ (default: a placeholder, with a warning)",
+    help: "the output folder's path in that repository, for gitops/ (default: a placeholder, with a warning); needs --gitops-repo",
   },
   {
     name: 'gitops-branch',
     kind: 'string',
     value: 'BRANCH',
-    help: `the branch Argo CD and Flux follow (default ${DEFAULT_GITOPS_BRANCH})`,
+    help: `the branch Argo CD and Flux follow (default ${DEFAULT_GITOPS_BRANCH}); needs --gitops-repo`,
   },
   {
     name: 'overlay',
@@ -61,7 +61,18 @@ export const GITOPS_SPECS: readonly OptionSpec[] = [
 type Values = Readonly<Record<string, string | boolean | string[] | undefined>>;
 
 const OVERLAY_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-const REPO_URL = /^((https?|ssh|git|file):\/\/\S+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:\S+)$/;
+/** The URLs both Argo CD and Flux clone from (Flux's CRD takes http(s):// and ssh:// only; see {@link fluxUrl}). */
+const REPO_URL = /^((https?|ssh):\/\/\S+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:\S+)$/;
+const SCP_LIKE = /^([A-Za-z0-9._-]+@[A-Za-z0-9.-]+):\/?(\S+)$/;
+
+/**
+ * The repository's URL as Flux's GitRepository takes it: an scp-like `git@host:path` becomes `ssh://git@host/path`
+ * (Flux's CRD refuses anything but http(s):// and ssh://); the others as given.
+ */
+export function fluxUrl(repo: string): string {
+  const scp = SCP_LIKE.exec(repo);
+  return scp && !repo.includes('://') ? `ssh://${scp[1]}/${scp[2]}` : repo;
+}
 const BRANCH = /^(?!\/|.*\/$|.*\/\/|.*\.\.)[A-Za-z0-9._/-]+$/;
 
 /**
@@ -99,6 +110,12 @@ export function parseGitOpsOptions(values: Values, oneFile: boolean, fail: (mess
   }
   if (repo !== undefined && !REPO_URL.test(repo)) {
     fail(`--gitops-repo "${repo}" is not a Git URL. Allowed: https://…, ssh://…, git@host:path`);
+  }
+  const needRepo = gitopsOnly.filter((flag) => flag !== '--gitops-repo');
+  if (repo === undefined && needRepo.length > 0) {
+    fail(
+      `${needRepo.join(', ')} ${needRepo.length === 1 ? 'is' : 'are'} for gitops/, which is written only with --gitops-repo URL: add it`,
+    );
   }
   let path: string | undefined;
   if (rawPath !== undefined) {

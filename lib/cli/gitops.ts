@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { WaveKind, WaveWait } from '../app/deploy-waves';
 import { ComposeWarning } from '../compose/errors';
-import { GitOpsMode, GitOpsOptions } from './gitops-options';
+import { GitOpsMode, GitOpsOptions, fluxUrl } from './gitops-options';
 import { manifestYaml } from './manifest-yaml';
 import { OutputFile } from './output';
 import { YAML_HEADER } from './output-files';
@@ -29,8 +29,7 @@ export const OVERLAYS_FOLDER = 'overlays';
 export const ARGOCD_FILE = 'argocd-application.yaml';
 /** The Flux GitRepository and Kustomizations' file in {@link GITOPS_FOLDER}. */
 export const FLUX_FILE = 'flux-kustomizations.yaml';
-/** Stand-ins for what convert cannot know, until `--gitops-repo` and `--gitops-path` are given. */
-export const REPO_PLACEHOLDER = '<GIT_REPO_URL>';
+/** The stand-in for the output folder's path in the repository, until `--gitops-path` is given. */
 export const PATH_PLACEHOLDER = '<PATH_IN_REPO>';
 
 const KUSTOMIZE_API = 'kustomize.config.k8s.io/v1beta1';
@@ -84,14 +83,31 @@ export interface GitOpsOutput {
 /**
  * `gitops/`: an Argo CD Application whose source is the output folder (Argo CD renders its kustomization and applies
  * the objects by their sync waves), and a Flux GitRepository with a Kustomization per wave, each depending on the one
- * before and checking the health of what `deploy` waits for. Nothing under `--gitops none`.
+ * before and checking the health of what `deploy` waits for. Nothing under `--gitops none`, and nothing without
+ * `--gitops-repo`: no stand-in for the repository's URL is one that Flux's CRD accepts (`spec.url` must be an http(s)://
+ * or ssh:// URL), so convert says what it did not write and how to get it instead.
  */
 export function gitopsFiles(rendered: Rendered, options: GitOpsOptions, at: ComposeWarning['at']): GitOpsOutput {
   if (options.mode !== GitOpsMode.ARGOCD) {
     return { files: [], warnings: [] };
   }
+  if (options.repo === undefined) {
+    return {
+      files: [],
+      warnings: [
+        ...secretsWarning(rendered, at),
+        {
+          code: 'gitops-repo-missing',
+          message:
+            `${GITOPS_FOLDER}/ (an Argo CD Application and Flux Kustomizations) is not written: it needs the Git repository ` +
+            'the output is committed to: --gitops-repo URL --gitops-path PATH (--gitops none turns this note off)',
+          at,
+        },
+      ],
+    };
+  }
   const { namespace } = rendered.project.composeApp;
-  const repo = options.repo ?? REPO_PLACEHOLDER;
+  const repo = options.repo;
   const folder = options.path ?? PATH_PLACEHOLDER;
   const application = {
     apiVersion: 'argoproj.io/v1alpha1',
@@ -110,7 +126,7 @@ export function gitopsFiles(rendered: Rendered, options: GitOpsOptions, at: Comp
       apiVersion: 'source.toolkit.fluxcd.io/v1',
       kind: 'GitRepository',
       metadata: { name: namespace, namespace: FLUX_NAMESPACE },
-      spec: { interval: '1m', url: repo, ref: { branch: options.branch } },
+      spec: { interval: '1m', url: fluxUrl(repo), ref: { branch: options.branch } },
     },
   ];
   rendered.waves.forEach((wave, index) => {
@@ -141,21 +157,21 @@ export function gitopsFiles(rendered: Rendered, options: GitOpsOptions, at: Comp
     },
   ];
   const warnings: ComposeWarning[] = [];
-  const missing = [
-    ...(options.repo === undefined ? [`${REPO_PLACEHOLDER} (--gitops-repo URL)`] : []),
-    ...(options.path === undefined
-      ? [`${PATH_PLACEHOLDER} (--gitops-path PATH: the output folder's path in the repository)`]
-      : []),
-  ];
-  if (missing.length > 0) {
+  if (options.path === undefined) {
     warnings.push({
       code: 'gitops-placeholder',
       message:
-        `${GITOPS_FOLDER}/${ARGOCD_FILE} and ${GITOPS_FOLDER}/${FLUX_FILE} hold ${missing.join(' and ')}; ` +
-        'Argo CD and Flux cannot use them until then (--gitops none writes no gitops/)',
+        `${GITOPS_FOLDER}/${ARGOCD_FILE} and ${GITOPS_FOLDER}/${FLUX_FILE} hold ${PATH_PLACEHOLDER} where the output ` +
+        "folder's path in the repository goes; Argo CD and Flux find nothing there until --gitops-path PATH is given",
       at,
     });
   }
+  warnings.push(...secretsWarning(rendered, at));
+  return { files, warnings };
+}
+
+/** The Secrets that hold values, named (never quoted) in a warning: the output is on its way to Git. */
+export function secretsWarning(rendered: Rendered, at: ComposeWarning['at']): ComposeWarning[] {
   const secrets = rendered.waves
     .flatMap((w) => w.objects)
     .filter(
@@ -164,17 +180,18 @@ export function gitopsFiles(rendered: Rendered, options: GitOpsOptions, at: Comp
         Object.keys(o.manifest.data ?? {}).length + Object.keys(o.manifest.stringData ?? {}).length > 0,
     )
     .map((o) => o.name);
-  if (secrets.length > 0) {
-    warnings.push({
-      code: 'gitops-secret',
-      message:
-        `the Secrets ${secrets.join(', ')} hold values from the compose project: committed to Git as they are, ` +
-        'anyone who reads the repository reads them; encrypt them (SOPS, Sealed Secrets) or create them in the cluster ' +
-        'and leave their files out of the commit',
-      at,
-    });
-  }
-  return { files, warnings };
+  return secrets.length === 0
+    ? []
+    : [
+        {
+          code: 'gitops-secret',
+          message:
+            `the Secrets ${secrets.join(', ')} hold values from the compose project: committed to Git as they are, ` +
+            'anyone who reads the repository reads them; --secrets separate keeps them out of Git (in secrets/, applied ' +
+            'first), --secrets external out of the output (ExternalSecrets read them from your store)',
+          at,
+        },
+      ];
 }
 
 /** A Flux health check of what `deploy` waits for: the workload of a service, a Job, the VirtualMachine. */

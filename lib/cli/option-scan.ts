@@ -3,12 +3,9 @@ import type { OptionSpec } from './option-spec';
 import { UsageError } from './usage-error';
 
 /** kompose options that have no counterpart here, with what to do instead. */
-const KOMPOSE_ONLY: Readonly<Record<string, string>> = {
+export const KOMPOSE_ONLY: Readonly<Record<string, string>> = {
   'json': "kompose's --json is not supported: the manifests are YAML",
   'j': "kompose's -j (JSON output) is not supported: the manifests are YAML",
-  'chart':
-    'kompose\'s --chart is not supported: cdk8s-compose writes plain manifests with a kustomization; "kubectl apply -k OUT" applies the whole app',
-  'c': 'kompose\'s -c (Helm chart) is not supported: cdk8s-compose writes plain manifests with a kustomization; "kubectl apply -k OUT" applies the whole app',
   'provider': "kompose's --provider is not supported: the output is for Kubernetes",
   'replicas': "kompose's --replicas is not supported: set deploy.replicas in the compose file",
   'volumes': "kompose's --volumes is not supported: named volumes become PersistentVolumeClaims",
@@ -16,7 +13,8 @@ const KOMPOSE_ONLY: Readonly<Record<string, string>> = {
     "kompose's --build is not supported: build and push the images with the commands RUNBOOK.md and analyze give (--registry HOST[/PATH] names where)",
   'push-image':
     "kompose's --push-image is not supported: build and push the images with the commands RUNBOOK.md and analyze give (--registry HOST[/PATH] names where)",
-  'pvc-request-size': "kompose's --pvc-request-size is not supported: use the kompose.volume.size label",
+  'pvc-request-size':
+    "kompose's --pvc-request-size is not supported: use --volume-size NAME=SIZE or the kompose.volume.size label",
   'generate-network-policies':
     "kompose's --generate-network-policies is not needed: NetworkPolicies are generated unless --network-policies off",
   'with-kompose-annotation': "kompose's --with-kompose-annotation is not supported",

@@ -145,6 +145,28 @@ const CONVERSION_SPECS: readonly OptionSpec[] = [
   },
 ];
 
+/** Where the values of the app's Secrets go (convert and deploy: lib/cli/secrets-options.ts). */
+const SECRETS_SPECS: readonly OptionSpec[] = [
+  {
+    name: 'secrets',
+    kind: 'string',
+    value: 'inline|separate|external',
+    help: 'inline (default): the Secrets with their values beside the other manifests; separate: the Secrets in secrets/ (ignored by Git, applied first), no value elsewhere; external: External Secrets Operator ExternalSecrets instead, and secrets/push-secrets.sh to fill the store',
+  },
+  {
+    name: 'secret-store',
+    kind: 'string',
+    value: 'NAME',
+    help: 'the SecretStore the ExternalSecrets read (with --secrets external)',
+  },
+  {
+    name: 'secret-store-kind',
+    kind: 'string',
+    value: 'SecretStore|ClusterSecretStore',
+    help: 'the kind of --secret-store (default SecretStore)',
+  },
+];
+
 const COMMON_SPECS: readonly OptionSpec[] = [
   { name: 'debug', kind: 'boolean', help: 'show stack traces' },
   { name: 'help', short: 'h', kind: 'boolean', help: 'show this help' },
@@ -170,6 +192,13 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, readonly OptionSpec[]>>
     { name: 'stdout', kind: 'boolean', help: 'print the manifests to stdout and write nothing' },
     { name: 'force', kind: 'boolean', help: 'overwrite files that cdk8s-compose did not generate' },
     ...GITOPS_SPECS,
+    ...SECRETS_SPECS,
+    {
+      name: 'chart',
+      short: 'c',
+      kind: 'boolean',
+      help: 'write a Helm chart (Chart.yaml, values.yaml, values.schema.json, templates/) in place of the wave folders; its Secrets as --secrets says (default separate: no secret value in the chart)',
+    },
     {
       name: 'quiet',
       short: 'q',
@@ -207,6 +236,7 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, readonly OptionSpec[]>>
       help: 'also keep the manifests and the runbook in this folder (default: a temporary folder)',
     },
     { name: 'force', kind: 'boolean', help: 'with -o: overwrite files that cdk8s-compose did not generate' },
+    ...SECRETS_SPECS,
     {
       name: 'quiet',
       short: 'q',

@@ -2,6 +2,7 @@ import { ServiceTarget } from '../app/target';
 import { WorkloadController } from '../stateful/workload-controller';
 import { isDnsSubdomain } from '../util/dns';
 import { GitOpsMode, GitOpsOptions, parseGitOpsOptions } from './gitops-options';
+import { SecretsOptions, parseSecretsOptions } from './secrets-options';
 import { Values, scan } from './option-scan';
 import { COMMAND_NAMES, COMMAND_SPECS, CommandName } from './option-table';
 import {
@@ -92,6 +93,10 @@ export interface ConvertOptions extends ConversionOptions {
   readonly force: boolean;
   /** `--gitops`, `--gitops-repo`, `--gitops-path`, `--gitops-branch`, `--overlay`. */
   readonly gitops: GitOpsOptions;
+  /** `--secrets`, `--secret-store`, `--secret-store-kind`. */
+  readonly secrets: SecretsOptions;
+  /** `--chart`: a Helm chart in place of the wave folders. */
+  readonly chart: boolean;
   /** `--quiet`: errors and the summary only. */
   readonly quiet: boolean;
 }
@@ -110,6 +115,8 @@ export interface DeployOptions extends ConversionOptions {
   readonly context?: string;
   readonly timeoutSeconds: number;
   readonly dryRun: boolean;
+  /** `--secrets`, `--secret-store`, `--secret-store-kind`. */
+  readonly secrets: SecretsOptions;
   /** `--quiet`: errors and the summary only. */
   readonly quiet: boolean;
 }
@@ -202,6 +209,28 @@ function convertOptions(conversion: ConversionOptions, values: Values): ConvertO
   const gitops = parseGitOpsOptions(values, singleFile || values.stdout === true, (message) => {
     throw new UsageError(message, 'convert');
   });
+  const chart = values.chart === true;
+  if (chart && (singleFile || values.stdout === true)) {
+    throw new UsageError(
+      '--chart writes a chart folder: leave out -o FILE.yaml, --single-file and --stdout',
+      'convert',
+    );
+  }
+  const gitopsFlags = ['gitops-repo', 'gitops-path', 'gitops-branch', 'overlay'].filter((f) => values[f] !== undefined);
+  if (chart && gitopsFlags.length > 0) {
+    throw new UsageError(
+      `${gitopsFlags.map((f) => `--${f}`).join(', ')} ${gitopsFlags.length === 1 ? 'is' : 'are'} for the plain output: ` +
+        'a chart has no wave folders for gitops/ and overlays to point at (Argo CD and Flux install a chart themselves)',
+      'convert',
+    );
+  }
+  const secrets = parseSecretsOptions(
+    values,
+    { stdout: values.stdout === true, oneFile: singleFile, chart },
+    (message) => {
+      throw new UsageError(message, 'convert');
+    },
+  );
   return {
     ...conversion,
     syncWaves: gitops.mode === GitOpsMode.ARGOCD,
@@ -210,6 +239,8 @@ function convertOptions(conversion: ConversionOptions, values: Values): ConvertO
     stdout: values.stdout === true,
     force: values.force === true,
     gitops,
+    secrets,
+    chart,
     quiet: values.quiet === true,
   };
 }
@@ -227,6 +258,9 @@ function deployOptions(conversion: ConversionOptions, values: Values): DeployOpt
     context: optionalString(values.context),
     timeoutSeconds: parseDuration(optionalString(values.timeout) ?? '300s', '--timeout', 'deploy'),
     dryRun: values['dry-run'] === true,
+    secrets: parseSecretsOptions(values, { stdout: false, oneFile: false }, (message) => {
+      throw new UsageError(message, 'deploy');
+    }),
     quiet: values.quiet === true,
   };
 }

@@ -5,7 +5,14 @@ import { ComposeError, isComposeError } from '../compose/errors';
 // What the output writer checks on the file system: the headers that mark a file as the tool's, links on the way,
 // processes that are gone, and file system errors in words.
 
-export { MARKDOWN_HEADER, STAGE_PREFIX, YAML_HEADER, isGenerated } from '../compose/tool-output';
+export {
+  JSON_HEADER,
+  MARKDOWN_HEADER,
+  STAGE_PREFIX,
+  TEMPLATE_HEADER,
+  YAML_HEADER,
+  isGenerated,
+} from '../compose/tool-output';
 
 /** One file of an output, by its path relative to the output folder (`/` separators). */
 export interface OutputFile {

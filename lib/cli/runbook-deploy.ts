@@ -3,6 +3,8 @@ import { imageBuildMarkdown } from './image-builds';
 import type { Rendered, RenderedObject } from './rendered';
 import { DEFAULT_WAIT_SECONDS, Markdown, RunbookSections, podSpec, waitCommand } from './runbook-text';
 import { compare } from '../util/sort';
+import { PUSH_SCRIPT, SECRETS_FOLDER } from './secret-modes';
+import { SecretsMode } from './secrets-options';
 
 /** The file of the Namespace object in a one-file-per-resource output. */
 export function namespaceFile(rendered: Rendered): string | undefined {
@@ -59,6 +61,18 @@ export function renderDeploy(
   md.line(...imageBuildMarkdown(model));
   let step = 1;
   const nsFile = namespaceFile(rendered);
+  if (rendered.secrets?.options.mode === SecretsMode.EXTERNAL) {
+    const { store, storeKind } = rendered.secrets.options;
+    md.line(
+      `${step++}. The ExternalSecrets make the Secrets from the ${storeKind} \`${store}\` of the External Secrets Operator ` +
+        `(\`--secrets external\`), one remote key per value. Put the values there first: ` +
+        `\`${SECRETS_FOLDER}/${PUSH_SCRIPT}\` reads them from a \`--secrets separate\` output outside Git and hands each ` +
+        'to `PUSH` (the remote key as `$1`, the value on stdin); its header shows an example. Once the waves are applied, ' +
+        'each ExternalSecret shows `SecretSynced`:',
+      '',
+    );
+    stepSh([`kubectl get externalsecrets -n ${ns}`]);
+  }
   if (file) {
     md.line(
       `${step++}. Create the namespace \`${ns}\` and apply every wave; kubectl applies the documents in file order, ` +
@@ -72,6 +86,14 @@ export function renderDeploy(
       '',
     );
     stepSh([`kubectl apply -f ${nsFile}`]);
+    if (rendered.secrets?.options.mode === SecretsMode.SEPARATE) {
+      md.line(
+        `${step++}. Create the Secrets. Their values are in \`${SECRETS_FOLDER}/\` only, which Git ignores ` +
+          '(`--secrets separate`): keep that folder where the deploy runs, or create the same Secrets your own way:',
+        '',
+      );
+      stepSh([`kubectl apply -f ${SECRETS_FOLDER}/`]);
+    }
     md.line(`${step++}. Apply its quota and network policies:`, '');
     stepSh([`kubectl apply -f ${rendered.waves[0].wave.folder}/`]);
   }

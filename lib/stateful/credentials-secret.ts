@@ -20,6 +20,12 @@ export interface CredentialsSecretProps {
    * @default - the engine's defaults, no password
    */
   readonly credentials?: DatabaseCredentials;
+  /**
+   * A Secret the user creates, with the keys `password` and `uri`, in place of the `<name>-credentials` Secret: none
+   * is made, and neither the password nor a connection string with it is in the output.
+   * @default - the `<name>-credentials` Secret, made from `credentials`
+   */
+  readonly existingSecret?: string;
 }
 
 /**
@@ -46,6 +52,20 @@ export class CredentialsSecret {
   public readonly connectionString: kplus.EnvValue;
 
   constructor(scope: Construct, props: CredentialsSecretProps) {
+    if (props.existingSecret !== undefined) {
+      // The password is the existing Secret's: the engine's password variable reads it from there, and nothing here
+      // holds it (the connection string without it is for messages only).
+      const { password: _password, ...rest } = props.credentials ?? {};
+      this.given = { ...rest, password: '' };
+      this.resolved = { ...props.engine.withDefaults(rest), password: '' };
+      this.connectionUri = props.engine.connectionUri(props.host, props.port, {
+        ...this.resolved,
+        password: undefined,
+      });
+      this.secret = kplus.Secret.fromSecretName(scope, 'CredentialsRef', props.existingSecret);
+      this.connectionString = kplus.EnvValue.fromSecretValue({ secret: this.secret, key: 'uri' });
+      return;
+    }
     this.given = props.credentials ?? {};
     this.resolved = props.engine.withDefaults(props.credentials);
     this.connectionUri = props.engine.connectionUri(props.host, props.port, this.resolved);

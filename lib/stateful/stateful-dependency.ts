@@ -55,6 +55,13 @@ export interface StatefulDependencyProps {
    */
   readonly credentials?: DatabaseCredentials;
   /**
+   * A Secret you create, with the keys `password` and `uri` (the connection string), in place of the
+   * `<name>-credentials` Secret: none is made and no password is in the output, so the chart can be synthesized and
+   * snapshot-tested without one. `credentials.password` is then not used.
+   * @default - the `<name>-credentials` Secret, made from `credentials`
+   */
+  readonly existingCredentialsSecret?: string;
+  /**
    * More environment for the engine's container.
    * @default - none
    */
@@ -192,6 +199,7 @@ export class StatefulDependency extends Construct {
       host: name,
       port: this.port,
       credentials: props.credentials,
+      existingSecret: props.existingCredentialsSecret,
       metadata: metadata(joinDnsLabel(name, 'credentials')),
     });
     this.credentials = credentials.resource;

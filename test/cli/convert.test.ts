@@ -312,7 +312,7 @@ describe('the kompose shape: convert -f FILE -o DIR', () => {
     expect(lines[warnings.length + 2]).toBe(
       `wrote ${listFiles(out('kompose')).length} files into out: 0-namespace/ (${count('0-namespace')}), ` +
         `1-stateful/ (${count('1-stateful')}), 2-app/ (${count('2-app')}), 3-vm/ (${count('3-vm')}), ` +
-        `kustomization.yaml, gitops/ (${count('gitops')}), golden-image/shop-vm/ (${count('golden-image/shop-vm')}), RUNBOOK.md`,
+        `kustomization.yaml, golden-image/shop-vm/ (${count('golden-image/shop-vm')}), RUNBOOK.md`,
     );
     expect(lines).toHaveLength(warnings.length + 3);
     expect(runs.kompose.stdout).toBe('');

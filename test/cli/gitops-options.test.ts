@@ -1,4 +1,4 @@
-import { DEFAULT_GITOPS_BRANCH, GitOpsMode } from '../../lib/cli/gitops-options';
+import { DEFAULT_GITOPS_BRANCH, GitOpsMode, fluxUrl } from '../../lib/cli/gitops-options';
 import { ConvertOptions, UsageError, helpText, parseCommandLine } from '../../lib/cli/options';
 
 /** The GitOps options of `convert` (lib/cli/gitops-options.ts), as the command line gives them. */
@@ -52,11 +52,19 @@ test("the repository, the branch, and the path without ./ and trailing slashes (
     'env/prod',
   ]);
   expect([gitops.repo, gitops.path, gitops.branch]).toEqual(['git@github.com:acme/shop.git', 'deploy/k8s', 'env/prod']);
-  expect(convertOptions(['--gitops-path', '.']).gitops.path).toBe('.');
-  expect(convertOptions(['--gitops-path', './']).gitops.path).toBe('.');
+  const repo = ['--gitops-repo', 'https://g.example.com/r.git'];
+  expect(convertOptions([...repo, '--gitops-path', '.']).gitops.path).toBe('.');
+  expect(convertOptions([...repo, '--gitops-path', './']).gitops.path).toBe('.');
   expect(convertOptions(['--gitops-repo', 'ssh://git@git.example.com:2222/shop.git']).gitops.repo).toBe(
     'ssh://git@git.example.com:2222/shop.git',
   );
+});
+
+test('Flux gets an scp-like git@host:path as ssh://git@host/path, the form its GitRepository CRD takes', () => {
+  expect(fluxUrl('git@github.com:acme/shop.git')).toBe('ssh://git@github.com/acme/shop.git');
+  expect(fluxUrl('git@github.com:/srv/shop.git')).toBe('ssh://git@github.com/srv/shop.git');
+  expect(fluxUrl('ssh://git@git.example.com:2222/shop.git')).toBe('ssh://git@git.example.com:2222/shop.git');
+  expect(fluxUrl('https://git.example.com/shop.git')).toBe('https://git.example.com/shop.git');
 });
 
 test('--overlay is repeatable; each name once, sorted', () => {
@@ -76,6 +84,19 @@ test.each([
     '--gitops-repo, --overlay need the folder output (one file per resource): leave out -o FILE.yaml, --single-file and --stdout',
   ],
   [
+    ['--gitops-path', 'k8s', '--gitops-branch', 'x'],
+    '--gitops-path, --gitops-branch are for gitops/, which is written only with --gitops-repo URL: add it',
+  ],
+  [['--gitops-branch', 'main'], '--gitops-branch is for gitops/, which is written only with --gitops-repo URL: add it'],
+  [
+    ['--gitops-repo', 'git://git.example.com/shop.git'],
+    '--gitops-repo "git://git.example.com/shop.git" is not a Git URL. Allowed: https://…, ssh://…, git@host:path',
+  ],
+  [
+    ['--gitops-repo', 'file:///srv/git/shop.git'],
+    '--gitops-repo "file:///srv/git/shop.git" is not a Git URL. Allowed: https://…, ssh://…, git@host:path',
+  ],
+  [
     ['-o', 'all.yml', '--gitops-branch', 'main'],
     '--gitops-branch needs the folder output (one file per resource): leave out -o FILE.yaml, --single-file and --stdout',
   ],
@@ -84,28 +105,24 @@ test.each([
     '--gitops-repo "github.com/acme/shop" is not a Git URL. Allowed: https://…, ssh://…, git@host:path',
   ],
   [
-    ['--gitops-path', 'a//b'],
+    ['--gitops-repo', 'https://g.example.com/r.git', '--gitops-path', 'a//b'],
     '--gitops-path "a//b" is not a path inside the repository. Allowed: a relative path without "..", e.g. deploy/k8s',
   ],
   [
-    ['--gitops-path', 'a/../b'],
+    ['--gitops-repo', 'https://g.example.com/r.git', '--gitops-path', 'a/../b'],
     '--gitops-path "a/../b" is not a path inside the repository. Allowed: a relative path without "..", e.g. deploy/k8s',
   ],
   [
-    ['--gitops-branch', '/main'],
+    ['--gitops-repo', 'https://g.example.com/r.git', '--gitops-branch', '/main'],
     '--gitops-branch "/main" is not a branch name. Allowed: letters, digits, ".", "_", "-" and "/"',
   ],
   [
-    ['--gitops-branch', 'a b'],
+    ['--gitops-repo', 'https://g.example.com/r.git', '--gitops-branch', 'a b'],
     '--gitops-branch "a b" is not a branch name. Allowed: letters, digits, ".", "_", "-" and "/"',
   ],
   [
     ['--overlay', 'prod/eu'],
     '--overlay "prod/eu" is not an overlay name. Allowed: a DNS-1123 label (lower case letters, digits and "-"), e.g. prod',
-  ],
-  [
-    ['-c'],
-    'kompose\'s -c (Helm chart) is not supported: cdk8s-compose writes plain manifests with a kustomization; "kubectl apply -k OUT" applies the whole app',
   ],
 ])('%j is refused: %s', (args, message) => {
   expect(usageError(args)).toBe(message);

@@ -4,6 +4,7 @@ import * as path from 'path';
 import { SYNC_WAVE_ANNOTATION } from '../../lib/app/deploy-waves';
 import { Manifest } from '../support/problems';
 import { kustomize, kustomizeLater, sortedCanonical } from '../support/kustomize';
+import { validateManifests } from '../support/validate';
 import { parseYamlDocs } from '../support/yaml-docs';
 import {
   CliRun,
@@ -24,10 +25,9 @@ import {
  * The output for Kustomize, Argo CD and Flux (lib/cli/gitops.ts), end to end: the built CLI on copies of the reference
  * app, every kustomization it writes rendered by `kubectl kustomize` (kubectl's own kustomize; no cluster needed).
  *
- * The CRD schemas of Argo CD's Application and Flux's GitRepository and Kustomization are not in the repository
- * (schemas/ pins Kubernetes, KubeVirt and CDI only), so their objects are held to the fields that matter, written
- * here from the projects' API references: the API versions and kinds, the required fields, the known keys of each spec,
- * and that what they name exists (the repository, the path, the waves they depend on, the objects they check).
+ * Argo CD's Application and Flux's GitRepository and Kustomization are validated against their CRDs'
+ * openAPIV3Schema (schemas/gitops/, the way the API server validates them), and held to what matters beyond the schema:
+ * the repository, the path, the waves they depend on, the objects they check.
  */
 
 const REFERENCE = path.join(ROOT, 'examples', 'reference');
@@ -73,6 +73,7 @@ beforeAll(async () => {
     [
       ['gitops', GITOPS],
       ['defaults', []],
+      ['repo-only', ['--gitops-repo', 'git@git.example.com:platform/shop.git']],
       ['none', ['--gitops', 'none']],
     ] as const,
     2,
@@ -130,7 +131,11 @@ function warnings(run: CliRun, code: string): string[] {
     .split('\n')
     .filter(
       (l) =>
-        l.startsWith('warning: ') && l.includes(code === 'gitops-placeholder' ? '<GIT_REPO_URL>' : 'committed to Git'),
+        l.startsWith('warning: ') &&
+        l.includes(
+          { 'gitops-placeholder': '<PATH_IN_REPO>', 'gitops-repo-missing': 'is not written' }[code] ??
+            'committed to Git',
+        ),
     );
 }
 
@@ -415,25 +420,75 @@ describe('gitops/', () => {
     ]);
   });
 
-  test('without --gitops-repo and --gitops-path: placeholders, and one warning that names the flags', () => {
-    const { run } = runs.defaults;
-    const [application] = gitopsDocs('defaults', 'argocd-application.yaml');
+  test('without --gitops-repo: no gitops/ (no stand-in URL is one Flux accepts), and a note that says how to get it', () => {
+    const { run, out } = runs.defaults;
+    expectOk(run);
+    expect(fs.existsSync(path.join(out, 'gitops'))).toBe(false);
+    expect(warnings(run, 'gitops-repo-missing')).toEqual([
+      'warning: k8s: gitops/ (an Argo CD Application and Flux Kustomizations) is not written: it needs the Git repository ' +
+        'the output is committed to: --gitops-repo URL --gitops-path PATH (--gitops none turns this note off)',
+    ]);
+    expect(warnings(runs.gitops.run, 'gitops-repo-missing')).toEqual([]);
+    expect(warnings(runs.none.run, 'gitops-repo-missing')).toEqual([]);
+    // The kustomizations do not depend on the repository: kubectl apply -k still applies the app.
+    expect(fs.existsSync(path.join(out, 'kustomization.yaml'))).toBe(true);
+  });
+
+  test('--gitops-repo git@host:path without --gitops-path: Flux gets the ssh:// form, the path a placeholder and a warning', () => {
+    const { run } = runs['repo-only'];
+    expectOk(run);
+    const [application] = gitopsDocs('repo-only', 'argocd-application.yaml');
     expect(application.spec.source).toEqual({
-      repoURL: '<GIT_REPO_URL>',
+      repoURL: 'git@git.example.com:platform/shop.git',
       targetRevision: 'main',
       path: '<PATH_IN_REPO>',
     });
-    const [repository, first] = gitopsDocs('defaults', 'flux-kustomizations.yaml');
-    expect([repository.spec.url, first.spec.path]).toEqual(['<GIT_REPO_URL>', './<PATH_IN_REPO>/0-namespace']);
+    const [repository, first] = gitopsDocs('repo-only', 'flux-kustomizations.yaml');
+    expect([repository.spec.url, first.spec.path]).toEqual([
+      'ssh://git@git.example.com/platform/shop.git',
+      './<PATH_IN_REPO>/0-namespace',
+    ]);
     expect(warnings(run, 'gitops-placeholder')).toEqual([
-      'warning: k8s: gitops/argocd-application.yaml and gitops/flux-kustomizations.yaml hold <GIT_REPO_URL> (--gitops-repo URL) and ' +
-        "<PATH_IN_REPO> (--gitops-path PATH: the output folder's path in the repository); Argo CD and Flux cannot use them until then " +
-        '(--gitops none writes no gitops/)',
+      'warning: k8s: gitops/argocd-application.yaml and gitops/flux-kustomizations.yaml hold <PATH_IN_REPO> where the ' +
+        "output folder's path in the repository goes; Argo CD and Flux find nothing there until --gitops-path PATH is given",
     ]);
     expect(warnings(runs.gitops.run, 'gitops-placeholder')).toEqual([]);
   });
 
+  test.each(['gitops', 'repo-only'])(
+    'every Argo CD and Flux object of the %s run validates against its CRD',
+    (name) => {
+      const docs = ['argocd-application.yaml', 'flux-kustomizations.yaml'].flatMap((f) => gitopsDocs(name, f));
+      expect(docs.map(key)).toEqual([
+        'Application/shop',
+        'GitRepository/shop',
+        ...WAVES.map((w) => `Kustomization/shop-${w}`),
+      ]);
+      expect(validateManifests(docs)).toEqual([]);
+    },
+  );
+
+  test('the CRD check fails on what a cluster refuses: a GitRepository whose spec.url is no http(s):// or ssh:// URL', () => {
+    const [repository] = gitopsDocs('gitops', 'flux-kustomizations.yaml');
+    for (const url of ['<GIT_REPO_URL>', 'git@git.example.com:platform/shop.git', 'git://git.example.com/shop.git']) {
+      expect(validateManifests([{ ...repository, spec: { ...repository.spec, url } }])).toEqual([
+        {
+          kind: 'GitRepository',
+          name: 'shop',
+          path: 'spec.url',
+          message: `must match ^(http|https|ssh)://.*$, got "${url}"`,
+        },
+      ]);
+    }
+    const [application] = gitopsDocs('gitops', 'argocd-application.yaml');
+    expect(
+      validateManifests([{ ...application, spec: { ...application.spec, source: undefined, destination: undefined } }]),
+    ).toEqual([{ kind: 'Application', name: 'shop', path: 'spec.destination', message: 'required field is missing' }]);
+  });
+
   test('a warning names the Secrets that hold values, and quotes none', () => {
+    // Without --gitops-repo too: the output is on its way to Git all the same.
+    expect(warnings(runs.defaults.run, 'gitops-secret')).toEqual(warnings(runs.gitops.run, 'gitops-secret'));
     const [line, ...rest] = warnings(runs.gitops.run, 'gitops-secret');
     expect(rest).toEqual([]);
     expect(line).toContain(
@@ -551,7 +606,7 @@ describe('writing', () => {
 
   test('switching to --gitops none removes the gitops/ files convert wrote before', async () => {
     const cwd = copyFolder(REFERENCE, tempDir('gitops-switch'), 'shop');
-    expectOk(await runCli(['convert', ...AS_REFERENCE, '-o', 'k8s'], { cwd }));
+    expectOk(await runCli(['convert', ...AS_REFERENCE, '--gitops-repo', REPO, '-o', 'k8s'], { cwd }));
     expect(listFiles(path.join(cwd, 'k8s', 'gitops'))).toEqual(['argocd-application.yaml', 'flux-kustomizations.yaml']);
     const run = await runCli(['convert', ...AS_REFERENCE, '--gitops', 'none', '-o', 'k8s'], { cwd });
     expectOk(run);
@@ -586,6 +641,10 @@ describe('usage', () => {
       'error: --overlay needs the folder output (one file per resource): leave out -o FILE.yaml, --single-file and --stdout',
     ],
     [
+      ['--gitops-path', 'k8s'],
+      'error: --gitops-path is for gitops/, which is written only with --gitops-repo URL: add it',
+    ],
+    [
       ['--stdout', '--gitops-path', 'k8s'],
       'error: --gitops-path needs the folder output (one file per resource): leave out -o FILE.yaml, --single-file and --stdout',
     ],
@@ -594,24 +653,20 @@ describe('usage', () => {
       'error: --gitops-repo "not a url" is not a Git URL. Allowed: https://…, ssh://…, git@host:path',
     ],
     [
-      ['--gitops-path', '../k8s'],
+      ['--gitops-repo', REPO, '--gitops-path', '../k8s'],
       'error: --gitops-path "../k8s" is not a path inside the repository. Allowed: a relative path without "..", e.g. deploy/k8s',
     ],
     [
-      ['--gitops-path', '/k8s'],
+      ['--gitops-repo', REPO, '--gitops-path', '/k8s'],
       'error: --gitops-path "/k8s" is not a path inside the repository. Allowed: a relative path without "..", e.g. deploy/k8s',
     ],
     [
-      ['--gitops-branch', 'a..b'],
+      ['--gitops-repo', REPO, '--gitops-branch', 'a..b'],
       'error: --gitops-branch "a..b" is not a branch name. Allowed: letters, digits, ".", "_", "-" and "/"',
     ],
     [
       ['--overlay', 'Prod'],
       'error: --overlay "Prod" is not an overlay name. Allowed: a DNS-1123 label (lower case letters, digits and "-"), e.g. prod',
-    ],
-    [
-      ['--chart'],
-      'error: kompose\'s --chart is not supported: cdk8s-compose writes plain manifests with a kustomization; "kubectl apply -k OUT" applies the whole app',
     ],
   ])('%j: %s', async (args, error) => {
     expect(await usage(args)).toEqual({ code: 2, error });

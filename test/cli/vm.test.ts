@@ -140,7 +140,7 @@ describe('--target auto', () => {
         'services.agent.volumes: mounts the Docker socket /var/run/docker.sock: the service drives a Docker engine, which a pod does not have\n',
     );
     expect(runs.auto.stderr.trimEnd().split('\n').slice(-1)[0]).toMatch(
-      /^wrote \d+ files into k8s: 0-namespace\/ \(\d+\), 1-stateful\/ \(\d+\), 2-app\/ \(\d+\), 3-vm\/ \(\d+\), kustomization\.yaml, gitops\/ \(2\), golden-image\/shop-vm\/ \(\d+\), RUNBOOK\.md$/,
+      /^wrote \d+ files into k8s: 0-namespace\/ \(\d+\), 1-stateful\/ \(\d+\), 2-app\/ \(\d+\), 3-vm\/ \(\d+\), kustomization\.yaml, golden-image\/shop-vm\/ \(\d+\), RUNBOOK\.md$/,
     );
   });
 
@@ -272,7 +272,6 @@ test('--target vm runs every service in the VM: the namespace wave and the VM wa
     '0-namespace',
     '3-vm',
     'RUNBOOK.md',
-    'gitops',
     'golden-image',
     'kustomization.yaml',
   ]);

@@ -217,3 +217,42 @@ describe('other engines and options', () => {
     ).toThrow('test/db: invalid name (got "Bad_Name"). Allowed: a DNS-1035 label (it names the Service)');
   });
 });
+
+describe('existingCredentialsSecret', () => {
+  test('no credentials Secret; the password variable, clients and the backup read the keys of the Secret given', () => {
+    const chart = new Chart(Testing.app(), 'test');
+    const db = new StatefulDependency(chart, 'db', {
+      engine: DatabaseEngine.POSTGRES,
+      credentials: { username: 'orders', password: 'pw-never-written-31' },
+      existingCredentialsSecret: 'orders-db-login',
+      backup: {},
+    });
+    new kplus.Deployment(chart, 'client', {
+      containers: [
+        {
+          image: 'example/client:1',
+          envVariables: { DATABASE_URL: db.connectionString },
+          securityContext: { ensureNonRoot: false },
+        },
+      ],
+    });
+    const docs = Testing.synth(chart);
+    expect(docs.filter((d) => d.kind === 'Secret')).toEqual([]);
+    expect(db.credentials).toBeUndefined();
+    expect(db.credentialsSecret?.name).toBe('orders-db-login');
+    expect(JSON.stringify(docs)).not.toContain('pw-never-written-31');
+    expect(db.connectionUri).not.toContain('pw-never-written-31');
+    const env = (doc: any) => Object.fromEntries(container(doc).env.map((e: any) => [e.name, e.valueFrom ?? e.value]));
+    expect(env(findDoc(docs, 'Deployment', 'db'))).toMatchObject({
+      POSTGRES_USER: 'orders',
+      POSTGRES_PASSWORD: { secretKeyRef: { name: 'orders-db-login', key: 'password' } },
+    });
+    const client = docs.find((d) => d.kind === 'Deployment' && d.metadata.name !== 'db')!;
+    expect(env(client).DATABASE_URL).toEqual({ secretKeyRef: { name: 'orders-db-login', key: 'uri' } });
+    const backup = findDocs(docs, 'CronJob')[0];
+    expect(env({ spec: backup.spec.jobTemplate.spec })).toMatchObject({
+      DB_PASSWORD: { secretKeyRef: { name: 'orders-db-login', key: 'password' } },
+      DB_URI: { secretKeyRef: { name: 'orders-db-login', key: 'uri' } },
+    });
+  });
+});

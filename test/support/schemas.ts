@@ -16,7 +16,8 @@ export function schemasDir(): string {
 }
 
 const K8S_DEFINITIONS = 'k8s/v1.27/_definitions.json';
-const CRD_FOLDERS = ['kubevirt/v0.59.0', 'cdi/v1.56.0'];
+/** KubeVirt and CDI, and the Argo CD, Flux and External Secrets Operator CRDs of `gitops/` and `--secrets external`. */
+const CRD_FOLDERS = ['kubevirt/v0.59.0', 'cdi/v1.56.0', 'gitops'];
 
 /** The id under which the k8s definitions are added to ajv; CRD schemas reach ObjectMeta through it. */
 export const K8S_SCHEMA_ID = 'k8s-1.27.json';

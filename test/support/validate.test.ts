@@ -130,15 +130,15 @@ describe('validateManifests', () => {
         name: 'w',
         path: '',
         message:
-          'unknown apiVersion/kind "example.com/v1" "Widget": no schema for it in k8s 1.27, KubeVirt v0.59.0 or CDI v1.56.0',
+          'unknown apiVersion/kind "example.com/v1" "Widget": no schema for it in k8s 1.27, KubeVirt v0.59.0, CDI v1.56.0 or the GitOps CRDs',
       },
       {
         kind: 'Deployment',
         name: 'old',
         path: '',
         message:
-          'unknown apiVersion/kind "extensions/v1beta1" "Deployment": no schema for it in k8s 1.27, KubeVirt v0.59.0 ' +
-          'or CDI v1.56.0 (Deployment is known as apiVersion apps/v1)',
+          'unknown apiVersion/kind "extensions/v1beta1" "Deployment": no schema for it in k8s 1.27, KubeVirt v0.59.0' +
+          ', CDI v1.56.0 or the GitOps CRDs (Deployment is known as apiVersion apps/v1)',
       },
       { kind: '<no kind>', name: '<unnamed>', path: '', message: 'a manifest must be an object, got "not a manifest"' },
     ]);

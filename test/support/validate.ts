@@ -27,7 +27,8 @@ import {
 } from './schemas';
 
 /**
- * Checks manifests against the vendored schemas: k8s 1.27, KubeVirt v0.59.0 and CDI v1.56.0, with unknown fields
+ * Checks manifests against the vendored schemas: k8s 1.27, KubeVirt v0.59.0, CDI v1.56.0 and the GitOps CRDs (Argo
+ * CD, Flux, External Secrets), with unknown fields
  * rejected as the API server's strict field validation rejects them.
  *
  * Compiling a schema costs up to a second (a pod spec pulls in most of the k8s definitions) and jest gives every
@@ -98,7 +99,7 @@ function unknownKindMessage(apiVersion: string, kind: string): string {
     .filter((k) => k.endsWith(`/${kind}`))
     .map((k) => k.slice(0, -kind.length - 1));
   const known = elsewhere.length ? ` (${kind} is known as apiVersion ${elsewhere.sort().join(', ')})` : '';
-  return `unknown apiVersion/kind "${apiVersion}" "${kind}": no schema for it in k8s 1.27, KubeVirt v0.59.0 or CDI v1.56.0${known}`;
+  return `unknown apiVersion/kind "${apiVersion}" "${kind}": no schema for it in k8s 1.27, KubeVirt v0.59.0, CDI v1.56.0 or the GitOps CRDs${known}`;
 }
 
 function toProblem(doc: Manifest, error: ErrorObject): { path: string; message: string } {
