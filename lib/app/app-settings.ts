@@ -20,6 +20,7 @@ import {
 } from './migrated-service';
 import { ServiceAutoscaler } from './autoscaler';
 import { Exposure, HttpOptions, ServiceExtension, ServiceOverrides, readServiceExtension } from './settings';
+import type { ExternalEndpoint } from './external-service';
 
 /**
  * The app's props resolved against their defaults (`COMPOSE_APP_DEFAULTS`), once: the overrides of each service,
@@ -46,6 +47,15 @@ export class AppSettings {
   /** The overrides of a compose service (`services[name]`), empty when none. */
   public overrides(service: ComposeService): ServiceOverrides {
     return this.props.services?.[service.name] ?? {};
+  }
+
+  /** The managed endpoints of the services replaced by them, by compose name. */
+  public externalEndpoints(): Record<string, ExternalEndpoint> {
+    return Object.fromEntries(
+      Object.entries(this.props.services ?? {})
+        .filter(([, o]) => o.external !== undefined)
+        .map(([name, o]) => [name, o.external!]),
+    );
   }
 
   /** The VM's name: the prop, else `<namespace>-vm`. */
