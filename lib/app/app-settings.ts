@@ -168,6 +168,12 @@ export class AppSettings {
       serviceAccountName: labels.serviceAccountName,
       initContainer: labels.initContainer,
       ingressRules,
+      ingressHostGivenBy:
+        overrides.ingressHost !== undefined
+          ? `services["${service.name}"].ingressHost (--ingress-host ${service.name}=HOST)`
+          : extension.ingressHost !== undefined
+            ? `x-cdk8s-compose.ingressHost`
+            : undefined,
       ingressClassName: labels.ingressClassName ?? props.ingressClassName ?? COMPOSE_APP_DEFAULTS.ingressClassName,
       ingressAnnotations: props.ingressAnnotations ?? COMPOSE_APP_DEFAULTS.ingressAnnotations,
       ingressTlsSecret: labels.tlsSecret,
@@ -179,6 +185,8 @@ export class AppSettings {
       controller: plan.controller ?? WorkloadController.DEPLOYMENT,
       storageClassName: props.storageClassName,
       stateStorageBytes: storageBytes(overrides.storageSize ?? props.storageSize ?? COMPOSE_APP_DEFAULTS.storageSize),
+      stateStorageAsked:
+        overrides.storageSize !== undefined || (overrides.backup !== undefined && overrides.backup !== false),
       backup: overrides.backup ?? props.backup,
       autoscaling,
       readinessLabels: labels.readiness,
@@ -271,6 +279,7 @@ export class AppSettings {
       port,
       livenessPath: options.livenessPath ?? '/health',
       readinessPath: options.readinessPath ?? '/ready',
+      defaultedPaths: (['livenessPath', 'readinessPath'] as const).filter((key) => options[key] === undefined),
       initialDelaySeconds: (
         full.initialDelay ??
         probes.initialDelay ??

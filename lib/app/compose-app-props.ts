@@ -64,7 +64,8 @@ export interface ComposeAppProps {
   readonly composeFile?: string | readonly string[];
   /**
    * Options of the loader for `composeFile` (working folder, env files, profiles, images, …).
-   * @default - the loader's defaults
+   * `ComposeApp.hermeticLoadOptions()` pins the environment, so that the output is the same on every machine.
+   * @default - the loader's defaults: the shell's environment and the project's `.env` file
    */
   readonly loadOptions?: Omit<LoadComposeOptions, 'files'>;
   /**
@@ -179,8 +180,9 @@ export interface ComposeAppProps {
   /**
    * Backups of the stateful dependencies: `true` (or the backup's options) for every one, `false` for none.
    * @default - a daily backup at 03:00 keeping 7, for the stateful dependencies whose data compose keeps in a named
-   * volume or a bind mount at the engine's data path (or a folder above it); none for the others (a cache without a
-   * volume)
+   * volume or a bind mount at the engine's data path (or a folder above it); none for the others. A cache without a
+   * volume keeps its data in the pod and gets none even with `true`: its own `services[name].backup` gives it a claim
+   * and a backup
    */
   readonly backup?: DatabaseBackupOptions | boolean;
   /**

@@ -65,6 +65,30 @@ export class ComposeApp extends Construct {
       .flatMap((c) => c.node.metadata.filter((m) => m.type === WARNING_METADATA).map((m) => String(m.data)));
   }
 
+  /**
+   * `loadOptions` that read nothing from the machine, for tests and for builds that must give the same bytes
+   * everywhere: no shell environment (`env: {}`) and no `.env` file (`envFiles: []`).
+   *
+   * Otherwise the loader reads the shell's environment (`process.env`) for `${VAR}` interpolation and for
+   * `COMPOSE_PROJECT_NAME`, `COMPOSE_PROFILES` and `COMPOSE_FILE`, and the project's `.env` when there is one: a
+   * variable set in one shell and not in another changes a value, or moves it between the env ConfigMap and Secret,
+   * and a snapshot taken on one machine fails on the next. Give the variables the compose file needs in `env` here,
+   * in the test, where the snapshot's reader sees them; one left out interpolates as compose interpolates an unset
+   * variable (empty, or its `${VAR:-default}`).
+   *
+   * @param options the other loader options (`workingDir`, `projectName`, …), and the `env` / `envFiles` to pin
+   * @example
+   * new ComposeApp(chart, 'shop', {
+   *   composeFile: 'compose.yaml',
+   *   loadOptions: ComposeApp.hermeticLoadOptions({ workingDir: __dirname, env: { DB_PASSWORD: 'test-only' } }),
+   * });
+   */
+  public static hermeticLoadOptions(
+    options: ComposeAppProps['loadOptions'] = {},
+  ): NonNullable<ComposeAppProps['loadOptions']> {
+    return { ...options, env: { ...(options.env ?? {}) }, envFiles: [...(options.envFiles ?? [])] };
+  }
+
   /** The compose model the app was made from, less the services replaced by managed endpoints (`externalServices`). */
   public readonly model: ComposeModel;
   /** The namespace of every object. */

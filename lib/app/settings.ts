@@ -110,7 +110,9 @@ export interface ServiceOverrides {
    */
   readonly controller?: WorkloadController;
   /**
-   * Size of the data claim a stateful dependency gets when compose mounts no named volume at its data path.
+   * Size of the data claim a stateful dependency gets when compose mounts no named volume at its data path. A cache
+   * (redis) that compose gives no volume keeps its data in the pod, as compose keeps it in the container, unless this
+   * (or the service's `backup`) asks for the claim.
    * @default - `ComposeAppProps.storageSize`
    */
   readonly storageSize?: Size;
