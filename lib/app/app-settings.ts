@@ -185,8 +185,10 @@ export class AppSettings {
       controller: plan.controller ?? WorkloadController.DEPLOYMENT,
       storageClassName: props.storageClassName,
       stateStorageBytes: storageBytes(overrides.storageSize ?? props.storageSize ?? COMPOSE_APP_DEFAULTS.storageSize),
+      // A backup asked for (the service's, else the app's `true` or options) needs the data on a claim to back up.
       stateStorageAsked:
-        overrides.storageSize !== undefined || (overrides.backup !== undefined && overrides.backup !== false),
+        overrides.storageSize !== undefined ||
+        ((overrides.backup ?? props.backup) !== undefined && (overrides.backup ?? props.backup) !== false),
       backup: overrides.backup ?? props.backup,
       autoscaling,
       readinessLabels: labels.readiness,

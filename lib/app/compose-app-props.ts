@@ -180,9 +180,8 @@ export interface ComposeAppProps {
   /**
    * Backups of the stateful dependencies: `true` (or the backup's options) for every one, `false` for none.
    * @default - a daily backup at 03:00 keeping 7, for the stateful dependencies whose data compose keeps in a named
-   * volume or a bind mount at the engine's data path (or a folder above it); none for the others. A cache without a
-   * volume keeps its data in the pod and gets none even with `true`: its own `services[name].backup` gives it a claim
-   * and a backup
+   * volume or a bind mount at the engine's data path (or a folder above it); none for the others (a cache without a
+   * volume keeps its data in the pod). `true` or options give every one a backup, and a volume-less cache a claim for it
    */
   readonly backup?: DatabaseBackupOptions | boolean;
   /**

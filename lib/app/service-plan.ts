@@ -132,8 +132,8 @@ export interface ServiceSettings {
   readonly storageClassName?: string;
   readonly stateStorageBytes: number;
   /**
-   * True when the service's own `storageSize` or `backup` asks for the data claim (a cache without a volume gets none
-   * otherwise).
+   * True when the service's own `storageSize`, or a `backup` (the service's, else the app's), asks for the data claim (a
+   * cache without a volume gets none otherwise).
    */
   readonly stateStorageAsked: boolean;
   /** `true` or options: a backup; `false`: none; undefined: a backup when compose keeps the engine's data. */

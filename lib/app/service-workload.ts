@@ -274,8 +274,8 @@ function reportEngineDefault(part: ServicePartProps, dependency: StatefulDepende
     ? dataKept
       ? `its data on the claim of its compose volume`
       : `its data on a new ${claimSize(settings.stateStorageBytes).size.asString()} claim (compose keeps it in the container)`
-    : `its data in the pod only, as compose keeps a cache without a volume (services["${service.name}"].storageSize ` +
-      'gives it a claim)';
+    : `its data in the pod only, as compose keeps a cache without a volume (services["${service.name}"].storageSize, ` +
+      'a backup (--backup on) or a compose volume at its data path gives it a claim)';
   const made = [
     'one pod',
     data,

@@ -112,7 +112,7 @@ export interface ServiceOverrides {
   /**
    * Size of the data claim a stateful dependency gets when compose mounts no named volume at its data path. A cache
    * (redis) that compose gives no volume keeps its data in the pod, as compose keeps it in the container, unless this
-   * (or the service's `backup`) asks for the claim.
+   * or a `backup` (the service's or the app's) asks for the claim.
    * @default - `ComposeAppProps.storageSize`
    */
   readonly storageSize?: Size;

@@ -84,9 +84,10 @@ volumes: { pgdata: {} }
       findDocs(synthApp(compose, props).docs, 'CronJob').map((d) => d.metadata.name);
     // A bind mount at the data path keeps data too (the claim replaces it, and a backup is how the data comes back).
     expect(cronJobs({})).toEqual(['db-backup', 'legacy-backup']);
-    // The cache keeps its data in the pod (compose gives it no volume): nothing to back up unless it asks itself.
-    expect(cronJobs({ backup: true })).toEqual(['db-backup', 'legacy-backup']);
+    // Asking for backups asks for the claim a volume-less cache otherwise does without.
+    expect(cronJobs({ backup: true })).toEqual(['cache-backup', 'db-backup', 'legacy-backup']);
     expect(cronJobs({ backup: { schedule: Cron.schedule({ minute: '0', hour: '1' }) } })).toEqual([
+      'cache-backup',
       'db-backup',
       'legacy-backup',
     ]);

@@ -160,8 +160,15 @@ services:
     expect(volumes).toEqual([{ name: 'data', emptyDir: {} }]);
     expect(warningsOf(app)).toContain(
       'image "redis:7" runs as a redis stateful dependency: one pod, its data in the pod only, as compose keeps a ' +
-        'cache without a volume (services["cache"].storageSize gives it a claim), the engine\'s readiness check; ',
+        'cache without a volume (services["cache"].storageSize, a backup (--backup on) or a compose volume at its data ' +
+        "path gives it a claim), the engine's readiness check; ",
     );
+  });
+
+  test('backup: true asks for the claim and its backup', () => {
+    const { docs } = synthApp(CACHE, { backup: true });
+    expect(find(docs, 'PersistentVolumeClaim', 'cache-data')).toBeDefined();
+    expect(find(docs, 'CronJob', 'cache-backup')).toBeDefined();
   });
 
   test('storageSize asks for the claim, and the warning says so', () => {
