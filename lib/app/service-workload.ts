@@ -223,7 +223,7 @@ export class ServiceWorkload {
       terminationGracePeriod: gracePeriod(plan.service),
     });
     if (plan.engineDetected) {
-      reportEngineDefault(part, dependency, mounts.engineDataKept);
+      reportEngineDefault(part, dependency, { composeClaim: dataClaim !== undefined, kept: mounts.engineDataKept });
     }
     warnStatefulPodKeys(plan, (code, message, at) => context.warn(code, message, at));
     for (const port of plan.ports) {
@@ -266,19 +266,24 @@ export class ServiceWorkload {
  * The `engine-default` finding of a service whose image made it a stateful dependency: what it became, naming only
  * what was made (a claim, a credentials Secret, a backup), and the props that change it.
  */
-function reportEngineDefault(part: ServicePartProps, dependency: StatefulDependency, dataKept: boolean): void {
+function reportEngineDefault(
+  part: ServicePartProps,
+  dependency: StatefulDependency,
+  data: { readonly composeClaim: boolean; readonly kept: boolean },
+): void {
   const { plan, settings, context } = part;
   const service = plan.service;
   const engine = dependency.engine;
-  const data = dependency.dataClaim
-    ? dataKept
-      ? `its data on the claim of its compose volume`
-      : `its data on a new ${claimSize(settings.stateStorageBytes).size.asString()} claim (compose keeps it in the container)`
-    : `its data in the pod only, as compose keeps a cache without a volume (services["${service.name}"].storageSize, ` +
-      'a backup (--backup on) or a compose volume at its data path gives it a claim)';
+  const where = !dependency.dataClaim
+    ? `its data in the pod only, as compose keeps a cache without a volume (services["${service.name}"].storageSize, ` +
+      'a backup (--backup on) or a compose volume at its data path gives it a claim)'
+    : data.composeClaim
+      ? 'its data on the claim of its compose volume'
+      : `its data on a new ${claimSize(settings.stateStorageBytes).size.asString()} claim ` +
+        `(${data.kept ? 'in place of the host folder compose binds there' : 'compose keeps it in the container'})`;
   const made = [
     'one pod',
-    data,
+    where,
     dependency.credentials ? `the credentials Secret "${dependency.credentials.name}"` : undefined,
     "the engine's readiness check",
     dependency.backup ? `a backup CronJob "${dependency.backup.cronJob.name}"` : undefined,

@@ -206,9 +206,11 @@ suite('the packed package in a project made like `cdk8s init typescript-app`', (
     expect(manifest.scripts).toBeUndefined();
     expect(manifest.devDependencies).toBeUndefined();
     expect(manifest.bin).toEqual({ 'cdk8s-compose': 'bin/cdk8s-compose' });
-    // npm 11 warns "install-scripts … cdk8s-compose@0.1.0 (prepare: npm run -s compile)" for a package with one.
+    // npm 11 lists each package with a lifecycle script ("install-scripts … cdk8s-compose@0.1.0 (prepare: npm run -s
+    // compile)"); other packages of the project (cdk8s-cli's) may be listed, this one is not.
     const output = `${install.stdout}\n${install.stderr}`;
-    expect(output).not.toMatch(/install-scripts|prepare|cdk8s-compose@[^\s]+ \(/);
+    expect(output).not.toMatch(/cdk8s-compose@\S+ \(/);
+    expect(output).not.toContain('npm run -s compile');
   });
 
   test('the tarball holds the compiled library with its declarations, the bin and its bundle, README and LICENSE, and nothing else', () => {
