@@ -180,7 +180,7 @@ export class ExternalService extends Construct {
 
   constructor(scope: Construct, id: string, props: ExternalServiceProps) {
     super(scope, id);
-    const { plan, namespace, warn } = props;
+    const { plan, namespace } = props;
     const { endpoint, service } = plan;
     this.composeName = service.name;
     this.name = plan.name;
@@ -190,55 +190,10 @@ export class ExternalService extends Construct {
     this.ports = plan.ports;
     this.at = service.at;
     const family = isIP(endpoint.host);
-    const protocol = (p: Protocol) => p.toUpperCase();
-    const address = `${endpoint.host}${endpoint.port !== undefined ? `:${endpoint.port}` : ''}`;
-    if (family === 0) {
-      this.service = new KubeService(this, 'Service', {
-        metadata: { name: this.name, namespace },
-        spec: {
-          type: 'ExternalName',
-          externalName: endpoint.host,
-          ports: plan.ports.map((p) => ({ name: p.name, port: p.port, protocol: protocol(p.protocol) })),
-        },
-      });
-      for (const p of plan.ports.filter((q) => q.port !== q.targetPort)) {
-        warn(
-          'external-port',
-          `service "${service.name}" is external at ${endpoint.host}:${p.targetPort}, but its clients connect to ` +
-            `${this.name}:${p.port}, and an ExternalName Service cannot map ports (DNS answers with the host name only): ` +
-            `give the endpoint's IP address as services["${service.name}"].external.host (an EndpointSlice maps ` +
-            `${p.port} → ${p.targetPort}), or change the port in the clients' settings (${plan.credentialKeys.join(', ') || 'their environment'})`,
-          service.at,
-        );
-      }
-    } else {
-      // No selector: the EndpointSlice below, labelled with the Service's name, gives its address.
-      this.service = new KubeService(this, 'Service', {
-        metadata: { name: this.name, namespace },
-        spec: {
-          type: 'ClusterIP',
-          ports: plan.ports.map((p) => ({
-            name: p.name,
-            port: p.port,
-            targetPort: IntOrString.fromNumber(p.targetPort),
-            protocol: protocol(p.protocol),
-          })),
-        },
-      });
-      this.endpointSlice = new KubeEndpointSlice(this, 'EndpointSlice', {
-        metadata: {
-          name: joinDnsLabel(this.name, 'external'),
-          namespace,
-          labels: {
-            'kubernetes.io/service-name': this.name,
-            'endpointslice.kubernetes.io/managed-by': 'cdk8s-compose',
-          },
-        },
-        addressType: family === 4 ? 'IPv4' : 'IPv6',
-        endpoints: [{ addresses: [endpoint.host], conditions: { ready: true } }],
-        ports: plan.ports.map((p) => ({ name: p.name, port: p.targetPort, protocol: protocol(p.protocol) })),
-      });
-    }
+    const objects =
+      family === 0 ? externalNameService(this, plan, namespace) : endpointSliceService(this, plan, namespace);
+    this.service = objects.service;
+    this.endpointSlice = objects.endpointSlice;
     const cidr =
       endpoint.egressCidr ?? (family === 4 ? `${endpoint.host}/32` : family === 6 ? `${endpoint.host}/128` : undefined);
     if (cidr !== undefined) {
@@ -247,26 +202,109 @@ export class ExternalService extends Construct {
         ports: dedupePorts(plan.ports.map((p) => ({ port: p.targetPort, protocol: p.protocol }))),
       };
     }
-    const clients = plan.clients.length > 0 ? plan.clients.join(', ') : 'no service';
+    reportExternalService(plan, { hostName: family === 0, egress: cidr !== undefined, ...props });
+  }
+}
+
+const protocolOf = (p: Protocol) => p.toUpperCase();
+
+/** A host name: an ExternalName Service (DNS answers with a CNAME), which cannot map ports. */
+function externalNameService(
+  scope: Construct,
+  plan: PlannedExternalService,
+  namespace: string,
+): { service: KubeService; endpointSlice?: KubeEndpointSlice } {
+  const service = new KubeService(scope, 'Service', {
+    metadata: { name: plan.name, namespace },
+    spec: {
+      type: 'ExternalName',
+      externalName: plan.endpoint.host,
+      ports: plan.ports.map((p) => ({ name: p.name, port: p.port, protocol: protocolOf(p.protocol) })),
+    },
+  });
+  return { service };
+}
+
+/** An IP: a Service without a selector, and an EndpointSlice labelled with its name that gives it the address. */
+function endpointSliceService(
+  scope: Construct,
+  plan: PlannedExternalService,
+  namespace: string,
+): { service: KubeService; endpointSlice: KubeEndpointSlice } {
+  const service = new KubeService(scope, 'Service', {
+    metadata: { name: plan.name, namespace },
+    spec: {
+      type: 'ClusterIP',
+      ports: plan.ports.map((p) => ({
+        name: p.name,
+        port: p.port,
+        targetPort: IntOrString.fromNumber(p.targetPort),
+        protocol: protocolOf(p.protocol),
+      })),
+    },
+  });
+  const endpointSlice = new KubeEndpointSlice(scope, 'EndpointSlice', {
+    metadata: {
+      name: joinDnsLabel(plan.name, 'external'),
+      namespace,
+      labels: {
+        'kubernetes.io/service-name': plan.name,
+        'endpointslice.kubernetes.io/managed-by': 'cdk8s-compose',
+      },
+    },
+    addressType: isIP(plan.endpoint.host) === 4 ? 'IPv4' : 'IPv6',
+    endpoints: [{ addresses: [plan.endpoint.host], conditions: { ready: true } }],
+    ports: plan.ports.map((p) => ({ name: p.name, port: p.targetPort, protocol: protocolOf(p.protocol) })),
+  });
+  return { service, endpointSlice };
+}
+
+/**
+ * What the external service became and what is left to the user: the credentials to set (`external-service`, listed
+ * in RUNBOOK.md's "Before you deploy"), a port an ExternalName cannot map (`external-port`), and the egress a host
+ * name needs (`external-egress`).
+ */
+function reportExternalService(
+  plan: PlannedExternalService,
+  o: {
+    readonly hostName: boolean;
+    readonly egress: boolean;
+    readonly networkPolicies?: boolean;
+    readonly warn: WarnFn;
+  },
+): void {
+  const { endpoint, service, name } = plan;
+  const { warn } = o;
+  const keys = plan.credentialKeys.join(', ');
+  for (const p of o.hostName ? plan.ports.filter((q) => q.port !== q.targetPort) : []) {
     warn(
-      'external-service',
-      `service "${service.name}" is external at ${address}: its workload, claims, backup and the waits on it are not ` +
-        `rendered; ${clients} reach${plan.clients.length === 1 ? 'es' : ''} it as ` +
-        `${plan.ports.map((p) => `${this.name}:${p.port}`).join(', ')} through a Service of type ` +
-        `${family === 0 ? 'ExternalName' : 'ClusterIP with an EndpointSlice'}. Put the endpoint's credentials into ` +
-        `${plan.credentialKeys.length > 0 ? plan.credentialKeys.join(', ') : "the clients' environment"} ` +
-        '(they hold what compose gave the local container)',
+      'external-port',
+      `service "${service.name}" is external at ${endpoint.host}:${p.targetPort}, but its clients connect to ` +
+        `${name}:${p.port}, and an ExternalName Service cannot map ports (DNS answers with the host name only): ` +
+        `give the endpoint's IP address as services["${service.name}"].external.host (an EndpointSlice maps ` +
+        `${p.port} → ${p.targetPort}), or change the port in the clients' settings (${keys || 'their environment'})`,
       service.at,
     );
-    if (cidr === undefined && (props.networkPolicies ?? true) && plan.clients.length > 0) {
-      warn(
-        'external-egress',
-        `the default-deny NetworkPolicy blocks ${clients} from reaching "${endpoint.host}" (service "${service.name}"): ` +
-          'a host name resolves outside the cluster, so give its addresses as ' +
-          `services["${service.name}"].external.egressCidr (--external-cidr ${service.name}=CIDR)`,
-        service.at,
-      );
-    }
+  }
+  const clients = plan.clients.length > 0 ? plan.clients.join(', ') : 'no service';
+  const address = `${endpoint.host}${endpoint.port !== undefined ? `:${endpoint.port}` : ''}`;
+  warn(
+    'external-service',
+    `service "${service.name}" is external at ${address}: its workload, claims, backup and the waits on it are not ` +
+      `rendered; ${clients} reach${plan.clients.length === 1 ? 'es' : ''} it as ` +
+      `${plan.ports.map((p) => `${name}:${p.port}`).join(', ')} through a Service of type ` +
+      `${o.hostName ? 'ExternalName' : 'ClusterIP with an EndpointSlice'}. Put the endpoint's credentials into ` +
+      `${keys || "the clients' environment"} (they hold what compose gave the local container)`,
+    service.at,
+  );
+  if (!o.egress && (o.networkPolicies ?? true) && plan.clients.length > 0) {
+    warn(
+      'external-egress',
+      `the default-deny NetworkPolicy blocks ${clients} from reaching "${endpoint.host}" (service "${service.name}"): ` +
+        'a host name resolves outside the cluster, so give its addresses as ' +
+        `services["${service.name}"].external.egressCidr (--external-cidr ${service.name}=CIDR)`,
+      service.at,
+    );
   }
 }
 
@@ -369,121 +407,4 @@ function credentialKeys(
 function dedupePorts(ports: readonly { port: number; protocol: Protocol }[]): { port: number; protocol: Protocol }[] {
   const seen = new Map(ports.map((p) => [`${p.port}/${p.protocol}`, p]));
   return [...seen.values()].sort((a, b) => a.port - b.port || compare(a.protocol, b.protocol));
-}
-
-/** What `verify` needs of an external service. */
-export interface VerifiedExternal {
-  readonly composeName: string;
-  readonly name: string;
-  readonly endpoint: ExternalEndpoint;
-  readonly egress?: CidrEgress;
-  readonly at: ComposeLocation;
-}
-
-/** The parts of a rendered Service that `verifyExternalReference` reads. */
-export interface ServiceManifest {
-  readonly metadata: { readonly name?: string };
-  readonly spec?: {
-    readonly ports?: readonly {
-      readonly port: number;
-      readonly targetPort?: number | string;
-      readonly protocol?: string;
-    }[];
-  };
-}
-
-/** The parts of a rendered NetworkPolicy that `verifyExternalReference` reads. */
-export interface PolicyManifest {
-  readonly spec?: {
-    readonly podSelector?: { readonly matchLabels?: Readonly<Record<string, string>> };
-    readonly policyTypes?: readonly string[];
-    readonly egress?: readonly {
-      readonly ports?: readonly { readonly port?: number | string }[];
-      readonly to?: readonly { readonly ipBlock?: { readonly cidr: string; readonly except?: readonly string[] } }[];
-    }[];
-  };
-}
-
-/**
- * `verify` of one reference to an external service: the name resolves to its Service with the port, and the client's
- * NetworkPolicies let it out to the endpoint. Returns the status word and the detail.
- */
-export function verifyExternalReference(
-  external: VerifiedExternal,
-  reference: { readonly name: string; readonly port?: number },
-  service: ServiceManifest | undefined,
-  clientLabels: Readonly<Record<string, string>> | undefined,
-  policies: readonly PolicyManifest[],
-): { readonly ok: boolean; readonly reported?: boolean; readonly detail: string } {
-  if (!service) {
-    return {
-      ok: false,
-      detail: `no Service "${reference.name.toLowerCase()}" for the external service "${external.composeName}"`,
-    };
-  }
-  const ports = service.spec?.ports ?? [];
-  const port =
-    reference.port !== undefined
-      ? ports.find((p) => p.port === reference.port)
-      : ports.find((p) => (p.protocol ?? 'TCP') === 'TCP');
-  if (!port) {
-    return {
-      ok: false,
-      detail: `the Service "${service.metadata.name}" has no port ${reference.port ?? '(TCP)'}: it has ${ports.map((p) => p.port).join(', ') || 'none'}`,
-    };
-  }
-  const target = typeof port.targetPort === 'number' ? port.targetPort : port.port;
-  const subject = `Service "${service.metadata.name}" port ${port.port} → external endpoint ${external.endpoint.host}:${target}`;
-  if (clientLabels === undefined) {
-    return { ok: true, detail: subject };
-  }
-  const selecting = policies.filter(
-    (p) =>
-      (p.spec?.policyTypes ?? []).includes('Egress') &&
-      Object.entries(p.spec?.podSelector?.matchLabels ?? {}).every(([k, v]) => clientLabels[k] === v),
-  );
-  if (selecting.length === 0) {
-    return { ok: true, detail: subject };
-  }
-  const address = isIP(external.endpoint.host) !== 0 ? external.endpoint.host : undefined;
-  const admitted = selecting.some((p) =>
-    (p.spec?.egress ?? []).some(
-      (rule) =>
-        (rule.ports === undefined || rule.ports.some((q) => q.port === target)) &&
-        (rule.to === undefined ||
-          rule.to.some((peer) => {
-            const block = peer.ipBlock;
-            if (!block) {
-              return false;
-            }
-            if (address !== undefined) {
-              return cidrContains(block.cidr, address) && !(block.except ?? []).some((e) => cidrContains(e, address));
-            }
-            return external.egress !== undefined && block.cidr === external.egress.cidr;
-          })),
-    ),
-  );
-  if (admitted) {
-    return { ok: true, detail: subject };
-  }
-  if (address === undefined && external.egress === undefined) {
-    return {
-      ok: false,
-      reported: true,
-      detail: `${subject}, but default-deny egress blocks the host name until services["${external.composeName}"].external.egressCidr gives its addresses`,
-    };
-  }
-  return { ok: false, detail: `${subject}, but no NetworkPolicy lets the client out to it` };
-}
-
-/** Whether an IP address lies in a CIDR block (IPv4 by its bits; IPv6 by the exact address). */
-function cidrContains(cidr: string, address: string): boolean {
-  const [base, bitsText] = cidr.split('/');
-  if (isIP(address) === 4 && isIP(base) === 4) {
-    const bits = Number(bitsText);
-    const value = (ip: string) => ip.split('.').reduce((n, part) => n * 256 + Number(part), 0);
-    const size = 2 ** (32 - bits);
-    return Math.floor(value(address) / size) === Math.floor(value(base) / size);
-  }
-  return base === address || bitsText === '0';
 }

@@ -1,7 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { ComposeWarning } from '../compose/errors';
 import { ComposeModel } from '../compose/model';
-import { VerifiedExternal } from './external-service';
+import { VerifiedExternal } from './verify-external';
 import { HostRewriter } from './host-rewrite';
 import { MigratedService } from './migrated-service';
 import { PolicyEvaluator } from './policy-evaluator';

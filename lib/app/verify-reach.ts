@@ -1,4 +1,4 @@
-import { verifyExternalReference } from './external-service';
+import { verifyExternalReference } from './verify-external';
 import { MigratedService } from './migrated-service';
 import { EvaluatedPod, matches } from './policy-evaluator';
 import { VerifiedManifests } from './verified-manifests';

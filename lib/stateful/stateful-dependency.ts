@@ -207,21 +207,7 @@ export class StatefulDependency extends Construct {
     this.connectionUri = credentials.connectionUri;
     this.connectionString = credentials.connectionString;
 
-    const persistent = props.persistent ?? true;
-    if (
-      !persistent &&
-      (props.dataClaim || props.storageSize || (props.backup !== undefined && props.backup !== false))
-    ) {
-      throw new ComposeError(
-        `${this.node.path}: persistent is false, so the data has no claim to size, mount or back up`,
-        {
-          value: [props.dataClaim && 'dataClaim', props.storageSize && 'storageSize', props.backup && 'backup']
-            .filter((k) => k)
-            .join(', '),
-          hint: 'remove persistent: false to keep the data on a claim, or remove those props',
-        },
-      );
-    }
+    const persistent = checkPersistence(this.node.path, props);
     checkCredentials(this.node.path, engine, props.credentials);
     this.dataClaim = persistent
       ? (props.dataClaim ?? dataClaim(this, metadata(joinDnsLabel(name, 'data')), props))
@@ -340,6 +326,23 @@ function checkName(path: string, name: string): string {
     });
   }
   return name;
+}
+
+/** `persistent`, which leaves no claim for `dataClaim`, `storageSize` or `backup` to apply to. */
+function checkPersistence(path: string, props: StatefulDependencyProps): boolean {
+  const persistent = props.persistent ?? true;
+  const given = [
+    props.dataClaim && 'dataClaim',
+    props.storageSize && 'storageSize',
+    props.backup !== undefined && props.backup !== false && 'backup',
+  ].filter((k): k is string => typeof k === 'string');
+  if (!persistent && given.length > 0) {
+    throw new ComposeError(`${path}: persistent is false, so the data has no claim to size, mount or back up`, {
+      value: given.join(', '),
+      hint: 'remove persistent: false to keep the data on a claim, or remove those props',
+    });
+  }
+  return persistent;
 }
 
 /**

@@ -82,6 +82,24 @@ describe('a password from an unset variable', () => {
     ).toThrow(/leave out password to use none/);
   });
 
+  test('persistent: false keeps the data in the pod, and refuses the props of a claim', () => {
+    const chart = new Chart(Testing.app(), 'test');
+    const cache = new StatefulDependency(chart, 'cache', { engine: DatabaseEngine.REDIS, persistent: false });
+    expect(cache.dataClaim).toBeUndefined();
+    expect(cache.backup).toBeUndefined();
+    const docs = Testing.synth(chart);
+    expect(docs.map((d) => d.kind).sort()).toEqual(['Deployment', 'Service']);
+    expect(find(docs, 'Deployment', 'cache').spec.template.spec.volumes).toEqual([{ name: 'data', emptyDir: {} }]);
+    expect(
+      () =>
+        new StatefulDependency(new Chart(Testing.app(), 'x'), 'c', {
+          engine: DatabaseEngine.REDIS,
+          persistent: false,
+          storageSize: Size.gibibytes(1),
+        }),
+    ).toThrow('x/c: persistent is false, so the data has no claim to size, mount or back up');
+  });
+
   test('a password left out is no password, as before', () => {
     const chart = new Chart(Testing.app(), 'test');
     const db = new StatefulDependency(chart, 'db', { engine: DatabaseEngine.POSTGRES, credentials: {} });
