@@ -493,6 +493,114 @@ export class KubeSecret extends ApiObject {
 }
 
 /**
+ * Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.
+ *
+ * @schema io.k8s.api.core.v1.Service
+ */
+export class KubeService extends ApiObject {
+  /**
+   * Returns the apiVersion and kind for "io.k8s.api.core.v1.Service"
+   */
+  public static readonly GVK: GroupVersionKind = {
+    apiVersion: 'v1',
+    kind: 'Service',
+  }
+
+  /**
+   * Renders a Kubernetes manifest for "io.k8s.api.core.v1.Service".
+   *
+   * This can be used to inline resource manifests inside other objects (e.g. as templates).
+   *
+   * @param props initialization props
+   */
+  public static manifest(props: KubeServiceProps = {}): any {
+    return {
+      ...KubeService.GVK,
+      ...toJson_KubeServiceProps(props),
+    };
+  }
+
+  /**
+   * Defines a "io.k8s.api.core.v1.Service" API object
+   * @param scope the scope in which to define this object
+   * @param id a scope-local name for the object
+   * @param props initialization props
+   */
+  public constructor(scope: Construct, id: string, props: KubeServiceProps = {}) {
+    super(scope, id, {
+      ...KubeService.GVK,
+      ...props,
+    });
+  }
+
+  /**
+   * Renders the object to Kubernetes JSON.
+   */
+  public override toJson(): any {
+    const resolved = super.toJson();
+
+    return {
+      ...KubeService.GVK,
+      ...toJson_KubeServiceProps(resolved),
+    };
+  }
+}
+
+/**
+ * EndpointSlice represents a subset of the endpoints that implement a service. For a given service there may be multiple EndpointSlice objects, selected by labels, which must be joined to produce the full set of endpoints.
+ *
+ * @schema io.k8s.api.discovery.v1.EndpointSlice
+ */
+export class KubeEndpointSlice extends ApiObject {
+  /**
+   * Returns the apiVersion and kind for "io.k8s.api.discovery.v1.EndpointSlice"
+   */
+  public static readonly GVK: GroupVersionKind = {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+  }
+
+  /**
+   * Renders a Kubernetes manifest for "io.k8s.api.discovery.v1.EndpointSlice".
+   *
+   * This can be used to inline resource manifests inside other objects (e.g. as templates).
+   *
+   * @param props initialization props
+   */
+  public static manifest(props: KubeEndpointSliceProps): any {
+    return {
+      ...KubeEndpointSlice.GVK,
+      ...toJson_KubeEndpointSliceProps(props),
+    };
+  }
+
+  /**
+   * Defines a "io.k8s.api.discovery.v1.EndpointSlice" API object
+   * @param scope the scope in which to define this object
+   * @param id a scope-local name for the object
+   * @param props initialization props
+   */
+  public constructor(scope: Construct, id: string, props: KubeEndpointSliceProps) {
+    super(scope, id, {
+      ...KubeEndpointSlice.GVK,
+      ...props,
+    });
+  }
+
+  /**
+   * Renders the object to Kubernetes JSON.
+   */
+  public override toJson(): any {
+    const resolved = super.toJson();
+
+    return {
+      ...KubeEndpointSlice.GVK,
+      ...toJson_KubeEndpointSliceProps(resolved),
+    };
+  }
+}
+
+/**
  * NetworkPolicy describes what network traffic is allowed for a set of Pods
  *
  * @schema io.k8s.api.networking.v1.NetworkPolicy
@@ -892,6 +1000,94 @@ export function toJson_KubeSecretProps(obj: KubeSecretProps | undefined): Record
     'immutable': obj.immutable,
     'stringData': ((obj.stringData) === undefined) ? undefined : (Object.entries(obj.stringData).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
     'type': obj.type,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.
+ *
+ * @schema io.k8s.api.core.v1.Service
+ */
+export interface KubeServiceProps {
+  /**
+   * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+   *
+   * @schema io.k8s.api.core.v1.Service#metadata
+   */
+  readonly metadata?: ObjectMeta;
+
+  /**
+   * Spec defines the behavior of a service. https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
+   *
+   * @schema io.k8s.api.core.v1.Service#spec
+   */
+  readonly spec?: ServiceSpec;
+}
+
+/**
+ * Converts an object of type 'KubeServiceProps' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_KubeServiceProps(obj: KubeServiceProps | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'metadata': toJson_ObjectMeta(obj.metadata),
+    'spec': toJson_ServiceSpec(obj.spec),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * EndpointSlice represents a subset of the endpoints that implement a service. For a given service there may be multiple EndpointSlice objects, selected by labels, which must be joined to produce the full set of endpoints.
+ *
+ * @schema io.k8s.api.discovery.v1.EndpointSlice
+ */
+export interface KubeEndpointSliceProps {
+  /**
+   * Standard object's metadata.
+   *
+   * @schema io.k8s.api.discovery.v1.EndpointSlice#metadata
+   */
+  readonly metadata?: ObjectMeta;
+
+  /**
+   * addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name.
+   *
+   * @schema io.k8s.api.discovery.v1.EndpointSlice#addressType
+   */
+  readonly addressType: string;
+
+  /**
+   * endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.
+   *
+   * @schema io.k8s.api.discovery.v1.EndpointSlice#endpoints
+   */
+  readonly endpoints: Endpoint[];
+
+  /**
+   * ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. When ports is empty, it indicates that there are no defined ports. When a port is defined with a nil port value, it indicates "all ports". Each slice may include a maximum of 100 ports.
+   *
+   * @schema io.k8s.api.discovery.v1.EndpointSlice#ports
+   */
+  readonly ports?: EndpointPort[];
+}
+
+/**
+ * Converts an object of type 'KubeEndpointSliceProps' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_KubeEndpointSliceProps(obj: KubeEndpointSliceProps | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'metadata': toJson_ObjectMeta(obj.metadata),
+    'addressType': obj.addressType,
+    'endpoints': obj.endpoints?.map(y => toJson_Endpoint(y)),
+    'ports': obj.ports?.map(y => toJson_EndpointPort(y)),
   };
   // filter undefined values
   return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
@@ -2037,6 +2233,330 @@ export function toJson_ResourceQuotaSpec(obj: ResourceQuotaSpec | undefined): Re
     'hard': ((obj.hard) === undefined) ? undefined : (Object.entries(obj.hard).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1]?.value }), {})),
     'scopeSelector': toJson_ScopeSelector(obj.scopeSelector),
     'scopes': obj.scopes?.map(y => y),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * ServiceSpec describes the attributes that a user creates on a service.
+ *
+ * @schema io.k8s.api.core.v1.ServiceSpec
+ */
+export interface ServiceSpec {
+  /**
+   * allocateLoadBalancerNodePorts defines if NodePorts will be automatically allocated for services with type LoadBalancer.  Default is "true". It may be set to "false" if the cluster load-balancer does not rely on NodePorts.  If the caller requests specific NodePorts (by specifying a value), those requests will be respected, regardless of this field. This field may only be set for services with type LoadBalancer and will be cleared if the type is changed to any other type.
+   *
+   * @default true". It may be set to "false" if the cluster load-balancer does not rely on NodePorts.  If the caller requests specific NodePorts (by specifying a value), those requests will be respected, regardless of this field. This field may only be set for services with type LoadBalancer and will be cleared if the type is changed to any other type.
+   * @schema io.k8s.api.core.v1.ServiceSpec#allocateLoadBalancerNodePorts
+   */
+  readonly allocateLoadBalancerNodePorts?: boolean;
+
+  /**
+   * clusterIP is the IP address of the service and is usually assigned randomly. If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be blank) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are "None", empty string (""), or a valid IP address. Setting this to "None" makes a "headless service" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
+   *
+   * @schema io.k8s.api.core.v1.ServiceSpec#clusterIP
+   */
+  readonly clusterIp?: string;
+
+  /**
+   * ClusterIPs is a list of IP addresses assigned to this service, and are usually assigned randomly.  If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be empty) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are "None", empty string (""), or a valid IP address.  Setting this to "None" makes a "headless service" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName.  If this field is not specified, it will be initialized from the clusterIP field.  If this field is specified, clients must ensure that clusterIPs[0] and clusterIP have the same value.
+   *
+   * This field may hold a maximum of two entries (dual-stack IPs, in either order). These IPs must correspond to the values of the ipFamilies field. Both clusterIPs and ipFamilies are governed by the ipFamilyPolicy field. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
+   *
+   * @schema io.k8s.api.core.v1.ServiceSpec#clusterIPs
+   */
+  readonly clusterIPs?: string[];
+
+  /**
+   * externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system.
+   *
+   * @schema io.k8s.api.core.v1.ServiceSpec#externalIPs
+   */
+  readonly externalIPs?: string[];
+
+  /**
+   * externalName is the external reference that discovery mechanisms will return as an alias for this service (e.g. a DNS CNAME record). No proxying will be involved.  Must be a lowercase RFC-1123 hostname (https://tools.ietf.org/html/rfc1123) and requires `type` to be "ExternalName".
+   *
+   * @schema io.k8s.api.core.v1.ServiceSpec#externalName
+   */
+  readonly externalName?: string;
+
+  /**
+   * externalTrafficPolicy describes how nodes distribute service traffic they receive on one of the Service's "externally-facing" addresses (NodePorts, ExternalIPs, and LoadBalancer IPs). If set to "Local", the proxy will configure the service in a way that assumes that external load balancers will take care of balancing the service traffic between nodes, and so each node will deliver traffic only to the node-local endpoints of the service, without masquerading the client source IP. (Traffic mistakenly sent to a node with no endpoints will be dropped.) The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features). Note that traffic sent to an External IP or LoadBalancer IP from within the cluster will always get "Cluster" semantics, but clients sending to a NodePort from within the cluster may need to take traffic policy into account when picking a node.
+   *
+   * @schema io.k8s.api.core.v1.ServiceSpec#externalTrafficPolicy
+   */
+  readonly externalTrafficPolicy?: string;
+
+  /**
+   * healthCheckNodePort specifies the healthcheck nodePort for the service. This only applies when type is set to LoadBalancer and externalTrafficPolicy is set to Local. If a value is specified, is in-range, and is not in use, it will be used.  If not specified, a value will be automatically allocated.  External systems (e.g. load-balancers) can use this port to determine if a given node holds endpoints for this service or not.  If this field is specified when creating a Service which does not need it, creation will fail. This field will be wiped when updating a Service to no longer need it (e.g. changing type). This field cannot be updated once set.
+   *
+   * @schema io.k8s.api.core.v1.ServiceSpec#healthCheckNodePort
+   */
+  readonly healthCheckNodePort?: number;
+
+  /**
+   * InternalTrafficPolicy describes how nodes distribute service traffic they receive on the ClusterIP. If set to "Local", the proxy will assume that pods only want to talk to endpoints of the service on the same node as the pod, dropping the traffic if there are no local endpoints. The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features).
+   *
+   * @schema io.k8s.api.core.v1.ServiceSpec#internalTrafficPolicy
+   */
+  readonly internalTrafficPolicy?: string;
+
+  /**
+   * IPFamilies is a list of IP families (e.g. IPv4, IPv6) assigned to this service. This field is usually assigned automatically based on cluster configuration and the ipFamilyPolicy field. If this field is specified manually, the requested family is available in the cluster, and ipFamilyPolicy allows it, it will be used; otherwise creation of the service will fail. This field is conditionally mutable: it allows for adding or removing a secondary IP family, but it does not allow changing the primary IP family of the Service. Valid values are "IPv4" and "IPv6".  This field only applies to Services of types ClusterIP, NodePort, and LoadBalancer, and does apply to "headless" services. This field will be wiped when updating a Service to type ExternalName.
+   *
+   * This field may hold a maximum of two entries (dual-stack families, in either order).  These families must correspond to the values of the clusterIPs field, if specified. Both clusterIPs and ipFamilies are governed by the ipFamilyPolicy field.
+   *
+   * @schema io.k8s.api.core.v1.ServiceSpec#ipFamilies
+   */
+  readonly ipFamilies?: string[];
+
+  /**
+   * IPFamilyPolicy represents the dual-stack-ness requested or required by this Service. If there is no value provided, then this field will be set to SingleStack. Services can be "SingleStack" (a single IP family), "PreferDualStack" (two IP families on dual-stack configured clusters or a single IP family on single-stack clusters), or "RequireDualStack" (two IP families on dual-stack configured clusters, otherwise fail). The ipFamilies and clusterIPs fields depend on the value of this field. This field will be wiped when updating a service to type ExternalName.
+   *
+   * @schema io.k8s.api.core.v1.ServiceSpec#ipFamilyPolicy
+   */
+  readonly ipFamilyPolicy?: string;
+
+  /**
+   * loadBalancerClass is the class of the load balancer implementation this Service belongs to. If specified, the value of this field must be a label-style identifier, with an optional prefix, e.g. "internal-vip" or "example.com/internal-vip". Unprefixed names are reserved for end-users. This field can only be set when the Service type is 'LoadBalancer'. If not set, the default load balancer implementation is used, today this is typically done through the cloud provider integration, but should apply for any default implementation. If set, it is assumed that a load balancer implementation is watching for Services with a matching class. Any default load balancer implementation (e.g. cloud providers) should ignore Services that set this field. This field can only be set when creating or updating a Service to type 'LoadBalancer'. Once set, it can not be changed. This field will be wiped when a service is updated to a non 'LoadBalancer' type.
+   *
+   * @schema io.k8s.api.core.v1.ServiceSpec#loadBalancerClass
+   */
+  readonly loadBalancerClass?: string;
+
+  /**
+   * Only applies to Service Type: LoadBalancer. This feature depends on whether the underlying cloud-provider supports specifying the loadBalancerIP when a load balancer is created. This field will be ignored if the cloud-provider does not support the feature. Deprecated: This field was under-specified and its meaning varies across implementations, and it cannot support dual-stack. As of Kubernetes v1.24, users are encouraged to use implementation-specific annotations when available. This field may be removed in a future API version.
+   *
+   * @schema io.k8s.api.core.v1.ServiceSpec#loadBalancerIP
+   */
+  readonly loadBalancerIp?: string;
+
+  /**
+   * If specified and supported by the platform, this will restrict traffic through the cloud-provider load-balancer will be restricted to the specified client IPs. This field will be ignored if the cloud-provider does not support the feature." More info: https://kubernetes.io/docs/tasks/access-application-cluster/create-external-load-balancer/
+   *
+   * @schema io.k8s.api.core.v1.ServiceSpec#loadBalancerSourceRanges
+   */
+  readonly loadBalancerSourceRanges?: string[];
+
+  /**
+   * The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
+   *
+   * @schema io.k8s.api.core.v1.ServiceSpec#ports
+   */
+  readonly ports?: ServicePort[];
+
+  /**
+   * publishNotReadyAddresses indicates that any agent which deals with endpoints for this Service should disregard any indications of ready/not-ready. The primary use case for setting this field is for a StatefulSet's Headless Service to propagate SRV DNS records for its Pods for the purpose of peer discovery. The Kubernetes controllers that generate Endpoints and EndpointSlice resources for Services interpret this to mean that all endpoints are considered "ready" even if the Pods themselves are not. Agents which consume only Kubernetes generated endpoints through the Endpoints or EndpointSlice resources can safely assume this behavior.
+   *
+   * @schema io.k8s.api.core.v1.ServiceSpec#publishNotReadyAddresses
+   */
+  readonly publishNotReadyAddresses?: boolean;
+
+  /**
+   * Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/
+   *
+   * @schema io.k8s.api.core.v1.ServiceSpec#selector
+   */
+  readonly selector?: { [key: string]: string };
+
+  /**
+   * Supports "ClientIP" and "None". Used to maintain session affinity. Enable client IP based session affinity. Must be ClientIP or None. Defaults to None. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
+   *
+   * @default None. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
+   * @schema io.k8s.api.core.v1.ServiceSpec#sessionAffinity
+   */
+  readonly sessionAffinity?: string;
+
+  /**
+   * sessionAffinityConfig contains the configurations of session affinity.
+   *
+   * @schema io.k8s.api.core.v1.ServiceSpec#sessionAffinityConfig
+   */
+  readonly sessionAffinityConfig?: SessionAffinityConfig;
+
+  /**
+   * type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. "ClusterIP" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is "None", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. "NodePort" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. "LoadBalancer" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. "ExternalName" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types
+   *
+   * @default ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. "ClusterIP" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is "None", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. "NodePort" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. "LoadBalancer" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. "ExternalName" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types
+   * @schema io.k8s.api.core.v1.ServiceSpec#type
+   */
+  readonly type?: string;
+}
+
+/**
+ * Converts an object of type 'ServiceSpec' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ServiceSpec(obj: ServiceSpec | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'allocateLoadBalancerNodePorts': obj.allocateLoadBalancerNodePorts,
+    'clusterIP': obj.clusterIp,
+    'clusterIPs': obj.clusterIPs?.map(y => y),
+    'externalIPs': obj.externalIPs?.map(y => y),
+    'externalName': obj.externalName,
+    'externalTrafficPolicy': obj.externalTrafficPolicy,
+    'healthCheckNodePort': obj.healthCheckNodePort,
+    'internalTrafficPolicy': obj.internalTrafficPolicy,
+    'ipFamilies': obj.ipFamilies?.map(y => y),
+    'ipFamilyPolicy': obj.ipFamilyPolicy,
+    'loadBalancerClass': obj.loadBalancerClass,
+    'loadBalancerIP': obj.loadBalancerIp,
+    'loadBalancerSourceRanges': obj.loadBalancerSourceRanges?.map(y => y),
+    'ports': obj.ports?.map(y => toJson_ServicePort(y)),
+    'publishNotReadyAddresses': obj.publishNotReadyAddresses,
+    'selector': ((obj.selector) === undefined) ? undefined : (Object.entries(obj.selector).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+    'sessionAffinity': obj.sessionAffinity,
+    'sessionAffinityConfig': toJson_SessionAffinityConfig(obj.sessionAffinityConfig),
+    'type': obj.type,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * Endpoint represents a single logical "backend" implementing a service.
+ *
+ * @schema io.k8s.api.discovery.v1.Endpoint
+ */
+export interface Endpoint {
+  /**
+   * addresses of this endpoint. The contents of this field are interpreted according to the corresponding EndpointSlice addressType field. Consumers must handle different types of addresses in the context of their own capabilities. This must contain at least one address but no more than 100. These are all assumed to be fungible and clients may choose to only use the first element. Refer to: https://issue.k8s.io/106267
+   *
+   * @schema io.k8s.api.discovery.v1.Endpoint#addresses
+   */
+  readonly addresses: string[];
+
+  /**
+   * conditions contains information about the current status of the endpoint.
+   *
+   * @schema io.k8s.api.discovery.v1.Endpoint#conditions
+   */
+  readonly conditions?: EndpointConditions;
+
+  /**
+   * deprecatedTopology contains topology information part of the v1beta1 API. This field is deprecated, and will be removed when the v1beta1 API is removed (no sooner than kubernetes v1.24).  While this field can hold values, it is not writable through the v1 API, and any attempts to write to it will be silently ignored. Topology information can be found in the zone and nodeName fields instead.
+   *
+   * @schema io.k8s.api.discovery.v1.Endpoint#deprecatedTopology
+   */
+  readonly deprecatedTopology?: { [key: string]: string };
+
+  /**
+   * hints contains information associated with how an endpoint should be consumed.
+   *
+   * @schema io.k8s.api.discovery.v1.Endpoint#hints
+   */
+  readonly hints?: EndpointHints;
+
+  /**
+   * hostname of this endpoint. This field may be used by consumers of endpoints to distinguish endpoints from each other (e.g. in DNS names). Multiple endpoints which use the same hostname should be considered fungible (e.g. multiple A values in DNS). Must be lowercase and pass DNS Label (RFC 1123) validation.
+   *
+   * @schema io.k8s.api.discovery.v1.Endpoint#hostname
+   */
+  readonly hostname?: string;
+
+  /**
+   * nodeName represents the name of the Node hosting this endpoint. This can be used to determine endpoints local to a Node.
+   *
+   * @schema io.k8s.api.discovery.v1.Endpoint#nodeName
+   */
+  readonly nodeName?: string;
+
+  /**
+   * targetRef is a reference to a Kubernetes object that represents this endpoint.
+   *
+   * @schema io.k8s.api.discovery.v1.Endpoint#targetRef
+   */
+  readonly targetRef?: ObjectReference;
+
+  /**
+   * zone is the name of the Zone this endpoint exists in.
+   *
+   * @schema io.k8s.api.discovery.v1.Endpoint#zone
+   */
+  readonly zone?: string;
+}
+
+/**
+ * Converts an object of type 'Endpoint' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_Endpoint(obj: Endpoint | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'addresses': obj.addresses?.map(y => y),
+    'conditions': toJson_EndpointConditions(obj.conditions),
+    'deprecatedTopology': ((obj.deprecatedTopology) === undefined) ? undefined : (Object.entries(obj.deprecatedTopology).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+    'hints': toJson_EndpointHints(obj.hints),
+    'hostname': obj.hostname,
+    'nodeName': obj.nodeName,
+    'targetRef': toJson_ObjectReference(obj.targetRef),
+    'zone': obj.zone,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * EndpointPort represents a Port used by an EndpointSlice
+ *
+ * @schema io.k8s.api.discovery.v1.EndpointPort
+ */
+export interface EndpointPort {
+  /**
+   * The application protocol for this port. This is used as a hint for implementations to offer richer behavior for protocols that they understand. This field follows standard Kubernetes label syntax. Valid values are either:
+   *
+   * * Un-prefixed protocol names - reserved for IANA standard service names (as per RFC-6335 and https://www.iana.org/assignments/service-names).
+   *
+   * * Kubernetes-defined prefixed names:
+   * * 'kubernetes.io/h2c' - HTTP/2 over cleartext as described in https://www.rfc-editor.org/rfc/rfc7540
+   *
+   * * Other protocols should use implementation-defined prefixed names such as mycompany.com/my-custom-protocol.
+   *
+   * @schema io.k8s.api.discovery.v1.EndpointPort#appProtocol
+   */
+  readonly appProtocol?: string;
+
+  /**
+   * name represents the name of this port. All ports in an EndpointSlice must have a unique name. If the EndpointSlice is dervied from a Kubernetes service, this corresponds to the Service.ports[].name. Name must either be an empty string or pass DNS_LABEL validation: * must be no more than 63 characters long. * must consist of lower case alphanumeric characters or '-'. * must start and end with an alphanumeric character. Default is empty string.
+   *
+   * @default empty string.
+   * @schema io.k8s.api.discovery.v1.EndpointPort#name
+   */
+  readonly name?: string;
+
+  /**
+   * port represents the port number of the endpoint. If this is not specified, ports are not restricted and must be interpreted in the context of the specific consumer.
+   *
+   * @schema io.k8s.api.discovery.v1.EndpointPort#port
+   */
+  readonly port?: number;
+
+  /**
+   * protocol represents the IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP.
+   *
+   * @default TCP.
+   * @schema io.k8s.api.discovery.v1.EndpointPort#protocol
+   */
+  readonly protocol?: string;
+}
+
+/**
+ * Converts an object of type 'EndpointPort' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_EndpointPort(obj: EndpointPort | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'appProtocol': obj.appProtocol,
+    'name': obj.name,
+    'port': obj.port,
+    'protocol': obj.protocol,
   };
   // filter undefined values
   return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
@@ -4086,6 +4606,251 @@ export function toJson_ScopeSelector(obj: ScopeSelector | undefined): Record<str
   if (obj === undefined) { return undefined; }
   const result = {
     'matchExpressions': obj.matchExpressions?.map(y => toJson_ScopedResourceSelectorRequirement(y)),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * ServicePort contains information on service's port.
+ *
+ * @schema io.k8s.api.core.v1.ServicePort
+ */
+export interface ServicePort {
+  /**
+   * The application protocol for this port. This field follows standard Kubernetes label syntax. Un-prefixed names are reserved for IANA standard service names (as per RFC-6335 and https://www.iana.org/assignments/service-names). Non-standard protocols should use prefixed names such as mycompany.com/my-custom-protocol.
+   *
+   * @schema io.k8s.api.core.v1.ServicePort#appProtocol
+   */
+  readonly appProtocol?: string;
+
+  /**
+   * The name of this port within the service. This must be a DNS_LABEL. All ports within a ServiceSpec must have unique names. When considering the endpoints for a Service, this must match the 'name' field in the EndpointPort. Optional if only one ServicePort is defined on this service.
+   *
+   * @schema io.k8s.api.core.v1.ServicePort#name
+   */
+  readonly name?: string;
+
+  /**
+   * The port on each node on which this service is exposed when type is NodePort or LoadBalancer.  Usually assigned by the system. If a value is specified, in-range, and not in use it will be used, otherwise the operation will fail.  If not specified, a port will be allocated if this Service requires one.  If this field is specified when creating a Service which does not need it, creation will fail. This field will be wiped when updating a Service to no longer need it (e.g. changing type from NodePort to ClusterIP). More info: https://kubernetes.io/docs/concepts/services-networking/service/#type-nodeport
+   *
+   * @schema io.k8s.api.core.v1.ServicePort#nodePort
+   */
+  readonly nodePort?: number;
+
+  /**
+   * The port that will be exposed by this service.
+   *
+   * @schema io.k8s.api.core.v1.ServicePort#port
+   */
+  readonly port: number;
+
+  /**
+   * The IP protocol for this port. Supports "TCP", "UDP", and "SCTP". Default is TCP.
+   *
+   * @default TCP.
+   * @schema io.k8s.api.core.v1.ServicePort#protocol
+   */
+  readonly protocol?: string;
+
+  /**
+   * Number or name of the port to access on the pods targeted by the service. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. If this is a string, it will be looked up as a named port in the target Pod's container ports. If this is not specified, the value of the 'port' field is used (an identity map). This field is ignored for services with clusterIP=None, and should be omitted or set equal to the 'port' field. More info: https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service
+   *
+   * @schema io.k8s.api.core.v1.ServicePort#targetPort
+   */
+  readonly targetPort?: IntOrString;
+}
+
+/**
+ * Converts an object of type 'ServicePort' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ServicePort(obj: ServicePort | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'appProtocol': obj.appProtocol,
+    'name': obj.name,
+    'nodePort': obj.nodePort,
+    'port': obj.port,
+    'protocol': obj.protocol,
+    'targetPort': obj.targetPort?.value,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * SessionAffinityConfig represents the configurations of session affinity.
+ *
+ * @schema io.k8s.api.core.v1.SessionAffinityConfig
+ */
+export interface SessionAffinityConfig {
+  /**
+   * clientIP contains the configurations of Client IP based session affinity.
+   *
+   * @schema io.k8s.api.core.v1.SessionAffinityConfig#clientIP
+   */
+  readonly clientIp?: ClientIpConfig;
+}
+
+/**
+ * Converts an object of type 'SessionAffinityConfig' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SessionAffinityConfig(obj: SessionAffinityConfig | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'clientIP': toJson_ClientIpConfig(obj.clientIp),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * EndpointConditions represents the current condition of an endpoint.
+ *
+ * @schema io.k8s.api.discovery.v1.EndpointConditions
+ */
+export interface EndpointConditions {
+  /**
+   * ready indicates that this endpoint is prepared to receive traffic, according to whatever system is managing the endpoint. A nil value indicates an unknown state. In most cases consumers should interpret this unknown state as ready. For compatibility reasons, ready should never be "true" for terminating endpoints, except when the normal readiness behavior is being explicitly overridden, for example when the associated Service has set the publishNotReadyAddresses flag.
+   *
+   * @schema io.k8s.api.discovery.v1.EndpointConditions#ready
+   */
+  readonly ready?: boolean;
+
+  /**
+   * serving is identical to ready except that it is set regardless of the terminating state of endpoints. This condition should be set to true for a ready endpoint that is terminating. If nil, consumers should defer to the ready condition.
+   *
+   * @schema io.k8s.api.discovery.v1.EndpointConditions#serving
+   */
+  readonly serving?: boolean;
+
+  /**
+   * terminating indicates that this endpoint is terminating. A nil value indicates an unknown state. Consumers should interpret this unknown state to mean that the endpoint is not terminating.
+   *
+   * @schema io.k8s.api.discovery.v1.EndpointConditions#terminating
+   */
+  readonly terminating?: boolean;
+}
+
+/**
+ * Converts an object of type 'EndpointConditions' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_EndpointConditions(obj: EndpointConditions | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'ready': obj.ready,
+    'serving': obj.serving,
+    'terminating': obj.terminating,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * EndpointHints provides hints describing how an endpoint should be consumed.
+ *
+ * @schema io.k8s.api.discovery.v1.EndpointHints
+ */
+export interface EndpointHints {
+  /**
+   * forZones indicates the zone(s) this endpoint should be consumed by to enable topology aware routing.
+   *
+   * @schema io.k8s.api.discovery.v1.EndpointHints#forZones
+   */
+  readonly forZones?: ForZone[];
+}
+
+/**
+ * Converts an object of type 'EndpointHints' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_EndpointHints(obj: EndpointHints | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'forZones': obj.forZones?.map(y => toJson_ForZone(y)),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * ObjectReference contains enough information to let you inspect or modify the referred object.
+ *
+ * @schema io.k8s.api.core.v1.ObjectReference
+ */
+export interface ObjectReference {
+  /**
+   * API version of the referent.
+   *
+   * @schema io.k8s.api.core.v1.ObjectReference#apiVersion
+   */
+  readonly apiVersion?: string;
+
+  /**
+   * If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: "spec.containers{name}" (where "name" refers to the name of the container that triggered the event) or if no container name is specified "spec.containers[2]" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.
+   *
+   * @schema io.k8s.api.core.v1.ObjectReference#fieldPath
+   */
+  readonly fieldPath?: string;
+
+  /**
+   * Kind of the referent. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+   *
+   * @schema io.k8s.api.core.v1.ObjectReference#kind
+   */
+  readonly kind?: string;
+
+  /**
+   * Name of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
+   *
+   * @schema io.k8s.api.core.v1.ObjectReference#name
+   */
+  readonly name?: string;
+
+  /**
+   * Namespace of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/
+   *
+   * @schema io.k8s.api.core.v1.ObjectReference#namespace
+   */
+  readonly namespace?: string;
+
+  /**
+   * Specific resourceVersion to which this reference is made, if any. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency
+   *
+   * @schema io.k8s.api.core.v1.ObjectReference#resourceVersion
+   */
+  readonly resourceVersion?: string;
+
+  /**
+   * UID of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids
+   *
+   * @schema io.k8s.api.core.v1.ObjectReference#uid
+   */
+  readonly uid?: string;
+}
+
+/**
+ * Converts an object of type 'ObjectReference' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ObjectReference(obj: ObjectReference | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'apiVersion': obj.apiVersion,
+    'fieldPath': obj.fieldPath,
+    'kind': obj.kind,
+    'name': obj.name,
+    'namespace': obj.namespace,
+    'resourceVersion': obj.resourceVersion,
+    'uid': obj.uid,
   };
   // filter undefined values
   return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
@@ -7146,6 +7911,76 @@ export function toJson_ScopedResourceSelectorRequirement(obj: ScopedResourceSele
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
 /**
+ * @schema io.k8s.apimachinery.pkg.util.intstr.IntOrString
+ */
+export class IntOrString {
+  public static fromString(value: string): IntOrString {
+    return new IntOrString(value);
+  }
+  public static fromNumber(value: number): IntOrString {
+    return new IntOrString(value);
+  }
+  private constructor(public readonly value: string | number) {
+  }
+}
+
+/**
+ * ClientIPConfig represents the configurations of Client IP based session affinity.
+ *
+ * @schema io.k8s.api.core.v1.ClientIPConfig
+ */
+export interface ClientIpConfig {
+  /**
+   * timeoutSeconds specifies the seconds of ClientIP type session sticky time. The value must be >0 && <=86400(for 1 day) if ServiceAffinity == "ClientIP". Default value is 10800(for 3 hours).
+   *
+   * @schema io.k8s.api.core.v1.ClientIPConfig#timeoutSeconds
+   */
+  readonly timeoutSeconds?: number;
+}
+
+/**
+ * Converts an object of type 'ClientIpConfig' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ClientIpConfig(obj: ClientIpConfig | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'timeoutSeconds': obj.timeoutSeconds,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * ForZone provides information about which zones should consume this endpoint.
+ *
+ * @schema io.k8s.api.discovery.v1.ForZone
+ */
+export interface ForZone {
+  /**
+   * name represents the name of the zone.
+   *
+   * @schema io.k8s.api.discovery.v1.ForZone#name
+   */
+  readonly name: string;
+}
+
+/**
+ * Converts an object of type 'ForZone' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_ForZone(obj: ForZone | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'name': obj.name,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
  * NetworkPolicyPort describes a port to allow traffic on
  *
  * @schema io.k8s.api.networking.v1.NetworkPolicyPort
@@ -7236,20 +8071,6 @@ export function toJson_NetworkPolicyPeer(obj: NetworkPolicyPeer | undefined): Re
   return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
-
-/**
- * @schema io.k8s.apimachinery.pkg.util.intstr.IntOrString
- */
-export class IntOrString {
-  public static fromString(value: string): IntOrString {
-    return new IntOrString(value);
-  }
-  public static fromNumber(value: number): IntOrString {
-    return new IntOrString(value);
-  }
-  private constructor(public readonly value: string | number) {
-  }
-}
 
 /**
  * HPAScalingPolicy is a single policy which must hold true for a specified past interval.

@@ -28,6 +28,8 @@ const K8S_KINDS = [
   'io.k8s.api.core.v1.Pod', // test/app/quota.test.ts
   'io.k8s.api.core.v1.ResourceQuota',
   'io.k8s.api.core.v1.Secret',
+  'io.k8s.api.core.v1.Service', // lib/app/external-service.ts
+  'io.k8s.api.discovery.v1.EndpointSlice', // lib/app/external-service.ts
   'io.k8s.api.networking.v1.NetworkPolicy',
 ];
 

@@ -1,6 +1,7 @@
 import { Construct } from 'constructs';
 import { ComposeModel, Protocol } from '../compose/model';
 import {
+  CidrEgress,
   ComposeNetworkPolicies,
   ComposeNetworkPoliciesProps,
   PolicyWorkload,
@@ -12,6 +13,7 @@ import { WaitKind } from './dependency-wait';
 import { dedupe } from './app-settings';
 import { MigratedService, PortAccess, WorkloadKind } from './migrated-service';
 import { VmMigratedService } from './vm-migrated-service';
+import { ExternalService } from './external-service';
 
 /** What the app's NetworkPolicies are made from. */
 export interface AppNetworkPoliciesOptions {
@@ -24,6 +26,8 @@ export interface AppNetworkPoliciesOptions {
   readonly services: ReadonlyMap<string, MigratedService>;
   readonly vm?: ComposeVm;
   readonly vmServices: readonly VmMigratedService[];
+  /** Services replaced by managed endpoints: their clients get egress to them. @default - none */
+  readonly externalServices?: readonly ExternalService[];
 }
 
 /**
@@ -61,9 +65,13 @@ export function createNetworkPolicies(scope: Construct, o: AppNetworkPoliciesOpt
       networks,
       ports: service.ports.map((p) => ({ port: p.port, protocol: p.protocol.toLowerCase() as Protocol })),
       exposedPorts: dedupe(exposed, (p) => `${p.port}/${p.protocol}/${p.via}`),
-      extraEgress: service.waits.some((w) => w.kind !== WaitKind.TCP)
-        ? [ComposeNetworkPolicies.kubernetesApiEgress()]
-        : [],
+      extraEgress: [
+        ...(service.waits.some((w) => w.kind !== WaitKind.TCP) ? [ComposeNetworkPolicies.kubernetesApiEgress()] : []),
+        ...externalEgress(o.externalServices ?? [], [
+          service.composeName,
+          ...sidecars.filter((s) => s.workload === service.workload).map((s) => s.composeName),
+        ]),
+      ],
       at: service.at,
     });
     const backup = service.statefulDependency?.backup;
@@ -99,4 +107,11 @@ export function createNetworkPolicies(scope: Construct, o: AppNetworkPoliciesOpt
     networks: o.model.networks.map((n) => ({ name: n.name, internal: n.internal, at: n.at })),
     workloads,
   });
+}
+
+/** The egress to the managed endpoints that the compose services of one pod reach. */
+function externalEgress(externals: readonly ExternalService[], composeNames: readonly string[]): CidrEgress[] {
+  return externals
+    .filter((e) => e.egress !== undefined && e.clients.some((c) => composeNames.includes(c)))
+    .map((e) => e.egress!);
 }

@@ -20,6 +20,7 @@ import {
 } from './migrated-service';
 import { ServiceAutoscaler } from './autoscaler';
 import { Exposure, HttpOptions, ServiceExtension, ServiceOverrides, readServiceExtension } from './settings';
+import type { ExternalEndpoint } from './external-service';
 
 /**
  * The app's props resolved against their defaults (`COMPOSE_APP_DEFAULTS`), once: the overrides of each service,
@@ -46,6 +47,15 @@ export class AppSettings {
   /** The overrides of a compose service (`services[name]`), empty when none. */
   public overrides(service: ComposeService): ServiceOverrides {
     return this.props.services?.[service.name] ?? {};
+  }
+
+  /** The managed endpoints of the services replaced by them, by compose name. */
+  public externalEndpoints(): Record<string, ExternalEndpoint> {
+    return Object.fromEntries(
+      Object.entries(this.props.services ?? {})
+        .filter(([, o]) => o.external !== undefined)
+        .map(([name, o]) => [name, o.external!]),
+    );
   }
 
   /** The VM's name: the prop, else `<namespace>-vm`. */
@@ -158,6 +168,12 @@ export class AppSettings {
       serviceAccountName: labels.serviceAccountName,
       initContainer: labels.initContainer,
       ingressRules,
+      ingressHostGivenBy:
+        overrides.ingressHost !== undefined
+          ? `services["${service.name}"].ingressHost (--ingress-host ${service.name}=HOST)`
+          : extension.ingressHost !== undefined
+            ? `x-cdk8s-compose.ingressHost`
+            : undefined,
       ingressClassName: labels.ingressClassName ?? props.ingressClassName ?? COMPOSE_APP_DEFAULTS.ingressClassName,
       ingressAnnotations: props.ingressAnnotations ?? COMPOSE_APP_DEFAULTS.ingressAnnotations,
       ingressTlsSecret: labels.tlsSecret,
@@ -171,6 +187,10 @@ export class AppSettings {
       controller: plan.controller ?? WorkloadController.DEPLOYMENT,
       storageClassName: props.storageClassName,
       stateStorageBytes: storageBytes(overrides.storageSize ?? props.storageSize ?? COMPOSE_APP_DEFAULTS.storageSize),
+      // A backup asked for (the service's, else the app's `true` or options) needs the data on a claim to back up.
+      stateStorageAsked:
+        overrides.storageSize !== undefined ||
+        ((overrides.backup ?? props.backup) !== undefined && (overrides.backup ?? props.backup) !== false),
       backup: overrides.backup ?? props.backup,
       autoscaling,
       readinessLabels: labels.readiness,
@@ -267,6 +287,7 @@ export class AppSettings {
       port,
       livenessPath: options.livenessPath ?? '/health',
       readinessPath: options.readinessPath ?? '/ready',
+      defaultedPaths: (['livenessPath', 'readinessPath'] as const).filter((key) => options[key] === undefined),
       initialDelaySeconds: (
         full.initialDelay ??
         probes.initialDelay ??

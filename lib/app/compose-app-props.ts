@@ -67,7 +67,8 @@ export interface ComposeAppProps {
   readonly composeFile?: string | readonly string[];
   /**
    * Options of the loader for `composeFile` (working folder, env files, profiles, images, …).
-   * @default - the loader's defaults
+   * `ComposeApp.hermeticLoadOptions()` pins the environment, so that the output is the same on every machine.
+   * @default - the loader's defaults: the shell's environment and the project's `.env` file
    */
   readonly loadOptions?: Omit<LoadComposeOptions, 'files'>;
   /**
@@ -193,7 +194,7 @@ export interface ComposeAppProps {
    * Backups of the stateful dependencies: `true` (or the backup's options) for every one, `false` for none.
    * @default - a daily backup at 03:00 keeping 7, for the stateful dependencies whose data compose keeps in a named
    * volume or a bind mount at the engine's data path (or a folder above it); none for the others (a cache without a
-   * volume)
+   * volume keeps its data in the pod). `true` or options give every one a backup, and a volume-less cache a claim for it
    */
   readonly backup?: DatabaseBackupOptions | boolean;
   /**

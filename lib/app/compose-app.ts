@@ -20,6 +20,7 @@ import { AppVm } from './app-vm';
 import { AppWarnings } from './app-warnings';
 import { ComposeAppProps, WARNING_METADATA } from './compose-app-props';
 import { annotateSyncWaves } from './deploy-waves';
+import { ExternalService, PlannedExternalService, planExternalServices } from './external-service';
 import { HostRewriter } from './host-rewrite';
 import { reportUnreachable } from './inferred-ports';
 import { ingressCollisions, reportPlaceholderHosts } from './ingress-checks';
@@ -64,7 +65,31 @@ export class ComposeApp extends Construct {
       .flatMap((c) => c.node.metadata.filter((m) => m.type === WARNING_METADATA).map((m) => String(m.data)));
   }
 
-  /** The compose model the app was made from. */
+  /**
+   * `loadOptions` that read nothing from the machine, for tests and for builds that must give the same bytes
+   * everywhere: no shell environment (`env: {}`) and no `.env` file (`envFiles: []`).
+   *
+   * Otherwise the loader reads the shell's environment (`process.env`) for `${VAR}` interpolation and for
+   * `COMPOSE_PROJECT_NAME`, `COMPOSE_PROFILES` and `COMPOSE_FILE`, and the project's `.env` when there is one: a
+   * variable set in one shell and not in another changes a value, or moves it between the env ConfigMap and Secret,
+   * and a snapshot taken on one machine fails on the next. Give the variables the compose file needs in `env` here,
+   * in the test, where the snapshot's reader sees them; one left out interpolates as compose interpolates an unset
+   * variable (empty, or its `${VAR:-default}`).
+   *
+   * @param options the other loader options (`workingDir`, `projectName`, …), and the `env` / `envFiles` to pin
+   * @example
+   * new ComposeApp(chart, 'shop', {
+   *   composeFile: 'compose.yaml',
+   *   loadOptions: ComposeApp.hermeticLoadOptions({ workingDir: __dirname, env: { DB_PASSWORD: 'test-only' } }),
+   * });
+   */
+  public static hermeticLoadOptions(
+    options: ComposeAppProps['loadOptions'] = {},
+  ): NonNullable<ComposeAppProps['loadOptions']> {
+    return { ...options, env: { ...(options.env ?? {}) }, envFiles: [...(options.envFiles ?? [])] };
+  }
+
+  /** The compose model the app was made from, less the services replaced by managed endpoints (`externalServices`). */
   public readonly model: ComposeModel;
   /** The namespace of every object. */
   public readonly namespace: string;
@@ -91,6 +116,11 @@ export class ComposeApp extends Construct {
   public readonly vm?: ComposeVm;
   /** Who reaches whom by which name and port, as compose allows it (`reachability.edges()` for the graph). */
   public readonly reachability: Reachability;
+  /**
+   * The services replaced by managed endpoints (`services[name].external`), by compose name: each a Service of the
+   * compose service's name that resolves to the endpoint.
+   */
+  public readonly externalServices: Readonly<Record<string, ExternalService>>;
   /** The Services of extra names (aliases, container names) that files and commands use, by Service name. */
   public readonly aliasServices: Readonly<Record<string, kplus.Service>>;
   /** Rule 2's rewriter: compose names, aliases, hostnames and container names → Service names. */
@@ -109,25 +139,34 @@ export class ComposeApp extends Construct {
     this.settings = new AppSettings(props);
     this.findings = new AppWarnings(this.redactor);
     this.warnings = this.findings.list;
-    this.model = this.loadModel(props);
-    this.namespace = resolveNamespace(this.node.path, this.model, props);
-    this.settings.check(this.node.path, this.model);
+    const composeModel = this.loadModel(props);
+    this.namespace = resolveNamespace(this.node.path, composeModel, props);
+    this.settings.check(this.node.path, composeModel);
     const metadata = new AppMetadata(this.node.path, props);
     if (props.createNamespace ?? true) {
       this.namespaceObject = createNamespace(this, this.namespace);
     }
 
-    this.reachability = Reachability.of(this.model);
+    // Reachability reads the whole project, so that the clients of an external service keep their references to it.
+    this.reachability = Reachability.of(composeModel);
+    const externals = planExternalServices(this.node.path, composeModel, this.settings.externalEndpoints(), {
+      names: this.names,
+      reachability: this.reachability,
+      nameOf: (service) => this.settings.overrides(service).name,
+      sensitivePatterns: this.settings.sensitiveNamePatterns,
+    });
+    this.model = externals.model;
     const planner = this.planServices(props);
     this.plans = planner.plans;
     const aliases = planAliases(this.reachability, planner.plans, this.names);
-    this.hosts = this.hostRewriter(aliases);
+    this.hosts = this.hostRewriter(aliases, externals.services);
     const { model, namespace, settings } = this;
     collectSecretValues(this.redactor, { model, namespace, settings, warn: this.findings.warn });
 
     const context = this.context();
     this.shared = this.createSharedObjects(props);
     this.migrateServices(context);
+    this.externalServices = this.createExternalServices(externals.services, props);
     this.vmPart = this.createVm(props, planner, context, metadata);
     this.vm = this.vmPart.composeVm;
     this.aliasServices = createAliasServices({
@@ -159,6 +198,11 @@ export class ComposeApp extends Construct {
   public service(composeName: string): MigratedService {
     const found = this.migrated.get(composeName);
     if (!found) {
+      if (this.externalServices[composeName]) {
+        throw new ComposeError(`${this.node.path}: service "${composeName}" is external, not in a container`, {
+          hint: `use externalServices["${composeName}"]`,
+        });
+      }
       if (this.vmPart.services.has(composeName)) {
         throw new ComposeError(
           `${this.node.path}: service "${composeName}" runs in the VM "${this.vm!.vm.name}", not in a container`,
@@ -254,14 +298,36 @@ export class ComposeApp extends Construct {
   }
 
   /** Rewrites the hosts one service names to reach another into their Services' names. */
-  private hostRewriter(aliases: ReturnType<typeof planAliases>): HostRewriter {
+  private hostRewriter(
+    aliases: ReturnType<typeof planAliases>,
+    externals: readonly PlannedExternalService[],
+  ): HostRewriter {
     return serviceHostRewriter({
       plans: this.plans,
       include: (plan) => plan.hasService,
       aliases,
+      externals,
       warnings: this.findings,
       at: this.model.at,
     });
+  }
+
+  /** The Services of the services replaced by managed endpoints, by compose name. */
+  private createExternalServices(
+    planned: readonly PlannedExternalService[],
+    props: ComposeAppProps,
+  ): Readonly<Record<string, ExternalService>> {
+    return Object.fromEntries(
+      planned.map((plan) => [
+        plan.service.name,
+        new ExternalService(this, `External-${plan.service.name}`, {
+          plan,
+          namespace: this.namespace,
+          networkPolicies: props.networkPolicies !== false,
+          warn: this.findings.warn,
+        }),
+      ]),
+    );
   }
 
   /** The claims, Secrets and ConfigMaps the services share. */
@@ -317,6 +383,7 @@ export class ComposeApp extends Construct {
       services: this.migrated,
       vm: this.vm,
       vmServices: this.vmServices,
+      externalServices: Object.values(this.externalServices),
     });
   }
 

@@ -155,6 +155,7 @@ export class MigratedService extends Construct {
     waits.addKomposeInitContainer(pod, resources, securityContext);
     this.addHooksAndSizes(part, pod, resources, securityContext);
     this.exposure = new ServiceExposure(this, part, this.service, this.workload);
+    this.environment.readSecretFrom(() => [...this.workload.containers, ...this.workload.initContainers]);
   }
 
   /** The workload: a kplus Deployment, StatefulSet, DaemonSet, Job or CronJob. */

@@ -63,6 +63,8 @@ export interface HttpProbeSettings {
   readonly port: number;
   readonly livenessPath: string;
   readonly readinessPath: string;
+  /** The paths nobody gave, which the spec's defaults (`/health`, `/ready`) filled in. @default - none */
+  readonly defaultedPaths?: readonly ('livenessPath' | 'readinessPath')[];
   readonly initialDelaySeconds: number;
   readonly periodSeconds: number;
 }

@@ -31,8 +31,8 @@ interface Quantities {
  * workload's own figures (the values its rendering writes), so that the quota's validation does not render every
  * workload right before cdk8s renders it again. Any other object is rendered (`toJson()`) and read in full.
  *
- * A workload's figures do not see JSON patches on its manifest, except the exact memory sizes this library patches in
- * (`keepExactSizes`): a patch that changes a cdk8s-plus workload's replicas or resources is not counted.
+ * A workload with JSON patches on its manifest (`ApiObject.of(deployment).addJsonPatch(…)`, which may change its
+ * replicas or resources) is rendered and read as written instead, so that the patched figures are the ones counted.
  */
 export function quotaDocument(object: ApiObject): QuotaDocument {
   if (object.kind === 'PersistentVolumeClaim') {
@@ -40,7 +40,8 @@ export function quotaDocument(object: ApiObject): QuotaDocument {
     return { kind: object.kind, metadata: { name: object.name } };
   }
   const owner = object.node.scope;
-  const figures = owner instanceof kplus.AbstractPod ? workloadSpec(owner, object) : undefined;
+  const figures =
+    owner instanceof kplus.AbstractPod && !hasJsonPatches(object) ? workloadSpec(owner, object) : undefined;
   return figures === undefined
     ? object.toJson()
     : { kind: object.kind, metadata: { name: object.name }, spec: figures };
@@ -99,4 +100,13 @@ function containerFigures(container: kplus.Container): ContainerFigures {
       },
     },
   };
+}
+
+/**
+ * Whether JSON patches apply to the object's manifest. cdk8s keeps them in a field it does not publish; if that field
+ * is ever not there to read, every object counts as patched and is rendered: slower, never wrong.
+ */
+function hasJsonPatches(object: ApiObject): boolean {
+  const patches = (object as unknown as { readonly patches?: unknown }).patches;
+  return !Array.isArray(patches) || patches.length > 0;
 }

@@ -88,8 +88,8 @@ const RESOURCE_KEYS: ReadonlyArray<[QuotaKey, keyof PodResourceAmounts, 'cpu' | 
  *
  * It reads the finished construct tree at synthesis, so nobody has to pass numbers: every API object of the app in
  * the quota's namespace counts, in whichever chart it is. A cdk8s-plus workload is read from its own figures (its
- * replicas, strategy and containers' resources), not rendered, so JSON patches on its manifest that change those are
- * not seen; every other object is rendered and read as written (`quotaDocument`).
+ * replicas, strategy and containers' resources), not rendered, unless JSON patches apply to its manifest: then it is
+ * rendered and read as written, as every other object is (`quotaDocument`).
  *
  * - Pods per workload at the peak: `spec.replicas` (1 when unset) or, with a HorizontalPodAutoscaler on it, its
  *   `maxReplicas`; a Deployment with the RollingUpdate strategy adds its `maxSurge` (25% rounded up by default,

@@ -1,3 +1,4 @@
+import { Lazy } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { KubeSecret } from '../../imports/k8s';
@@ -42,6 +43,7 @@ export class ServiceEnvironment {
   private readonly secretVariables: SecretVariable[];
   /** The variables the command, entrypoint and healthcheck read. */
   private readonly used = new Set<string>();
+  private readers?: () => readonly kplus.Container[];
 
   constructor(scope: Construct, part: ServicePartProps) {
     this.part = part;
@@ -78,10 +80,13 @@ export class ServiceEnvironment {
       }
     } else if (sensitive.length > 0) {
       const name = part.context.names.claim('Secret', joinDnsLabel(part.plan.name, 'env'), owner);
+      const data = Object.fromEntries(sensitive.map(([, value, key]) => [key, base64(value)]));
       this.secret = new KubeSecret(scope, 'EnvSecret', {
         metadata: objectMetadata(part, name),
         type: 'Opaque',
-        data: Object.fromEntries(sensitive.map(([, value, key]) => [key, base64(value)])),
+        // The keys the pod still reads when it is rendered: a variable the user replaced on the container
+        // (`container.env.addVariable('DATABASE_URL', …)`) takes its old value out of the Secret with it.
+        data: Lazy.any({ produce: () => this.keysRead(data) }),
       });
       this.secretHandle = secretHandle(scope, 'EnvSecretRef', this.secret);
       for (const [variable, , key] of sensitive) {
@@ -102,6 +107,14 @@ export class ServiceEnvironment {
     this.args = service.command
       ? argvWithSecretVariables(escapeExpansion(service.command), this.secretVariables, this.used)
       : undefined;
+  }
+
+  /**
+   * The containers that read the Secret (the pod's, once it exists): the Secret keeps the keys they read when it is
+   * rendered. Until this is called it keeps every key.
+   */
+  public readSecretFrom(containers: () => readonly kplus.Container[]): void {
+    this.readers = containers;
   }
 
   /** Reports where the command, entrypoint or healthcheck read a secret from the Secret. */
@@ -126,6 +139,23 @@ export class ServiceEnvironment {
         .join(', ')}` + `${healthcheckChanged ? ' (the probe runs through sh -c to read it)' : ''}`,
       service.at,
     );
+  }
+
+  /** The Secret's data, less the keys no container of the pod reads any more. */
+  private keysRead(data: Readonly<Record<string, string>>): Record<string, string> {
+    if (!this.readers || !this.secret) {
+      return { ...data };
+    }
+    const read = new Set<string>();
+    for (const container of this.readers()) {
+      for (const value of Object.values(container.env.variables)) {
+        const ref = value.valueFrom?.secretKeyRef;
+        if (ref?.name === this.secret.name && typeof ref.key === 'string') {
+          read.add(ref.key);
+        }
+      }
+    }
+    return Object.fromEntries(Object.entries(data).filter(([key]) => read.has(key)));
   }
 
   /**

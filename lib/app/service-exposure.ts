@@ -57,6 +57,9 @@ export class ServiceExposure {
       this.rules.push(...rules);
     }
     checkIngressLabels(compose, this.ingress !== undefined);
+    if (!this.ingress && settings.ingressHostGivenBy !== undefined) {
+      reportUnusedIngressHost(part, this.published);
+    }
     if (external.length > 0) {
       this.externalService = addExternalService(
         scope,
@@ -72,6 +75,31 @@ export class ServiceExposure {
       (code, message, at) => context.warn(code, message, at),
     );
   }
+}
+
+/** An Ingress host the user named for a service that gets no Ingress: why, and how to give it one. */
+function reportUnusedIngressHost(
+  { plan, settings, context }: ServicePartProps,
+  published: readonly PublishedPort[],
+): void {
+  const name = plan.service.name;
+  const why =
+    published.length === 0
+      ? 'it publishes no port (compose `ports:`)'
+      : `none of its published ports is its HTTP port (${published
+          .map((p) => `${p.mapping.target}/${p.mapping.protocol} → ${p.access}`)
+          .join(
+            ', ',
+          )}; HTTP ports are ${settings.http ? `its http.port ${settings.http.port}` : settings.httpPorts.join(', ')})`;
+  const port = published.find((p) => p.mapping.protocol === 'tcp')?.mapping.target ?? plan.ports[0]?.port;
+  context.warn(
+    'ingress-host-unused',
+    `${settings.ingressHostGivenBy} names the host "${settings.ingressRules[0].host}", but service "${name}" gets no ` +
+      `Ingress: ${why}. Declare its HTTP port with services["${name}"].http: { port: ${port ?? 'PORT'} } ` +
+      `(x-cdk8s-compose.http.port)${published.length === 0 ? ' and publish it' : ''}, or expose: Exposure.INGRESS; ` +
+      'or drop the host',
+    plan.service.at,
+  );
 }
 
 function accessOf(

@@ -1,4 +1,4 @@
-import { ComposeLocation } from '../compose/model';
+import { ComposeLocation, ComposeService } from '../compose/model';
 import { PlannedAlias } from './alias-services';
 import { AppWarnings } from './app-warnings';
 import { HostRewriter } from './host-rewrite';
@@ -11,6 +11,8 @@ export interface ServiceHostsOptions {
   readonly include: (plan: ServicePlan) => boolean;
   /** Extra names that have a Service of their own. @default - none */
   readonly aliases?: readonly PlannedAlias[];
+  /** Services replaced by managed endpoints: their names map to their Services too. @default - none */
+  readonly externals?: readonly { readonly service: ComposeService; readonly name: string }[];
   readonly warnings: AppWarnings;
   /** Where an ambiguous name is reported. */
   readonly at: ComposeLocation;
@@ -21,7 +23,14 @@ export interface ServiceHostsOptions {
  * selects (the VM's compose project reaches its own services by their compose names). A name several services
  * answer to is not rewritten, and reported once.
  */
-export function serviceHostRewriter({ plans, include, aliases = [], warnings, at }: ServiceHostsOptions): HostRewriter {
+export function serviceHostRewriter({
+  plans,
+  include,
+  aliases = [],
+  externals = [],
+  warnings,
+  at,
+}: ServiceHostsOptions): HostRewriter {
   const targets = new Map<string, Set<string>>();
   const add = (from: string | undefined, to: string) => {
     if (from) {
@@ -29,10 +38,7 @@ export function serviceHostRewriter({ plans, include, aliases = [], warnings, at
       targets.set(key, new Set([...(targets.get(key) ?? []), to]));
     }
   };
-  for (const plan of plans.values()) {
-    if (!include(plan)) {
-      continue;
-    }
+  for (const plan of [...[...plans.values()].filter(include), ...externals]) {
     add(plan.service.name, plan.name);
     add(plan.service.hostname, plan.name);
     add(plan.service.containerName, plan.name);

@@ -74,6 +74,8 @@ export interface ServicePlan {
   readonly name: string;
   readonly kind: WorkloadKind;
   readonly engine?: DatabaseEngine;
+  /** True when the engine was detected from the image (nobody chose it): the app says what it makes of it. */
+  readonly engineDetected?: boolean;
   /** Container ports from `ports` and `expose`, sorted by port then protocol. */
   readonly ports: readonly WorkloadPort[];
   /** True when the service gets a ClusterIP Service (it has ports and is not a Job). */
@@ -111,6 +113,12 @@ export interface ServiceSettings {
   readonly serviceAccountName?: string;
   /** The Ingress rules, at least one; the first one's host is the service's own. */
   readonly ingressRules: readonly IngressRuleSettings[];
+  /**
+   * Where the user named the Ingress host (`services["web"].ingressHost`, `x-cdk8s-compose.ingressHost`), so that a
+   * service that gets no Ingress can say the host is not used.
+   * @default - the host is the default one (or a kompose label's)
+   */
+  readonly ingressHostGivenBy?: string;
   readonly ingressClassName: string;
   readonly ingressAnnotations: Readonly<Record<string, string>>;
   readonly ingressTlsSecret?: string;
@@ -127,6 +135,11 @@ export interface ServiceSettings {
   readonly controller: WorkloadController;
   readonly storageClassName?: string;
   readonly stateStorageBytes: number;
+  /**
+   * True when the service's own `storageSize`, or a `backup` (the service's, else the app's), asks for the data claim (a
+   * cache without a volume gets none otherwise).
+   */
+  readonly stateStorageAsked: boolean;
   /** `true` or options: a backup; `false`: none; undefined: a backup when compose keeps the engine's data. */
   readonly backup?: DatabaseBackupOptions | boolean;
   readonly autoscaling?: AutoscalingSettings;

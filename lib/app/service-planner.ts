@@ -146,17 +146,8 @@ export class ServicePlanner {
       );
       engine = undefined;
     } else if (engine) {
+      // What it becomes is said once the dependency exists (`ServiceWorkload`): the warning names only what is made.
       kind = WorkloadKind.STATEFUL;
-      if (engineChoice === undefined) {
-        const backup = (overrides.backup ?? this.props.props.backup) === false ? '' : ' and a backup CronJob';
-        warn(
-          'engine-default',
-          `image "${service.image}" runs as a ${engine.name} stateful dependency: one pod, its ` +
-            `data on a claim, a credentials Secret, the engine's readiness check${backup}; the service's own command, ` +
-            'ports, environment and volumes are kept (x-cdk8s-compose.engine: none runs it as a plain Deployment)',
-          service.at,
-        );
-      }
     }
     const ports = withInferredPorts(this.props.reachability, service, workloadPorts(service), kind, engine, warn);
     if (
@@ -182,6 +173,7 @@ export class ServicePlanner {
       name,
       kind,
       engine,
+      engineDetected: kind === WorkloadKind.STATEFUL && engineChoice === undefined,
       ports,
       hasService: !runsToCompletion && ports.length > 0,
       controller: kind === WorkloadKind.STATEFUL ? settings.statefulController(overrides, labels) : undefined,

@@ -46,6 +46,10 @@ export function serviceProbes(part: ServicePartProps, healthcheck: Healthcheck |
       );
     }
     base = httpProbes(settings.http);
+    reportDefaultedPaths(part, settings.http.defaultedPaths ?? [], {
+      livenessPath: livenessLabels !== undefined,
+      readinessPath: readinessLabels !== undefined,
+    });
   } else if (healthcheck?.test) {
     base = probesFromHealthcheck(healthcheck);
   } else {
@@ -118,4 +122,34 @@ function labelProbe(
       return kplus.Probe.fromHttpGet(check.path, { ...options, port });
     }
   }
+}
+
+/**
+ * A service declared HTTP without its probe paths gets the spec's `/health` and `/ready`, which its app may not
+ * serve: a liveness probe on a missing path restarts the pod forever, a readiness probe keeps it out of its Service.
+ * Said once per service, naming the prop and the key that set the real paths (a probe a label replaces is not said).
+ */
+function reportDefaultedPaths(
+  { plan, settings, context }: ServicePartProps,
+  defaulted: readonly ('livenessPath' | 'readinessPath')[],
+  replacedByLabel: Readonly<Record<'livenessPath' | 'readinessPath', boolean>>,
+): void {
+  const invented = defaulted.filter((key) => !replacedByLabel[key]);
+  if (invented.length === 0 || !settings.http) {
+    return;
+  }
+  const name = plan.service.name;
+  const probes = invented.map((key) =>
+    key === 'livenessPath'
+      ? `a liveness probe GET ${settings.http!.livenessPath} (a pod that answers it with an error is restarted)`
+      : `a readiness probe GET ${settings.http!.readinessPath} (a pod that does not answer it gets no traffic)`,
+  );
+  context.warn(
+    'invented-probe',
+    `service "${name}" is declared HTTP, so it gets ${probes.join(' and ')} on port ${settings.http.port}, ` +
+      'paths that compose never named: set the real ones with ' +
+      invented.map((key) => `services["${name}"].http.${key}`).join(' and ') +
+      ` (or x-cdk8s-compose.http.${invented.join('/')})`,
+    plan.service.at,
+  );
 }

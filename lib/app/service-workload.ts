@@ -183,6 +183,10 @@ export class ServiceWorkload {
     const enginePort =
       plan.ports.find((p) => p.port === engine.port && p.protocol === kplus.Protocol.TCP) ??
       plan.ports.find((p) => p.protocol === kplus.Protocol.TCP);
+    // A cache that compose gives no volume keeps nothing across a `docker compose up` that recreates it: it gets no
+    // claim either, unless the service's storageSize asks for one.
+    const persistent =
+      dataClaim !== undefined || mounts.engineDataKept || !engine.isCache || settings.stateStorageAsked;
     const dependency = new StatefulDependency(this.scope, 'Stateful', {
       engine,
       image: settings.image,
@@ -204,11 +208,13 @@ export class ServiceWorkload {
       imagePullSecret: settings.imagePullSecret,
       fsGroup: settings.fsGroup,
       dataClaim,
-      storageSize: dataClaim ? undefined : claimSize(settings.stateStorageBytes).size,
+      persistent,
+      storageSize: dataClaim || !persistent ? undefined : claimSize(settings.stateStorageBytes).size,
       storageClassName: settings.storageClassName,
       // A cache whose data compose does not keep (no volume at its data path) has nothing worth a backup.
-      backup:
-        settings.backup === undefined
+      backup: !persistent
+        ? undefined
+        : settings.backup === undefined
           ? mounts.engineDataKept
             ? {}
             : false
@@ -217,6 +223,9 @@ export class ServiceWorkload {
             : settings.backup,
       terminationGracePeriod: gracePeriod(plan.service),
     });
+    if (plan.engineDetected) {
+      reportEngineDefault(part, dependency, { composeClaim: dataClaim !== undefined, kept: mounts.engineDataKept });
+    }
     warnStatefulPodKeys(plan, (code, message, at) => context.warn(code, message, at));
     for (const port of plan.ports) {
       if (port.port !== dependency.port || port.protocol !== kplus.Protocol.TCP) {
@@ -252,4 +261,38 @@ export class ServiceWorkload {
     };
     return engine.credentialsFrom(lookup, plan.service.command ?? []);
   }
+}
+
+/**
+ * The `engine-default` finding of a service whose image made it a stateful dependency: what it became, naming only
+ * what was made (a claim, a credentials Secret, a backup), and the props that change it.
+ */
+function reportEngineDefault(
+  part: ServicePartProps,
+  dependency: StatefulDependency,
+  data: { readonly composeClaim: boolean; readonly kept: boolean },
+): void {
+  const { plan, settings, context } = part;
+  const service = plan.service;
+  const engine = dependency.engine;
+  const where = !dependency.dataClaim
+    ? `its data in the pod only, as compose keeps a cache without a volume (services["${service.name}"].storageSize, ` +
+      'a backup (--backup on) or a compose volume at its data path gives it a claim)'
+    : data.composeClaim
+      ? 'its data on the claim of its compose volume'
+      : `its data on a new ${claimSize(settings.stateStorageBytes).size.asString()} claim ` +
+        `(${data.kept ? 'in place of the host folder compose binds there' : 'compose keeps it in the container'})`;
+  const made = [
+    'one pod',
+    where,
+    dependency.credentials ? `the credentials Secret "${dependency.credentials.name}"` : undefined,
+    "the engine's readiness check",
+    dependency.backup ? `a backup CronJob "${dependency.backup.cronJob.name}"` : undefined,
+  ].filter((x): x is string => x !== undefined);
+  context.warn(
+    'engine-default',
+    `image "${service.image}" runs as a ${engine.name} stateful dependency: ${made.join(', ')}; the service's own ` +
+      'command, ports, environment and volumes are kept (x-cdk8s-compose.engine: none runs it as a plain Deployment)',
+    service.at,
+  );
 }

@@ -8,6 +8,7 @@ import { DatabaseEngine } from '../stateful/engine';
 import { WorkloadController } from '../stateful/stateful-dependency';
 import { STORAGE_QUANTITY_FORMAT, parseStorageBytes } from '../base/sizes';
 import { ServiceTarget } from './target';
+import type { ExternalEndpoint } from './external-service';
 
 // The enum lives in a module of its own, which the CLI's option parser loads without cdk8s.
 export { ServiceTarget };
@@ -110,7 +111,9 @@ export interface ServiceOverrides {
    */
   readonly controller?: WorkloadController;
   /**
-   * Size of the data claim a stateful dependency gets when compose mounts no named volume at its data path.
+   * Size of the data claim a stateful dependency gets when compose mounts no named volume at its data path. A cache
+   * (redis) that compose gives no volume keeps its data in the pod, as compose keeps it in the container, unless this
+   * or a `backup` (the service's or the app's) asks for the claim.
    * @default - `ComposeAppProps.storageSize`
    */
   readonly storageSize?: Size;
@@ -153,6 +156,13 @@ export interface ServiceOverrides {
    * @default - the `x-cdk8s-compose.target` key, else `ComposeAppProps.target`
    */
   readonly target?: ServiceTarget;
+  /**
+   * A managed endpoint (a cloud database, a hosted cache) in place of the service: no workload, claims, backup or
+   * waits for it; a Service of its name resolves to the endpoint, so that clients keep `db:5432`
+   * (`ExternalService`). The other overrides of the service then apply to nothing.
+   * @default - the service runs in the cluster
+   */
+  readonly external?: ExternalEndpoint;
 }
 
 /** Per-volume overrides, by top-level compose volume name in `ComposeAppProps.volumes`. */

@@ -1,6 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { ComposeWarning } from '../compose/errors';
 import { ComposeModel } from '../compose/model';
+import { VerifiedExternal } from './verify-external';
 import { HostRewriter } from './host-rewrite';
 import { MigratedService } from './migrated-service';
 import { PolicyEvaluator } from './policy-evaluator';
@@ -16,6 +17,8 @@ export interface VerifiedApp {
   readonly services: readonly MigratedService[];
   readonly vmServices: readonly VerifiedVmService[];
   readonly warnings: readonly ComposeWarning[];
+  /** The services replaced by managed endpoints. @default - none */
+  readonly externalServices?: Readonly<Record<string, VerifiedExternal>>;
 }
 
 type Labels = Readonly<Record<string, string>>;

@@ -1,3 +1,4 @@
+import { verifyExternalReference } from './verify-external';
 import { MigratedService } from './migrated-service';
 import { EvaluatedPod, matches } from './policy-evaluator';
 import { VerifiedManifests } from './verified-manifests';
@@ -14,6 +15,21 @@ export function checkReferences(m: VerifiedManifests): void {
     }
     const subject = `${ref.name}${ref.port !== undefined ? `:${ref.port}` : ''} → ${ref.server} (${ref.what})`;
     const server = serverName(m, ref.server);
+    const external = m.app.externalServices?.[ref.server];
+    if (server === undefined && external) {
+      const name = ref.source === 'environment' ? external.name : ref.name.toLowerCase();
+      const policies = m.byKind.get('NetworkPolicy') ?? [];
+      const found = verifyExternalReference(
+        external,
+        ref,
+        m.find('Service', name),
+        m.pods.get(ref.client)?.labels,
+        policies,
+      );
+      const status = found.ok ? VerifyStatus.OK : found.reported ? VerifyStatus.REPORTED : VerifyStatus.BROKEN;
+      m.add(ref.client, VerifyCheck.REACH, subject, status, found.detail);
+      continue;
+    }
     if (server === undefined) {
       m.add(
         ref.client,

@@ -77,6 +77,18 @@ const CONVERSION_SPECS: readonly OptionSpec[] = [
     value: 'SERVICE=HOST',
     help: "host of a service's Ingress rule (default: kompose.service.expose, else SERVICE.example.com); repeatable",
   },
+  {
+    name: 'external',
+    kind: 'list',
+    value: 'SERVICE=HOST[:PORT]',
+    help: 'a managed endpoint in place of a service: no workload, claims, backup or waits; a Service of its name resolves to HOST; repeatable',
+  },
+  {
+    name: 'external-cidr',
+    kind: 'list',
+    value: 'SERVICE=CIDR',
+    help: "addresses of an --external host name, which the NetworkPolicies let its clients reach (default: the IP's own, none for a host name); repeatable",
+  },
   { name: 'target', kind: 'string', value: 'container|vm|auto', help: 'where services run (default container)' },
   {
     name: 'image-base-url',

@@ -190,3 +190,24 @@ export function parseDuration(text: string, flag: string, command?: string): num
   }
   return seconds;
 }
+
+/** `--external SERVICE=HOST[:PORT]` (an IPv6 address in brackets: `[fd00::7]:5432`), by service. */
+export function externalEndpoints(
+  items: readonly string[],
+  command: string,
+): Record<string, { readonly host: string; readonly port?: number }> {
+  const result: Record<string, { host: string; port?: number }> = {};
+  for (const [service, text] of Object.entries(pairs(items, '--external', 'SERVICE=HOST[:PORT]', command))) {
+    const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+))(?::(\d{1,5}))?$/.exec(text);
+    if (!match) {
+      throw new UsageError(
+        `--external ${service}=${text}: "${text}" is not HOST[:PORT]. Allowed: a host name or IP address, an optional ` +
+          'port after ":", an IPv6 address in brackets ([fd00::7]:5432)',
+        command,
+      );
+    }
+    const host = match[1] ?? match[2];
+    result[service] = match[3] !== undefined ? { host, port: Number(match[3]) } : { host };
+  }
+  return result;
+}

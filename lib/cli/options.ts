@@ -7,6 +7,7 @@ import { Values, scan } from './option-scan';
 import { COMMAND_NAMES, COMMAND_SPECS, CommandName } from './option-table';
 import {
   QuotaKeyName,
+  externalEndpoints,
   list,
   metadataPairs,
   onOff,
@@ -54,6 +55,10 @@ export interface ConversionOptions {
   readonly annotations: Readonly<Record<string, string>>;
   /** `--ingress-host service=host`, by service. */
   readonly ingressHosts: Readonly<Record<string, string>>;
+  /** `--external service=HOST[:PORT]`, by service: managed endpoints in place of services. */
+  readonly externals: Readonly<Record<string, { readonly host: string; readonly port?: number }>>;
+  /** `--external-cidr service=CIDR`, by service: the addresses of an external host name, for the egress rule. */
+  readonly externalCidrs: Readonly<Record<string, string>>;
   /** `--target`: the values are ServiceTarget's strings. */
   readonly target: ServiceTarget;
   /** `--image-base-url`: where the golden images are published. */
@@ -335,6 +340,8 @@ function conversionOptions(command: string, values: Values, positionals: readonl
     labels: metadataPairs(list(values.labels), '--labels', command),
     annotations: metadataPairs(list(values.annotations), '--annotations', command),
     ingressHosts: pairs(list(values['ingress-host']), '--ingress-host', 'SERVICE=HOST', command),
+    externals: externalEndpoints(list(values.external), command),
+    externalCidrs: pairs(list(values['external-cidr']), '--external-cidr', 'SERVICE=CIDR', command),
     target: targetText as ServiceTarget,
     imageBaseUrl,
     vmDataSize,

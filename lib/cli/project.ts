@@ -1,5 +1,7 @@
 import { App, Chart, YamlOutputType } from 'cdk8s';
 import { ComposeApp } from '../app/compose-app';
+import { ServiceOverrides } from '../app/settings';
+import { compare } from '../util/sort';
 import { cpuFromMillicores, parseCpuMillicores, parseMemoryBytes, sizeFromBytes } from '../base/quantities';
 import { QuotaAmounts } from '../app/quota';
 import { Redactor, redactError } from '../compose/sensitive';
@@ -67,6 +69,8 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
   for (const [flag, byService] of [
     ['--image', options.images],
     ['--ingress-host', options.ingressHosts],
+    ['--external', options.externals],
+    ['--external-cidr', options.externalCidrs],
   ] as const) {
     for (const service of Object.keys(byService).filter((s) => !names.includes(s))) {
       throw new UsageError(
@@ -76,6 +80,11 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     }
   }
 
+  for (const service of Object.keys(options.externalCidrs).filter((s) => options.externals[s] === undefined)) {
+    throw new UsageError(
+      `--external-cidr ${service}=…: "${service}" is not external; give --external ${service}=HOST[:PORT] too`,
+    );
+  }
   const target = options.target;
   const routed = model.services
     .map((s) => ({ name: s.name, reasons: vmRoutingReasons(s, { target, targetWhy: `--target ${target}` }) }))
@@ -103,9 +112,7 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
         model,
         namespace: options.namespace,
         controller: options.controller,
-        services: Object.fromEntries(
-          Object.entries(options.ingressHosts).map(([service, host]) => [service, { ingressHost: host }]),
-        ),
+        services: serviceOverrides(options),
         target,
         vm:
           imageBaseUrl !== undefined
@@ -145,6 +152,25 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
       ...composeApp.warnings.map((w) => ({ ...w, message: composeApp.redactor.redact(w.message) })),
     ],
   };
+}
+
+/** The per-service flags (`--ingress-host`, `--external`, `--external-cidr`) as ComposeApp's `services` prop. */
+function serviceOverrides(options: ConversionOptions): Record<string, ServiceOverrides> {
+  const names = [...new Set([...Object.keys(options.ingressHosts), ...Object.keys(options.externals)])].sort(compare);
+  return Object.fromEntries(
+    names.map((service) => {
+      const host = options.ingressHosts[service];
+      const external = options.externals[service];
+      const cidr = options.externalCidrs[service];
+      return [
+        service,
+        {
+          ...(host !== undefined ? { ingressHost: host } : {}),
+          ...(external !== undefined ? { external: { ...external, ...(cidr ? { egressCidr: cidr } : {}) } } : {}),
+        },
+      ];
+    }),
+  );
 }
 
 /** `--quota KEY=AMOUNT,…` as the quota's amounts (the flag's values are checked in shape when it is parsed). */

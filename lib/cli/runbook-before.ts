@@ -56,6 +56,14 @@ const GROUPS: readonly BeforeDeployGroup[] = [
       'a pod that refers to a missing one does not start',
   },
   {
+    title: 'Managed services in place of compose services',
+    codes: ['external-service', 'external-egress', 'external-port'],
+    fix:
+      "put each endpoint's credentials into the keys named (set the variables they come from to the managed " +
+      "service's values and convert again, or edit the env Secret), and give a host name's addresses with " +
+      '`--external-cidr SERVICE=CIDR`: the namespace denies egress by default',
+  },
+  {
     title: 'Images a cluster cannot pull',
     codes: ['invalid-image'],
     fix: 'give the service a real image (`--image SERVICE=REF`, or set the variable the reference is built from) and convert again',

@@ -17,7 +17,8 @@ export interface EngineContainerProps {
   /** The container's name: the dependency's name. */
   readonly name: string;
   readonly port: number;
-  readonly dataClaim: kplus.IPersistentVolumeClaim;
+  /** The claim of the data; none: an emptyDir, which lives as long as the pod. */
+  readonly dataClaim?: kplus.IPersistentVolumeClaim;
   readonly credentials: CredentialsSecret;
   readonly env?: Readonly<Record<string, kplus.EnvValue>>;
   readonly command?: readonly string[];
@@ -63,7 +64,9 @@ export function engineContainerProps(scope: Construct, props: EngineContainerPro
       {
         path: engine.dataPath,
         subPath: engine.dataSubPath,
-        volume: kplus.Volume.fromPersistentVolumeClaim(scope, 'DataVolume', props.dataClaim, { name: 'data' }),
+        volume: props.dataClaim
+          ? kplus.Volume.fromPersistentVolumeClaim(scope, 'DataVolume', props.dataClaim, { name: 'data' })
+          : kplus.Volume.fromEmptyDir(scope, 'DataVolume', 'data'),
       },
     ],
   };

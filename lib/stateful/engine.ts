@@ -319,6 +319,11 @@ export class DatabaseEngine {
     this.backupExtension = definition.backupExtension;
   }
 
+  /** True for a cache (redis): an app runs it without a volume when it keeps nothing worth keeping in it. */
+  public get isCache(): boolean {
+    return this.kind === EngineKind.REDIS;
+  }
+
   /** True when the engine can be dumped by a backup CronJob. */
   public get supportsBackup(): boolean {
     return this.definition.backupScript !== undefined;

@@ -103,6 +103,12 @@ export interface StatefulDependencyProps {
    */
   readonly startup?: kplus.Probe;
   /**
+   * Keep the data on a claim. `false` keeps it in an emptyDir that lives as long as the pod, as a compose cache
+   * without a volume keeps it in its container: no claim, and no backup.
+   * @default true
+   */
+  readonly persistent?: boolean;
+  /**
    * An existing claim for the data, e.g. the claim of a compose named volume.
    * @default - a new `<name>-data` claim of `storageSize`
    */
@@ -178,8 +184,8 @@ export class StatefulDependency extends Construct {
   public readonly database?: string;
   /** The connection string as an env value: read from the credentials Secret, or plain without a password. */
   public readonly connectionString: kplus.EnvValue;
-  /** The claim holding the data. */
-  public readonly dataClaim: kplus.IPersistentVolumeClaim;
+  /** The claim holding the data; none with `persistent: false`. */
+  public readonly dataClaim?: kplus.IPersistentVolumeClaim;
   /** The backup, unless disabled or not supported by the engine. */
   public readonly backup?: DatabaseBackup;
 
@@ -209,7 +215,11 @@ export class StatefulDependency extends Construct {
     this.connectionUri = credentials.connectionUri;
     this.connectionString = credentials.connectionString;
 
-    this.dataClaim = props.dataClaim ?? dataClaim(this, metadata(joinDnsLabel(name, 'data')), props);
+    const persistent = checkPersistence(this.node.path, props);
+    checkCredentials(this.node.path, engine, props.credentials);
+    this.dataClaim = persistent
+      ? (props.dataClaim ?? dataClaim(this, metadata(joinDnsLabel(name, 'data')), props))
+      : undefined;
     const containerProps = engineContainerProps(this, {
       ...props,
       engine,
@@ -230,7 +240,9 @@ export class StatefulDependency extends Construct {
     });
     this.container = this.workload.containers[0];
 
-    this.backup = dependencyBackup(this, props, { engine, image, name, namespace, port: this.port, credentials });
+    this.backup = persistent
+      ? dependencyBackup(this, props, { engine, image, name, namespace, port: this.port, credentials })
+      : undefined;
   }
 }
 
@@ -322,6 +334,44 @@ function checkName(path: string, name: string): string {
     });
   }
   return name;
+}
+
+/** `persistent`, which leaves no claim for `dataClaim`, `storageSize` or `backup` to apply to. */
+function checkPersistence(path: string, props: StatefulDependencyProps): boolean {
+  const persistent = props.persistent ?? true;
+  const given = [
+    props.dataClaim && 'dataClaim',
+    props.storageSize && 'storageSize',
+    props.backup !== undefined && props.backup !== false && 'backup',
+  ].filter((k): k is string => typeof k === 'string');
+  if (!persistent && given.length > 0) {
+    throw new ComposeError(`${path}: persistent is false, so the data has no claim to size, mount or back up`, {
+      value: given.join(', '),
+      hint: 'remove persistent: false to keep the data on a claim, or remove those props',
+    });
+  }
+  return persistent;
+}
+
+/**
+ * A credential given as `undefined` (`password: process.env.DB_PASSWORD` with the variable unset) would silently
+ * leave the engine without it: postgres then refuses to start. Leaving the key out is the way to say "none".
+ */
+function checkCredentials(path: string, engine: DatabaseEngine, credentials: DatabaseCredentials | undefined): void {
+  for (const key of ['password', 'username', 'database'] as const) {
+    if (credentials && Object.prototype.hasOwnProperty.call(credentials, key) && credentials[key] === undefined) {
+      const variables = engine.credentialVariables.filter((v) => v.key === key).map((v) => v.name);
+      throw new ComposeError(
+        `${path}: credentials.${key} is undefined, so ${engine.name} would get no ${variables.join(' or ') || key}` +
+          (key === 'password' ? ` and ${engine.isCache ? 'run without a password' : 'refuse to start'}` : ''),
+        {
+          hint:
+            'it is read from an environment variable that is not set (process.env.X is undefined): set the variable ' +
+            `before synth, or fail early with \`process.env.X ?? throwMissing('X')\`; leave out ${key} to use none`,
+        },
+      );
+    }
+  }
 }
 
 function checkPort(path: string, port: number): number {

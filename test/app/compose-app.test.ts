@@ -58,8 +58,12 @@ volumes: { pgdata: {}, idx: {} }
     expect(findDoc(docs, 'PersistentVolumeClaim', 'db-backup').spec.resources.requests.storage).toBe('10Gi');
   });
 
-  test('a cache without a compose volume gets its own claim and, by default, no backup (nor its claim)', () => {
-    expect(findDoc(docs, 'PersistentVolumeClaim', 'cache-data').spec.resources.requests.storage).toBe('1Gi');
+  test('a cache without a compose volume keeps its data in the pod, as compose does: no claim, no backup', () => {
+    expect(findDocs(docs, 'PersistentVolumeClaim').map((d) => d.metadata.name)).not.toContain('cache-data');
+    expect(findDoc(docs, 'Deployment', 'cache').spec.template.spec.volumes).toContainEqual({
+      name: 'data',
+      emptyDir: {},
+    });
     expect(app.service('cache').statefulDependency?.backup).toBeUndefined();
     expect(findDocs(docs, 'PersistentVolumeClaim').map((d) => d.metadata.name)).not.toContain('cache-backup');
   });
@@ -80,6 +84,7 @@ volumes: { pgdata: {} }
       findDocs(synthApp(compose, props).docs, 'CronJob').map((d) => d.metadata.name);
     // A bind mount at the data path keeps data too (the claim replaces it, and a backup is how the data comes back).
     expect(cronJobs({})).toEqual(['db-backup', 'legacy-backup']);
+    // Asking for backups asks for the claim a volume-less cache otherwise does without.
     expect(cronJobs({ backup: true })).toEqual(['cache-backup', 'db-backup', 'legacy-backup']);
     expect(cronJobs({ backup: { schedule: Cron.schedule({ minute: '0', hour: '1' }) } })).toEqual([
       'cache-backup',

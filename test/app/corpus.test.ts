@@ -30,7 +30,7 @@ const ENV = { PATH: '/usr/bin:/bin' };
  */
 const EXPECTED: Readonly<Record<string, string>> = {
   'airflow':
-    '59 objects (ConfigMap×6, CronJob×1, Deployment×7, Ingress×1, Job×1, Namespace×1, NetworkPolicy×11, PersistentVolumeClaim×3, ResourceQuota×1, Role×5, RoleBinding×5, Secret×8, Service×4, ServiceAccount×5); weak secrets: 1; findings: directory-bind×24, engine-default×2, inferred-port×1, placeholder-host×1, weak-secret×2',
+    '58 objects (ConfigMap×6, CronJob×1, Deployment×7, Ingress×1, Job×1, Namespace×1, NetworkPolicy×11, PersistentVolumeClaim×2, ResourceQuota×1, Role×5, RoleBinding×5, Secret×8, Service×4, ServiceAccount×5); weak secrets: 1; findings: directory-bind×24, engine-default×2, inferred-port×1, placeholder-host×1, weak-secret×2',
   'aspnet-mssql':
     '13 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Secret×1, Service×2); weak secrets: 0; findings: inferred-port×1, placeholder-host×1, secret-reference×1',
   'casaos-unifi-network-application':
@@ -48,21 +48,21 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'kompose-envfile-interpolation':
     '9 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×2); weak secrets: 0; findings: unsupported-key×1',
   'kompose-healthcheck':
-    '20 objects (Deployment×4, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×3, ResourceQuota×1, Service×5); weak secrets: 0; findings: database-port-internal×3, engine-default×3, unsupported-label×2',
+    '19 objects (Deployment×4, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×2, ResourceQuota×1, Service×5); weak secrets: 0; findings: database-port-internal×3, engine-default×3, unsupported-label×2',
   'kompose-host-port-protocol':
     '8 objects (Deployment×1, Ingress×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×1); weak secrets: 0; findings: placeholder-host×1, unsupported-label×1',
   'kompose-hpa':
     '8 objects (Deployment×1, HorizontalPodAutoscaler×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×1); weak secrets: 0; findings: inferred-port×1',
   'kompose-secrets-long':
-    '9 objects (Deployment×1, Namespace×1, NetworkPolicy×3, PersistentVolumeClaim×1, ResourceQuota×1, Secret×1, Service×1); weak secrets: 0; findings: engine-default×1, unsupported-key×1',
+    '8 objects (Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Secret×1, Service×1); weak secrets: 0; findings: engine-default×1, unsupported-key×1',
   'kompose-v2':
-    '15 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, PersistentVolumeClaim×1, ResourceQuota×1, Service×4); weak secrets: 0; findings: engine-default×1, local-only-port×12, placeholder-host×1, unsupported-key×1',
+    '14 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Service×4); weak secrets: 0; findings: engine-default×1, local-only-port×12, placeholder-host×1, unsupported-key×1',
   'mailcow':
     '129 objects (ConfigMap×15, CronJob×2, Deployment×18, Ingress×1, Namespace×1, NetworkPolicy×22, PersistentVolumeClaim×14, ResourceQuota×1, Role×11, RoleBinding×11, Secret×13, Service×9, ServiceAccount×11); weak secrets: 0; findings: directory-bind×69, empty-secret×23, engine-default×2, host-path×3, inferred-port×1, local-only-port×3, placeholder-host×1, shared-volume×5, unsupported-key×14',
   'minecraft':
     '9 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×2); weak secrets: 0; findings: host-path×1',
   'nextcloud-redis-mariadb':
-    '24 objects (ConfigMap×1, CronJob×1, Deployment×3, Ingress×1, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×4, ResourceQuota×1, Secret×3, Service×3); weak secrets: 1; findings: engine-default×2, placeholder-host×1, weak-secret×3',
+    '23 objects (ConfigMap×1, CronJob×1, Deployment×3, Ingress×1, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×3, ResourceQuota×1, Secret×3, Service×3); weak secrets: 1; findings: engine-default×2, placeholder-host×1, weak-secret×3',
   'nginx-golang-mysql':
     '22 objects (ConfigMap×2, CronJob×1, Deployment×3, Ingress×1, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×2, ResourceQuota×1, Secret×2, Service×3); weak secrets: 0; findings: engine-default×1, inferred-port×1, placeholder-host×1',
   'nginx-nodejs-redis':

@@ -184,8 +184,9 @@ test('text: the same assessment, one block per service', () => {
       '  depends_on: none',
       '  warnings:',
       '      - compose.yaml:156:5: services.shop_db: image "postgres:16.4" runs as a postgres stateful dependency: one pod, its ' +
-        "data on a claim, a credentials Secret, the engine's readiness check and a backup CronJob; the service's own command, " +
-        'ports, environment and volumes are kept (x-cdk8s-compose.engine: none runs it as a plain Deployment)',
+        'data on the claim of its compose volume, the credentials Secret "shop-db-credentials", the engine\'s readiness ' +
+        'check, a backup CronJob "shop-db-backup"; the service\'s own command, ports, environment and volumes are kept ' +
+        '(x-cdk8s-compose.engine: none runs it as a plain Deployment)',
       '',
     ].join('\n'),
   );

@@ -115,6 +115,41 @@ describe('convert', () => {
   });
 });
 
+describe('--external', () => {
+  test('SERVICE=HOST[:PORT], an IPv6 address in brackets, and --external-cidr', () => {
+    expect(
+      parseCommandLine([
+        'convert',
+        '--external',
+        'db=db.example.com:6543',
+        '--external',
+        'cache=10.0.0.7',
+        '--external=queue=[fd00::7]:5672',
+        '--external-cidr',
+        'db=10.9.0.0/16',
+      ]),
+    ).toMatchObject({
+      options: {
+        externals: {
+          db: { host: 'db.example.com', port: 6543 },
+          cache: { host: '10.0.0.7' },
+          queue: { host: 'fd00::7', port: 5672 },
+        },
+        externalCidrs: { db: '10.9.0.0/16' },
+      },
+    });
+  });
+
+  test('a value that is not HOST[:PORT] is a usage error', () => {
+    expect(() => parseCommandLine(['convert', '--external', 'db=a:b:c'])).toThrow(
+      '--external db=a:b:c: "a:b:c" is not HOST[:PORT]',
+    );
+    expect(() => parseCommandLine(['convert', '--external', 'db'])).toThrow(
+      '--external "db" is not SERVICE=HOST[:PORT]',
+    );
+  });
+});
+
 describe('bad usage', () => {
   test.each([
     [['frobnicate'], 'unknown command "frobnicate". Allowed: convert, analyze, verify, deploy, move-data'],

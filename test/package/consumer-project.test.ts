@@ -4,7 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 
 /**
- * The package as a user gets it: `npm pack`, then the tarball installed into a fresh project shaped like
+ * The package as a user gets it: `npm run package` (scripts/pack.js), then the tarball installed into a fresh project shaped like
  * `cdk8s init typescript-app` (its package.json, tsconfig.json, jest.config.js and cdk8s.yaml, written here), with the
  * dependencies from the npm registry. The project compiles against the declarations under the template's
  * `target`/`lib` (no skipLibCheck), `cdk8s synth` runs an app with ComposeApp and GoldenImageVm, a `Testing.synth`
@@ -144,12 +144,13 @@ suite('the packed package in a project made like `cdk8s init typescript-app`', (
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'cdk8s-compose-consumer-'));
   const project = path.join(scratch, 'shop');
   let tarball = '';
+  let install: Run = { status: null, stdout: '', stderr: '' };
   afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
   beforeAll(() => {
-    // Without the prepare script: `npm test` has just compiled build/, which is what prepare would compile again (and
-    // the `--install-links` install below runs prepare, as npm packs the folder).
-    const packed = run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', scratch], ROOT);
+    // As it is published (`npm run package`): packed from a copy whose package.json has no scripts, of the build/ that
+    // `npm test` has just compiled (the `--install-links` install below runs prepare, as npm packs the folder).
+    const packed = run('node', [path.join(ROOT, 'scripts', 'pack.js'), '--json', '--pack-destination', scratch], ROOT);
     tarball = path.join(scratch, JSON.parse(packed.stdout)[0].filename);
     fs.mkdirSync(project);
     // The template's package.json, with the versions this repository tests against (npm's cache holds them).
@@ -195,8 +196,22 @@ suite('the packed package in a project made like `cdk8s init typescript-app`', (
     fs.writeFileSync(path.join(project, 'main.test.ts'), MAIN_TEST_TS);
     // Compiled with the app by the compile test, and synthesized from that by the README test.
     fs.writeFileSync(path.join(project, 'readme-app.ts'), readmeApp());
-    run('npm', ['install', '--prefer-offline'], project, { timeout: INSTALL_TIMEOUT_MS });
+    install = run('npm', ['install', '--prefer-offline'], project, { timeout: INSTALL_TIMEOUT_MS });
   }, INSTALL_TIMEOUT_MS + 60_000);
+
+  test('the installed package.json carries no scripts, and npm install says nothing of lifecycle scripts', () => {
+    const manifest = JSON.parse(
+      fs.readFileSync(path.join(project, 'node_modules', 'cdk8s-compose', 'package.json'), 'utf-8'),
+    );
+    expect(manifest.scripts).toBeUndefined();
+    expect(manifest.devDependencies).toBeUndefined();
+    expect(manifest.bin).toEqual({ 'cdk8s-compose': 'bin/cdk8s-compose' });
+    // npm 11 lists each package with a lifecycle script ("install-scripts … cdk8s-compose@0.1.0 (prepare: npm run -s
+    // compile)"); other packages of the project (cdk8s-cli's) may be listed, this one is not.
+    const output = `${install.stdout}\n${install.stderr}`;
+    expect(output).not.toMatch(/cdk8s-compose@\S+ \(/);
+    expect(output).not.toContain('npm run -s compile');
+  });
 
   test('the tarball holds the compiled library with its declarations, the bin and its bundle, README and LICENSE, and nothing else', () => {
     const listed = run('tar', ['-tzf', tarball], scratch)

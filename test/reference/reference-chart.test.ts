@@ -290,13 +290,14 @@ test('a pod that mounts a ReadWriteOnce claim is on Recreate', () => {
 
 test('the findings of the migration are collected, not printed', () => {
   expect(app.warnings.map((w) => `${w.code} ${w.at.path}`)).toEqual([
-    'engine-default services.redis',
     'vm-target services.reporting',
-    'engine-default services.shop_db',
     'host-rewrite services.api.environment.DATABASE_URL',
     'host-rewrite services.api.environment.REDIS_URL',
     'local-only-port services.api.ports[1]',
     'host-rewrite services.migrate.environment.DATABASE_URL',
+    // Said once the dependency exists, naming what it made.
+    'engine-default services.redis',
+    'engine-default services.shop_db',
     'host-rewrite services.worker.environment.DATABASE_URL',
     'host-rewrite services.worker.environment.REDIS_HOST',
     'host-rewrite services.reporting.environment.DATABASE_URL',
