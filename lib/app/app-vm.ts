@@ -57,21 +57,10 @@ export class AppVm {
     if (plans.length === 0 || !options) {
       return;
     }
-    const { scope, model, names, settings, warnings } = props;
+    const { scope, settings, warnings } = props;
     const inVm = new Set(plans.map((p) => p.service.name));
-    const vmHosts = serviceHostRewriter({
-      plans: props.plans,
-      include: (plan) => plan.hasService && plan.kind !== WorkloadKind.VM,
-      warnings,
-      at: model.at,
-    });
     const listen = new Map(plans.map((p) => [p.service.name, listenPortsOf(p)]));
-    const vmModel: ComposeModel = {
-      ...model,
-      services: model.services.map((s) =>
-        inVm.has(s.name) ? withListenPorts(this.rewriteForVm(s, vmHosts), listen.get(s.name)!) : s,
-      ),
-    };
+    const vmModel = this.vmModel(inVm, listen);
     const serviceSettings = new Map(plans.map((p) => [p.service.name, settings.settingsFor(p)]));
     const name = settings.vmName(props.namespace);
     this.claimVmNames(name);
@@ -93,31 +82,46 @@ export class AppVm {
         waitFor: { ...this.vmWaits(plans, inVm), ...options.bundle?.waitFor },
       },
     });
-    if (composeVm.vm.userDataSecret) {
-      names.claim('Secret', composeVm.vm.userDataSecret.name, {
-        owner: "the VM's cloud-init user data",
-        at: model.at,
-        hint: 'set vm.name',
-      });
-    }
-    if (composeVm.vm.dataDisk) {
-      names.claim('DataVolume', composeVm.vm.dataDisk.name, {
-        owner: "the VM's data disk",
-        at: model.at,
-        hint: 'set vm.name',
-      });
-    }
-    if (composeVm.appSecret) {
-      names.claim('Secret', composeVm.appSecret.name, {
-        owner: "the VM's .env and secret files",
-        at: model.at,
-        hint: 'set vm.name',
-      });
-    }
+    this.claimVmObjects(composeVm);
     warnings.addAll(composeVm.warnings, true);
     this.warnDockerSockets(plans);
     this.migrateServices(plans, serviceSettings, composeVm);
     this.composeVm = composeVm;
+  }
+
+  /**
+   * The compose model the VM runs: its services with rule 2 applied (hosts of container services → their Service
+   * names) and each port it listens on for the pod network.
+   */
+  private vmModel(inVm: ReadonlySet<string>, listen: ReadonlyMap<string, VmListenPort[]>): ComposeModel {
+    const { model, warnings } = this.props;
+    const vmHosts = serviceHostRewriter({
+      plans: this.props.plans,
+      include: (plan) => plan.hasService && plan.kind !== WorkloadKind.VM,
+      warnings,
+      at: model.at,
+    });
+    return {
+      ...model,
+      services: model.services.map((s) =>
+        inVm.has(s.name) ? withListenPorts(this.rewriteForVm(s, vmHosts), listen.get(s.name)!) : s,
+      ),
+    };
+  }
+
+  /** The names of the objects the VM brings beside its own: its cloud-init Secret, data disk and app Secret. */
+  private claimVmObjects(composeVm: ComposeVm): void {
+    const { names, model } = this.props;
+    const objects: [string, { name: string } | undefined, string][] = [
+      ['Secret', composeVm.vm.userDataSecret, "the VM's cloud-init user data"],
+      ['DataVolume', composeVm.vm.dataDisk, "the VM's data disk"],
+      ['Secret', composeVm.appSecret, "the VM's .env and secret files"],
+    ];
+    for (const [kind, object, owner] of objects) {
+      if (object) {
+        names.claim(kind, object.name, { owner, at: model.at, hint: 'set vm.name' });
+      }
+    }
   }
 
   /**

@@ -2,7 +2,7 @@ import { Lazy } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { KubeSecret } from '../../imports/k8s';
-import { EnvVar, Healthcheck } from '../compose/model';
+import { ComposeLocation, EnvVar, Healthcheck } from '../compose/model';
 import { hasEmbeddedPassword, isSensitiveName } from '../compose/sensitive';
 import { joinDnsLabel } from '../base/naming';
 import { secretHandle } from '../base/secret-handle';
@@ -72,27 +72,9 @@ export class ServiceEnvironment {
         values[variable.name] = kplus.EnvValue.fromConfigMap(this.configMap, key);
       }
     }
-    const existing = part.settings.existingSecret;
-    if (sensitive.length > 0 && existing !== undefined) {
-      this.secretHandle = kplus.Secret.fromSecretName(scope, 'EnvSecretRef', existing);
-      for (const [variable, , key] of sensitive) {
-        values[variable.name] = kplus.EnvValue.fromSecretValue({ secret: this.secretHandle, key });
-      }
-    } else if (sensitive.length > 0) {
-      const name = part.context.names.claim('Secret', joinDnsLabel(part.plan.name, 'env'), owner);
-      const data = Object.fromEntries(sensitive.map(([, value, key]) => [key, base64(value)]));
-      this.secret = new KubeSecret(scope, 'EnvSecret', {
-        metadata: objectMetadata(part, name),
-        type: 'Opaque',
-        // The keys the pod still reads when it is rendered: a variable the user replaced on the container
-        // (`container.env.addVariable('DATABASE_URL', …)`) takes its old value out of the Secret with it.
-        data: Lazy.any({ produce: () => this.keysRead(data) }),
-      });
-      this.secretHandle = secretHandle(scope, 'EnvSecretRef', this.secret);
-      for (const [variable, , key] of sensitive) {
-        values[variable.name] = kplus.EnvValue.fromSecretValue({ secret: this.secretHandle, key });
-      }
-    }
+    const { secret, handle } = this.addSecretValues(scope, sensitive, owner, values);
+    this.secret = secret;
+    this.secretHandle = handle;
     this.values = sortedRecord(values);
     this.secretVariables = sensitive
       .map(([variable, value]) => ({ value, variable: variable.name }))
@@ -107,6 +89,42 @@ export class ServiceEnvironment {
     this.args = service.command
       ? argvWithSecretVariables(escapeExpansion(service.command), this.secretVariables, this.used)
       : undefined;
+  }
+
+  /**
+   * The sensitive variables as references into the env Secret: the user's `existingSecret`, or the `<name>-env`
+   * Secret made here with the keys the pod still reads.
+   */
+  private addSecretValues(
+    scope: Construct,
+    sensitive: readonly Variable[],
+    owner: { owner: string; at: ComposeLocation },
+    values: Record<string, kplus.EnvValue>,
+  ): { secret?: KubeSecret; handle?: kplus.ISecret } {
+    if (sensitive.length === 0) {
+      return {};
+    }
+    const existing = this.part.settings.existingSecret;
+    let secret: KubeSecret | undefined;
+    let handle: kplus.ISecret;
+    if (existing !== undefined) {
+      handle = kplus.Secret.fromSecretName(scope, 'EnvSecretRef', existing);
+    } else {
+      const name = this.part.context.names.claim('Secret', joinDnsLabel(this.part.plan.name, 'env'), owner);
+      const data = Object.fromEntries(sensitive.map(([, value, key]) => [key, base64(value)]));
+      secret = new KubeSecret(scope, 'EnvSecret', {
+        metadata: objectMetadata(this.part, name),
+        type: 'Opaque',
+        // The keys the pod still reads when it is rendered: a variable the user replaced on the container
+        // (`container.env.addVariable('DATABASE_URL', …)`) takes its old value out of the Secret with it.
+        data: Lazy.any({ produce: () => this.keysRead(data) }),
+      });
+      handle = secretHandle(scope, 'EnvSecretRef', secret);
+    }
+    for (const [variable, , key] of sensitive) {
+      values[variable.name] = kplus.EnvValue.fromSecretValue({ secret: handle, key });
+    }
+    return { secret, handle };
   }
 
   /**

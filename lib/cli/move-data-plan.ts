@@ -128,7 +128,7 @@ export function composeSourceOf(claim: ManifestShape, app: ComposeApp): ComposeS
   // A stateful dependency's own data claim replaces the folder compose binds at the engine's data path.
   for (const service of app.services) {
     const dependency = service.statefulDependency;
-    if (dependency?.dataClaim.name !== name) {
+    if (dependency?.dataClaim === undefined || dependency.dataClaim.name !== name) {
       continue;
     }
     const bind = app.model.services

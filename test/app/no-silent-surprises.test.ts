@@ -108,10 +108,15 @@ describe('a password from an unset variable', () => {
 });
 
 describe('replicas changed by a JSON patch', () => {
+  // A memory limit, so that the quota bounds limits.memory (it does only when every container has one).
   const WEB = `
 services:
   web:
     image: example/web:1
+    deploy:
+      resources:
+        limits:
+          memory: 512m
 `;
 
   const hard = (patched: boolean) => {

@@ -83,7 +83,7 @@ describe('documentation', () => {
       noEmit: true,
       incremental: false,
       noUnusedLocals: false,
-      types: ['node'],
+      types: ['node', 'jest'],
       baseUrl: ROOT,
       paths: { 'cdk8s-compose': ['lib/index.ts'] },
     });
