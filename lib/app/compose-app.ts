@@ -276,6 +276,13 @@ export class ComposeApp extends Construct {
       hosts,
       redactor,
       warnings: this.findings,
+      podsOf: (plan) => {
+        if (plan.kind === WorkloadKind.DAEMON_SET) {
+          return Number.MAX_SAFE_INTEGER;
+        }
+        const settings = this.settings.settingsFor(plan);
+        return Math.max(settings.replicas, settings.autoscaling?.maxReplicas ?? 0);
+      },
     });
     shared.createAll(this.plans.values());
     return shared;
@@ -342,7 +349,7 @@ export class ComposeApp extends Construct {
       reportPlaceholderHosts([...this.migrated.values(), ...this.vmServices], this.model, warnings.warn);
     }
     this.shared.reportVolumeLabels();
-    this.shared.reportSharedClaims(this.migrated);
+    this.shared.shareClaims(this.migrated);
   }
 
   private addValidations(syncWaves: boolean): void {
@@ -370,6 +377,8 @@ export class ComposeApp extends Construct {
       names: this.names,
       wait: this.settings.waitSettings(this.namespace),
       claimFor: (volume, user, at) => this.shared.claimFor(volume, user, at),
+      bindClaimFor: (source, user) => this.shared.bindClaimFor(source, user),
+      isExternalVolume: (volume) => this.model.volumes.some((v) => v.name === volume && v.external),
       secretSource: (name, user, at) => this.shared.secretSource(name, user, at),
       secretContent: (name) => this.shared.secretContent(name),
       configSource: (name, user, at) => this.shared.configSource(name, user, at),

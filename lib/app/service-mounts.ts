@@ -6,8 +6,12 @@ import { joinDnsLabel } from '../base/naming';
 import { sizeFromBytes } from '../base/quantities';
 import { secretHandle } from '../base/secret-handle';
 import { compare } from '../util/sort';
+import { HELPER_RESOURCES, capability, pullPolicyFor } from '../base/pod-defaults';
+import { ClaimSeed } from './claim-seed';
+import { COPIED_MARKER, ENGINE_DATA_SUBPATHS, SEEDED_MARKER } from './claim-sources';
 import { KeyNames, base64 } from './key-names';
-import { MountedFileSource, ServicePartProps, WorkloadKind, objectMetadata } from './service-plan';
+import { parseUser } from './service-pod';
+import { MountedFileSource, ServicePartProps, WorkloadKind, atKey, objectMetadata } from './service-plan';
 
 /** One volume mounted into the service's container. */
 export interface PodMount {
@@ -17,6 +21,17 @@ export interface PodMount {
   readonly volumeName?: string;
   readonly subPath?: string;
   readonly readOnly: boolean;
+}
+
+/** Work an init container does on a claim before the app starts: seed it from a bound folder, or copy the image's files. */
+interface ClaimPrep {
+  readonly volume: kplus.Volume;
+  readonly volumeName: string;
+  /** The claim's subdirectory the app mounts (compose's subpath, or an engine's data subdirectory). */
+  readonly subPath?: string;
+  readonly seed?: ClaimSeed;
+  /** Copy-up: the path in the image whose files the claim receives. */
+  readonly copyFrom?: string;
 }
 
 /** A bound file read from the project, kept in the `<name>-files` ConfigMap or Secret under `key`. */
@@ -46,6 +61,7 @@ export class ServiceMounts {
   private readonly volumeNames: KeyNames;
   private readonly files: BoundFile[] = [];
   private readonly fileKeys = new KeyNames();
+  private readonly preps: ClaimPrep[] = [];
 
   constructor(scope: Construct, part: ServicePartProps) {
     this.scope = scope;
@@ -114,6 +130,106 @@ export class ServiceMounts {
     }
   }
 
+  /**
+   * The group that owns the pod's claims (`fsGroup`): compose's `user: uid:gid` group, so that a non-root process
+   * can write its volumes; undefined when the pod mounts no claim or compose names no group.
+   */
+  public get fsGroup(): number | undefined {
+    const { service } = this.part.plan;
+    if (Object.keys(this.claims).length === 0 && this.dataClaim === undefined) {
+      return undefined;
+    }
+    const user = service.user !== undefined ? parseUser(service.user) : undefined;
+    if (user !== undefined && user.uid !== 0 && user.gid === undefined) {
+      this.part.context.warn(
+        'volume-owner',
+        `user "${service.user}" names no group, so the claims are not given to one (fsGroup): a new claim is owned ` +
+          'by root, and this user may not write it; write user: "uid:gid" or set the kompose.volume.fs-group label',
+        atKey(service, 'user'),
+      );
+    }
+    return user?.gid !== undefined && user.gid !== 0 ? user.gid : undefined;
+  }
+
+  /**
+   * The init containers that prepare the pod's claims before the app starts, each once per claim (a marker file in
+   * the claim's root) and only into an empty folder: the seed of a bound folder's files (copied from its ConfigMap
+   * and Secret by `seedImage`), and copy-up of the image's files at a named volume's path (by the service's image).
+   */
+  public addInitContainers(
+    workload: kplus.AbstractPod | kplus.Workload,
+    options: {
+      readonly seedImage: string;
+      readonly securityContext: kplus.ContainerSecurityContextProps;
+      readonly resources: kplus.ContainerResources;
+    },
+  ): void {
+    const { plan, settings } = this.part;
+    const owner = parseUser(plan.service.user ?? '');
+    for (const prep of [...this.preps].sort(
+      (a, b) => compare(a.volumeName, b.volumeName) || compare(String(a.copyFrom), String(b.copyFrom)),
+    )) {
+      const dest = prep.subPath !== undefined ? `/claim/${prep.subPath.replace(/^\/+|\/+$/g, '')}` : '/claim';
+      if (prep.seed) {
+        const seedVolumes = prep.seed.objects.map((object, i) => {
+          const items = Object.fromEntries(Object.entries(object.items).map(([key, path]) => [key, { path }]));
+          const name = this.volumeNames.key(`seed-${object.name}`);
+          return {
+            path: `/seed/${i}`,
+            volume:
+              object.kind === 'ConfigMap'
+                ? kplus.Volume.fromConfigMap(this.scope, `SeedVolume-${prep.volumeName}-${i}`, object.configMap!, {
+                    name,
+                    items,
+                  })
+                : kplus.Volume.fromSecret(this.scope, `SeedVolume-${prep.volumeName}-${i}`, object.secret!, {
+                    name,
+                    items,
+                  }),
+            readOnly: true,
+          };
+        });
+        const chown =
+          owner !== undefined ? ` && chown -R ${owner.uid}${owner.gid !== undefined ? `:${owner.gid}` : ''} "$d"` : '';
+        workload.addInitContainer({
+          name: joinDnsLabel(prep.volumeName, 'seed'),
+          image: options.seedImage,
+          imagePullPolicy: pullPolicyFor(options.seedImage),
+          command: [
+            'sh',
+            '-c',
+            onceIntoEmpty(
+              dest,
+              SEEDED_MARKER,
+              `${seedVolumes.map((v) => `cp -R ${v.path}/..data/. "$d"/`).join(' && ')}${chown}`,
+            ),
+          ],
+          securityContext: SEED_SECURITY_CONTEXT,
+          resources: HELPER_RESOURCES,
+          volumeMounts: [{ path: '/claim', volume: prep.volume }, ...seedVolumes],
+        });
+      } else if (prep.copyFrom !== undefined) {
+        workload.addInitContainer({
+          name: joinDnsLabel(prep.volumeName, 'copy-up'),
+          image: settings.image,
+          imagePullPolicy: settings.imagePullPolicy ?? pullPolicyFor(settings.image),
+          command: [
+            'sh',
+            '-c',
+            onceIntoEmpty(
+              dest,
+              COPIED_MARKER,
+              `if [ -d '${prep.copyFrom}' ]; then cp -a '${prep.copyFrom}'/. "$d"/; fi`,
+            ),
+          ],
+          securityContext: options.securityContext,
+          resources: options.resources,
+          volumeMounts: [{ path: '/claim', volume: prep.volume }],
+        });
+      }
+    }
+  }
+
   /** The tmpfs volumes compose gave a size, with that size in bytes. */
   public tmpfsSizes(): Array<{ volume: kplus.Volume; bytes: number }> {
     const { service } = this.part.plan;
@@ -166,32 +282,102 @@ export class ServiceMounts {
         this.dataClaim = claim;
         return;
       }
-      // The key is taken even for a claim mounted twice, so the names after it stay as they are.
-      const newName = this.volumeNames.key(claim.name);
-      const volumeName = Object.entries(this.claims).find(([, c]) => c === claim)?.[0];
-      const volume =
-        volumeName !== undefined
-          ? this.mounts.find((m) => m.volumeName === volumeName)!.volume
-          : kplus.Volume.fromPersistentVolumeClaim(this.scope, `Claim-${mount.source}`, claim, { name: newName });
-      if (volumeName === undefined) {
-        this.claims[newName] = claim;
+      const volume = this.mountClaim(claim, `Claim-${mount.source}`, mount, mount.subpath);
+      const external = context.isExternalVolume(mount.source!);
+      if (!mount.readOnly && !mount.nocopy && !external && this.part.settings.copyUp) {
+        this.addCopyUp(volume, mount);
       }
-      this.mounts.push({
-        path: mount.target,
-        volume,
-        volumeName: volumeName ?? newName,
-        subPath: mount.subpath,
-        readOnly: mount.readOnly,
-      });
     } else {
       this.planBind(mount, onEngineData);
     }
   }
 
+  /**
+   * Mounts a claim at the mount's target: one pod volume per claim however often it is mounted, and a known engine's
+   * data directory on a subdirectory of the claim, so that a fresh claim's `lost+found` does not stop its first start.
+   */
+  private mountClaim(
+    claim: kplus.IPersistentVolumeClaim,
+    id: string,
+    mount: VolumeMount,
+    subpath: string | undefined,
+  ): { volume: kplus.Volume; volumeName: string; subPath?: string } {
+    // The key is taken even for a claim mounted twice, so the names after it stay as they are.
+    const newName = this.volumeNames.key(claim.name);
+    const volumeName = Object.entries(this.claims).find(([, c]) => c === claim)?.[0];
+    const volume =
+      volumeName !== undefined
+        ? this.mounts.find((m) => m.volumeName === volumeName)!.volume
+        : kplus.Volume.fromPersistentVolumeClaim(this.scope, id, claim, { name: newName });
+    if (volumeName === undefined) {
+      this.claims[newName] = claim;
+    }
+    const engineSubPath = subpath === undefined ? ENGINE_DATA_SUBPATHS[mount.target] : undefined;
+    if (engineSubPath !== undefined && !mount.readOnly) {
+      this.part.context.warn(
+        'engine-data-subpath',
+        `${mount.target} is a database data directory: it is mounted from the subdirectory "${engineSubPath}" of ` +
+          `the claim "${claim.name}", because a new claim's lost+found makes the engine refuse to initialise it`,
+        mount.at,
+      );
+    }
+    const subPath = subpath ?? (mount.readOnly ? undefined : engineSubPath);
+    this.mounts.push({
+      path: mount.target,
+      volume,
+      volumeName: volumeName ?? newName,
+      subPath,
+      readOnly: mount.readOnly,
+    });
+    return { volume, volumeName: volumeName ?? newName, subPath };
+  }
+
+  /** Copy-up: the image's files at the mount path go into the new claim before the app starts. */
+  private addCopyUp(
+    claimVolume: { volume: kplus.Volume; volumeName: string; subPath?: string },
+    mount: VolumeMount,
+  ): void {
+    const { settings, context } = this.part;
+    const reason = noShellReason(settings.image);
+    if (reason !== undefined) {
+      context.warn(
+        'copy-up',
+        `volume "${mount.source}" at ${mount.target} starts empty: docker would copy the image's files there, but ` +
+          `the image "${settings.image}" ${reason}, so no init container can copy them; copy them in after deploying, ` +
+          'or set volume.nocopy: true to say the volume starts empty',
+        mount.at,
+      );
+      return;
+    }
+    if (this.preps.some((p) => p.volumeName === claimVolume.volumeName && p.copyFrom !== undefined)) {
+      return;
+    }
+    context.warn(
+      'copy-up',
+      `volume "${mount.source}" at ${mount.target}: an init container from the service's image copies the image's ` +
+        `files there into a new claim once, as docker does (it needs sh and cp in "${settings.image}"; ` +
+        'turn it off with volume.nocopy: true, services[name].copyUp or --copy-up off)',
+      mount.at,
+    );
+    this.preps.push({ ...claimVolume, copyFrom: mount.target });
+  }
+
   private planBind(mount: VolumeMount, onEngineData: boolean): void {
-    const { context } = this.part;
+    const { context, plan } = this.part;
     const source = mount.source ?? '';
     const kind = mount.bind?.kind ?? 'missing';
+    const bindClaim = context.bindClaimFor(source, plan);
+    if (bindClaim && onEngineData) {
+      this.dataClaim = bindClaim.claim;
+      return;
+    }
+    if (bindClaim) {
+      const claimVolume = this.mountClaim(bindClaim.claim, `Bind-${bindClaim.path}`, mount, undefined);
+      if (bindClaim.seed && !this.preps.some((p) => p.volumeName === claimVolume.volumeName && p.seed)) {
+        this.preps.push({ ...claimVolume, seed: bindClaim.seed });
+      }
+      return;
+    }
     if (onEngineData) {
       context.warn(
         'directory-bind',
@@ -365,6 +551,61 @@ export class ServiceMounts {
       );
     }
   }
+}
+
+/**
+ * The seed runs as root so it can write a new claim and give the files to compose's user; it may change owners and
+ * read what it copies, nothing else.
+ */
+const SEED_SECURITY_CONTEXT: kplus.ContainerSecurityContextProps = {
+  ensureNonRoot: false,
+  user: 0,
+  group: 0,
+  readOnlyRootFilesystem: true,
+  allowPrivilegeEscalation: false,
+  privileged: false,
+  capabilities: {
+    drop: [capability('ALL')],
+    add: [capability('CHOWN'), capability('DAC_OVERRIDE'), capability('FOWNER')],
+  },
+};
+
+/**
+ * A shell script that runs `copy` (into the folder `$d`) once per claim: not when the claim's root holds `marker`,
+ * and not into a folder that already holds files (data brought by `move-data`), as docker copies only into an empty
+ * volume. The marker is left either way, so later starts keep what the app wrote.
+ */
+function onceIntoEmpty(dest: string, marker: string, copy: string): string {
+  return [
+    `d=${shQuote(dest)}`,
+    `if [ -e '/claim/${marker}' ]; then exit 0; fi`,
+    'mkdir -p "$d"',
+    'for f in "$d"/* "$d"/.[!.]* "$d"/..?*; do',
+    '  [ -e "$f" ] || continue',
+    '  case "${f##*/}" in lost+found|.cdk8s-compose-*) ;; *) touch \'/claim/' + marker + "'; exit 0 ;; esac",
+    'done',
+    `${copy} && touch '/claim/${marker}'`,
+  ].join('\n');
+}
+
+/** One shell word: single-quoted, a quote inside written as '\''. */
+function shQuote(word: string): string {
+  return `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+/**
+ * Why an image cannot run the copy-up's shell, when its name says so (distroless, scratch-based, chainguard's static
+ * images); undefined when it is assumed to have `sh` and `cp`.
+ */
+export function noShellReason(image: string): string | undefined {
+  const lower = image.toLowerCase();
+  if (/(^|\/)distroless\/|gcr\.io\/distroless|(^|\/)scratch(:|$)/.test(lower)) {
+    return 'is a distroless or scratch image without a shell';
+  }
+  if (/cgr\.dev\/chainguard\/(static|[^:]*-static)|-static(:|$)/.test(lower)) {
+    return 'is a static image without a shell';
+  }
+  return undefined;
 }
 
 function basename(path: string): string {

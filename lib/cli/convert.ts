@@ -5,7 +5,7 @@ import { ConvertOptions, OutputLayout, PROGRAM } from './options';
 import { GITOPS_FOLDER, KUSTOMIZATION, gitopsFiles, overlayFiles } from './gitops';
 import { writeOutput } from './output';
 import { createStage, createTempStage, removeStage } from './output-stage';
-import { verifySummary } from '../app/verify';
+import { dataSummary, verifySummary } from '../app/verify';
 import { verifyRendered } from './verify';
 import {
   BUNDLE_FOLDER,
@@ -23,7 +23,8 @@ const OWNED_FOLDER = new RegExp(`(?:${WAVE_FOLDER.source})|^${GITOPS_FOLDER}$`);
 /** `verify`'s summary line, and where to see the broken expectations when there are any. */
 function verifyLine(rendered: Parameters<typeof verifyRendered>[0]): string {
   const report = verifyRendered(rendered);
-  return `${verifySummary(report)}${report.broken > 0 ? ` (${PROGRAM} verify with the same options lists them)` : ''}\n`;
+  const data = dataSummary(report);
+  return `${verifySummary(report)}${data !== '' ? `; ${data}` : ''}${report.broken > 0 ? ` (${PROGRAM} verify with the same options lists them)` : ''}\n`;
 }
 
 /** `cdk8s-compose convert`: the manifests and RUNBOOK.md into the output folder, or the manifests to stdout. */
