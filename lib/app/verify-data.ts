@@ -16,6 +16,36 @@ import { VerifyCheck, VerifyReport, VerifyStatus } from './verify-report';
 
 const HOSTNAME = 'kubernetes.io/hostname';
 
+/** The parts of a rendered pod volume the checks read. */
+interface PodVolume {
+  readonly name: string;
+  readonly persistentVolumeClaim?: { readonly claimName: string };
+  readonly emptyDir?: object;
+  readonly configMap?: { readonly name: string; readonly items?: readonly KeyToPath[] };
+  readonly secret?: { readonly secretName: string; readonly items?: readonly KeyToPath[] };
+}
+
+interface KeyToPath {
+  readonly key: string;
+  readonly path: string;
+}
+
+interface MountingContainer {
+  readonly name: string;
+  readonly volumeMounts?: ReadonlyArray<{ readonly name: string; readonly mountPath: string }>;
+}
+
+interface AffinityTerm {
+  readonly topologyKey?: string;
+  readonly labelSelector?: { readonly matchLabels?: Record<string, string>; readonly matchExpressions?: unknown };
+  readonly namespaces?: unknown;
+  readonly namespaceSelector?: unknown;
+}
+
+function podVolumes(pod: VerifiedPod | undefined): PodVolume[] {
+  return pod?.spec.volumes ?? [];
+}
+
 /** The compose source a mount keeps its data in (`volume:x`, `bind:./y`), or undefined when it keeps none. */
 export function keptSource(mount: VolumeMount): string | undefined {
   if (mount.type === 'volume' && mount.source !== undefined && !mount.readOnly) {
@@ -75,9 +105,10 @@ function claimedSource(m: VerifiedManifests, service: ComposeService, mount: Vol
 }
 
 /** The pod volume mounted at a path in the service's container. */
-function volumeAt(pod: VerifiedPod | undefined, target: string): any {
-  const mount = (pod?.container.volumeMounts ?? []).find((v: any) => v.mountPath === target);
-  return mount ? (pod!.spec.volumes ?? []).find((v: any) => v.name === mount.name) : undefined;
+function volumeAt(pod: VerifiedPod | undefined, target: string): PodVolume | undefined {
+  const container: MountingContainer | undefined = pod?.container;
+  const mount = (container?.volumeMounts ?? []).find((v) => v.mountPath === target);
+  return mount ? podVolumes(pod).find((v) => v.name === mount.name) : undefined;
 }
 
 function checkDurable(m: VerifiedManifests, service: ComposeService, mount: VolumeMount, source: string): void {
@@ -149,10 +180,11 @@ function checkSeeded(m: VerifiedManifests, service: ComposeService, mount: Volum
   }
   const pod = m.pods.get(service.name);
   const claimName = volumeAt(pod, mount.target)?.persistentVolumeClaim?.claimName;
-  const volumes: any[] = pod?.spec.volumes ?? [];
+  const volumes = podVolumes(pod);
+  const initContainers: MountingContainer[] = pod?.spec.initContainers ?? [];
   const byName = (name: string) => volumes.find((v) => v.name === name);
-  const seeder = (pod?.spec.initContainers ?? []).find((c: any) =>
-    (c.volumeMounts ?? []).some((vm: any) => byName(vm.name)?.persistentVolumeClaim?.claimName === claimName),
+  const seeder = initContainers.find((c) =>
+    (c.volumeMounts ?? []).some((vm) => byName(vm.name)?.persistentVolumeClaim?.claimName === claimName),
   );
   if (claimName === undefined || !seeder) {
     m.add(
@@ -165,11 +197,11 @@ function checkSeeded(m: VerifiedManifests, service: ComposeService, mount: Volum
     return;
   }
   const seedVolumes = (seeder.volumeMounts ?? [])
-    .map((vm: any) => byName(vm.name))
-    .filter((v: any) => v?.configMap || v?.secret);
+    .map((vm) => byName(vm.name))
+    .filter((v): v is PodVolume => v?.configMap !== undefined || v?.secret !== undefined);
   for (const file of files) {
-    const found = seedVolumes.some((v: any) => {
-      const item = (v.configMap ?? v.secret).items?.find((i: any) => i.path === file.path);
+    const found = seedVolumes.some((v) => {
+      const item = (v.configMap ?? v.secret)!.items?.find((i) => i.path === file.path);
       return item && seedBytes(m, v, item.key)?.equals(fileBytes(file)) === true;
     });
     if (!found) {
@@ -244,7 +276,7 @@ function checkShared(m: VerifiedManifests, source: string, owners: readonly stri
       group === undefined ||
       p.pod?.labels[VOLUME_GROUP_LABEL] !== group ||
       !(p.pod?.spec.affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).some(
-        (term: any) =>
+        (term: AffinityTerm) =>
           term.topologyKey === HOSTNAME &&
           term.labelSelector?.matchLabels?.[VOLUME_GROUP_LABEL] === group &&
           Object.keys(term.labelSelector.matchLabels).length === 1 &&
@@ -283,10 +315,10 @@ function fileBytes(file: { text: string; binary: boolean }): Buffer {
 }
 
 /** The bytes of a key of a seed volume's ConfigMap or Secret. */
-function seedBytes(m: VerifiedManifests, volume: any, key: string): Buffer | undefined {
-  const object = volume.configMap
+function seedBytes(m: VerifiedManifests, volume: PodVolume, key: string): Buffer | undefined {
+  const object: { data?: Record<string, string>; binaryData?: Record<string, string> } | undefined = volume.configMap
     ? m.find('ConfigMap', volume.configMap.name)
-    : m.find('Secret', volume.secret.secretName);
+    : m.find('Secret', volume.secret!.secretName);
   if (!object) {
     return undefined;
   }
