@@ -219,6 +219,10 @@ beforeAll(async () => {
         'off',
         '--quota',
         'limits.memory=32Gi,persistentvolumeclaims=20',
+        '--volume-size',
+        'reports=10Gi',
+        '--copy-up',
+        'off',
         '-o',
         'out',
       ],
@@ -307,7 +311,9 @@ describe('the kompose shape: convert -f FILE -o DIR', () => {
     );
     const count = (folder: string) =>
       listFiles(out('kompose')).filter((f) => f.startsWith(`${folder}/`) && !f.endsWith('/Kustomization')).length;
-    expect(lines[warnings.length + 1]).toMatch(/^verify: \d+ expectations: \d+ hold, 0 reported, 0 broken$/);
+    expect(lines[warnings.length + 1]).toMatch(
+      /^verify: \d+ expectations: \d+ hold, 0 reported, 0 broken; data: \d+ durable, \d+ shared, \d+ seeded \(0 broken\)$/,
+    );
     expect(lines[warnings.length + 2]).toBe(
       `wrote ${listFiles(out('kompose')).length} files into out: 0-namespace/ (${count('0-namespace')}), ` +
         `1-stateful/ (${count('1-stateful')}), 2-app/ (${count('2-app')}), 3-vm/ (${count('3-vm')}), ` +
@@ -555,9 +561,21 @@ test('--quiet prints only the summary: the count of warnings by code, the verify
 });
 
 describe('the options for the opinionated parts', () => {
-  test('--network-policies off, --ingress-class-name, --storage-class-name, --backup off and --quota with amounts', () => {
+  test('--network-policies off, --ingress-class-name, --storage-class-name, --backup off, --quota with amounts, --volume-size and --copy-up off', () => {
     expectOk(runs.options);
     const docs = manifestDocs(out('options'));
+    expect(findDoc(docs, 'PersistentVolumeClaim', 'reports').spec.resources.requests.storage).toBe('10Gi');
+    const initNames = findDocs(docs, 'Deployment').flatMap((d) =>
+      (d.spec.template.spec.initContainers ?? []).map((c: any) => c.name),
+    );
+    expect(initNames.filter((n: string) => n.endsWith('-copy-up'))).toEqual([]);
+    expect(
+      findDocs(manifestDocs(out('kompose')), 'Deployment').flatMap((d) =>
+        (d.spec.template.spec.initContainers ?? [])
+          .map((c: any) => c.name)
+          .filter((n: string) => n.endsWith('-copy-up')),
+      ),
+    ).not.toEqual([]);
     expect(findDocs(docs, 'NetworkPolicy')).toEqual([]);
     expect(findDocs(docs, 'CronJob')).toEqual([]);
     expect(findDocs(docs, 'Ingress').map((d) => d.spec.ingressClassName)).toEqual(['traefik', 'traefik']);

@@ -64,7 +64,9 @@ test('--json: the summary and every expectation', () => {
 
 test("convert prints verify's summary line", () => {
   expect(runs.convert.code).toBe(0);
-  expect(runs.convert.stderr).toMatch(/\nverify: \d+ expectations: \d+ hold, \d+ reported, 0 broken\nwrote /);
+  expect(runs.convert.stderr).toMatch(
+    /\nverify: \d+ expectations: \d+ hold, \d+ reported, 0 broken; data: [1-9]\d* durable, \d+ shared, \d+ seeded \(0 broken\)\nwrote /,
+  );
 });
 
 test("a broken expectation is marked in its service's table, and the exit code is 1", () => {
