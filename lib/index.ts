@@ -18,7 +18,6 @@ export type { WarningGroup } from './compose/warning-groups';
 export { ComposeApp, COMPOSE_APP_DEFAULTS, WARNING_METADATA } from './app/compose-app';
 export type { ComposeAppProps, ComposeAppVmOptions } from './app/compose-app';
 export { Exposure, ServiceTarget } from './app/settings';
-export { COMPOSE_SOURCE_ANNOTATION, SharedVolumes } from './app/claim-sources';
 export type { ServiceOverrides, VolumeOverrides, HttpOptions } from './app/settings';
 export { MigratedService, WorkloadKind } from './app/migrated-service';
 export type { MigratedServiceProps } from './app/migrated-service';

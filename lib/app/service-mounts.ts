@@ -6,9 +6,8 @@ import { joinDnsLabel } from '../base/naming';
 import { sizeFromBytes } from '../base/quantities';
 import { secretHandle } from '../base/secret-handle';
 import { compare } from '../util/sort';
-import { HELPER_RESOURCES, capability, pullPolicyFor } from '../base/pod-defaults';
-import { ClaimSeed } from './claim-seed';
-import { COPIED_MARKER, ENGINE_DATA_SUBPATHS, SEEDED_MARKER } from './claim-sources';
+import { ClaimInitOptions, ClaimPrep, addClaimInitContainers, noShellReason } from './claim-init';
+import { ENGINE_DATA_SUBPATHS } from './claim-sources';
 import { KeyNames, base64 } from './key-names';
 import { parseUser } from './service-pod';
 import { MountedFileSource, ServicePartProps, WorkloadKind, atKey, objectMetadata } from './service-plan';
@@ -21,17 +20,6 @@ export interface PodMount {
   readonly volumeName?: string;
   readonly subPath?: string;
   readonly readOnly: boolean;
-}
-
-/** Work an init container does on a claim before the app starts: seed it from a bound folder, or copy the image's files. */
-interface ClaimPrep {
-  readonly volume: kplus.Volume;
-  readonly volumeName: string;
-  /** The claim's subdirectory the app mounts (compose's subpath, or an engine's data subdirectory). */
-  readonly subPath?: string;
-  readonly seed?: ClaimSeed;
-  /** Copy-up: the path in the image whose files the claim receives. */
-  readonly copyFrom?: string;
 }
 
 /** A bound file read from the project, kept in the `<name>-files` ConfigMap or Secret under `key`. */
@@ -152,82 +140,22 @@ export class ServiceMounts {
   }
 
   /**
-   * The init containers that prepare the pod's claims before the app starts, each once per claim (a marker file in
-   * the claim's root) and only into an empty folder: the seed of a bound folder's files (copied from its ConfigMap
-   * and Secret by `seedImage`), and copy-up of the image's files at a named volume's path (by the service's image).
+   * The init containers that prepare the pod's claims before the app starts (`addClaimInitContainers`): the seed of
+   * a bound folder's files, and copy-up of the image's files into a new named volume.
    */
   public addInitContainers(
     workload: kplus.AbstractPod | kplus.Workload,
-    options: {
-      readonly seedImage: string;
-      readonly securityContext: kplus.ContainerSecurityContextProps;
-      readonly resources: kplus.ContainerResources;
-    },
+    options: Pick<ClaimInitOptions, 'seedImage' | 'securityContext' | 'resources'>,
   ): void {
     const { plan, settings } = this.part;
-    const owner = parseUser(plan.service.user ?? '');
-    for (const prep of [...this.preps].sort(
-      (a, b) => compare(a.volumeName, b.volumeName) || compare(String(a.copyFrom), String(b.copyFrom)),
-    )) {
-      const dest = prep.subPath !== undefined ? `/claim/${prep.subPath.replace(/^\/+|\/+$/g, '')}` : '/claim';
-      if (prep.seed) {
-        const seedVolumes = prep.seed.objects.map((object, i) => {
-          const items = Object.fromEntries(Object.entries(object.items).map(([key, path]) => [key, { path }]));
-          const name = this.volumeNames.key(`seed-${object.name}`);
-          return {
-            path: `/seed/${i}`,
-            volume:
-              object.kind === 'ConfigMap'
-                ? kplus.Volume.fromConfigMap(this.scope, `SeedVolume-${prep.volumeName}-${i}`, object.configMap!, {
-                    name,
-                    items,
-                  })
-                : kplus.Volume.fromSecret(this.scope, `SeedVolume-${prep.volumeName}-${i}`, object.secret!, {
-                    name,
-                    items,
-                  }),
-            readOnly: true,
-          };
-        });
-        const chown =
-          owner !== undefined ? ` && chown -R ${owner.uid}${owner.gid !== undefined ? `:${owner.gid}` : ''} "$d"` : '';
-        workload.addInitContainer({
-          name: joinDnsLabel(prep.volumeName, 'seed'),
-          image: options.seedImage,
-          imagePullPolicy: pullPolicyFor(options.seedImage),
-          command: [
-            'sh',
-            '-c',
-            onceIntoEmpty(
-              dest,
-              SEEDED_MARKER,
-              `${seedVolumes.map((v) => `cp -R ${v.path}/..data/. "$d"/`).join(' && ')}${chown}`,
-            ),
-          ],
-          securityContext: SEED_SECURITY_CONTEXT,
-          resources: HELPER_RESOURCES,
-          volumeMounts: [{ path: '/claim', volume: prep.volume }, ...seedVolumes],
-        });
-      } else if (prep.copyFrom !== undefined) {
-        workload.addInitContainer({
-          name: joinDnsLabel(prep.volumeName, 'copy-up'),
-          image: settings.image,
-          imagePullPolicy: settings.imagePullPolicy ?? pullPolicyFor(settings.image),
-          command: [
-            'sh',
-            '-c',
-            onceIntoEmpty(
-              dest,
-              COPIED_MARKER,
-              `if [ -d '${prep.copyFrom}' ]; then cp -a '${prep.copyFrom}'/. "$d"/; fi`,
-            ),
-          ],
-          securityContext: options.securityContext,
-          resources: options.resources,
-          volumeMounts: [{ path: '/claim', volume: prep.volume }],
-        });
-      }
-    }
+    addClaimInitContainers(workload, this.preps, {
+      ...options,
+      scope: this.scope,
+      volumeNames: this.volumeNames,
+      image: settings.image,
+      imagePullPolicy: settings.imagePullPolicy,
+      user: plan.service.user,
+    });
   }
 
   /** The tmpfs volumes compose gave a size, with that size in bytes. */
@@ -551,61 +479,6 @@ export class ServiceMounts {
       );
     }
   }
-}
-
-/**
- * The seed runs as root so it can write a new claim and give the files to compose's user; it may change owners and
- * read what it copies, nothing else.
- */
-const SEED_SECURITY_CONTEXT: kplus.ContainerSecurityContextProps = {
-  ensureNonRoot: false,
-  user: 0,
-  group: 0,
-  readOnlyRootFilesystem: true,
-  allowPrivilegeEscalation: false,
-  privileged: false,
-  capabilities: {
-    drop: [capability('ALL')],
-    add: [capability('CHOWN'), capability('DAC_OVERRIDE'), capability('FOWNER')],
-  },
-};
-
-/**
- * A shell script that runs `copy` (into the folder `$d`) once per claim: not when the claim's root holds `marker`,
- * and not into a folder that already holds files (data brought by `move-data`), as docker copies only into an empty
- * volume. The marker is left either way, so later starts keep what the app wrote.
- */
-function onceIntoEmpty(dest: string, marker: string, copy: string): string {
-  return [
-    `d=${shQuote(dest)}`,
-    `if [ -e '/claim/${marker}' ]; then exit 0; fi`,
-    'mkdir -p "$d"',
-    'for f in "$d"/* "$d"/.[!.]* "$d"/..?*; do',
-    '  [ -e "$f" ] || continue',
-    '  case "${f##*/}" in lost+found|.cdk8s-compose-*) ;; *) touch \'/claim/' + marker + "'; exit 0 ;; esac",
-    'done',
-    `${copy} && touch '/claim/${marker}'`,
-  ].join('\n');
-}
-
-/** One shell word: single-quoted, a quote inside written as '\''. */
-function shQuote(word: string): string {
-  return `'${word.replace(/'/g, "'\\''")}'`;
-}
-
-/**
- * Why an image cannot run the copy-up's shell, when its name says so (distroless, scratch-based, chainguard's static
- * images); undefined when it is assumed to have `sh` and `cp`.
- */
-export function noShellReason(image: string): string | undefined {
-  const lower = image.toLowerCase();
-  if (/(^|\/)distroless\/|gcr\.io\/distroless|(^|\/)scratch(:|$)/.test(lower)) {
-    return 'is a distroless or scratch image without a shell';
-  }
-  if (/cgr\.dev\/chainguard\/(static|[^:]*-static)|-static(:|$)/.test(lower)) {
-    return 'is a static image without a shell';
-  }
-  return undefined;
 }
 
 function basename(path: string): string {

@@ -135,6 +135,24 @@ services:
   });
 });
 
+describe('a bound link that leaves the project', () => {
+  test('is refused as before: no claim, no seed, no file of the target read, a host-path warning', () => {
+    const dir = tempProject({ 'inside/a.txt': 'in\n' });
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'data-mounts-outside-'));
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'outside-data-9\n');
+    fs.symlinkSync(outside, path.join(dir, 'escape'));
+    try {
+      const { app, docs } = synthApp(modelOf('services:\n  a:\n    image: a:1\n    volumes: [./escape:/data]\n', dir));
+      expect(findDocs(docs, 'PersistentVolumeClaim')).toEqual([]);
+      expect(JSON.stringify(docs)).not.toContain('outside-data-9');
+      expect(app.warnings.map((w) => w.code)).toContain('host-path');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a recognised postgres with its data bound from the project', () => {
   const { app, docs } = synthApp(`
 services:
