@@ -15,6 +15,14 @@ import { KeyNames, base64 } from './key-names';
  * app wrote.
  */
 
+/** The claim of a read-write bind of a project folder, and the seed of the folder's files when it has some. */
+export interface BindClaim {
+  /** The normalised project-relative path (`./library`). */
+  readonly path: string;
+  readonly claim: kplus.IPersistentVolumeClaim;
+  readonly seed?: ClaimSeed;
+}
+
 /** What a ConfigMap (or Secret) holds at most: the object, with its metadata, must stay under 1 MiB. */
 export const SEED_OBJECT_BYTES = 1024 * 1024 - 16 * 1024;
 

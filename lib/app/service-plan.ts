@@ -11,7 +11,7 @@ import { WaitSettings } from './dependency-wait';
 import { HostRewriter } from './host-rewrite';
 import { KomposeCronJob, KomposeInitContainer, KomposeProbeLabels, KomposeServiceLabels } from './kompose-labels';
 import { HttpProbeSettings } from './probes';
-import type { BindClaim } from './shared-objects';
+import type { BindClaim } from './claim-seed';
 import { Exposure, KomposeServiceType } from './settings';
 
 /**

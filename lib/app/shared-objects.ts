@@ -1,35 +1,20 @@
 import * as kplus from 'cdk8s-plus-27';
-import { Construct } from 'constructs';
 import { KubeSecret } from '../../imports/k8s';
 import { ComposeError } from '../compose/errors';
-import { ComposeConfig, ComposeLocation, ComposeModel, ComposeSecret, FileSource } from '../compose/model';
-import { Redactor } from '../compose/sensitive';
-import { NameRegistry, toDnsLabel } from '../base/naming';
+import { ComposeConfig, ComposeLocation, ComposeSecret, FileSource } from '../compose/model';
+import { toDnsLabel } from '../base/naming';
 import { secretHandle } from '../base/secret-handle';
-import { AppWarnings } from './app-warnings';
-import { ComposeAppProps } from './compose-app-props';
 import { HostRewriter } from './host-rewrite';
 import { MigratedService, MountedFileSource, ServicePlan, WorkloadKind } from './migrated-service';
-import { BindClaim, VolumeClaims } from './volume-claims';
+import { BindClaim, VolumeClaims, VolumeClaimsProps } from './volume-claims';
 
 export type { BindClaim } from './volume-claims';
 export { VOLUME_GROUP_LABEL, describeSource } from './volume-claims';
 
 /** Props of `SharedObjects`: where they are made, from what, and the app's handles they use. */
-export interface SharedObjectsProps {
-  /** The construct the objects are made in (their ids are `Volume-<name>`, `Secret-<name>`, `Config-<name>`). */
-  readonly scope: Construct;
-  readonly model: ComposeModel;
-  readonly props: Pick<ComposeAppProps, 'volumes' | 'storageClassName' | 'storageSize' | 'sharedVolumes'>;
-  /** The pods a service runs at most (its replicas, or its autoscaler's maximum), for the claims' access modes. */
-  readonly podsOf: (plan: ServicePlan) => number;
-  readonly namespace: string;
-  readonly names: NameRegistry;
+export interface SharedObjectsProps extends VolumeClaimsProps {
   /** Rule 2's rewriter: reports the hosts that config files name. */
   readonly hosts: HostRewriter;
-  /** The app's secret values: a config that holds one is kept in a Secret. */
-  readonly redactor: Redactor;
-  readonly warnings: AppWarnings;
 }
 
 /**

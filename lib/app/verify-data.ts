@@ -7,7 +7,7 @@ import {
   projectBindPath,
 } from './claim-sources';
 import { WorkloadKind } from './migrated-service';
-import { VOLUME_GROUP_LABEL, describeSource } from './shared-objects';
+import { VOLUME_GROUP_LABEL, describeSource } from './volume-claims';
 import { VerifiedManifests, VerifiedPod } from './verified-manifests';
 import { VerifyCheck, VerifyReport, VerifyStatus } from './verify-report';
 

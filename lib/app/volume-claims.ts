@@ -1,7 +1,9 @@
 import * as kplus from 'cdk8s-plus-27';
+import { Construct } from 'constructs';
 import { ComposeError } from '../compose/errors';
-import { ComposeLocation, ComposeVolume, VolumeMount } from '../compose/model';
-import { joinDnsLabel, toDnsLabel } from '../base/naming';
+import { ComposeLocation, ComposeModel, ComposeVolume, VolumeMount } from '../compose/model';
+import { Redactor } from '../compose/sensitive';
+import { NameRegistry, joinDnsLabel, toDnsLabel } from '../base/naming';
 import { claimSize, storageBytes } from '../base/sizes';
 import {
   COMPOSE_SOURCE_ANNOTATION,
@@ -10,19 +12,28 @@ import {
   isDataBind,
   projectBindPath,
 } from './claim-sources';
-import { ClaimSeed, seedFor } from './claim-seed';
-import { COMPOSE_APP_DEFAULTS, SharedVolumes } from './compose-app-props';
+import { BindClaim, seedFor } from './claim-seed';
+import { AppWarnings } from './app-warnings';
+import { COMPOSE_APP_DEFAULTS, ComposeAppProps, SharedVolumes } from './compose-app-props';
 import { HONOURED_KOMPOSE_VOLUME_LABELS, labelAt } from './kompose-labels';
 import { MigratedService, ServicePlan, WorkloadKind } from './migrated-service';
 import { KomposeLabel, VolumeOverrides, sizeLabel } from './settings';
-import type { SharedObjectsProps } from './shared-objects';
 
-/** The claim of a read-write bind of a project folder, and the seed of the folder's files when it has some. */
-export interface BindClaim {
-  /** The normalised project-relative path (`./library`). */
-  readonly path: string;
-  readonly claim: kplus.IPersistentVolumeClaim;
-  readonly seed?: ClaimSeed;
+export type { BindClaim } from './claim-seed';
+
+/** Props of `VolumeClaims`: where the claims are made, from what, and the app's handles they use. */
+export interface VolumeClaimsProps {
+  /** The construct the claims are made in (their ids are `Volume-<name>` and `Bind-<path>`). */
+  readonly scope: Construct;
+  readonly model: ComposeModel;
+  readonly props: Pick<ComposeAppProps, 'volumes' | 'storageClassName' | 'storageSize' | 'sharedVolumes'>;
+  /** The pods a service runs at most (its replicas, or its autoscaler's maximum), for the claims' access modes. */
+  readonly podsOf: (plan: ServicePlan) => number;
+  readonly namespace: string;
+  readonly names: NameRegistry;
+  /** The app's secret values: a seed file that holds one goes to a Secret. */
+  readonly redactor: Redactor;
+  readonly warnings: AppWarnings;
 }
 
 /**
@@ -38,7 +49,7 @@ export class VolumeClaims {
   /** The compose sources (`volume:x`, `bind:./y`) that more than one pod mounts, with their pods' owners. */
   private readonly sharers = new Map<string, Set<string>>();
 
-  constructor(private readonly props: SharedObjectsProps) {}
+  constructor(private readonly props: VolumeClaimsProps) {}
 
   /** Makes the claims the container `plans` use: the named volumes' in name order, then the bound folders' by path. */
   public createAll(plans: readonly ServicePlan[]): void {
