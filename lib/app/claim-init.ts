@@ -1,5 +1,6 @@
 import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
+import { ComposeLocation, ComposeService } from '../compose/model';
 import { joinDnsLabel } from '../base/naming';
 import { HELPER_RESOURCES, capability, pullPolicyFor } from '../base/pod-defaults';
 import { compare } from '../util/sort';
@@ -7,6 +8,7 @@ import { ClaimSeed } from './claim-seed';
 import { COPIED_MARKER, SEEDED_MARKER } from './claim-sources';
 import { KeyNames } from './key-names';
 import { parseUser } from './service-pod';
+import { atKey } from './service-plan';
 
 /**
  * The init containers that prepare a pod's claims before the app starts, each once per claim (a marker file in the
@@ -42,6 +44,26 @@ export interface ClaimInitOptions {
   /** The service container's security context and resources, which copy-up runs with. */
   readonly securityContext: kplus.ContainerSecurityContextProps;
   readonly resources: kplus.ContainerResources;
+}
+
+/**
+ * The group that owns a pod's claims (`fsGroup`): compose's `user: uid:gid` group, so that a non-root process can
+ * write its volumes; a non-root `user:` without a group is reported.
+ */
+export function claimsGroup(
+  service: ComposeService,
+  warn: (code: string, message: string, at: ComposeLocation) => void,
+): number | undefined {
+  const user = service.user !== undefined ? parseUser(service.user) : undefined;
+  if (user !== undefined && user.uid !== 0 && user.gid === undefined) {
+    warn(
+      'volume-owner',
+      `user "${service.user}" names no group, so the claims are not given to one (fsGroup): a new claim is owned ` +
+        'by root, and this user may not write it; write user: "uid:gid" or set the kompose.volume.fs-group label',
+      atKey(service, 'user'),
+    );
+  }
+  return user?.gid !== undefined && user.gid !== 0 ? user.gid : undefined;
 }
 
 /** Adds the init containers of `preps` to the pod, in volume-name order. */

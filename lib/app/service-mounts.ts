@@ -6,11 +6,10 @@ import { joinDnsLabel } from '../base/naming';
 import { sizeFromBytes } from '../base/quantities';
 import { secretHandle } from '../base/secret-handle';
 import { compare } from '../util/sort';
-import { ClaimInitOptions, ClaimPrep, addClaimInitContainers, noShellReason } from './claim-init';
+import { ClaimInitOptions, ClaimPrep, addClaimInitContainers, claimsGroup, noShellReason } from './claim-init';
 import { ENGINE_DATA_SUBPATHS } from './claim-sources';
 import { KeyNames, base64 } from './key-names';
-import { parseUser } from './service-pod';
-import { MountedFileSource, ServicePartProps, WorkloadKind, atKey, objectMetadata } from './service-plan';
+import { MountedFileSource, ServicePartProps, WorkloadKind, objectMetadata } from './service-plan';
 
 /** One volume mounted into the service's container. */
 export interface PodMount {
@@ -123,20 +122,8 @@ export class ServiceMounts {
    * can write its volumes; undefined when the pod mounts no claim or compose names no group.
    */
   public get fsGroup(): number | undefined {
-    const { service } = this.part.plan;
-    if (Object.keys(this.claims).length === 0 && this.dataClaim === undefined) {
-      return undefined;
-    }
-    const user = service.user !== undefined ? parseUser(service.user) : undefined;
-    if (user !== undefined && user.uid !== 0 && user.gid === undefined) {
-      this.part.context.warn(
-        'volume-owner',
-        `user "${service.user}" names no group, so the claims are not given to one (fsGroup): a new claim is owned ` +
-          'by root, and this user may not write it; write user: "uid:gid" or set the kompose.volume.fs-group label',
-        atKey(service, 'user'),
-      );
-    }
-    return user?.gid !== undefined && user.gid !== 0 ? user.gid : undefined;
+    const hasClaims = Object.keys(this.claims).length > 0 || this.dataClaim !== undefined;
+    return hasClaims ? claimsGroup(this.part.plan.service, this.part.context.warn) : undefined;
   }
 
   /**
@@ -212,7 +199,9 @@ export class ServiceMounts {
       }
       const volume = this.mountClaim(claim, `Claim-${mount.source}`, mount, mount.subpath);
       const external = context.isExternalVolume(mount.source!);
-      if (!mount.readOnly && !mount.nocopy && !external && this.part.settings.copyUp) {
+      // Docker copies into a whole new volume, not into a subpath of one.
+      const copies = !mount.readOnly && !mount.nocopy && mount.subpath === undefined;
+      if (copies && !external && this.part.settings.copyUp) {
         this.addCopyUp(volume, mount);
       }
     } else {
@@ -249,7 +238,8 @@ export class ServiceMounts {
         mount.at,
       );
     }
-    const subPath = subpath ?? (mount.readOnly ? undefined : engineSubPath);
+    // A read-only mount of the same claim sees the engine's data where the writer put it.
+    const subPath = subpath ?? engineSubPath;
     this.mounts.push({
       path: mount.target,
       volume,

@@ -322,7 +322,7 @@ export class VolumeClaims {
       if (manyNodes) {
         warnings.warn(
           'shared-volume-rwx',
-          `${describeSource(key)} is mounted by ${who(services)}: its claim "${claim.name}" is ReadWriteMany, which ` +
+          `${describeSource(key)} is mounted by ${who(services)}: its ${claim instanceof kplus.PersistentVolumeClaim ? '' : 'external '}claim "${claim.name}" ${claim instanceof kplus.PersistentVolumeClaim ? 'is' : 'must be'} ReadWriteMany, which ` +
             `needs a storage class that supports it (${storageClassOf(claim)})`,
           at,
         );

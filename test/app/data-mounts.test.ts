@@ -437,6 +437,28 @@ volumes:
   });
 });
 
+describe("the claims' owner", () => {
+  test('a user without a group is reported, and the pod gets no fsGroup; a uid:gid gives its group', () => {
+    const text = (user: string) =>
+      `services:\n  a:\n    image: a:1\n    user: "${user}"\n    volumes: [data:/data]\nvolumes:\n  data: {}\n`;
+    const uidOnly = synthApp(text('1000'));
+    expect(podSpec(findDoc(uidOnly.docs, 'Deployment', 'a')).securityContext.fsGroup).toBeUndefined();
+    expect(uidOnly.app.warnings.find((w) => w.code === 'volume-owner')?.at.path).toBe('services.a.user');
+    const withGroup = synthApp(text('1000:2000'));
+    expect(podSpec(findDoc(withGroup.docs, 'Deployment', 'a')).securityContext.fsGroup).toBe(2000);
+    expect(withGroup.app.warnings.map((w) => w.code)).not.toContain('volume-owner');
+  });
+
+  test('a read-only mount of an engine claim sees the same subdirectory the writer uses', () => {
+    const { docs } = synthApp(
+      'services:\n  db:\n    image: example/pg:1\n    volumes: [pg:/var/lib/postgresql/data]\n  reader:\n    image: a:1\n    volumes: [pg:/var/lib/postgresql/data:ro]\nvolumes:\n  pg: {}\n',
+    );
+    for (const name of ['db', 'reader']) {
+      expect(mainContainer(findDoc(docs, 'Deployment', name)).volumeMounts[0].subPath).toBe('pgdata');
+    }
+  });
+});
+
 describe('sizes and classes', () => {
   test('a default, a per-volume size for a named volume or a bind path, and the storage class', () => {
     const { docs } = synthApp(
