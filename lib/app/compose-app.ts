@@ -281,7 +281,10 @@ export class ComposeApp extends Construct {
           return Number.MAX_SAFE_INTEGER;
         }
         const settings = this.settings.settingsFor(plan);
-        return Math.max(settings.replicas, settings.autoscaling?.maxReplicas ?? 0);
+        // An autoscaler without a maximum scales up to 3 (ServiceAutoscaler's default): more than one pod.
+        return settings.autoscaling
+          ? Math.max(settings.replicas, settings.autoscaling.maxReplicas ?? 3)
+          : settings.replicas;
       },
     });
     shared.createAll(this.plans.values());

@@ -364,7 +364,7 @@ volumes:
 
   test("an autoscaled service is told that its pods stay on the claim's node", () => {
     const { app } = synthApp(
-      'services:\n  web:\n    image: nginx:1.27\n    labels: { kompose.hpa.cpu: "50", kompose.hpa.replicas.max: "5" }\n    volumes: [./html:/usr/share/nginx/html]\n',
+      'services:\n  web:\n    image: nginx:1.27\n    labels: { kompose.hpa.cpu: "50" }\n    volumes: [./html:/usr/share/nginx/html]\n',
     );
     expect(app.warnings.map((w) => w.message)).toContainEqual(
       expect.stringContaining('which autoscales: every pod it adds'),
