@@ -41,8 +41,7 @@ export interface ClaimInitOptions {
   readonly imagePullPolicy?: kplus.ImagePullPolicy;
   /** Compose's `user:`: the seeded files are given to it. */
   readonly user?: string;
-  /** The service container's security context and resources, which copy-up runs with. */
-  readonly securityContext: kplus.ContainerSecurityContextProps;
+  /** The service container's resources, which copy-up runs with. */
   readonly resources: kplus.ContainerResources;
 }
 
@@ -111,7 +110,8 @@ export function addClaimInitContainers(
         image: options.image,
         imagePullPolicy: options.imagePullPolicy ?? pullPolicyFor(options.image),
         command: ['sh', '-c', onceIntoEmpty(dest, COPIED_MARKER, `if [ -d ${from} ]; then cp -a ${from}/. "$d"/; fi`)],
-        securityContext: options.securityContext,
+        // As docker's daemon does it: as root, keeping each file's owner and mode, and the folder's own on the claim.
+        securityContext: COPY_UP_SECURITY_CONTEXT,
         resources: options.resources,
         volumeMounts: [{ path: '/claim', volume: prep.volume }],
       });
@@ -133,6 +133,19 @@ const SEED_SECURITY_CONTEXT: kplus.ContainerSecurityContextProps = {
   capabilities: {
     drop: [capability('ALL')],
     add: [capability('CHOWN'), capability('DAC_OVERRIDE'), capability('FOWNER')],
+  },
+};
+
+/**
+ * Copy-up runs the service's image as root, whatever user the image names, so that `cp -a` can write a new claim and
+ * keep the owners and modes of the image's files (a non-root image's data folder stays its user's).
+ */
+const COPY_UP_SECURITY_CONTEXT: kplus.ContainerSecurityContextProps = {
+  ...SEED_SECURITY_CONTEXT,
+  readOnlyRootFilesystem: false,
+  capabilities: {
+    drop: [capability('ALL')],
+    add: [capability('CHOWN'), capability('DAC_OVERRIDE'), capability('FOWNER'), capability('FSETID')],
   },
 };
 

@@ -132,7 +132,7 @@ export class ServiceMounts {
    */
   public addInitContainers(
     workload: kplus.AbstractPod | kplus.Workload,
-    options: Pick<ClaimInitOptions, 'seedImage' | 'securityContext' | 'resources'>,
+    options: Pick<ClaimInitOptions, 'seedImage' | 'resources'>,
   ): void {
     const { plan, settings } = this.part;
     addClaimInitContainers(workload, this.preps, {

@@ -396,6 +396,7 @@ volumes:
     expect(init.map((c: any) => [c.name, c.image])).toEqual([['html-copy-up', 'nextcloud:29-apache']]);
     expect(init[0].volumeMounts).toEqual([{ mountPath: '/claim', name: 'html' }]);
     expect(init[0].command[2]).toContain(`cp -a '/var/www/html'/. "$d"/`);
+    expect(init[0].securityContext).toMatchObject({ runAsUser: 0, allowPrivilegeEscalation: false });
   });
 
   test('the copy-up keeps ownership and runs only into an empty claim', () => {
@@ -408,10 +409,18 @@ volumes:
     fs.mkdirSync(path.join(claim, 'lost+found'), { recursive: true });
     fs.writeFileSync(path.join(image, 'index.php'), '<?php\n');
     fs.chmodSync(path.join(image, 'index.php'), 0o640);
+    // As root (the init container's user), owners travel too: the claim's root becomes the image folder's owner's.
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) {
+      execFileSync('chown', ['-R', '65534:65534', image]);
+    }
     const run = () => execFileSync('sh', ['-c', script.split('/claim').join(claim).split('/var/www/html').join(image)]);
     try {
       run();
       expect(fs.statSync(path.join(claim, 'index.php')).mode & 0o777).toBe(0o640);
+      if (asRoot) {
+        expect([fs.statSync(claim).uid, fs.statSync(path.join(claim, 'index.php')).gid]).toEqual([65534, 65534]);
+      }
       expect(fs.existsSync(path.join(claim, 'apps'))).toBe(true);
       fs.rmSync(path.join(claim, 'index.php'));
       run();
