@@ -215,13 +215,24 @@ export class VolumeClaims {
       const owner = { owner: `bind mount "${bindPath}"`, at: writer.at };
       names.claim('PersistentVolumeClaim', name, owner);
       const override = this.volumeOverride(bindPath);
+      // kompose reads its volume labels on the service for the service's binds too.
+      const user = uses.find((u) => u.mount === writer)!.plan.service;
+      const sizeText = user.labels[KomposeLabel.VOLUME_SIZE];
       const claim = this.newClaim({
         id: `Bind-${bindPath}`,
         name,
         source: composeSourceKey({ type: 'bind', name: bindPath }),
         what: `bind mount "${bindPath}"`,
-        bytes: storageBytes(override?.size ?? this.props.props.storageSize ?? COMPOSE_APP_DEFAULTS.storageSize),
-        storageClassName: override?.storageClassName ?? this.props.props.storageClassName,
+        bytes:
+          override?.size !== undefined
+            ? storageBytes(override.size)
+            : sizeText !== undefined
+              ? sizeLabel(sizeText, labelAt(user, KomposeLabel.VOLUME_SIZE))
+              : storageBytes(this.props.props.storageSize ?? COMPOSE_APP_DEFAULTS.storageSize),
+        storageClassName:
+          override?.storageClassName ??
+          user.labels[KomposeLabel.VOLUME_STORAGE_CLASS] ??
+          this.props.props.storageClassName,
         at: writer.at,
       });
       const folder = mounts.find((m) => m.bind?.kind === 'directory');

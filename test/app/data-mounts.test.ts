@@ -492,6 +492,18 @@ describe('sizes and classes', () => {
   });
 });
 
+describe("kompose's volume labels on the service", () => {
+  test("size and class the claims of the service's bound folders, as kompose reads them", () => {
+    const { docs } = synthApp(
+      'services:\n  a:\n    image: a:1\n    labels: { kompose.volume.size: 3Gi, kompose.volume.storage-class-name: slow }\n    volumes: [./data:/data]\n',
+    );
+    expect(findDoc(docs, 'PersistentVolumeClaim', 'data').spec).toMatchObject({
+      resources: { requests: { storage: '3Gi' } },
+      storageClassName: 'slow',
+    });
+  });
+});
+
 describe("verify's data class fails when a claim becomes an emptyDir", () => {
   test('a JSON patch that swaps the claim for an emptyDir is broken, and says why', () => {
     const { app } = synthApp('services:\n  a:\n    image: a:1\n    volumes: [./data:/data]\n');
