@@ -29,10 +29,11 @@ interface BoundFile {
 }
 
 /**
- * A service's volumes, secrets, configs and bind mounts as pod volumes and mounts: claims for named volumes, emptyDirs
- * for tmpfs and anonymous volumes, the compose secrets and configs the app holds, and the bound files of the project
- * in the `<name>-files` ConfigMap (or Secret, for files holding a secret value). The engine's data path of a stateful
- * dependency is left to it (`engineDataClaim`).
+ * A service's volumes, secrets, configs and bind mounts as pod volumes and mounts: claims for named volumes and for
+ * project folders bound read-write (seeded from their files, filled by copy-up, an engine's data directory on a
+ * subdirectory), emptyDirs for tmpfs and anonymous volumes, the compose secrets and configs the app holds, and the
+ * read-only bound files of the project in the `<name>-files` ConfigMap (or Secret, for files holding a secret value).
+ * The engine's data path of a stateful dependency is left to it (`engineDataClaim`).
  */
 export class ServiceMounts {
   /** The mounts, sorted by path. */
