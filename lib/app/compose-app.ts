@@ -380,7 +380,7 @@ export class ComposeApp extends Construct {
       names: this.names,
       wait: this.settings.waitSettings(this.namespace),
       claimFor: (volume, user, at) => this.shared.claimFor(volume, user, at),
-      bindClaimFor: (source, user) => this.shared.bindClaimFor(source, user),
+      bindClaimFor: (source) => this.shared.bindClaimFor(source),
       isExternalVolume: (volume) => this.model.volumes.some((v) => v.name === volume && v.external),
       secretSource: (name, user, at) => this.shared.secretSource(name, user, at),
       secretContent: (name) => this.shared.secretContent(name),

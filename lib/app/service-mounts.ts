@@ -282,10 +282,10 @@ export class ServiceMounts {
   }
 
   private planBind(mount: VolumeMount, onEngineData: boolean): void {
-    const { context, plan } = this.part;
+    const { context } = this.part;
     const source = mount.source ?? '';
     const kind = mount.bind?.kind ?? 'missing';
-    const bindClaim = context.bindClaimFor(source, plan);
+    const bindClaim = context.bindClaimFor(source);
     if (bindClaim && onEngineData) {
       this.dataClaim = bindClaim.claim;
       return;

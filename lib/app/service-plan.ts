@@ -178,7 +178,7 @@ export interface MigrationContext {
   /** The claim of a top-level named volume (created once, on first use). */
   claimFor(volume: string, user: ServicePlan, at: ComposeLocation): kplus.IPersistentVolumeClaim;
   /** The claim of a read-write bind of a project folder, with its seed; undefined for a bind that is not a claim. */
-  bindClaimFor(source: string, user: ServicePlan): BindClaim | undefined;
+  bindClaimFor(source: string): BindClaim | undefined;
   /** True for an external top-level volume: its claim is the cluster's. */
   isExternalVolume(volume: string): boolean;
   /** The object holding a compose secret; undefined when it cannot be mounted (reported). */

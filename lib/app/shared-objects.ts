@@ -72,8 +72,8 @@ export class SharedObjects {
   }
 
   /** The claim of a read-write bind of a project folder, with its seed (`VolumeClaims.bindClaimFor`). */
-  public bindClaimFor(source: string, user: ServicePlan): BindClaim | undefined {
-    return this.volumeClaims.bindClaimFor(source, user);
+  public bindClaimFor(source: string): BindClaim | undefined {
+    return this.volumeClaims.bindClaimFor(source);
   }
 
   /** Shares each claim among the pods that mount it (`VolumeClaims.shareClaims`). */

@@ -43,7 +43,6 @@ export interface VolumeClaimsProps {
  */
 export class VolumeClaims {
   private readonly claimMap = new Map<string, kplus.IPersistentVolumeClaim>();
-  private readonly claimUsers = new Map<string, Set<string>>();
   /** The claims of read-write binds of project folders, by normalised path (`./library`). */
   private readonly bindClaims = new Map<string, BindClaim>();
   /** The compose sources (`volume:x`, `bind:./y`) that more than one pod mounts, with their pods' owners. */
@@ -57,7 +56,7 @@ export class VolumeClaims {
     for (const volume of this.props.model.volumes) {
       const user = plans.find((p) => p.service.volumes.some((m) => m.type === 'volume' && m.source === volume.name));
       if (user) {
-        this.claimFor(volume.name, user, volume.at, false);
+        this.claimFor(volume.name, user, volume.at);
       }
     }
     this.createBindClaims(plans);
@@ -69,12 +68,7 @@ export class VolumeClaims {
   }
 
   /** The claim of a named volume: created on first use, referenced when external. */
-  public claimFor(
-    volumeName: string,
-    user: ServicePlan,
-    at: ComposeLocation,
-    mounted = true,
-  ): kplus.IPersistentVolumeClaim {
+  public claimFor(volumeName: string, user: ServicePlan, at: ComposeLocation): kplus.IPersistentVolumeClaim {
     const { model, namespace, names, warnings, scope } = this.props;
     const volume = model.volumes.find((v) => v.name === volumeName);
     if (!volume) {
@@ -82,10 +76,6 @@ export class VolumeClaims {
         at,
         hint: `declare it under volumes:`,
       });
-    }
-    if (mounted) {
-      const key = composeSourceKey({ type: 'volume', name: volumeName });
-      this.claimUsers.set(key, new Set([...(this.claimUsers.get(key) ?? []), user.service.name]));
     }
     const existing = this.claimMap.get(volumeName);
     if (existing) {
@@ -139,19 +129,9 @@ export class VolumeClaims {
    * The claim of a read-write bind of a project folder (`./library`), with the seed of its files when the folder has
    * some; undefined for a bind that is not a claim (a file, a host path, a read-only folder no service writes).
    */
-  public bindClaimFor(source: string, user: ServicePlan): BindClaim | undefined {
+  public bindClaimFor(source: string): BindClaim | undefined {
     const bindPath = projectBindPath(source);
-    const found = bindPath !== undefined ? this.bindClaims.get(bindPath) : undefined;
-    if (found) {
-      const key = composeSourceKey({ type: 'bind', name: found.path });
-      this.claimUsers.set(key, new Set([...(this.claimUsers.get(key) ?? []), user.service.name]));
-    }
-    return found;
-  }
-
-  /** The compose sources more than one pod mounts at once (several services, or replicas), by source key. */
-  public get sharedSources(): ReadonlyMap<string, ReadonlySet<string>> {
-    return this.sharers;
+    return bindPath !== undefined ? this.bindClaims.get(bindPath) : undefined;
   }
 
   /** The pods that mount each compose source: by source key, the owners of the pods (a sidecar's is its host). */
