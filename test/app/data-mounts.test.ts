@@ -468,6 +468,45 @@ describe("the claims' owner", () => {
   });
 });
 
+describe('names and secrets of bound folders', () => {
+  test('paths that map to one name get distinct claims; a named volume keeps its own name', () => {
+    const { docs } = synthApp(
+      'services:\n  a:\n    image: a:1\n    volumes: [./a_b:/x, ./a-b:/y, ./library:/l, library:/v]\nvolumes:\n  library: {}\n',
+    );
+    expect(
+      findDocs(docs, 'PersistentVolumeClaim').map((d) => [
+        d.metadata.name,
+        d.metadata.annotations[COMPOSE_SOURCE_ANNOTATION],
+      ]),
+    ).toEqual([
+      ['library', 'volume:library'],
+      ['a-b', 'bind:./a-b'],
+      ['a-b-bind', 'bind:./a_b'],
+      ['library-bind', 'bind:./library'],
+    ]);
+  });
+
+  test('a seed file that holds a secret value seeds from a Secret, never a ConfigMap', () => {
+    const dir = tempProject({ 'conf/app.ini': '[db]\npassword = seed-secret-77\n', 'conf/plain.txt': 'hello\n' });
+    try {
+      const { app, docs } = synthApp(
+        modelOf(
+          'services:\n  a:\n    image: a:1\n    environment: { DB_PASSWORD: seed-secret-77 }\n    volumes: [./conf:/conf]\n',
+          dir,
+        ),
+      );
+      expect(findDoc(docs, 'ConfigMap', 'conf-seed').data).toEqual({ 'plain.txt': 'hello\n' });
+      expect(Object.keys(findDoc(docs, 'Secret', 'conf-seed').data)).toEqual(['app.ini']);
+      expect(docs.filter((d) => d.kind !== 'Secret' && JSON.stringify(d).includes('seed-secret-77'))).toEqual([]);
+      const seed = podSpec(findDoc(docs, 'Deployment', 'a')).initContainers[0];
+      expect(seed.volumeMounts.map((m: any) => m.mountPath)).toEqual(['/claim', '/seed/0', '/seed/1']);
+      expect(dataResults(app.verify())).toContain('a seeded "./conf": ok');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('sizes and classes', () => {
   test('a default, a per-volume size for a named volume or a bind path, and the storage class', () => {
     const { docs } = synthApp(
