@@ -76,7 +76,10 @@ volumes:
       const template = findDoc(docs, 'Deployment', name).spec.template;
       expect(template.metadata.labels['cdk8s-compose.io/volume-group']).toBe('data');
       expect(template.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution).toEqual([
-        { labelSelector: { matchLabels: { 'cdk8s-compose.io/volume-group': 'data' } }, topologyKey: 'kubernetes.io/hostname' },
+        {
+          labelSelector: { matchLabels: { 'cdk8s-compose.io/volume-group': 'data' } },
+          topologyKey: 'kubernetes.io/hostname',
+        },
       ]);
     }
     expect(podSpec(findDoc(docs, 'Deployment', 'stateless')).affinity).toBeUndefined();
