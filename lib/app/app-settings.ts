@@ -8,7 +8,8 @@ import { isDnsLabel, isLabelKey, isLabelValue, joinDnsLabel } from '../base/nami
 import { cpuToMillicores, sizeToBytes } from '../base/quantities';
 import { STORAGE_QUANTITY_FORMAT, storageBytes } from '../base/sizes';
 import { isIngressHost } from '../util/dns';
-import { COMPOSE_APP_DEFAULTS, ComposeAppProps } from './compose-app-props';
+import { isDataBind, projectBindPath } from './claim-sources';
+import { COMPOSE_APP_DEFAULTS, ComposeAppProps, SharedVolumes } from './compose-app-props';
 import { WaitSettings } from './dependency-wait';
 import { KomposeControllerType, KomposeServiceLabels } from './kompose-labels';
 import {
@@ -110,11 +111,19 @@ export class AppSettings {
       }
     }
     const volumes = model.volumes.map((v) => v.name);
+    const binds = [
+      ...new Set(model.services.flatMap((s) => s.volumes.filter(isDataBind).map((m) => projectBindPath(m.source!)!))),
+    ].sort();
     for (const [name, override] of Object.entries(props.volumes ?? {}).sort()) {
-      if (!volumes.includes(name)) {
-        throw new ComposeError(`${path}: volumes["${name}"] overrides a volume that is not in the compose file`, {
-          allowed: volumes.join(', ') || 'no volumes',
-        });
+      const asBind = projectBindPath(name.startsWith('.') ? name : `./${name}`);
+      if (!volumes.includes(name) && (asBind === undefined || !binds.includes(asBind))) {
+        throw new ComposeError(
+          `${path}: volumes["${name}"] overrides a volume or bound folder that is not in the compose file`,
+          {
+            allowed: [...volumes, ...binds].join(', ') || 'no volumes',
+            hint: 'name a top-level volume, or a folder a service binds read-write as written (./data)',
+          },
+        );
       }
       if (override.size !== undefined) {
         checkSize(override.size, `${path}: volumes["${name}"].size`);
@@ -122,6 +131,15 @@ export class AppSettings {
     }
     if (props.storageSize !== undefined) {
       checkSize(props.storageSize, `${path}: storageSize`);
+    }
+    if (
+      props.sharedVolumes !== undefined &&
+      !Object.values(SharedVolumes).includes(props.sharedVolumes as SharedVolumes)
+    ) {
+      throw new ComposeError(`${path}: sharedVolumes is not a way to share claims`, {
+        value: props.sharedVolumes,
+        allowed: Object.values(SharedVolumes).join(', '),
+      });
     }
     const ingressNamespace = props.ingressControllerNamespace;
     if (ingressNamespace !== undefined && !isDnsLabel(ingressNamespace)) {
@@ -203,6 +221,7 @@ export class AppSettings {
       imagePullPolicy: labels.imagePullPolicy,
       imagePullSecret: labels.imagePullSecret,
       fsGroup: labels.fsGroup,
+      copyUp: overrides.copyUp ?? props.copyUp ?? true,
     };
   }
 

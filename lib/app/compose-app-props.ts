@@ -6,7 +6,10 @@ import { ComposeNetworkPoliciesProps } from '../base/network-policy';
 import { DatabaseBackupOptions } from '../stateful/database-backup';
 import { WorkloadController } from '../stateful/stateful-dependency';
 import { ComposeVmProps } from '../vm/compose-vm';
+import { SharedVolumes } from './claim-sources';
 import { NamespaceQuotaProps } from './quota';
+
+export { SharedVolumes } from './claim-sources';
 import { HttpOptions, ResourceDefaults, ServiceOverrides, ServiceTarget, VolumeOverrides } from './settings';
 
 /** The `node.metadata` type of a ComposeApp's warnings (one entry per line, see `ComposeApp.warningsOf`). */
@@ -102,10 +105,23 @@ export interface ComposeAppProps {
    */
   readonly services?: Readonly<Record<string, ServiceOverrides>>;
   /**
-   * Overrides per top-level compose volume name.
+   * Overrides per top-level compose volume name, or per bound project folder (`./library`) whose claim the app makes.
    * @default - none
    */
   readonly volumes?: Readonly<Record<string, VolumeOverrides>>;
+  /**
+   * How pods that mount one claim (several services, or replicas of one service) share it: on one node through a
+   * required podAffinity (ReadWriteOnce claims), or anywhere with ReadWriteMany claims.
+   * @default SharedVolumes.SAME_NODE
+   */
+  readonly sharedVolumes?: SharedVolumes | 'SameNode' | 'ReadWriteMany';
+  /**
+   * Copy-up as docker does it: a new named volume (without `volume.nocopy`) receives the image's files at its mount
+   * path, by an init container from the service's own image that runs once per claim. `false` turns it off for every
+   * service (`services[name].copyUp` for one).
+   * @default true
+   */
+  readonly copyUp?: boolean;
   /**
    * Requests for containers whose compose service sets none, and their limits where limits are defaulted: with
    * `defaultLimits`, or for a limit given here.

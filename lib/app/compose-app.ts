@@ -342,6 +342,16 @@ export class ComposeApp extends Construct {
       hosts,
       redactor,
       warnings: this.findings,
+      podsOf: (plan) => {
+        if (plan.kind === WorkloadKind.DAEMON_SET) {
+          return Number.MAX_SAFE_INTEGER;
+        }
+        const settings = this.settings.settingsFor(plan);
+        // An autoscaler without a maximum scales up to 3 (ServiceAutoscaler's default): more than one pod.
+        return settings.autoscaling
+          ? Math.max(settings.replicas, settings.autoscaling.maxReplicas ?? 3)
+          : settings.replicas;
+      },
     });
     shared.createAll(this.plans.values());
     return shared;
@@ -409,7 +419,7 @@ export class ComposeApp extends Construct {
       reportPlaceholderHosts([...this.migrated.values(), ...this.vmServices], this.model, warnings.warn);
     }
     this.shared.reportVolumeLabels();
-    this.shared.reportSharedClaims(this.migrated);
+    this.shared.shareClaims(this.migrated);
   }
 
   private addValidations(syncWaves: boolean): void {
@@ -437,6 +447,8 @@ export class ComposeApp extends Construct {
       names: this.names,
       wait: this.settings.waitSettings(this.namespace),
       claimFor: (volume, user, at) => this.shared.claimFor(volume, user, at),
+      bindClaimFor: (source) => this.shared.bindClaimFor(source),
+      isExternalVolume: (volume) => this.model.volumes.some((v) => v.name === volume && v.external),
       secretSource: (name, user, at) => this.shared.secretSource(name, user, at),
       secretContent: (name) => this.shared.secretContent(name),
       configSource: (name, user, at) => this.shared.configSource(name, user, at),

@@ -145,6 +145,7 @@ export class MigratedService extends Construct {
     this.autoscaler = this.addAutoscaler(part, host);
 
     this.mounts.mountInto(this.container);
+    this.mounts.addInitContainers(this.workload, { seedImage: context.wait.tcpImage, resources });
     const pod: ServicePod = { workload: this.workload, podTemplatePath: podTemplatePath(plan.kind) };
     addDevices(part, this.workload, this.container, pod.podTemplatePath);
     const access = waits.addTo(this, pod);

@@ -7,6 +7,8 @@ import { sizeFromBytes } from '../base/quantities';
 import { secretHandle } from '../base/secret-handle';
 import { secretFileReason } from '../compose/secret-files';
 import { compare } from '../util/sort';
+import { ClaimInitOptions, ClaimPrep, addClaimInitContainers, claimsGroup, noShellReason } from './claim-init';
+import { ENGINE_DATA_SUBPATHS } from './claim-sources';
 import { KeyNames, base64 } from './key-names';
 import { MountedFileSource, ServicePartProps, WorkloadKind, objectMetadata } from './service-plan';
 
@@ -28,10 +30,11 @@ interface BoundFile {
 }
 
 /**
- * A service's volumes, secrets, configs and bind mounts as pod volumes and mounts: claims for named volumes, emptyDirs
- * for tmpfs and anonymous volumes, the compose secrets and configs the app holds, and the bound files of the project
- * in the `<name>-files` ConfigMap (or Secret, for files holding a secret value). The engine's data path of a stateful
- * dependency is left to it (`engineDataClaim`).
+ * A service's volumes, secrets, configs and bind mounts as pod volumes and mounts: claims for named volumes and for
+ * project folders bound read-write (seeded from their files, filled by copy-up, an engine's data directory on a
+ * subdirectory), emptyDirs for tmpfs and anonymous volumes, the compose secrets and configs the app holds, and the
+ * read-only bound files of the project in the `<name>-files` ConfigMap (or Secret, for files holding a secret value).
+ * The engine's data path of a stateful dependency is left to it (`engineDataClaim`).
  */
 export class ServiceMounts {
   /** The mounts, sorted by path. */
@@ -47,6 +50,7 @@ export class ServiceMounts {
   private readonly volumeNames: KeyNames;
   private readonly files: BoundFile[] = [];
   private readonly fileKeys = new KeyNames();
+  private readonly preps: ClaimPrep[] = [];
 
   constructor(scope: Construct, part: ServicePartProps) {
     this.scope = scope;
@@ -115,6 +119,34 @@ export class ServiceMounts {
     }
   }
 
+  /**
+   * The group that owns the pod's claims (`fsGroup`): compose's `user: uid:gid` group, so that a non-root process
+   * can write its volumes; undefined when the pod mounts no claim or compose names no group.
+   */
+  public get fsGroup(): number | undefined {
+    const hasClaims = Object.keys(this.claims).length > 0 || this.dataClaim !== undefined;
+    return hasClaims ? claimsGroup(this.part.plan.service, this.part.context.warn) : undefined;
+  }
+
+  /**
+   * The init containers that prepare the pod's claims before the app starts (`addClaimInitContainers`): the seed of
+   * a bound folder's files, and copy-up of the image's files into a new named volume.
+   */
+  public addInitContainers(
+    workload: kplus.AbstractPod | kplus.Workload,
+    options: Pick<ClaimInitOptions, 'seedImage' | 'resources'>,
+  ): void {
+    const { plan, settings } = this.part;
+    addClaimInitContainers(workload, this.preps, {
+      ...options,
+      scope: this.scope,
+      volumeNames: this.volumeNames,
+      image: settings.image,
+      imagePullPolicy: settings.imagePullPolicy,
+      user: plan.service.user,
+    });
+  }
+
   /** The tmpfs volumes compose gave a size, with that size in bytes. */
   public tmpfsSizes(): Array<{ volume: kplus.Volume; bytes: number }> {
     const { service } = this.part.plan;
@@ -167,32 +199,105 @@ export class ServiceMounts {
         this.dataClaim = claim;
         return;
       }
-      // The key is taken even for a claim mounted twice, so the names after it stay as they are.
-      const newName = this.volumeNames.key(claim.name);
-      const volumeName = Object.entries(this.claims).find(([, c]) => c === claim)?.[0];
-      const volume =
-        volumeName !== undefined
-          ? this.mounts.find((m) => m.volumeName === volumeName)!.volume
-          : kplus.Volume.fromPersistentVolumeClaim(this.scope, `Claim-${mount.source}`, claim, { name: newName });
-      if (volumeName === undefined) {
-        this.claims[newName] = claim;
+      const volume = this.mountClaim(claim, `Claim-${mount.source}`, mount, mount.subpath);
+      const external = context.isExternalVolume(mount.source!);
+      // Docker copies into a whole new volume, not into a subpath of one.
+      const copies = !mount.readOnly && !mount.nocopy && mount.subpath === undefined;
+      if (copies && !external && this.part.settings.copyUp) {
+        this.addCopyUp(volume, mount);
       }
-      this.mounts.push({
-        path: mount.target,
-        volume,
-        volumeName: volumeName ?? newName,
-        subPath: mount.subpath,
-        readOnly: mount.readOnly,
-      });
     } else {
       this.planBind(mount, onEngineData);
     }
+  }
+
+  /**
+   * Mounts a claim at the mount's target: one pod volume per claim however often it is mounted, and a known engine's
+   * data directory on a subdirectory of the claim, so that a fresh claim's `lost+found` does not stop its first start.
+   */
+  private mountClaim(
+    claim: kplus.IPersistentVolumeClaim,
+    id: string,
+    mount: VolumeMount,
+    subpath: string | undefined,
+  ): { volume: kplus.Volume; volumeName: string; subPath?: string } {
+    // The key is taken even for a claim mounted twice, so the names after it stay as they are.
+    const newName = this.volumeNames.key(claim.name);
+    const volumeName = Object.entries(this.claims).find(([, c]) => c === claim)?.[0];
+    const volume =
+      volumeName !== undefined
+        ? this.mounts.find((m) => m.volumeName === volumeName)!.volume
+        : kplus.Volume.fromPersistentVolumeClaim(this.scope, id, claim, { name: newName });
+    if (volumeName === undefined) {
+      this.claims[newName] = claim;
+    }
+    const engineSubPath = subpath === undefined ? ENGINE_DATA_SUBPATHS[mount.target] : undefined;
+    if (engineSubPath !== undefined && !mount.readOnly) {
+      this.part.context.warn(
+        'engine-data-subpath',
+        `${mount.target} is a database data directory: it is mounted from the subdirectory "${engineSubPath}" of ` +
+          `the claim "${claim.name}", because a new claim's lost+found makes the engine refuse to initialise it`,
+        mount.at,
+      );
+    }
+    // A read-only mount of the same claim sees the engine's data where the writer put it.
+    const subPath = subpath ?? engineSubPath;
+    this.mounts.push({
+      path: mount.target,
+      volume,
+      volumeName: volumeName ?? newName,
+      subPath,
+      readOnly: mount.readOnly,
+    });
+    return { volume, volumeName: volumeName ?? newName, subPath };
+  }
+
+  /** Copy-up: the image's files at the mount path go into the new claim before the app starts. */
+  private addCopyUp(
+    claimVolume: { volume: kplus.Volume; volumeName: string; subPath?: string },
+    mount: VolumeMount,
+  ): void {
+    const { settings, context } = this.part;
+    const reason = noShellReason(settings.image);
+    if (reason !== undefined) {
+      context.warn(
+        'copy-up',
+        `volume "${mount.source}" at ${mount.target} starts empty: docker would copy the image's files there, but ` +
+          `the image "${settings.image}" ${reason}, so no init container can copy them; copy them in after deploying, ` +
+          'or set volume.nocopy: true to say the volume starts empty',
+        mount.at,
+      );
+      return;
+    }
+    if (this.preps.some((p) => p.volumeName === claimVolume.volumeName && p.copyFrom !== undefined)) {
+      return;
+    }
+    context.warn(
+      'copy-up',
+      `volume "${mount.source}" at ${mount.target}: an init container from the service's image copies the image's ` +
+        `files there into a new claim once, as docker does (it needs sh and cp in "${settings.image}"; ` +
+        'turn it off with volume.nocopy: true, services[name].copyUp or --copy-up off)',
+      mount.at,
+    );
+    this.preps.push({ ...claimVolume, copyFrom: mount.target });
   }
 
   private planBind(mount: VolumeMount, onEngineData: boolean): void {
     const { context } = this.part;
     const source = mount.source ?? '';
     const kind = mount.bind?.kind ?? 'missing';
+    const bindClaim = context.bindClaimFor(source);
+    if (bindClaim && onEngineData) {
+      this.dataClaim = bindClaim.claim;
+      return;
+    }
+    if (bindClaim) {
+      const claimVolume = this.mountClaim(bindClaim.claim, `Bind-${bindClaim.path}`, mount, undefined);
+      if (bindClaim.seed && !this.preps.some((p) => p.volumeName === claimVolume.volumeName && p.seed)) {
+        this.preps.push({ ...claimVolume, seed: bindClaim.seed });
+      }
+      return;
+    }
     if (onEngineData) {
       context.warn(
         'directory-bind',

@@ -11,6 +11,7 @@ import { WaitSettings } from './dependency-wait';
 import { HostRewriter } from './host-rewrite';
 import { KomposeCronJob, KomposeInitContainer, KomposeProbeLabels, KomposeServiceLabels } from './kompose-labels';
 import { HttpProbeSettings } from './probes';
+import type { BindClaim } from './claim-seed';
 import { Exposure, KomposeServiceType } from './settings';
 
 /**
@@ -153,6 +154,8 @@ export interface ServiceSettings {
   readonly imagePullPolicy?: kplus.ImagePullPolicy;
   readonly imagePullSecret?: string;
   readonly fsGroup?: number;
+  /** Copy the image's files into the service's new named volumes (docker's copy-up). */
+  readonly copyUp: boolean;
 }
 
 /** Requests and limits as numbers, so that they can be compared; a limit compose did not set stays undefined. */
@@ -191,6 +194,10 @@ export interface MigrationContext {
   readonly wait: WaitSettings;
   /** The claim of a top-level named volume (created once, on first use). */
   claimFor(volume: string, user: ServicePlan, at: ComposeLocation): kplus.IPersistentVolumeClaim;
+  /** The claim of a read-write bind of a project folder, with its seed; undefined for a bind that is not a claim. */
+  bindClaimFor(source: string): BindClaim | undefined;
+  /** True for an external top-level volume: its claim is the cluster's. */
+  isExternalVolume(volume: string): boolean;
   /** The object holding a compose secret; undefined when it cannot be mounted (reported). */
   secretSource(name: string, user: ServicePlan, at: ComposeLocation): MountedFileSource | undefined;
   /** The text of a compose secret whose content is known (for a database's credentials). */

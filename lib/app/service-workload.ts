@@ -114,7 +114,11 @@ export class ServiceWorkload {
       metadata: objectMetadata(part, plan.name),
       podMetadata: { labels: part.labels },
       automountServiceAccountToken: false,
-      securityContext: { ...POD_SECURITY_CONTEXT, sysctls: podSysctls(part), fsGroup: settings.fsGroup },
+      securityContext: {
+        ...POD_SECURITY_CONTEXT,
+        sysctls: podSysctls(part),
+        fsGroup: settings.fsGroup ?? mounts.fsGroup,
+      },
       hostAliases: podHostAliases(part),
       terminationGracePeriod: gracePeriod(plan.service),
       // A reference by name: the pull secret is the cluster's, outside the app.
@@ -206,7 +210,7 @@ export class ServiceWorkload {
       startup: probes.startup,
       imagePullPolicy: settings.imagePullPolicy,
       imagePullSecret: settings.imagePullSecret,
-      fsGroup: settings.fsGroup,
+      fsGroup: settings.fsGroup ?? mounts.fsGroup,
       dataClaim,
       persistent,
       storageSize: dataClaim || !persistent ? undefined : claimSize(settings.stateStorageBytes).size,

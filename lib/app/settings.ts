@@ -163,9 +163,14 @@ export interface ServiceOverrides {
    * @default - the service runs in the cluster
    */
   readonly external?: ExternalEndpoint;
+  /**
+   * Copy-up of this service's new named volumes (the image's files at the mount path).
+   * @default - `ComposeAppProps.copyUp`
+   */
+  readonly copyUp?: boolean;
 }
 
-/** Per-volume overrides, by top-level compose volume name in `ComposeAppProps.volumes`. */
+/** Per-volume overrides, by top-level compose volume name or bound project folder in `ComposeAppProps.volumes`. */
 export interface VolumeOverrides {
   /**
    * The size of the volume's PersistentVolumeClaim.

@@ -1,62 +1,47 @@
 import * as kplus from 'cdk8s-plus-27';
-import { Construct } from 'constructs';
 import { KubeSecret } from '../../imports/k8s';
 import { ComposeError } from '../compose/errors';
-import {
-  ComposeConfig,
-  ComposeLocation,
-  ComposeModel,
-  ComposeSecret,
-  ComposeVolume,
-  FileSource,
-} from '../compose/model';
-import { Redactor } from '../compose/sensitive';
+import { ComposeConfig, ComposeLocation, ComposeSecret, FileSource } from '../compose/model';
 import { secretFileReason } from '../compose/secret-files';
-import { NameRegistry, toDnsLabel } from '../base/naming';
+import { toDnsLabel } from '../base/naming';
 import { secretHandle } from '../base/secret-handle';
-import { claimSize, storageBytes } from '../base/sizes';
-import { AppWarnings } from './app-warnings';
-import { COMPOSE_APP_DEFAULTS, ComposeAppProps } from './compose-app-props';
 import { HostRewriter } from './host-rewrite';
-import { HONOURED_KOMPOSE_VOLUME_LABELS, labelAt } from './kompose-labels';
 import { MigratedService, MountedFileSource, ServicePlan, WorkloadKind } from './migrated-service';
-import { KomposeLabel, sizeLabel } from './settings';
+import { BindClaim, VolumeClaims, VolumeClaimsProps } from './volume-claims';
+
+export type { BindClaim } from './volume-claims';
+export { VOLUME_GROUP_LABEL, describeSource } from './volume-claims';
 
 /** Props of `SharedObjects`: where they are made, from what, and the app's handles they use. */
-export interface SharedObjectsProps {
-  /** The construct the objects are made in (their ids are `Volume-<name>`, `Secret-<name>`, `Config-<name>`). */
-  readonly scope: Construct;
-  readonly model: ComposeModel;
-  readonly props: Pick<ComposeAppProps, 'volumes' | 'storageClassName' | 'storageSize'>;
-  readonly namespace: string;
-  readonly names: NameRegistry;
+export interface SharedObjectsProps extends VolumeClaimsProps {
   /** Rule 2's rewriter: reports the hosts that config files name. */
   readonly hosts: HostRewriter;
-  /** The app's secret values: a config that holds one is kept in a Secret. */
-  readonly redactor: Redactor;
-  readonly warnings: AppWarnings;
 }
 
 /**
- * The objects several services may share: a claim per top-level named volume, a Secret per compose secret, a
- * ConfigMap (or a Secret, when it holds a secret value) per compose config; each made on first use, or referenced
- * with a warning when external. Services reach them through `claimFor`, `secretSource` and `configSource`.
+ * The objects several services may share: a claim per top-level named volume and per folder bound read-write
+ * (`VolumeClaims`), a Secret per compose secret, a ConfigMap (or a Secret, when it holds a secret value) per compose
+ * config; each made on first use, or referenced with a warning when external. Services reach them through
+ * `claimFor`, `bindClaimFor`, `secretSource` and `configSource`.
  */
 export class SharedObjects {
   /** Secrets made from compose secrets, by compose secret name. */
   public readonly secrets: Record<string, KubeSecret> = {};
   /** ConfigMaps (or Secrets) made from compose configs, by compose config name. */
   public readonly configs: Record<string, kplus.ConfigMap | KubeSecret> = {};
-  private readonly claimMap = new Map<string, kplus.IPersistentVolumeClaim>();
-  private readonly claimUsers = new Map<string, Set<string>>();
   private readonly secretSources = new Map<string, MountedFileSource | undefined>();
   private readonly configSources = new Map<string, MountedFileSource | undefined>();
 
-  constructor(private readonly props: SharedObjectsProps) {}
+  /** The claims of the named volumes and bound folders, and how their pods share them. */
+  public readonly volumeClaims: VolumeClaims;
+
+  constructor(private readonly props: SharedObjectsProps) {
+    this.volumeClaims = new VolumeClaims(props);
+  }
 
   /** Claims of the top-level named volumes, by compose volume name. */
   public get claims(): Record<string, kplus.IPersistentVolumeClaim> {
-    return Object.fromEntries(this.claimMap);
+    return this.volumeClaims.claims;
   }
 
   /**
@@ -67,12 +52,7 @@ export class SharedObjects {
   public createAll(allPlans: Iterable<ServicePlan>): void {
     const { model } = this.props;
     const plans = [...allPlans].filter((p) => p.kind !== WorkloadKind.VM);
-    for (const volume of model.volumes) {
-      const user = plans.find((p) => p.service.volumes.some((m) => m.type === 'volume' && m.source === volume.name));
-      if (user) {
-        this.claimFor(volume.name, user, volume.at, false);
-      }
-    }
+    this.volumeClaims.createAll(plans);
     for (const secret of model.secrets) {
       const user = plans.find((p) => p.service.secrets.some((r) => r.source === secret.name));
       if (user) {
@@ -88,75 +68,23 @@ export class SharedObjects {
   }
 
   /** The claim of a named volume: created on first use, referenced when external. */
-  public claimFor(
-    volumeName: string,
-    user: ServicePlan,
-    at: ComposeLocation,
-    mounted = true,
-  ): kplus.IPersistentVolumeClaim {
-    const { model, namespace, names, warnings, scope } = this.props;
-    const volume = model.volumes.find((v) => v.name === volumeName);
-    if (!volume) {
-      throw new ComposeError(`volume "${volumeName}" is not declared in the top-level volumes`, {
-        at,
-        hint: `declare it under volumes:`,
-      });
-    }
-    if (mounted) {
-      this.claimUsers.set(volumeName, new Set([...(this.claimUsers.get(volumeName) ?? []), user.service.name]));
-    }
-    const existing = this.claimMap.get(volumeName);
-    if (existing) {
-      return existing;
-    }
-    let claim: kplus.IPersistentVolumeClaim;
-    if (volume.external) {
-      const name = volume.externalName ?? volume.name;
-      warnings.warn(
-        'external-volume',
-        `volume "${volume.name}" is external: the claim "${name}" must exist in namespace ` +
-          `"${namespace}" before deploying`,
-        volume.at,
-      );
-      claim = kplus.PersistentVolumeClaim.fromClaimName(scope, `Volume-${volume.name}`, name);
-    } else {
-      const name = names.claim('PersistentVolumeClaim', toDnsLabel(volume.name) || 'volume', {
-        owner: `volume "${volume.name}"`,
-        at: volume.at,
-      });
-      if (volume.driver !== undefined && volume.driver !== 'local') {
-        warnings.warn(
-          'unsupported-key',
-          `ignored volume driver "${volume.driver}": the claim uses a storage class`,
-          volume.at,
-        );
-      }
-      if (Object.keys(volume.driverOpts).length > 0) {
-        warnings.warn('unsupported-key', 'ignored driver_opts: the claim uses a storage class', volume.at);
-      }
-      const bytes = this.volumeBytes(volume, user);
-      const { size, rounded } = claimSize(bytes);
-      if (rounded) {
-        warnings.warn(
-          'volume-size-rounded',
-          `volume "${volume.name}" asks for ${bytes} bytes; the claim asks for ${size.toGibibytes()}Gi ` +
-            '(claims are sized in whole GiB)',
-          volume.at,
-        );
-      }
-      claim = new kplus.PersistentVolumeClaim(scope, `Volume-${volume.name}`, {
-        metadata: { name, namespace },
-        accessModes: [kplus.PersistentVolumeAccessMode.READ_WRITE_ONCE],
-        storage: size,
-        storageClassName:
-          this.props.props.volumes?.[volume.name]?.storageClassName ??
-          volume.labels[KomposeLabel.VOLUME_STORAGE_CLASS] ??
-          user.service.labels[KomposeLabel.VOLUME_STORAGE_CLASS] ??
-          this.props.props.storageClassName,
-      });
-    }
-    this.claimMap.set(volumeName, claim);
-    return claim;
+  public claimFor(volumeName: string, user: ServicePlan, at: ComposeLocation): kplus.IPersistentVolumeClaim {
+    return this.volumeClaims.claimFor(volumeName, user, at);
+  }
+
+  /** The claim of a read-write bind of a project folder, with its seed (`VolumeClaims.bindClaimFor`). */
+  public bindClaimFor(source: string): BindClaim | undefined {
+    return this.volumeClaims.bindClaimFor(source);
+  }
+
+  /** Shares each claim among the pods that mount it (`VolumeClaims.shareClaims`). */
+  public shareClaims(migrated: ReadonlyMap<string, MigratedService>): void {
+    this.volumeClaims.shareClaims(migrated);
+  }
+
+  /** Every `kompose.*` label of a top-level volume that the claims do not read, reported once. */
+  public reportVolumeLabels(): void {
+    this.volumeClaims.reportVolumeLabels();
   }
 
   /** The Secret and key of a compose secret: created on first use, referenced when external. */
@@ -269,74 +197,6 @@ export class SharedObjects {
     this.warnLabels(config, 'config');
     this.configSources.set(name, source);
     return source;
-  }
-
-  /** Claims that several services, replicas or nodes mount: a ReadWriteOnce claim attaches to one node at a time. */
-  public reportSharedClaims(migrated: ReadonlyMap<string, MigratedService>): void {
-    const { model, warnings } = this.props;
-    for (const [volume, users] of [...this.claimUsers.entries()].sort()) {
-      const at = model.volumes.find((v) => v.name === volume)!.at;
-      if (users.size > 1) {
-        warnings.warn(
-          'shared-volume',
-          `volume "${volume}" is mounted by services ${[...users].sort().join(', ')}: its ReadWriteOnce ` +
-            'claim attaches to one node at a time, so their pods must land on the same node (or use a ReadWriteMany storage class)',
-          at,
-        );
-      }
-      for (const user of users) {
-        const service = migrated.get(user);
-        if (service?.kind === WorkloadKind.DAEMON_SET) {
-          warnings.warn(
-            'shared-volume',
-            `volume "${volume}" is mounted by service "${user}", a DaemonSet with a pod on every node: a ` +
-              'ReadWriteOnce claim attaches to one node at a time, so the pods on other nodes stay Pending (use a ReadWriteMany ' +
-              'storage class, or run it as a Deployment)',
-            at,
-          );
-        } else if (service && service.replicas > 1) {
-          warnings.warn(
-            'shared-volume',
-            `volume "${volume}" is mounted by ${service.replicas} replicas of service "${user}": a ` +
-              'ReadWriteOnce claim attaches to one node at a time',
-            at,
-          );
-        }
-      }
-    }
-  }
-
-  /** Every `kompose.*` label of a top-level volume that the claims do not read, reported once. */
-  public reportVolumeLabels(): void {
-    for (const volume of this.props.model.volumes) {
-      for (const label of Object.keys(volume.labels).sort()) {
-        if (label.startsWith('kompose.') && !HONOURED_KOMPOSE_VOLUME_LABELS.includes(label)) {
-          this.props.warnings.warn(
-            'unsupported-label',
-            `ignored label "${label}": this kompose label is not honoured`,
-            labelAt(volume, label),
-          );
-        }
-      }
-    }
-  }
-
-  /** Size of a named volume: the prop, the volume's label, the first user's label, or the default. */
-  private volumeBytes(volume: ComposeVolume, user: ServicePlan): number {
-    const props = this.props.props;
-    const override = props.volumes?.[volume.name]?.size;
-    if (override) {
-      return storageBytes(override);
-    }
-    const label = volume.labels[KomposeLabel.VOLUME_SIZE];
-    if (label !== undefined) {
-      return sizeLabel(label, labelAt(volume, KomposeLabel.VOLUME_SIZE));
-    }
-    const serviceLabel = user.service.labels[KomposeLabel.VOLUME_SIZE];
-    if (serviceLabel !== undefined) {
-      return sizeLabel(serviceLabel, labelAt(user.service, KomposeLabel.VOLUME_SIZE));
-    }
-    return storageBytes(props.storageSize ?? COMPOSE_APP_DEFAULTS.storageSize);
   }
 
   /**

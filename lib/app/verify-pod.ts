@@ -72,7 +72,13 @@ export function checkMounts(m: VerifiedManifests, service: ComposeService): void
         what: `bind ${mount.source}`,
         path: mount.at.path,
       });
-    } else if (mount.type === 'bind' && mount.bind?.files && mount.bind.files.length > 0) {
+    } else if (
+      mount.type === 'bind' &&
+      mount.bind?.files &&
+      mount.bind.files.length > 0 &&
+      // A folder on a claim (seeded from its files) is a volume here; the data class checks its files.
+      !(m.pods.get(service.name)?.container.volumeMounts ?? []).some((v: any) => v.mountPath === mount.target)
+    ) {
       for (const file of mount.bind.files) {
         expected.push({
           target: `${mount.target.replace(/\/+$/, '')}/${file.path}`,

@@ -10,6 +10,11 @@ export enum VerifyCheck {
   FILE = 'file',
   VOLUME = 'volume',
   DEPENDS_ON = 'depends_on',
+  /**
+   * What compose keeps: every mount that keeps data is a claim (`durable`), every source several pods mount is one
+   * claim they can mount at once (`shared`), every bound folder's files reach its claim (`seeded`).
+   */
+  DATA = 'data',
 }
 
 export enum VerifyStatus {

@@ -9,7 +9,7 @@ import { createStage, createTempStage, removeStage } from './output-stage';
 import { SECRETS_FOLDER, secretsFiles, splitSecrets } from './secret-modes';
 import { CHART_FILE, HELMIGNORE_FILE, TEMPLATES_FOLDER, VALUES_FILE, VALUES_SCHEMA_FILE, chartFiles } from './chart';
 import { isGenerated } from './output-files';
-import { verifySummary } from '../app/verify';
+import { dataSummary, verifySummary } from '../app/verify';
 import { verifyRendered } from './verify';
 import type { Rendered } from './rendered';
 import {
@@ -33,7 +33,8 @@ const OWNED_FOLDER = new RegExp(
 /** `verify`'s summary line, and where to see the broken expectations when there are any. */
 function verifyLine(rendered: Parameters<typeof verifyRendered>[0]): string {
   const report = verifyRendered(rendered);
-  return `${verifySummary(report)}${report.broken > 0 ? ` (${PROGRAM} verify with the same options lists them)` : ''}\n`;
+  const data = dataSummary(report);
+  return `${verifySummary(report)}${data !== '' ? `; ${data}` : ''}${report.broken > 0 ? ` (${PROGRAM} verify with the same options lists them)` : ''}\n`;
 }
 
 /** `cdk8s-compose convert`: the manifests and RUNBOOK.md into the output folder, or the manifests to stdout. */

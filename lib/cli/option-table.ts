@@ -139,6 +139,24 @@ const CONVERSION_SPECS: readonly OptionSpec[] = [
     help: "storageClassName of the claims (default: the cluster's default class; kompose.volume.storage-class-name wins)",
   },
   {
+    name: 'volume-size',
+    kind: 'list',
+    value: 'NAME=SIZE',
+    help: 'size of the claim of a named volume or of a folder bound read-write (./data), such as data=20Gi; repeatable (default 1Gi, or kompose.volume.size)',
+  },
+  {
+    name: 'shared-volumes',
+    kind: 'string',
+    value: 'node|rwx',
+    help: 'pods that mount one claim: kept on one node by a pod affinity (node, the default), or ReadWriteMany claims (rwx; needs a storage class that supports it)',
+  },
+  {
+    name: 'copy-up',
+    kind: 'string',
+    value: 'on|off',
+    help: "copy the image's files into a new named volume at its mount path, as docker does (default on; volume.nocopy turns it off for one mount)",
+  },
+  {
     name: 'backup',
     kind: 'string',
     value: 'on|off',

@@ -1,3 +1,4 @@
+import { SharedVolumes } from '../app/claim-sources';
 import { ServiceTarget } from '../app/target';
 import { WorkloadController } from '../stateful/workload-controller';
 import { isDnsSubdomain } from '../util/dns';
@@ -82,6 +83,12 @@ export interface ConversionOptions {
   readonly ingressClassName?: string;
   /** `--storage-class-name` (ComposeApp's `storageClassName`). */
   readonly storageClassName?: string;
+  /** `--volume-size NAME=SIZE`: claim sizes in KiB by named volume or bound folder (ComposeApp's `volumes[NAME].size`). */
+  readonly volumeSizes: Readonly<Record<string, number>>;
+  /** `--shared-volumes node|rwx` (ComposeApp's `sharedVolumes`). */
+  readonly sharedVolumes?: SharedVolumes;
+  /** `--copy-up on|off` (ComposeApp's `copyUp`). */
+  readonly copyUp?: boolean;
   /** `--backup on|off`; undefined: ComposeApp's default (the stateful dependencies whose data compose keeps). */
   readonly backup?: boolean;
   /** `--quota on|off|KEY=AMOUNT,…`: on (computed), off, or the amounts given by Kubernetes key (the rest computed). */
@@ -355,8 +362,57 @@ function conversionOptions(command: string, values: Values, positionals: readonl
     ),
     ingressClassName: optionalString(values['ingress-class-name']),
     storageClassName: optionalString(values['storage-class-name']),
+    volumeSizes: volumeSizes(list(values['volume-size']), command),
+    sharedVolumes: sharedVolumesChoice(optionalString(values['shared-volumes']), command),
+    copyUp: onOff(values['copy-up'], '--copy-up', command),
     backup: onOff(values.backup, '--backup', command),
     quota: quotaChoice(optionalString(values.quota), command),
     defaultLimits: values['default-limits'] === true,
   };
+}
+
+const SIZE_UNITS: Readonly<Record<string, number>> = {
+  '': 1,
+  'k': 1e3,
+  'M': 1e6,
+  'G': 1e9,
+  'T': 1e12,
+  'Ki': 1024,
+  'Mi': 1024 ** 2,
+  'Gi': 1024 ** 3,
+  'Ti': 1024 ** 4,
+};
+
+/** `--volume-size NAME=SIZE` items: each size a storage quantity, in whole KiB. */
+function volumeSizes(items: readonly string[], command: string): Record<string, number> {
+  const sizes: Record<string, number> = {};
+  for (const [name, text] of Object.entries(pairs(items, '--volume-size', 'NAME=SIZE', command))) {
+    const match = /^([0-9]+(?:\.[0-9]+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(text);
+    const kib = match ? (Number(match[1]) * SIZE_UNITS[match[2] ?? '']) / 1024 : NaN;
+    if (!(kib > 0 && Number.isInteger(kib))) {
+      throw new UsageError(
+        `--volume-size "${name}=${text}": "${text}" is not a size. Allowed: a positive Kubernetes quantity such as "512Mi", "10Gi" or "1Ti"`,
+        command,
+      );
+    }
+    sizes[name] = kib;
+  }
+  return sizes;
+}
+
+/** `--shared-volumes node|rwx`. */ function sharedVolumesChoice(
+  text: string | undefined,
+  command: string,
+): SharedVolumes | undefined {
+  if (text === undefined) {
+    return undefined;
+  }
+  const lower = text.toLowerCase();
+  if (lower === 'node') {
+    return SharedVolumes.SAME_NODE;
+  }
+  if (lower === 'rwx' || lower === 'readwritemany') {
+    return SharedVolumes.READ_WRITE_MANY;
+  }
+  throw new UsageError(`--shared-volumes "${text}" is not allowed. Allowed: node, rwx`, command);
 }

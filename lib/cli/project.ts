@@ -1,4 +1,4 @@
-import { App, Chart, YamlOutputType } from 'cdk8s';
+import { App, Chart, Size, YamlOutputType } from 'cdk8s';
 import { ComposeApp } from '../app/compose-app';
 import { ServiceOverrides } from '../app/settings';
 import { compare } from '../util/sort';
@@ -132,6 +132,14 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
           Object.keys(options.ingressControllerPodLabels).length > 0 ? options.ingressControllerPodLabels : undefined,
         ingressClassName: options.ingressClassName,
         storageClassName: options.storageClassName,
+        volumes:
+          Object.keys(options.volumeSizes).length > 0
+            ? Object.fromEntries(
+                Object.entries(options.volumeSizes).map(([name, kib]) => [name, { size: Size.kibibytes(kib) }]),
+              )
+            : undefined,
+        sharedVolumes: options.sharedVolumes,
+        copyUp: options.copyUp,
         backup: options.backup,
         quota: typeof options.quota === 'boolean' ? options.quota : { hard: quotaAmounts(options.quota) },
         defaultLimits: options.defaultLimits,

@@ -77,8 +77,23 @@ const GROUPS: readonly BeforeDeployGroup[] = [
     title: 'Volumes shared by several pods',
     codes: ['shared-volume'],
     fix:
-      'a ReadWriteOnce claim attaches to one node at a time: give the claims a ReadWriteMany storage class, or keep the ' +
-      'pods on one node (pod affinity)',
+      'a ReadWriteOnce claim attaches to one node at a time, so the pods that share one are kept on one node by a ' +
+      'required pod affinity: check that a node has room for them all, or convert with `--shared-volumes rwx` and a ' +
+      'ReadWriteMany storage class',
+  },
+  {
+    title: 'ReadWriteMany storage',
+    codes: ['shared-volume-rwx'],
+    fix:
+      'the storage class named (`--storage-class-name`, or the cluster default) must offer ReadWriteMany (NFS, CephFS, ' +
+      'a cloud file service): check with `kubectl get storageclass`; a claim it cannot bind stays Pending',
+  },
+  {
+    title: 'Data to bring over',
+    codes: ['move-data'],
+    fix:
+      'these claims start empty: after applying, and before the app starts work, run `cdk8s-compose move-data` from the ' +
+      'compose host to stream the folders into their claims',
   },
 ];
 

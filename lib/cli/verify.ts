@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { VerifyReport, VerifyStatus, verifyManifests, verifySummary } from '../app/verify';
+import { VerifyReport, VerifyStatus, dataSummary, verifyManifests, verifySummary } from '../app/verify';
 import { CliIo, ExitCode, printWarnings } from './io';
 import { VerifyOptions } from './options';
 import { Rendered, renderProject } from './render';
@@ -37,7 +37,7 @@ export function verifyRendered(rendered: Rendered): VerifyReport {
   );
 }
 
-/** One table per service (check, status, expectation, detail), then the summary line. */
+/** One table per service (check, status, expectation, detail), then the summary line with the data class's counts. */
 export function verifyText(report: VerifyReport): string {
   const lines: string[] = [];
   const services = [...new Set(report.expectations.map((e) => e.service))];
@@ -61,7 +61,9 @@ export function verifyText(report: VerifyReport): string {
       '',
     );
   }
-  lines.push(verifySummary(report));
+  // The data class counted as convert counts it: what is durable, shared and seeded.
+  const data = dataSummary(report);
+  lines.push(`${verifySummary(report)}${data !== '' ? `; ${data}` : ''}`);
   return `${lines.join('\n')}\n`;
 }
 

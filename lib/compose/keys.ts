@@ -236,7 +236,7 @@ export const SERVICE_VOLUME_KEYS: KeyTable = {
 
 export const SERVICE_VOLUME_VOLUME_KEYS: KeyTable = {
   subpath: MODELLED,
-  nocopy: 'nocopy is not converted: a new volume starts empty on Kubernetes',
+  nocopy: MODELLED,
   labels: 'labels on an implicitly created volume are not converted',
 };
 

@@ -141,6 +141,8 @@ export interface VolumeMount {
   readonly readOnly: boolean;
   /** Long syntax `volume.subpath`. */
   readonly subpath?: string;
+  /** `volume.nocopy: true` or the short `:nocopy`: a new named volume does not receive the image's files. */
+  readonly nocopy?: boolean;
   /** tmpfs size in bytes, where given. */
   readonly sizeBytes?: number;
   /**

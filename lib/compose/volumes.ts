@@ -33,7 +33,7 @@ const CONSISTENCY = new Set(['consistent', 'cached', 'delegated']);
 const OPTION_REASONS: Readonly<Record<string, string>> = {
   z: "SELinux relabelling is done by the cluster's volume plugin",
   Z: "SELinux relabelling is done by the cluster's volume plugin",
-  nocopy: 'a new Kubernetes volume starts empty anyway',
+  nocopy: 'nocopy applies to named volumes only',
 };
 
 function isBindSource(source: string): boolean {
@@ -87,9 +87,12 @@ export function parseServiceVolume(node: YNode, ctx: VolumeContext): VolumeMount
   const source = parts.length === 1 ? undefined : first;
   const target = containerPath(parts.length === 1 ? first : second, node);
   let readOnly = false;
+  let nocopy = false;
   for (const option of (mode ?? '').split(',').filter((o) => o !== '')) {
     if (option === 'ro' || option === 'rw') {
       readOnly = option === 'ro';
+    } else if (option === 'nocopy' && source !== undefined && source !== '' && !isBindSource(source)) {
+      nocopy = true;
     } else if (
       option === 'z' ||
       option === 'Z' ||
@@ -115,7 +118,7 @@ export function parseServiceVolume(node: YNode, ctx: VolumeContext): VolumeMount
     return { type: 'bind', source, target, readOnly, bind: inspectBind(source, ctx, node.at), at: node.at };
   }
   checkNamedVolume(source, node, ctx);
-  return { type: 'volume', source, target, readOnly, at: node.at };
+  return { type: 'volume', source, target, readOnly, ...(nocopy ? { nocopy } : {}), at: node.at };
 }
 
 /** The container path, normalised as docker does (`/etc/app/` and `/etc//app` are `/etc/app`). */
@@ -192,6 +195,8 @@ function parseLongVolume(map: YMap, ctx: VolumeContext): VolumeMount | undefined
     checkKeys(volumeOptions, SERVICE_VOLUME_VOLUME_KEYS, 'volume options', ctx.warn);
   }
   const subpath = optionalString(volumeOptions?.entries.get('subpath'));
+  const nocopyNode = volumeOptions?.entries.get('nocopy');
+  const nocopy = isNull(nocopyNode) ? false : asBool(nocopyNode as YNode);
   const tmpfsOptions = optionalMap(map.entries.get('tmpfs'));
   if (tmpfsOptions) {
     checkKeys(tmpfsOptions, SERVICE_VOLUME_TMPFS_KEYS, 'tmpfs options', ctx.warn);
@@ -216,6 +221,7 @@ function parseLongVolume(map: YMap, ctx: VolumeContext): VolumeMount | undefined
     target,
     readOnly,
     ...(subpath !== undefined ? { subpath } : {}),
+    ...(nocopy && source ? { nocopy } : {}),
     at: map.at,
   };
 }

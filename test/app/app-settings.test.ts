@@ -79,7 +79,11 @@ describe('AppSettings', () => {
 
   test.each([
     [{ services: { api: {} } }, 'app: services["api"] overrides a service that is not in the compose file'],
-    [{ volumes: { cache: {} } }, 'app: volumes["cache"] overrides a volume that is not in the compose file'],
+    [
+      { volumes: { cache: {} } },
+      'app: volumes["cache"] overrides a volume or bound folder that is not in the compose file',
+    ],
+    [{ sharedVolumes: 'Anywhere' as any }, 'app: sharedVolumes is not a way to share claims (got "Anywhere")'],
     [{ storageSize: Size.mebibytes(0) }, 'app: storageSize is not a positive size'],
     [{ ingressControllerNamespace: 'Ingress NS' }, 'app: ingressControllerNamespace is not a namespace name'],
     [{ services: { web: { replicas: -1 } } }, 'app: services["web"].replicas is not a whole number of 0 or more'],

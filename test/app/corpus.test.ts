@@ -3,7 +3,7 @@ import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import { ComposeApp, ComposeAppProps } from '../../lib/app/compose-app';
 import { ServiceTarget } from '../../lib/app/settings';
-import { VerifyStatus } from '../../lib/app/verify';
+import { VerifyCheck, VerifyExpectation, VerifyStatus } from '../../lib/app/verify';
 import { isComposeError } from '../../lib/compose/errors';
 import { loadCompose } from '../../lib/compose/load';
 import { checkManifests } from '../support/checks';
@@ -30,7 +30,7 @@ const ENV = { PATH: '/usr/bin:/bin' };
  */
 const EXPECTED: Readonly<Record<string, string>> = {
   'airflow':
-    '58 objects (ConfigMap×6, CronJob×1, Deployment×7, Ingress×1, Job×1, Namespace×1, NetworkPolicy×11, PersistentVolumeClaim×2, ResourceQuota×1, Role×5, RoleBinding×5, Secret×8, Service×4, ServiceAccount×5); weak secrets: 1; findings: directory-bind×24, engine-default×2, inferred-port×1, placeholder-host×1, weak-secret×2',
+    '62 objects (ConfigMap×6, CronJob×1, Deployment×7, Ingress×1, Job×1, Namespace×1, NetworkPolicy×11, PersistentVolumeClaim×6, ResourceQuota×1, Role×5, RoleBinding×5, Secret×8, Service×4, ServiceAccount×5); weak secrets: 1; findings: engine-default×2, inferred-port×1, placeholder-host×1, shared-volume×4, weak-secret×2',
   'aspnet-mssql':
     '13 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Secret×1, Service×2); weak secrets: 0; findings: inferred-port×1, placeholder-host×1, secret-reference×1',
   'casaos-unifi-network-application':
@@ -38,11 +38,11 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'compose-bridge-e2e':
     '14 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Secret×1, Service×3); weak secrets: 0; findings: placeholder-host×1',
   'elasticsearch-logstash-kibana':
-    '18 objects (ConfigMap×2, Deployment×3, Namespace×1, NetworkPolicy×5, ResourceQuota×1, Service×6); weak secrets: 0; findings: directory-bind×2',
+    '20 objects (ConfigMap×2, Deployment×3, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×2, ResourceQuota×1, Service×6); weak secrets: 0; findings: none',
   'fastapi':
     '9 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×2); weak secrets: 0; findings: unsupported-key×1',
   'gitea-postgres':
-    '20 objects (ConfigMap×1, CronJob×1, Deployment×2, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×3, ResourceQuota×1, Secret×3, Service×3); weak secrets: 1; findings: engine-default×1, weak-secret×2',
+    '20 objects (ConfigMap×1, CronJob×1, Deployment×2, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×3, ResourceQuota×1, Secret×3, Service×3); weak secrets: 1; findings: copy-up×1, engine-default×1, weak-secret×2',
   'kompose-cronjob':
     '6 objects (CronJob×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1); weak secrets: 0; findings: none',
   'kompose-envfile-interpolation':
@@ -58,11 +58,11 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'kompose-v2':
     '14 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Service×4); weak secrets: 0; findings: engine-default×1, local-only-port×12, placeholder-host×1, unsupported-key×1',
   'mailcow':
-    '129 objects (ConfigMap×15, CronJob×2, Deployment×18, Ingress×1, Namespace×1, NetworkPolicy×22, PersistentVolumeClaim×14, ResourceQuota×1, Role×11, RoleBinding×11, Secret×13, Service×9, ServiceAccount×11); weak secrets: 0; findings: directory-bind×69, empty-secret×23, engine-default×2, host-path×3, inferred-port×1, local-only-port×3, placeholder-host×1, shared-volume×5, unsupported-key×14',
+    '174 objects (ConfigMap×15, CronJob×2, Deployment×18, Ingress×1, Namespace×1, NetworkPolicy×22, PersistentVolumeClaim×59, ResourceQuota×1, Role×11, RoleBinding×11, Secret×13, Service×9, ServiceAccount×11); weak secrets: 0; findings: copy-up×23, directory-bind×8, empty-secret×23, engine-default×2, host-path×3, inferred-port×1, local-only-port×3, placeholder-host×1, shared-volume×16, unsupported-key×14',
   'minecraft':
     '9 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×2); weak secrets: 0; findings: host-path×1',
   'nextcloud-redis-mariadb':
-    '23 objects (ConfigMap×1, CronJob×1, Deployment×3, Ingress×1, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×3, ResourceQuota×1, Secret×3, Service×3); weak secrets: 1; findings: engine-default×2, placeholder-host×1, weak-secret×3',
+    '23 objects (ConfigMap×1, CronJob×1, Deployment×3, Ingress×1, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×3, ResourceQuota×1, Secret×3, Service×3); weak secrets: 1; findings: copy-up×1, engine-default×2, placeholder-host×1, weak-secret×3',
   'nginx-golang-mysql':
     '22 objects (ConfigMap×2, CronJob×1, Deployment×3, Ingress×1, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×2, ResourceQuota×1, Secret×2, Service×3); weak secrets: 0; findings: engine-default×1, inferred-port×1, placeholder-host×1',
   'nginx-nodejs-redis':
@@ -70,23 +70,23 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'open-webui-gpu':
     '12 objects (Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Service×3); weak secrets: 0; findings: external-volume×2, gpu-count×1, placeholder-host×1, unsupported-key×1',
   'paperless-ngx-postgres-tika':
-    '32 objects (ConfigMap×1, CronJob×1, Deployment×5, Namespace×1, NetworkPolicy×8, PersistentVolumeClaim×6, ResourceQuota×1, Secret×3, Service×6); weak secrets: 1; findings: directory-bind×2, engine-default×1, inferred-port×3, weak-secret×1',
+    '34 objects (ConfigMap×1, CronJob×1, Deployment×5, Namespace×1, NetworkPolicy×8, PersistentVolumeClaim×8, ResourceQuota×1, Secret×3, Service×6); weak secrets: 1; findings: copy-up×4, engine-default×1, inferred-port×3, weak-secret×1',
   'pihole-cloudflared-DoH':
     '16 objects (ConfigMap×2, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Secret×1, Service×4); weak secrets: 0; findings: host-path×2, placeholder-host×1, unsupported-key×1',
   'plausible-ce':
-    '27 objects (ConfigMap×1, CronJob×1, Deployment×4, Namespace×1, NetworkPolicy×7, PersistentVolumeClaim×3, ResourceQuota×1, Role×1, RoleBinding×1, Secret×3, Service×3, ServiceAccount×1); weak secrets: 1; findings: engine-default×1, inferred-port×1, local-only-port×1, unsupported-key×1, weak-secret×1',
+    '27 objects (ConfigMap×1, CronJob×1, Deployment×4, Namespace×1, NetworkPolicy×7, PersistentVolumeClaim×3, ResourceQuota×1, Role×1, RoleBinding×1, Secret×3, Service×3, ServiceAccount×1); weak secrets: 1; findings: copy-up×1, engine-default×1, inferred-port×1, local-only-port×1, unsupported-key×1, weak-secret×1',
   'plex':
     '8 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×1); weak secrets: 0; findings: host-path×1, inferred-port×1, unsupported-key×1',
   'portainer':
-    '9 objects (Deployment×1, Namespace×1, NetworkPolicy×3, PersistentVolumeClaim×1, ResourceQuota×1, Service×2); weak secrets: 0; findings: host-path×1',
+    '9 objects (Deployment×1, Namespace×1, NetworkPolicy×3, PersistentVolumeClaim×1, ResourceQuota×1, Service×2); weak secrets: 0; findings: copy-up×1, host-path×1',
   'prometheus-grafana':
-    '17 objects (ConfigMap×3, Deployment×2, Namespace×1, NetworkPolicy×4, PersistentVolumeClaim×1, ResourceQuota×1, Secret×1, Service×4); weak secrets: 1; findings: bind-read-only×2, weak-secret×1',
+    '19 objects (ConfigMap×3, Deployment×2, Namespace×1, NetworkPolicy×4, PersistentVolumeClaim×3, ResourceQuota×1, Secret×1, Service×4); weak secrets: 1; findings: copy-up×1, weak-secret×1',
   'react-express-mongodb':
-    '18 objects (CronJob×1, Deployment×3, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×2, ResourceQuota×1, Service×4); weak secrets: 0; findings: anonymous-volume×2, directory-bind×2, engine-default×1, unsupported-key×1',
+    '20 objects (CronJob×1, Deployment×3, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×4, ResourceQuota×1, Service×4); weak secrets: 0; findings: anonymous-volume×2, engine-default×1, unsupported-key×1',
   'react-java-mysql':
-    '24 objects (ConfigMap×2, CronJob×1, Deployment×3, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×2, ResourceQuota×1, Role×1, RoleBinding×1, Secret×2, Service×3, ServiceAccount×1); weak secrets: 0; findings: anonymous-volume×1, directory-bind×1, engine-default×1',
+    '25 objects (ConfigMap×2, CronJob×1, Deployment×3, Namespace×1, NetworkPolicy×6, PersistentVolumeClaim×3, ResourceQuota×1, Role×1, RoleBinding×1, Secret×2, Service×3, ServiceAccount×1); weak secrets: 0; findings: anonymous-volume×1, engine-default×1',
   'wasmedge-kafka-mysql':
-    '18 objects (ConfigMap×1, Deployment×3, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×1, ResourceQuota×1, Secret×3, Service×3); weak secrets: 0; findings: directory-bind×1, engine-default×1, unsupported-key×1',
+    '19 objects (ConfigMap×1, Deployment×3, Namespace×1, NetworkPolicy×5, PersistentVolumeClaim×2, ResourceQuota×1, Secret×3, Service×3); weak secrets: 0; findings: engine-default×1, unsupported-key×1',
   'wireguard':
     '9 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×2); weak secrets: 0; findings: host-path×3, unsafe-sysctl×1',
 };
@@ -97,6 +97,8 @@ interface Outcome {
   /** `verify`'s expectations that do not hold, nor were reported; and how many it checked (0 when no output). */
   readonly broken: string[];
   readonly expectations: number;
+  /** `verify`'s data class. */
+  readonly data: readonly VerifyExpectation[];
 }
 
 function decodedSecrets(docs: readonly Manifest[]): string[] {
@@ -147,10 +149,11 @@ function migrate(dir: string, props: Omit<ComposeAppProps, 'model' | 'composeFil
         .filter((e) => e.status === VerifyStatus.BROKEN)
         .map((e) => `${e.service} ${e.check} ${e.subject}: ${e.detail}`),
       expectations: report.expectations.length,
+      data: report.expectations.filter((e) => e.check === VerifyCheck.DATA),
     };
   } catch (err) {
     if (isComposeError(err)) {
-      return { summary: `error: ${err.message}`, problems: [], broken: [], expectations: 0 };
+      return { summary: `error: ${err.message}`, problems: [], broken: [], expectations: 0, data: [] };
     }
     throw err;
   }
@@ -187,10 +190,23 @@ test('verify checks something in most corpus files; the README states how many e
   );
 });
 
+test("verify's data class holds across the corpus: what compose keeps is on claims, shared and seeded", () => {
+  const data = DIRS.flatMap((dir) => outcomes.get(dir)!.data);
+  const count = (kind: string, status: VerifyStatus) =>
+    data.filter((e) => e.subject.startsWith(`${kind} `) && e.status === status).length;
+  expect({
+    durable: count('durable', VerifyStatus.OK),
+    shared: count('shared', VerifyStatus.OK),
+    seeded: count('seeded', VerifyStatus.OK),
+    reported: data.filter((e) => e.status === VerifyStatus.REPORTED).map((e) => `${e.service} ${e.subject}`),
+    broken: data.filter((e) => e.status === VerifyStatus.BROKEN).length,
+  }).toMatchSnapshot();
+});
+
 /** The files whose services assessment sends to the VM, migrated with `target: ServiceTarget.AUTO`. */
 const EXPECTED_HYBRID: Readonly<Record<string, string>> = {
   mailcow:
-    '121 objects (ConfigMap×13, CronJob×2, DataVolume×1, Deployment×15, Ingress×1, Namespace×1, NetworkPolicy×21, PersistentVolumeClaim×14, ResourceQuota×1, Role×10, RoleBinding×10, Secret×12, Service×9, ServiceAccount×10, VirtualMachine×1); weak secrets: 0; findings: directory-bind×69, empty-secret×23, engine-default×2, host-network-ports×1, inferred-port×1, local-only-port×3, placeholder-host×1, shared-volume×5, unsupported-key×12, vm-dependency×1, vm-dependency-cycle×1, vm-dependency-outside×2, vm-docker-socket×2, vm-target×3; in the VM: dockerapi-mailcow, netfilter-mailcow, ofelia-mailcow',
+    '166 objects (ConfigMap×13, CronJob×2, DataVolume×1, Deployment×15, Ingress×1, Namespace×1, NetworkPolicy×21, PersistentVolumeClaim×59, ResourceQuota×1, Role×10, RoleBinding×10, Secret×12, Service×9, ServiceAccount×10, VirtualMachine×1); weak secrets: 0; findings: copy-up×23, directory-bind×8, empty-secret×23, engine-default×2, host-network-ports×1, inferred-port×1, local-only-port×3, placeholder-host×1, shared-volume×16, unsupported-key×12, vm-dependency×1, vm-dependency-cycle×1, vm-dependency-outside×2, vm-docker-socket×2, vm-target×3; in the VM: dockerapi-mailcow, netfilter-mailcow, ofelia-mailcow',
   plex: '10 objects (DataVolume×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Service×2, VirtualMachine×1); weak secrets: 0; findings: host-network-ports×1, inferred-port×1, vm-target×1; in the VM: plex',
   portainer:
     '11 objects (DataVolume×2, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Service×2, VirtualMachine×1); weak secrets: 0; findings: vm-target×1; in the VM: portainer',

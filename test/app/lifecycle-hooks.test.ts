@@ -40,6 +40,8 @@ test("pre_start becomes init containers with the service's volumes and environme
   const { app, docs } = synthApp(TEXT);
   const spec = podSpec(docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'web')!);
   const inits = spec.initContainers.filter((c: any) => c.name.startsWith('pre-start-'));
+  // Docker fills the new volume before the hooks run: the copy-up comes first.
+  expect(spec.initContainers[0].name).toBe('data-copy-up');
   expect(inits[1].env.map((e: any) => e.name)).toEqual(['API_TOKEN', 'MODE', 'STEP']);
   expect(inits.map((c: any) => [c.name, c.image, c.command, c.securityContext.runAsUser])).toEqual([
     ['pre-start-1', 'nginx:1.27.2', ['chown', '-R', '1000', '/data'], 0],
@@ -63,6 +65,7 @@ test("pre_start becomes init containers with the service's volumes and environme
   });
   expect(app.warnings.filter((w) => w.code !== 'shared-volume').map((w) => [w.code, w.at.path])).toEqual([
     ['inferred-port', 'services.web'],
+    ['copy-up', 'services.web.volumes[0]'],
     ['pre-start-per-pod', 'services.web.pre_start[0]'],
     ['secret-hook-environment', 'services.web.pre_start[0].environment.DB_PASSWORD'],
     ['lifecycle-hooks-joined', 'services.web.pre_stop[0]'],

@@ -591,9 +591,12 @@ configs:
     expect(checkSecretLeaks(docs, { secretValues: ['file-secret-7'] })).toEqual([]);
   });
 
-  test('an empty directory bind is an emptyDir (as docker shows it); a host path is reported and not mounted', () => {
-    expect(mount('/var/lib/data')).toEqual({ mountPath: '/var/lib/data', name: 'bind-var-lib-data', readOnly: false });
-    expect(volume('bind-var-lib-data')).toEqual({ name: 'bind-var-lib-data', emptyDir: {} });
+  test('an empty directory bound read-write is a claim (docker keeps what is written there); a host path is reported and not mounted', () => {
+    expect(mount('/var/lib/data')).toEqual({ mountPath: '/var/lib/data', name: 'data', readOnly: false });
+    expect(volume('data')).toEqual({ name: 'data', persistentVolumeClaim: { claimName: 'data', readOnly: false } });
+    expect(findDoc(docs, 'PersistentVolumeClaim', 'data').metadata.annotations).toMatchObject({
+      'cdk8s-compose.io/compose-source': 'bind:./data',
+    });
     expect(mount('/var/run/docker.sock')).toBeUndefined();
     expect(codes(app)).toEqual(expect.arrayContaining(['host-path', 'bind-read-only']));
   });
@@ -653,15 +656,15 @@ services:
     );
   });
 
-  test('a directory over 1 MiB is not mounted, with a warning that says how to copy it in', () => {
-    expect(container.volumeMounts.some((m: any) => m.mountPath.startsWith('/srv/big'))).toBe(false);
+  test('a read-write directory over 1 MiB is a claim that starts empty, with a warning that names move-data', () => {
+    expect(container.volumeMounts).toContainEqual({ mountPath: '/srv/big', name: 'big', readOnly: false });
+    expect(findDocs(docs, 'ConfigMap').map((d) => d.metadata.name)).not.toContain('big-seed');
     expect(app.warnings).toContainEqual(
       expect.objectContaining({
-        code: 'large-bind-directory',
+        code: 'move-data',
         message:
-          'directory bind mount "./big" → /srv/big holds more than a ConfigMap can (1 MiB, 256 files), so it is not ' +
-          "migrated: the container sees the image's own files there. Put the data in a named volume and copy it in after " +
-          'deploying (kubectl cp ./big <pod>:/srv/big -n test)',
+          'the bound folder "./big" holds more than a ConfigMap can (1 MiB, 256 files; 1048577 bytes counted), so its ' +
+          'claim "big" starts empty: bring its files with `cdk8s-compose move-data` before starting the app',
       }),
     );
   });
@@ -1115,8 +1118,8 @@ volumes:
         'unsupported-label services.db.labels["kompose.controller.type"]: kompose.controller.type "daemonset" is not kept: a database ' +
           'or cache runs as a stateful dependency with one pod',
         'shared-volume volumes.agentdata: volume "agentdata" is mounted by service "agent", a DaemonSet with a pod on every node: a ' +
-          'ReadWriteOnce claim attaches to one node at a time, so the pods on other nodes stay Pending (use a ReadWriteMany storage ' +
-          'class, or run it as a Deployment)',
+          'ReadWriteOnce claim attaches to one node, so the pods on other nodes stay Pending (use a ReadWriteMany ' +
+          'class with --shared-volumes rwx, or run it as a Deployment)',
       ]),
     );
     expect(app.warnings.some((w) => w.message.includes('deploy.mode'))).toBe(false);

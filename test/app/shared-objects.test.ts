@@ -62,15 +62,27 @@ volumes:
     expect(findDoc(docs, 'Deployment', 'stateless').spec.strategy.type).toBe('RollingUpdate');
   });
 
-  test('one ReadWriteOnce volume shared by several services is reported', () => {
+  test('one ReadWriteOnce volume shared by several services keeps their pods on one node, and says so', () => {
     expect(app.warnings).toContainEqual(
       expect.objectContaining({
         code: 'shared-volume',
         message:
-          'volume "data" is mounted by services app, reader: its ReadWriteOnce claim attaches to one node at a time, ' +
-          'so their pods must land on the same node (or use a ReadWriteMany storage class)',
+          'volume "data" is mounted by services app, reader: its ReadWriteOnce claim "data" attaches to one node, so ' +
+          'their pods are scheduled onto one node (a required podAffinity on cdk8s-compose.io/volume-group), as ' +
+          'compose ran them on one host; use a ReadWriteMany class instead with sharedVolumes (--shared-volumes rwx)',
       }),
     );
+    for (const name of ['app', 'reader']) {
+      const template = findDoc(docs, 'Deployment', name).spec.template;
+      expect(template.metadata.labels['cdk8s-compose.io/volume-group']).toBe('data');
+      expect(template.spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution).toEqual([
+        {
+          labelSelector: { matchLabels: { 'cdk8s-compose.io/volume-group': 'data' } },
+          topologyKey: 'kubernetes.io/hostname',
+        },
+      ]);
+    }
+    expect(podSpec(findDoc(docs, 'Deployment', 'stateless')).affinity).toBeUndefined();
   });
 
   test('an impossible size is an error: a bad label', () => {

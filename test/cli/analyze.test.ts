@@ -142,10 +142,13 @@ test('JSON: target, workload, state and engine, exposure, volumes, secrets by na
   expect(byName.reporting).toMatchObject({ target: 'vm', runsIn: 'container', workload: 'Deployment' });
   // Line and column of the reference file are left out: the example grows.
   const where = (text: string) => text.replace(/^compose\.yaml:\d+:\d+: /, 'compose.yaml: ');
-  expect(byName.worker.warnings.map((w: any) => w.code)).toEqual(['host-rewrite', 'host-rewrite']);
+  expect(byName.worker.warnings.map((w: any) => w.code)).toEqual(['host-rewrite', 'host-rewrite', 'copy-up']);
   expect(byName.worker.warnings.map((w: any) => where(w.message))).toEqual([
     'compose.yaml: services.worker.environment.DATABASE_URL: host "shop_db" in DATABASE_URL rewritten to the Service name "shop-db"',
     'compose.yaml: services.worker.environment.REDIS_HOST: host "cache" in REDIS_HOST rewritten to the Service name "redis"',
+    'compose.yaml: services.worker.volumes[0]: volume "reports" at /var/lib/shop/reports: an init container from the ' +
+      "service's image copies the image's files there into a new claim once, as docker does (it needs sh and cp in " +
+      '"ghcr.io/example/shop-worker:1.4.2"; turn it off with volume.nocopy: true, services[name].copyUp or --copy-up off)',
   ]);
   expect(analysis.warnings.map((w: any) => `${w.code}: ${where(w.message)}`)).toEqual([
     'alias-service: compose.yaml: configs.api_config: config "api_config" reaches service "redis" as "cache", so the Service "cache" selects its pods too',

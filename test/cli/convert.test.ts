@@ -220,6 +220,10 @@ beforeAll(async () => {
         '--quota',
         'limits.memory=32Gi,persistentvolumeclaims=20',
         '--default-limits',
+        '--volume-size',
+        'reports=10Gi',
+        '--copy-up',
+        'off',
         '-o',
         'out',
       ],
@@ -308,7 +312,9 @@ describe('the kompose shape: convert -f FILE -o DIR', () => {
     );
     const count = (folder: string) =>
       listFiles(out('kompose')).filter((f) => f.startsWith(`${folder}/`) && !f.endsWith('/Kustomization')).length;
-    expect(lines[warnings.length + 1]).toMatch(/^verify: \d+ expectations: \d+ hold, 0 reported, 0 broken$/);
+    expect(lines[warnings.length + 1]).toMatch(
+      /^verify: \d+ expectations: \d+ hold, 0 reported, 0 broken; data: \d+ durable, \d+ shared, \d+ seeded \(0 broken\)$/,
+    );
     expect(lines[warnings.length + 2]).toBe(
       `wrote ${listFiles(out('kompose')).length} files into out: 0-namespace/ (${count('0-namespace')}), ` +
         `1-stateful/ (${count('1-stateful')}), 2-app/ (${count('2-app')}), 3-vm/ (${count('3-vm')}), ` +
@@ -569,7 +575,7 @@ test('--quiet prints only the summary: the count of warnings by code, the verify
 });
 
 describe('the options for the opinionated parts', () => {
-  test('--network-policies off, --ingress-class-name, --storage-class-name, --backup off, --quota with amounts and --default-limits', () => {
+  test('--network-policies off, --ingress-class-name, --storage-class-name, --backup off, --quota with amounts, --default-limits, --volume-size and --copy-up off', () => {
     expectOk(runs.options);
     const docs = manifestDocs(out('options'));
     // --default-limits: the containers compose gives no limit (migrate, redis, shop-db, worker) get the default ones.
@@ -577,6 +583,18 @@ describe('the options for the opinionated parts', () => {
       const doc = docs.find((d) => ['Deployment', 'Job'].includes(d.kind) && d.metadata.name === name)!;
       expect(doc.spec.template.spec.containers[0].resources.limits).toEqual({ cpu: '1', memory: '512Mi' });
     }
+    expect(findDoc(docs, 'PersistentVolumeClaim', 'reports').spec.resources.requests.storage).toBe('10Gi');
+    const initNames = findDocs(docs, 'Deployment').flatMap((d) =>
+      (d.spec.template.spec.initContainers ?? []).map((c: any) => c.name),
+    );
+    expect(initNames.filter((n: string) => n.endsWith('-copy-up'))).toEqual([]);
+    expect(
+      findDocs(manifestDocs(out('kompose')), 'Deployment').flatMap((d) =>
+        (d.spec.template.spec.initContainers ?? [])
+          .map((c: any) => c.name)
+          .filter((n: string) => n.endsWith('-copy-up')),
+      ),
+    ).not.toEqual([]);
     expect(findDocs(docs, 'NetworkPolicy')).toEqual([]);
     expect(findDocs(docs, 'CronJob')).toEqual([]);
     expect(findDocs(docs, 'Ingress').map((d) => d.spec.ingressClassName)).toEqual(['traefik', 'traefik']);

@@ -216,7 +216,7 @@ services:
     });
     const plan = planDataMoves(Testing.synth(chart), app);
     expect(plan.moves.map((m) => [m.claim, m.bindPath, m.dockerVolume, m.folder])).toEqual([
-      ['db-data', './postgres', undefined, 'pgdata'],
+      ['postgres', './postgres', undefined, 'pgdata'],
     ]);
   });
 

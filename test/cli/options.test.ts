@@ -265,6 +265,8 @@ describe("the options for the opinionated parts, named as ComposeApp's props", (
     'storage-class-name': 'storageClassName',
     'backup': 'backup',
     'quota': 'quota',
+    'shared-volumes': 'sharedVolumes',
+    'copy-up': 'copyUp',
   };
 
   test("each flag is its prop's name in kebab case, and is in every command's help", () => {
@@ -355,6 +357,39 @@ describe("the options for the opinionated parts, named as ComposeApp's props", (
     expect(usageError(['convert', '--storage-class-name', 'Fast SSD'])).toMatch(
       /^--storage-class-name "Fast SSD" is not a class name/,
     );
+    expect(usageError(['convert', '--shared-volumes', 'anywhere'])).toBe(
+      '--shared-volumes "anywhere" is not allowed. Allowed: node, rwx',
+    );
+    expect(usageError(['convert', '--volume-size', 'data=lots'])).toBe(
+      '--volume-size "data=lots": "lots" is not a size. Allowed: a positive Kubernetes quantity such as "512Mi", "10Gi" or "1Ti"',
+    );
+    expect(usageError(['convert', '--volume-size', 'data'])).toBe('--volume-size "data" is not NAME=SIZE');
+    expect(usageError(['convert', '--copy-up', 'later'])).toBe('--copy-up "later" is not allowed. Allowed: on, off');
+  });
+
+  test('the data options: --volume-size by volume or bound folder, --shared-volumes, --copy-up', () => {
+    expect(
+      parseCommandLine([
+        'convert',
+        '--volume-size',
+        'data=20Gi',
+        '--volume-size',
+        './library=1Ti',
+        '--shared-volumes',
+        'rwx',
+        '--copy-up',
+        'off',
+      ]),
+    ).toMatchObject({
+      options: {
+        volumeSizes: { 'data': 20 * 1024 ** 2, './library': 1024 ** 3 },
+        sharedVolumes: 'ReadWriteMany',
+        copyUp: false,
+      },
+    });
+    expect(parseCommandLine(['convert', '--shared-volumes', 'node'])).toMatchObject({
+      options: { volumeSizes: {}, sharedVolumes: 'SameNode', copyUp: undefined },
+    });
   });
 });
 

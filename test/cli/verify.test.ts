@@ -34,7 +34,10 @@ test('text: a table per service, then the summary line; exit 0 when nothing is b
   expect(out).toMatch(
     / {2}reach +ok +api:8000 → api \(the bound file "\.\/web\/nginx\.conf"\) +Service "api" port 8000\n/,
   );
-  expect(out).toMatch(/\nverify: \d+ expectations: \d+ hold, \d+ reported, 0 broken\n$/);
+  expect(out).toMatch(
+    /\nverify: \d+ expectations: \d+ hold, \d+ reported, 0 broken; data: [1-9]\d* durable, \d+ shared, \d+ seeded \(0 broken\)\n$/,
+  );
+  expect(out).toMatch(/ {2}data +ok +durable \/var\/lib\/shop\/reports \(volume "reports"\) +claim reports\n/);
 });
 
 test('--json: the summary and every expectation', () => {
@@ -64,7 +67,9 @@ test('--json: the summary and every expectation', () => {
 
 test("convert prints verify's summary line", () => {
   expect(runs.convert.code).toBe(0);
-  expect(runs.convert.stderr).toMatch(/\nverify: \d+ expectations: \d+ hold, \d+ reported, 0 broken\nwrote /);
+  expect(runs.convert.stderr).toMatch(
+    /\nverify: \d+ expectations: \d+ hold, \d+ reported, 0 broken; data: [1-9]\d* durable, \d+ shared, \d+ seeded \(0 broken\)\nwrote /,
+  );
 });
 
 test("a broken expectation is marked in its service's table, and the exit code is 1", () => {

@@ -94,7 +94,7 @@ describe('service volumes', () => {
       ),
     ).toEqual([
       { type: 'volume', target: '/anon', readOnly: false, at: undefined },
-      { type: 'volume', source: 'data', target: '/data', readOnly: false, subpath: 'sub', at: undefined },
+      { type: 'volume', source: 'data', target: '/data', readOnly: false, subpath: 'sub', nocopy: true, at: undefined },
       {
         type: 'bind',
         source: './config/nginx.conf',
@@ -134,6 +134,20 @@ describe('service volumes', () => {
     const allowed = mounts(body, '', true);
     expect(allowed[0].bind?.kind).toBe(fs.existsSync('/etc/hostname') ? 'file' : 'missing');
     expect(allowed[0].source).toBe('../../etc/hostname');
+  });
+
+  test('nocopy is kept on named volumes (short and long syntax), and reported on a bind', () => {
+    const { model, warnings } = load(
+      `${web('volumes:\n  - data:/a:nocopy\n  - {type: volume, source: data, target: /b, volume: {nocopy: false}}\n  - ./x:/c:nocopy')}${NAMED}`,
+    );
+    expect(model.services[0].volumes.map((m) => [m.target, m.nocopy])).toEqual([
+      ['/a', true],
+      ['/b', undefined],
+      ['/c', undefined],
+    ]);
+    expect(warnings.map((w) => [w.code, w.message])).toEqual([
+      ['unsupported-volume-option', 'ignored volume option "nocopy": nocopy applies to named volumes only'],
+    ]);
   });
 
   test('ignored options give one warning per option and service', () => {
