@@ -55,15 +55,19 @@ describe('generateApp', () => {
     expect(model.secrets.length).toBeGreaterThan(0);
   });
 
-  test('becomes a ComposeApp without warnings but the engine defaults: databases as stateful dependencies, jobs as Jobs, secrets only in Secrets', () => {
+  test('becomes a ComposeApp without warnings but the engine defaults and copy-up: databases as stateful dependencies, jobs as Jobs, secrets only in Secrets', () => {
     const dir = written(10);
     const { model } = loadCompose({ workingDir: dir, env: {} });
     const chart = new Chart(Testing.app(), 'bench');
     // A real domain for the Ingress hosts: the default <service>.example.com is reported as a placeholder.
     const app = new ComposeApp(chart, 'App', { model, ingressDomain: 'bench.internal' });
     const docs = Testing.synth(chart);
-    expect(app.warnings.filter((w) => w.code !== 'engine-default')).toEqual([]);
-    expect(app.warnings.map((w) => w.at.path)).toEqual(['services.postgres-01', 'services.redis-02']);
+    // copy-up: the workers' new named volumes get the image's files, as docker does, and that is said.
+    expect(app.warnings.filter((w) => !['engine-default', 'copy-up'].includes(w.code))).toEqual([]);
+    expect(app.warnings.filter((w) => w.code === 'engine-default').map((w) => w.at.path)).toEqual([
+      'services.postgres-01',
+      'services.redis-02',
+    ]);
     expect(model.services.filter((s) => app.service(s.name).statefulDependency).map((s) => s.name)).toEqual([
       'postgres-01',
       'redis-02',

@@ -30,6 +30,8 @@ const APPS: Record<string, string> = {
   authentik: path.join(ROOT, 'test', 'fixtures', 'hybrid', 'authentik'),
 };
 const AUTO = ['--target', 'auto', '--image-base-url', IMAGES];
+// gitops/ (whose Flux Kustomizations the wave walk reads) is written only for a named repository.
+const GITOPS = ['--gitops-repo', 'https://git.example.com/apps.git', '--gitops-path', 'k8s'];
 
 const runs: Record<string, { convert: CliRun; verify: CliRun; dir: string }> = {};
 
@@ -38,7 +40,7 @@ beforeAll(async () => {
   const into = tempDir('hybrid');
   await inParallel(Object.entries(APPS), 2, async ([name, from]) => {
     const dir = copyFolder(from, into, name);
-    const convert = await runCli(['convert', ...AUTO, '-o', 'k8s'], { cwd: dir, timeoutMs: 120_000 });
+    const convert = await runCli(['convert', ...AUTO, ...GITOPS, '-o', 'k8s'], { cwd: dir, timeoutMs: 120_000 });
     const verify = await runCli(['verify', ...AUTO, '--json'], { cwd: dir, timeoutMs: 120_000 });
     runs[name] = { convert, verify, dir };
   });
