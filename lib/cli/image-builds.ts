@@ -7,7 +7,7 @@ import {
   isSensitiveName,
 } from '../compose/sensitive';
 import { ComposeModel, ComposeService } from '../compose/model';
-import { shellQuote } from './shell-words';
+import { codeBlock, inlineCode, shellQuote } from '../util/shell-words';
 
 /**
  * The commands that build and push the images of the services built from source, for the runbook and `analyze`:
@@ -105,17 +105,17 @@ export function imageBuildMarkdown(model: ComposeModel, patterns?: readonly stri
   ];
   for (const build of builds) {
     out.push(
-      `- ${build.service} → \`${build.image}\`` +
+      `- ${build.service} → ${inlineCode(build.image)}` +
         `${build.argsFromEnvironment.length > 0 ? ` (set ${build.argsFromEnvironment.join(', ')} in the environment first: secret build arguments are read from it)` : ''}:`,
       '',
     );
-    out.push('  ```sh', ...build.commands.map((c) => `  ${c}`), '  ```', '');
+    out.push(...codeBlock('sh', build.commands, '  '), '');
   }
   out.push(
     'Or build and push them all with buildx, which reads the compose files (and the secret arguments from the environment):',
     '',
   );
-  out.push('```sh', bakeCommand(model), '```', '');
+  out.push(...codeBlock('sh', [bakeCommand(model)]), '');
   return out;
 }
 

@@ -57,6 +57,8 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     allowOutsideProject: options.allowOutsideProject,
   });
   const model = loaded.model;
+  // Errors from here on (the --image check, x-cdk8s-compose.target, …) may quote a value that is a secret.
+  where.redaction?.use(new Redactor().addAll(model.secretValues ?? []).keepNames([model.name]));
   const names = model.services.map((s) => s.name);
   for (const [flag, byService] of [
     ['--image', options.images],
@@ -116,6 +118,7 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
         annotations: options.annotations,
       }),
   );
+  where.redaction?.use(composeApp.redactor);
   return {
     app,
     chart,

@@ -1,8 +1,9 @@
+import { shellQuote } from '../util/shell-words';
 import { VirtualMachineSnapshot } from '../../imports/kubevirt-snapshot-snapshot.kubevirt.io';
 import { renderStepsMarkdown, vmInstallSteps } from '../vm/install-steps';
 import { manifestYaml } from './manifest-yaml';
 import type { Rendered } from './rendered';
-import { Markdown, shellQuote } from './runbook-text';
+import { Markdown } from './runbook-text';
 import { WaveKind } from '../app/deploy-waves';
 
 /** Without a user of cloud-init's, the SSH key goes to root, whose login sshd allows by key only (`prohibit-password`). */
