@@ -647,7 +647,7 @@ services:
         message:
           'directory bind mount "./big" → /srv/big holds more than a ConfigMap can (1 MiB, 256 files), so it is not ' +
           "migrated: the container sees the image's own files there. Put the data in a named volume and copy it in after " +
-          'deploying (kubectl cp ./big <pod>:/srv/big -n test)',
+          "deploying (kubectl cp ./big '<pod>:/srv/big' -n test)",
       }),
     );
   });
