@@ -1,3 +1,4 @@
+import { oversizedObjects } from './object-size';
 import { Chart } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { Construct, IConstruct } from 'constructs';
@@ -358,6 +359,8 @@ export class ComposeApp extends Construct {
       });
     }
     this.node.addValidation({ validate: () => ingressCollisions([...this.migrated.values(), ...this.vmServices]) });
+    // Before any object is printed: a ConfigMap of 500 MB would end in "Invalid string length" (issue 25, finding 11).
+    this.node.addValidation({ validate: () => oversizedObjects(this) });
   }
 
   /** What each service's parts need of the app: its plans, names, rewriter, waits, and the shared objects. */

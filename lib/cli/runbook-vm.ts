@@ -1,7 +1,7 @@
 import { shellQuote } from '../util/shell-words';
 import { VirtualMachineSnapshot } from '../../imports/kubevirt-snapshot-snapshot.kubevirt.io';
 import { renderStepsMarkdown, vmInstallSteps } from '../vm/install-steps';
-import { manifestYaml } from './manifest-yaml';
+import { manifestYaml } from '../base/manifest-yaml';
 import type { Rendered } from './rendered';
 import { Markdown } from './runbook-text';
 import { WaveKind } from '../app/deploy-waves';

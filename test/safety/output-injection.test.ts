@@ -182,3 +182,48 @@ describe('finding 10: an error thrown before the app is built prints no secret',
     );
   });
 });
+
+describe('finding 11: a ConfigMap or Secret over the API server limit is refused with the key that makes it too large', () => {
+  const BIG = 'x'.repeat(600 * 1024);
+
+  test('a .env value used twice: the ConfigMap is refused before anything is printed', async () => {
+    const dir = project({
+      'compose.yaml':
+        'services:\n  web:\n    image: nginx:1.27.2\n    environment: {A: "${BIG}", B: "${BIG}", C: small}\n',
+      '.env': `BIG=${BIG}\n`,
+    });
+    const run = await runCli(['convert', '-o', 'out'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      'error: Validation failed with the following errors:\n' +
+        '  [cdk8s-compose/App] the ConfigMap "web-env" would hold 1,228,805 bytes (1.2 MiB) of data in 3 keys, over ' +
+        'the 1,048,576 bytes (1 MiB) the API server accepts: the key "B" (614,400 bytes) takes it past the limit. Fix: ' +
+        'shorten the value or the file behind that key, use it in fewer variables, or put large files in a named ' +
+        'volume and copy them in after deploying\n',
+    );
+    expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
+  });
+
+  test("a Secret counts its values' decoded bytes", async () => {
+    const dir = project({
+      'compose.yaml':
+        'services:\n  web:\n    image: nginx:1.27.2\n    environment: {A_TOKEN: "${BIG}", B_TOKEN: "${BIG}"}\n',
+      '.env': `BIG=${BIG}\n`,
+    });
+    const run = await runCli(['convert', '-o', 'out'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'the Secret "web-env" would hold 1,228,800 bytes (1.2 MiB) of data in 2 keys, over the 1,048,576 bytes (1 MiB) ' +
+        'the API server accepts: the key "B_TOKEN" (614,400 bytes) takes it past the limit.',
+    );
+  });
+
+  test('one key just under 1 MiB is accepted', async () => {
+    const dir = project({
+      'compose.yaml': 'services:\n  web:\n    image: nginx:1.27.2\n    environment: {A: "${BIG}"}\n',
+      '.env': `BIG=${'y'.repeat(1024 * 1024 - 10)}\n`,
+    });
+    const run = await runCli(['convert', '-o', 'out'], { cwd: dir });
+    expect(run.stderr).not.toContain('API server accepts');
+  });
+});

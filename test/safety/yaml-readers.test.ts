@@ -6,7 +6,7 @@ import * as fc from 'fast-check';
 import { parseAllDocuments } from 'yaml';
 import { parseCommandLine } from '../../lib/cli/options';
 import { renderProject } from '../../lib/cli/render';
-import { manifestYaml } from '../../lib/cli/manifest-yaml';
+import { manifestYaml } from '../../lib/base/manifest-yaml';
 import { isComposeError } from '../../lib/compose/errors';
 import { FUZZ_SEED, fuzzRuns } from '../fuzz/fuzz-settings';
 import { DiscoveryServer, runTool, startDiscoveryServer, writeKubeconfig } from '../support/runbook-commands';

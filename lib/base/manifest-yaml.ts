@@ -75,7 +75,7 @@ function printDocument(manifest: unknown, ctx: Printing): string | undefined {
       return `${manifest.length === 0 ? '[]' : seq(manifest, '', ctx)}\n`;
     }
     if (isPlainObject(manifest)) {
-      return `${Object.keys(manifest).length === 0 ? '{}' : map(manifest, '', ctx)}\n`;
+      return `${isEmptyMap(manifest, ctx) ? '{}' : map(manifest, '', ctx)}\n`;
     }
   } catch (e) {
     if (e === FALLBACK) {
@@ -337,7 +337,7 @@ function scalar(value: unknown, indent: string, ctx: Printing): string {
       }
       throw FALLBACK;
     default:
-      if (ctx.complete && (value === null || value === undefined)) {
+      if (ctx.complete && value === null) {
         return 'null';
       }
       throw FALLBACK;
@@ -358,12 +358,17 @@ function collection(value: unknown, indent: string, ctx: Printing): { empty: str
     return value.length === 0 ? { empty: '[]' } : { text: seq(value, indent, ctx) };
   }
   if (isPlainObject(value)) {
-    return Object.keys(value).length === 0 ? { empty: '{}' } : { text: map(value, indent, ctx) };
+    return isEmptyMap(value, ctx) ? { empty: '{}' } : { text: map(value, indent, ctx) };
   }
   if (value !== null && typeof value === 'object') {
     throw FALLBACK;
   }
   return undefined;
+}
+
+/** True when a map prints as `{}` (the complete printer leaves out undefined values, as JSON does). */
+function isEmptyMap(value: Record<string, unknown>, ctx: Printing): boolean {
+  return Object.keys(value).every((key) => ctx.complete && value[key] === undefined);
 }
 
 /** A block map whose first line follows what is before it, and whose other lines start with `indent`. */
@@ -373,6 +378,10 @@ function map(value: Record<string, unknown>, indent: string, ctx: Printing): str
   let out = '';
   for (const key of Object.keys(value)) {
     const item = value[key];
+    if (item === undefined && ctx.complete) {
+      // As JSON has it (a manifest from toJson() has none; a compose file written for a VM may).
+      continue;
+    }
     ctx.path.push(key);
     let line = `${text(key, ctx)}:`;
     const nested = collection(item, inner, ctx);

@@ -1,7 +1,7 @@
 import { Yaml } from 'cdk8s';
 import * as fc from 'fast-check';
 import { parseAllDocuments } from 'yaml';
-import { fastManifestYaml, holdsUnsafeText, manifestYaml } from '../../lib/cli/manifest-yaml';
+import { fastManifestYaml, holdsUnsafeText, manifestYaml } from '../../lib/base/manifest-yaml';
 import { fuzzAssert } from '../fuzz/fuzz-settings';
 
 /**
