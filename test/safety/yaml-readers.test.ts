@@ -8,6 +8,7 @@ import { parseCommandLine } from '../../lib/cli/options';
 import { renderProject } from '../../lib/cli/render';
 import { manifestYaml } from '../../lib/base/manifest-yaml';
 import { isComposeError } from '../../lib/compose/errors';
+import { toYaml11 } from '../../lib/vm/yaml';
 import { FUZZ_SEED, fuzzRuns } from '../fuzz/fuzz-settings';
 import { DiscoveryServer, runTool, startDiscoveryServer, writeKubeconfig } from '../support/runbook-commands';
 import { ROOT, removeTempDirs, tempDir } from '../cli/run-cli';
@@ -326,5 +327,31 @@ describe('finding 1: the printer', () => {
         'UTF-8 nor YAML can carry. Fix: remove the escape (such as "\\ud800") from the compose value, or write the ' +
         'whole character.',
     );
+  });
+});
+
+describe("finding 1: the golden image's compose file and cloud-init user data (YAML 1.1 for PyYAML)", () => {
+  (python ? test : test.skip)('every sample reads back through PyYAML and the yaml library as it is', () => {
+    const doc = {
+      services: Object.fromEntries(
+        SAMPLES.map((s, i) => [
+          `s${i}`,
+          { working_dir: `/srv/${s}`, environment: { VALUE: s }, command: ['sh', '-c', s], labels: { note: s } },
+        ]),
+      ),
+      runcmd: SAMPLES.map((s) => ['echo', s]),
+    };
+    const text = toYaml11(doc);
+    const read = execFileSync(
+      'python3',
+      ['-c', 'import json, sys, yaml; json.dump(yaml.safe_load(sys.stdin.read()), sys.stdout)'],
+      {
+        input: text,
+        encoding: 'utf-8',
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
+    expect(JSON.parse(read)).toEqual(doc);
+    expect(parseAllDocuments(text, { version: '1.1' })[0].toJS()).toEqual(doc);
   });
 });
