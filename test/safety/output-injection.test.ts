@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { CliRun, expectBuilt, removeTempDirs, runCli, tempDir } from '../cli/run-cli';
+import { CliRun, expectBuilt, listFiles, manifestDocs, removeTempDirs, runCli, tempDir } from '../cli/run-cli';
 import { codeBlocks, runLogged, ShellRun } from '../support/shell-blocks';
 
 /**
@@ -225,5 +225,48 @@ describe('finding 11: a ConfigMap or Secret over the API server limit is refused
     });
     const run = await runCli(['convert', '-o', 'out'], { cwd: dir });
     expect(run.stderr).not.toContain('API server accepts');
+  });
+});
+
+describe('finding 9: a password written in a URL of a command, an entrypoint or a healthcheck goes to a Secret', () => {
+  test('each is read from the Secret through $(VAR), and no file but the Secret holds it', async () => {
+    const dir = project({
+      'compose.yaml': [
+        'services:',
+        '  worker:',
+        '    image: ghcr.io/example/worker:1.0',
+        '    entrypoint: ["worker", "--db", "postgres://app:pw-entry-5c1e@db:5432/app"]',
+        '    command: ["--cache", "redis://:pw-cmd-77d0@cache:6379/0"]',
+        '    healthcheck:',
+        '      test: ["CMD", "check", "--url", "http://admin:pw-hc-9a4f@localhost:8080/health"]',
+        '',
+      ].join('\n'),
+    });
+    const run = await runCli(['convert', '-o', 'out'], { cwd: dir });
+    expect(run.code).toBe(0);
+    const out = path.join(dir, 'out');
+    const holding = listFiles(out).filter((f) =>
+      /pw-(entry|cmd|hc)-/.test(fs.readFileSync(path.join(out, f), 'utf-8')),
+    );
+    expect(holding).toEqual([]);
+    expect(run.stderr).not.toMatch(/pw-(entry|cmd|hc)-/);
+    const deployment = manifestDocs(out).find((d) => d.kind === 'Deployment')!;
+    const container = (deployment as any).spec.template.spec.containers[0];
+    const secret = manifestDocs(out).find((d) => d.kind === 'Secret' && d.metadata.name === 'worker-env') as any;
+    const value = (env: string) => {
+      const ref = container.env.find((e: any) => e.name === env).valueFrom.secretKeyRef;
+      expect(ref.name).toBe('worker-env');
+      return Buffer.from(secret.data[ref.key], 'base64').toString('utf-8');
+    };
+    const variable = (text: string) => /\$\((\w+)\)/.exec(text)![1];
+    expect(container.command[2]).toMatch(/^postgres:\/\/app:\$\(\w+\)@db:5432\/app$/);
+    expect(value(variable(container.command[2]))).toBe('pw-entry-5c1e');
+    expect(container.args[1]).toMatch(/^redis:\/\/:\$\(\w+\)@cache:6379\/0$/);
+    expect(value(variable(container.args[1]))).toBe('pw-cmd-77d0');
+    const probe = container.livenessProbe.exec.command[2];
+    expect(value(/\$\{(\w+)\}/.exec(probe)![1])).toBe('pw-hc-9a4f');
+    expect(run.stderr).toContain(
+      'a secret value in the entrypoint and command and healthcheck is read from the Secret',
+    );
   });
 });
