@@ -1,5 +1,6 @@
 import { App, Chart, YamlOutputType } from 'cdk8s';
 import { ComposeApp } from '../app/compose-app';
+import { SAFE_PRINTER_CONTEXT } from '../app/printer-safety';
 import { cpuFromMillicores, parseCpuMillicores, parseMemoryBytes, sizeFromBytes } from '../base/quantities';
 import { QuotaAmounts } from '../app/quota';
 import { Redactor, redactError } from '../compose/sensitive';
@@ -91,6 +92,8 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     outputFileExtension: '.yaml',
     yamlOutputType: YamlOutputType.FILE_PER_RESOURCE,
   });
+  // The CLI prints every manifest with the safe printer (lib/base/manifest-yaml.ts), which escapes U+2028 and the rest.
+  app.node.setContext(SAFE_PRINTER_CONTEXT, true);
   const chart = new Chart(app, CHART_ID);
   const composeApp = withRedaction(
     new Redactor().addAll(model.secretValues ?? []),

@@ -3,6 +3,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as fc from 'fast-check';
+import { App, Chart, Testing } from 'cdk8s';
+import { ComposeApp } from '../../lib/app/compose-app';
+import { SAFE_PRINTER_CONTEXT } from '../../lib/app/printer-safety';
 import { parseAllDocuments } from 'yaml';
 import { parseCommandLine } from '../../lib/cli/options';
 import { renderProject } from '../../lib/cli/render';
@@ -353,5 +356,42 @@ describe("finding 1: the golden image's compose file and cloud-init user data (Y
     );
     expect(JSON.parse(read)).toEqual(doc);
     expect(parseAllDocuments(text, { version: '1.1' })[0].toJS()).toEqual(doc);
+  });
+});
+
+describe("finding 1: the library's cdk8s synth, whose printer (cdk8s's Yaml.stringify) writes U+2028 raw", () => {
+  const compose = [
+    'services:',
+    '  web:',
+    '    image: nginx:1.27.2',
+    `    working_dir: ${composeString('/app\u2028hostPID: true')}`,
+    `    environment: {NOTE: ${composeString('a\u0085b')}}`,
+    '',
+  ].join('\n');
+
+  function app(context: Record<string, unknown> = {}): Chart {
+    const dir = fs.realpathSync(tempDir('yaml-library'));
+    fs.writeFileSync(path.join(dir, 'compose.yaml'), compose);
+    const cdk8sApp = new App({ outdir: path.join(dir, 'dist') });
+    Object.entries(context).forEach(([key, value]) => cdk8sApp.node.setContext(key, value));
+    const chart = new Chart(cdk8sApp, 'c');
+    new ComposeApp(chart, 'app', { composeFile: path.join(dir, 'compose.yaml') });
+    return chart;
+  }
+
+  test('refuses a value holding a YAML 1.1 line break, naming its compose path', () => {
+    expect(() => Testing.synth(app())).toThrow(
+      "compose.yaml:3:5: services.web: its workingDir holds U+2028, which cdk8s's YAML printer writes as it is " +
+        'and YAML 1.1 readers (kubectl, PyYAML) take for a line break: the rest of the value would be read as keys of ' +
+        'the manifest. Fix: remove the character, or convert with the cdk8s-compose CLI, whose printer escapes it',
+    );
+    expect(() => Testing.synth(app())).toThrow('services.web.environment.NOTE: its value holds U+0085');
+  });
+
+  test('a program that prints with the safe printer says so, and the value is kept', () => {
+    const manifests = Testing.synth(app({ [SAFE_PRINTER_CONTEXT]: true }));
+    const deployment = manifests.find((m) => m.kind === 'Deployment');
+    expect(deployment.spec.template.spec.containers[0].workingDir).toBe('/app\u2028hostPID: true');
+    expect(manifestYaml(deployment)).toContain('workingDir: "/app\\LhostPID: true"');
   });
 });
