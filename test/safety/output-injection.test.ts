@@ -129,7 +129,13 @@ describe('finding 2 and 8: every printed command keeps compose text as data, and
     }
     const builds = runs.flatMap(({ run }) => run.commands).filter((c) => c.name === 'docker' && c.args[0] === 'build');
     expect(builds).toHaveLength(1);
-    expect(builds[0].args).toContain(`NOTE=${FENCE_BREAK}`);
+    // A value with line breaks is read from the environment: no line of the runbook holds it.
+    expect(builds[0].args.slice(builds[0].args.indexOf('NOTE') - 1, builds[0].args.indexOf('NOTE') + 1)).toEqual([
+      '--build-arg',
+      'NOTE',
+    ]);
+    expect(runbook).not.toContain('evil.example');
+    expect(runbook).toContain('(set NOTE in the environment first: secret build arguments and those with line breaks');
     expect(builds[0].args).toContain(`registry.example.com/web:1${payload('web-image')}`);
   });
 
@@ -149,6 +155,20 @@ describe('finding 2 and 8: every printed command keeps compose text as data, and
     expect(run.commands).toEqual([
       { name: 'kubectl', args: ['cp', './big', `<pod>:/srv/data${payload('bind-target')}`, '-n', 'shop'] },
     ]);
+  });
+
+  test('analyze prints the build commands on one line each, the multi-line argument by name', async () => {
+    const run = await runCli(['analyze'], { cwd: dir });
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain('evil.example');
+    const commands = run.stdout.split('\n').filter((l) => l.trimStart().startsWith('$ '));
+    expect(commands.length).toBeGreaterThan(2);
+    const runs = commands.map((l, i) => ({
+      where: `analyze line ${i + 1}`,
+      run: runLogged(l.trimStart().slice(2), scratch()),
+    }));
+    expectOnlyTools(runs);
+    expect(run.stdout).toContain('(secret or multi-line build arguments from the environment: NOTE)');
   });
 
   test('deploy --dry-run prints commands that run only kubectl', () => {
@@ -267,6 +287,20 @@ describe('finding 9: a password written in a URL of a command, an entrypoint or 
     expect(value(/\$\{(\w+)\}/.exec(probe)![1])).toBe('pw-hc-9a4f');
     expect(run.stderr).toContain(
       'a secret value in the entrypoint and command and healthcheck is read from the Secret',
+    );
+  });
+});
+
+describe('finding 8: a line break in a build setting a command line cannot carry is refused', () => {
+  test('build.target', async () => {
+    const dir = project({
+      'compose.yaml': `services:\n  web:\n    build: {context: ./web, target: "prod\\n\`\`\`"}\n    image: registry.example.com/web:1\n`,
+      'web/Dockerfile': 'FROM nginx:1.27.2\n',
+    });
+    const run = await runCli(['convert', '-o', 'out'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'services.web.build: a build setting holds a line break, which the docker build command line cannot carry',
     );
   });
 });
