@@ -277,7 +277,7 @@ describe('finding 1: every reader reads back every string the CLI prints', () =>
         const read = objects[i];
         const readLeaves = stringLeaves(read);
         for (const [at, value] of stringLeaves(p.object)) {
-          if (readLeaves.has(at) && readLeaves.get(at) !== value) {
+          if (readLeaves.get(at) !== value) {
             problems.push(
               `${p.kind}/${p.name} ${at}: ${JSON.stringify(readLeaves.get(at))} for ${JSON.stringify(value)}`,
             );
