@@ -1,4 +1,4 @@
-import { shellQuote } from '../util/shell-words';
+import { inlineCode, shellQuote } from '../util/shell-words';
 import { VirtualMachineSnapshot } from '../../imports/kubevirt-snapshot-snapshot.kubevirt.io';
 import { renderStepsMarkdown, vmInstallSteps } from '../vm/install-steps';
 import { manifestYaml } from '../base/manifest-yaml';
@@ -145,11 +145,11 @@ export function renderVmOperations(md: Markdown, rendered: Rendered, singleFile?
     `virtctl stop ${name} -n ${ns}`,
     `virtctl vmexport download ${name}-export --vm=${name} --output=${name}-disk.img.gz -n ${ns}`,
     `virtctl start ${name} -n ${ns}`,
-    `kubectl apply -f ${vmFile ?? `${name}.yaml`}`,
+    `kubectl apply -f ${shellQuote(vmFile ?? `${name}.yaml`)}`,
     `kubectl delete vm ${name} -n ${ns}`,
   ]);
   md.para(
     `Deleting the VM keeps its disk (the DataVolume \`${dataVolume?.name ?? `${name}-rootdisk`}\`); applying`,
-    `${singleFile ? `\`${singleFile}\` again` : 'its file'} brings the VM back on it.`,
+    `${singleFile ? `${inlineCode(singleFile)} again` : 'its file'} brings the VM back on it.`,
   );
 }

@@ -304,3 +304,23 @@ describe('finding 8: a line break in a build setting a command line cannot carry
     );
   });
 });
+
+describe('finding 2: the one-file output named on the command line is one word of each command', () => {
+  test('-o "my `x` out.yaml": kubectl apply and diff get the file name whole', async () => {
+    const dir = project({ 'compose.yaml': 'services:\n  web:\n    image: nginx:1.27.2\n' });
+    const file = 'my `touch x` out.yaml';
+    const run = await runCli(['convert', '--single-file', '-o', file], { cwd: dir });
+    expect(run.code).toBe(0);
+    const runbook = fs.readFileSync(path.join(dir, 'RUNBOOK.md'), 'utf-8');
+    const runs = codeBlocks(runbook)
+      .filter((b) => b.info === 'sh')
+      .map((b) => ({
+        where: `RUNBOOK.md:${b.line}`,
+        run: runLogged(b.text, fs.realpathSync(tempDir('hostile-out-sh'))),
+      }));
+    expectOnlyTools(runs);
+    const applies = runs.flatMap(({ run: r }) => r.commands).filter((c) => ['apply', 'diff'].includes(c.args[0]));
+    expect(applies.length).toBeGreaterThanOrEqual(2);
+    expect(applies.every((c) => c.args[1] === '-f' && c.args[2] === file)).toBe(true);
+  });
+});
