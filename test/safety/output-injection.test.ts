@@ -11,6 +11,9 @@ import { codeBlocks, runLogged, ShellRun } from '../support/shell-blocks';
 beforeAll(expectBuilt);
 afterAll(removeTempDirs);
 
+/** The guide to what this file checks. */
+const DOC = path.resolve(__dirname, '../../docs/security-output.md');
+
 /** A planted secret: no message may hold it. */
 const PLANTED = 'planted-7d31c0aa';
 
@@ -180,6 +183,22 @@ describe('finding 2 and 8: every printed command keeps compose text as data, and
   });
 });
 
+test("docs/security-output.md's command runs kubectl alone, the image one word", () => {
+  const example = codeBlocks(fs.readFileSync(DOC, 'utf-8')).filter((b) => b.info === 'sh');
+  expect(example).toHaveLength(1);
+  const run = runLogged(example[0].text, fs.realpathSync(tempDir('hostile-out-sh')));
+  expect(run).toEqual({
+    commands: [
+      {
+        name: 'kubectl',
+        args: ['run', 'db-backup-shell', '--image=postgres:16`touch${IFS}x`', '--restart=Never', '-n', 'shop'],
+      },
+    ],
+    created: [],
+    status: 0,
+  });
+});
+
 describe('finding 10: an error thrown before the app is built prints no secret', () => {
   test('x-cdk8s-compose.target taken from a .env secret: the CLI says [redacted]', async () => {
     const dir = project({
@@ -222,6 +241,9 @@ describe('finding 11: a ConfigMap or Secret over the API server limit is refused
         'volume and copy them in after deploying\n',
     );
     expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
+    // docs/security-output.md shows this message.
+    const shown = codeBlocks(fs.readFileSync(DOC, 'utf-8')).find((b) => b.info === 'text')!.text;
+    expect(run.stderr.replace(/\s+/g, ' ')).toContain(shown.replace(/\s+/g, ' ').trim());
   });
 
   test("a Secret counts its values' decoded bytes", async () => {
