@@ -3,7 +3,7 @@
 //
 // Type-aware rules (typescript-eslint's recommendedTypeChecked) are left out: they double the time of `npm run lint`
 // and take about 1 GB of memory for the TypeScript program, and on this code base they found only unnecessary
-// assertions and the deliberate `throw FALLBACK` of cli/manifest-yaml.ts; `npm run typecheck` runs the compiler anyway.
+// assertions and the deliberate `throw FALLBACK` of base/manifest-yaml.ts; `npm run typecheck` runs the compiler anyway.
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';

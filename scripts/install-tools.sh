@@ -8,6 +8,7 @@ command -v cloud-init >/dev/null || need+=(cloud-init)
 command -v systemd-analyze >/dev/null || need+=(systemd)
 command -v docker-compose >/dev/null || need+=(docker-compose)
 command -v yamllint >/dev/null || need+=(yamllint)
+python3 -c "import yaml" 2>/dev/null || need+=(python3-yaml)
 command -v chromium >/dev/null || need+=(chromium)
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"

@@ -35,6 +35,20 @@ export function collectSecretValues(redactor: Redactor, options: SecretValuesOpt
       }
     }
   }
+  // A password written in a URL of a command, an entrypoint or a healthcheck (issue 25, finding 9) is a secret as
+  // one in the environment is: the container reads it from the Secret through a variable (ServiceEnvironment). A
+  // reference to a variable of the container's own (`$PGPASS`) is left to its shell.
+  for (const service of model.services) {
+    for (const word of [
+      ...(service.entrypoint ?? []),
+      ...(service.command ?? []),
+      ...(service.healthcheck?.test?.command ?? []),
+    ]) {
+      embeddedPasswords(word)
+        .filter((p) => !p.startsWith('$'))
+        .forEach((p) => redactor.add(p));
+    }
+  }
   for (const secret of model.secrets) {
     if ('content' in secret.source && !secret.source.content.binary) {
       redactor.add(secret.source.content.text);

@@ -1,3 +1,5 @@
+import { oversizedObjects } from './object-size';
+import { SAFE_PRINTER_CONTEXT, unprintableValues } from './printer-safety';
 import { Chart } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { Construct, IConstruct } from 'constructs';
@@ -435,6 +437,13 @@ export class ComposeApp extends Construct {
       });
     }
     this.node.addValidation({ validate: () => ingressCollisions([...this.migrated.values(), ...this.vmServices]) });
+    // Before any object is printed: a ConfigMap of 500 MB would end in "Invalid string length" (issue 25, finding 11).
+    this.node.addValidation({ validate: () => oversizedObjects(this) });
+    // cdk8s's printer writes U+2028 raw (issue 25, finding 1): unless the program prints with the safe printer (the
+    // CLI does), a compose value holding such a line break is refused.
+    if (this.node.tryGetContext(SAFE_PRINTER_CONTEXT) !== true) {
+      this.node.addValidation({ validate: () => unprintableValues(this.model) });
+    }
   }
 
   /** What each service's parts need of the app: its plans, names, rewriter, waits, and the shared objects. */

@@ -1,3 +1,4 @@
+import { shellCommand } from '../util/shell-words';
 import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { KubeSecret } from '../../imports/k8s';
@@ -351,7 +352,7 @@ export class ServiceMounts {
         'large-bind-directory',
         `directory bind mount "${source}" → ${mount.target} holds more than a ConfigMap ` +
           `can (1 MiB, 256 files), so it is not migrated: the container sees the image's own files there. Put the data in ` +
-          `a named volume and copy it in after deploying (kubectl cp ${source} <pod>:${mount.target} -n ${context.namespace})`,
+          `a named volume and copy it in after deploying (${shellCommand('kubectl', 'cp', source, `<pod>:${mount.target}`, '-n', context.namespace)})`,
         mount.at,
       );
     } else if (kind === 'directory') {

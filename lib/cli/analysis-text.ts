@@ -75,7 +75,7 @@ export function analysisText(analysis: ProjectAnalysis): string {
     if (s.build) {
       row(
         'build',
-        `${s.build.image}${s.build.argsFromEnvironment.length > 0 ? ` (secret build arguments from the environment: ${s.build.argsFromEnvironment.join(', ')})` : ''}`,
+        `${s.build.image}${s.build.argsFromEnvironment.length > 0 ? ` (${s.build.argsWithLineBreaks.length > 0 ? 'secret or multi-line' : 'secret'} build arguments from the environment: ${s.build.argsFromEnvironment.join(', ')})` : ''}`,
       );
       s.build.commands.forEach((c) => lines.push(`      $ ${c}`));
     }

@@ -66,6 +66,8 @@ export interface BuildAnalysis {
   readonly image: string;
   readonly commands: readonly string[];
   readonly argsFromEnvironment: readonly string[];
+  /** Those of `argsFromEnvironment` whose values span lines. */
+  readonly argsWithLineBreaks: readonly string[];
 }
 
 export interface Exposure {

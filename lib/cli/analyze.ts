@@ -85,7 +85,12 @@ export function analyzeRendered(rendered: Rendered): ProjectAnalysis {
   const buildOf = (service: string): BuildAnalysis | null => {
     const found = buildsByService.get(service);
     return found
-      ? { image: found.image, commands: found.commands, argsFromEnvironment: found.argsFromEnvironment }
+      ? {
+          image: found.image,
+          commands: found.commands,
+          argsFromEnvironment: found.argsFromEnvironment,
+          argsWithLineBreaks: found.argsWithLineBreaks,
+        }
       : null;
   };
   const containers = app.services.map((migrated) => {

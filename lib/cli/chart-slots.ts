@@ -1,4 +1,4 @@
-import { manifestYaml } from './manifest-yaml';
+import { manifestYaml } from '../base/manifest-yaml';
 
 /**
  * The one step that turns a manifest into a Helm template: values at known paths are replaced by markers, the manifest

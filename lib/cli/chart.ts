@@ -1,7 +1,7 @@
 import { WaveKind } from '../app/deploy-waves';
 import { ChartValues } from './chart-values';
 import { templateText, valuesExpr } from './chart-slots';
-import { manifestYaml } from './manifest-yaml';
+import { manifestYaml } from '../base/manifest-yaml';
 import { JSON_HEADER, OutputFile, TEMPLATE_HEADER, YAML_HEADER } from './output-files';
 import type { Rendered, RenderedObject } from './rendered';
 import { SECRETS_FOLDER } from './secret-modes';

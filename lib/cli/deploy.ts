@@ -7,7 +7,7 @@ import { createStage, createTempStage, removeStage } from './output-stage';
 import { BUNDLE_FOLDER, Rendered, WAVE_FOLDER, outputFiles, outputTarget, renderProject } from './render';
 import { namespaceFile, waitCommand } from './runbook';
 import { WaveKind, WaveWait } from '../app/deploy-waves';
-import { shellQuote } from './shell-words';
+import { shellQuote } from '../util/shell-words';
 import { SECRETS_FOLDER, secretsFiles, splitSecrets } from './secret-modes';
 import { SecretsMode } from './secrets-options';
 

@@ -3,7 +3,7 @@ import * as path from 'path';
 import { WaveKind, WaveWait } from '../app/deploy-waves';
 import { ComposeWarning } from '../compose/errors';
 import { GitOpsMode, GitOpsOptions, fluxUrl } from './gitops-options';
-import { manifestYaml } from './manifest-yaml';
+import { manifestYaml } from '../base/manifest-yaml';
 import { OutputFile } from './output';
 import { YAML_HEADER } from './output-files';
 import type { Rendered, RenderedObject, RenderedWave } from './rendered';

@@ -6,8 +6,9 @@ import {
   hasEmbeddedPassword,
   isSensitiveName,
 } from '../compose/sensitive';
+import { ComposeError } from '../compose/errors';
 import { ComposeModel, ComposeService } from '../compose/model';
-import { shellQuote } from './shell-words';
+import { codeBlock, inlineCode, shellQuote } from '../util/shell-words';
 
 /**
  * The commands that build and push the images of the services built from source, for the runbook and `analyze`:
@@ -24,8 +25,10 @@ export interface ImageBuild {
   readonly image: string;
   /** `docker build …` then `docker push …`, each a shell line. */
   readonly commands: readonly string[];
-  /** Build arguments passed from the environment (their values are secret), sorted. */
+  /** Build arguments passed from the environment (their values are secret, or span lines), sorted. */
   readonly argsFromEnvironment: readonly string[];
+  /** Those of `argsFromEnvironment` whose values span lines, which no command line of the runbook can show, sorted. */
+  readonly argsWithLineBreaks: readonly string[];
 }
 
 /** The services that run an image built from their `build:` (not one `--image` named instead), sorted by name. */
@@ -42,13 +45,20 @@ export function imageBuilds(
   return builtServices(model).map((service) => {
     const build = service.build!;
     const fromEnvironment: string[] = [];
+    const withLineBreaks: string[] = [];
     const words = ['docker', 'build', '-t', service.image];
     if (build.dockerfile !== undefined) {
       words.push('-f', dockerfilePath(build.context, build.dockerfile));
     }
     for (const [name, value] of Object.entries(build.args)) {
-      if (isSensitiveName(name, patterns) || hasEmbeddedPassword(value) || secrets.foundIn(value)) {
+      const spansLines = /[\r\n]/.test(value);
+      if (spansLines || isSensitiveName(name, patterns) || hasEmbeddedPassword(value) || secrets.foundIn(value)) {
+        // A value with line breaks would break the line of the command in the runbook and in analyze (issue 25,
+        // finding 8): docker reads it from the environment, as it reads a secret one.
         fromEnvironment.push(name);
+        if (spansLines) {
+          withLineBreaks.push(name);
+        }
         words.push('--build-arg', name);
       } else {
         words.push('--build-arg', `${name}=${value}`);
@@ -61,11 +71,20 @@ export function imageBuilds(
       words.push('--platform', build.platforms.join(','));
     }
     words.push(build.context);
+    const broken = words.find((w) => /[\r\n]/.test(w));
+    if (broken !== undefined) {
+      throw new ComposeError('a build setting holds a line break, which the docker build command line cannot carry', {
+        at: { ...service.at, path: `${service.at.path}.build` },
+        value: broken,
+        hint: 'remove the line break from the build target, context, Dockerfile or platforms',
+      });
+    }
     return {
       service: service.name,
       image: service.image,
       commands: [words.map(shellQuote).join(' '), ['docker', 'push', service.image].map(shellQuote).join(' ')],
       argsFromEnvironment: fromEnvironment.sort(),
+      argsWithLineBreaks: withLineBreaks.sort(),
     };
   });
 }
@@ -105,17 +124,17 @@ export function imageBuildMarkdown(model: ComposeModel, patterns?: readonly stri
   ];
   for (const build of builds) {
     out.push(
-      `- ${build.service} → \`${build.image}\`` +
-        `${build.argsFromEnvironment.length > 0 ? ` (set ${build.argsFromEnvironment.join(', ')} in the environment first: secret build arguments are read from it)` : ''}:`,
+      `- ${build.service} → ${inlineCode(build.image)}` +
+        `${build.argsFromEnvironment.length > 0 ? ` (set ${build.argsFromEnvironment.join(', ')} in the environment first: ${build.argsWithLineBreaks.length > 0 ? 'secret build arguments and those with line breaks' : 'secret build arguments'} are read from it)` : ''}:`,
       '',
     );
-    out.push('  ```sh', ...build.commands.map((c) => `  ${c}`), '  ```', '');
+    out.push(...codeBlock('sh', build.commands, '  '), '');
   }
   out.push(
     'Or build and push them all with buildx, which reads the compose files (and the secret arguments from the environment):',
     '',
   );
-  out.push('```sh', bakeCommand(model), '```', '');
+  out.push(...codeBlock('sh', [bakeCommand(model)]), '');
   return out;
 }
 

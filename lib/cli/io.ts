@@ -1,5 +1,6 @@
 import * as path from 'path';
 import { ComposeWarning } from '../compose/errors';
+import type { Redactor } from '../compose/sensitive';
 import { formatWarningGroup, groupWarnings } from '../compose/warning-groups';
 import { compare } from '../util/sort';
 
@@ -21,6 +22,34 @@ export enum ExitCode {
 export interface CliEnvironment {
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * The run's redaction: a command hands it the secrets as soon as it knows them, and every message on stderr passes
+   * through it (`main` wraps the streams), errors thrown before the app is built included.
+   * @default - nothing is redacted at the boundary (each message is redacted where it is made)
+   */
+  readonly redaction?: RunRedaction;
+}
+
+/**
+ * The one boundary every error and warning crosses on its way out: the redactor that knows the most secrets so far
+ * (the loader's, then the app's, which also knows the public names a weak secret is part of).
+ */
+export class RunRedaction {
+  private redactor?: Redactor;
+
+  /** From now on, messages are redacted by `redactor`. */
+  public use(redactor: Redactor): void {
+    this.redactor = redactor;
+  }
+
+  public redact(text: string): string {
+    return this.redactor ? this.redactor.redact(text) : text;
+  }
+}
+
+/** `io` whose stderr passes through `redaction` (stdout carries the manifests, whose Secrets hold the values). */
+export function redactingIo(io: CliIo, redaction: RunRedaction): CliIo {
+  return { ...io, redaction, stderr: (text) => io.stderr(redaction.redact(text)) };
 }
 
 /** The CLI's surroundings: where it runs, its environment, and where it prints. */

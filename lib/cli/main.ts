@@ -1,9 +1,11 @@
 import { isComposeError } from '../compose/errors';
-import { CliIo, ExitCode, processIo } from './io';
+import { CliIo, ExitCode, RunRedaction, processIo, redactingIo } from './io';
 import { PROGRAM, UsageError, helpText, parseCommandLine, usageLine } from './options';
 
 /** Runs the CLI with arguments (without node and the script) and returns the exit code. */
-export function main(argv: readonly string[], io: CliIo = processIo()): number {
+export function main(argv: readonly string[], given: CliIo = processIo()): number {
+  // Every message leaves through the run's redactor, whoever threw it and whenever (finding 10 of issue 25).
+  const io = redactingIo(given, new RunRedaction());
   let debug = argv.includes('--debug');
   try {
     const parsed = parseCommandLine(argv);

@@ -1,6 +1,6 @@
 import { EngineKind } from '../stateful/engine';
 import { DataMove, DataMovePlan, MountingWorkload } from './move-data-plan';
-import { shellQuote } from './shell-words';
+import { shellQuote } from '../util/shell-words';
 
 /**
  * The commands that move a compose host's data into the app's claims, in order: what `cdk8s-compose move-data` runs

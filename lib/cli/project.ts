@@ -2,6 +2,7 @@ import { App, Chart, Size, YamlOutputType } from 'cdk8s';
 import { ComposeApp } from '../app/compose-app';
 import { ServiceOverrides } from '../app/settings';
 import { compare } from '../util/sort';
+import { SAFE_PRINTER_CONTEXT } from '../app/printer-safety';
 import { cpuFromMillicores, parseCpuMillicores, parseMemoryBytes, sizeFromBytes } from '../base/quantities';
 import { QuotaAmounts } from '../app/quota';
 import { Redactor, redactError } from '../compose/sensitive';
@@ -65,6 +66,8 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     outputDir: settings.outputDir,
   });
   const model = loaded.model;
+  // Errors from here on (the --image check, x-cdk8s-compose.target, …) may quote a value that is a secret.
+  where.redaction?.use(new Redactor().addAll(model.secretValues ?? []).keepNames([model.name]));
   const names = model.services.map((s) => s.name);
   for (const [flag, byService] of [
     ['--image', options.images],
@@ -104,6 +107,8 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
     outputFileExtension: '.yaml',
     yamlOutputType: YamlOutputType.FILE_PER_RESOURCE,
   });
+  // The CLI prints every manifest with the safe printer (lib/base/manifest-yaml.ts), which escapes U+2028 and the rest.
+  app.node.setContext(SAFE_PRINTER_CONTEXT, true);
   const chart = new Chart(app, CHART_ID);
   const composeApp = withRedaction(
     new Redactor().addAll(model.secretValues ?? []),
@@ -147,6 +152,7 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
         annotations: options.annotations,
       }),
   );
+  where.redaction?.use(composeApp.redactor);
   return {
     app,
     chart,

@@ -7,7 +7,7 @@ import { ConversionOptions, OutputLayout } from './options';
 import { OutputFile } from './output';
 import { MARKDOWN_HEADER, YAML_HEADER } from './output-files';
 import { kustomizationFiles } from './gitops';
-import { manifestYaml } from './manifest-yaml';
+import { manifestYaml } from '../base/manifest-yaml';
 import { CliEnvironment } from './io';
 import { BuildSettings, buildProject, withRedaction } from './project';
 import { RunbookLayout, renderRunbook } from './runbook';

@@ -1,7 +1,8 @@
+import { shellCommand, shellFlag, shellQuote } from '../util/shell-words';
 import { WorkloadKind } from '../app/migrated-service';
 import { EngineKind } from '../stateful/engine';
 import type { Rendered, RenderedObject } from './rendered';
-import { DEFAULT_WAIT_SECONDS, Markdown, podSpec, shellQuote } from './runbook-text';
+import { DEFAULT_WAIT_SECONDS, Markdown, podSpec } from './runbook-text';
 import { compare } from '../util/sort';
 
 /** The backups of each stateful dependency that has a backup CronJob: run one, list, copy off, restore. */
@@ -179,15 +180,17 @@ function shellPod(
   labels: Readonly<Record<string, string>>,
   spec: any,
 ): string {
-  const labelFlag =
-    Object.keys(labels).length > 0
-      ? ` --labels=${Object.entries(labels)
-          .sort(([a], [b]) => compare(a, b))
-          .map(([k, v]) => `${k}=${v}`)
-          .join(',')}`
-      : '';
-  return (
-    `kubectl run ${name} --image=${image} --restart=Never -n ${namespace}${labelFlag} --override-type=strategic ` +
-    `--overrides=${shellQuote(JSON.stringify({ spec }))}`
+  const sorted = Object.entries(labels).sort(([a], [b]) => compare(a, b));
+  return shellCommand(
+    'kubectl',
+    'run',
+    name,
+    shellFlag('--image', image),
+    '--restart=Never',
+    '-n',
+    namespace,
+    ...(sorted.length > 0 ? [shellFlag('--labels', sorted.map(([k, v]) => `${k}=${v}`).join(','))] : []),
+    '--override-type=strategic',
+    shellFlag('--overrides', JSON.stringify({ spec })),
   );
 }

@@ -1,3 +1,4 @@
+import { inlineCode } from '../util/shell-words';
 import { ComposeWarning, formatWarning } from '../compose/errors';
 import { builtServices } from './image-builds';
 import type { Rendered } from './rendered';
@@ -134,7 +135,7 @@ export function renderBeforeDeploy(md: Markdown, rendered: Rendered, extra: read
       fix: 'build and push each where the cluster pulls from, under the name the manifests use (the Deploy section gives the commands)',
       lines: builds.map(
         (s) =>
-          `${s.name}: \`${s.image}\` from \`${s.build!.context}\`${s.build!.dockerfile ? ` (${s.build!.dockerfile})` : ''}`,
+          `${s.name}: ${inlineCode(s.image)} from ${inlineCode(s.build!.context)}${s.build!.dockerfile ? ` (${s.build!.dockerfile})` : ''}`,
       ),
     });
   }

@@ -1,3 +1,4 @@
+import { inlineCode, shellQuote } from '../util/shell-words';
 import type { Rendered, RenderedObject } from './rendered';
 import { renderBackups } from './runbook-backups';
 import { DEFAULT_WAIT_SECONDS, Markdown, podSpec, waitCommand } from './runbook-text';
@@ -18,7 +19,7 @@ export function renderDay2(md: Markdown, rendered: Rendered, singleFile?: string
     objects.filter((o) => kinds.includes(o.kind)).sort((a, b) => compare(a.name, b.name));
   const jobs = ofKind('Job');
   const applyAll = singleFile
-    ? [`kubectl apply -f ${singleFile}`]
+    ? [`kubectl apply -f ${shellQuote(singleFile)}`]
     : rendered.waves.map((w) => `kubectl apply -f ${w.wave.folder}/`);
 
   md.heading(3, 'Upgrade and re-apply');
@@ -30,7 +31,7 @@ export function renderDay2(md: Markdown, rendered: Rendered, singleFile?: string
   );
   md.sh([
     ...(singleFile
-      ? [`kubectl diff -f ${singleFile}`]
+      ? [`kubectl diff -f ${shellQuote(singleFile)}`]
       : rendered.waves.map((w) => `kubectl diff -f ${w.wave.folder}/`)),
     ...jobs.map((j) => `kubectl delete job ${j.name} -n ${ns} --ignore-not-found`),
     ...applyAll,
@@ -84,7 +85,7 @@ export function renderDay2(md: Markdown, rendered: Rendered, singleFile?: string
       md.sh([
         `kubectl logs job/${job.name} -n ${ns}`,
         `kubectl delete job ${job.name} -n ${ns}`,
-        `kubectl apply -f ${singleFile ?? job.file}`,
+        `kubectl apply -f ${shellQuote(singleFile ?? job.file)}`,
         waitCommand(
           { condition: 'complete', name: job.name, composeName: job.name, what: 'Job' },
           ns,
@@ -93,7 +94,7 @@ export function renderDay2(md: Markdown, rendered: Rendered, singleFile?: string
       ]);
     }
     if (singleFile) {
-      md.para(`Applying \`${singleFile}\` again changes nothing else that is unchanged.`);
+      md.para(`Applying ${inlineCode(singleFile)} again changes nothing else that is unchanged.`);
     }
   }
 

@@ -1,3 +1,4 @@
+import { inlineCode, shellQuote } from '../util/shell-words';
 import { WaveKind } from '../app/deploy-waves';
 import { imageBuildMarkdown } from './image-builds';
 import type { Rendered, RenderedObject } from './rendered';
@@ -15,7 +16,7 @@ export function namespaceFile(rendered: Rendered): string | undefined {
 export function renderFiles(md: Markdown, rendered: Rendered, file: string | undefined): void {
   md.heading(2, 'Files');
   if (file) {
-    md.para(`All manifests are in \`${file}\`, in wave order:`);
+    md.para(`All manifests are in ${inlineCode(file)}, in wave order:`);
   } else {
     md.para('One file per object, in one folder per deploy wave; apply the folders in order:');
   }
@@ -79,7 +80,7 @@ export function renderDeploy(
         "and the dependents' init containers wait for their dependencies:",
       '',
     );
-    stepSh([`kubectl apply -f ${file}`]);
+    stepSh([`kubectl apply -f ${shellQuote(file)}`]);
   } else {
     md.line(
       `${step++}. Create the namespace \`${ns}\` (as \`kubectl create namespace ${ns}\` does, with the label \`name: ${ns}\`):`,

@@ -1,3 +1,4 @@
+import { codeBlock } from '../util/shell-words';
 import { WaveWait } from '../app/deploy-waves';
 
 /** How long the runbook's and the deploy's waits may take. */
@@ -26,9 +27,9 @@ export class Markdown {
     this.lines.push(text.join(' '), '');
   }
 
-  /** A `sh` code block, indented under a list item with `indent`. */
+  /** A `sh` code block, indented under a list item with `indent`; no text in the commands can close it. */
   public sh(commands: readonly string[], indent = ''): void {
-    this.lines.push(...['```sh', ...commands, '```'].map((l) => `${indent}${l}`), '');
+    this.lines.push(...codeBlock('sh', commands, indent), '');
   }
 
   public toString(): string {
@@ -62,9 +63,4 @@ export function podSpec(manifest: any): any {
     default:
       return undefined;
   }
-}
-
-/** One shell word in single quotes (a `'` inside becomes `'\''`). */
-export function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,7 +1,8 @@
+import { shellCommand, shellFlag } from '../util/shell-words';
 import { ComposeNetworkPolicies } from '../base/network-policy';
 import { admits, policiesSelecting } from './policy-admission';
 import type { Rendered, RenderedObject } from './rendered';
-import { Markdown, podSpec, shellQuote } from './runbook-text';
+import { Markdown, podSpec } from './runbook-text';
 import { compare } from '../util/sort';
 
 /** The image of the temporary test pods (it has `nslookup` and a `nc` with `-z`). */
@@ -57,17 +58,18 @@ export function renderTroubleshoot(md: Markdown, rendered: Rendered): void {
   );
   for (const service of ofKind('Service')) {
     comm.push(`kubectl describe service ${service.name} -n ${ns}`);
-    comm.push(testPod(`dns-${service.name}`, ns, {}, false, `nslookup ${service.name}.${ns}.svc.cluster.local`));
+    comm.push(testPod(`dns-${service.name}`, ns, {}, false, ['nslookup', `${service.name}.${ns}.svc.cluster.local`]));
     const connect = connectTest(service);
     if (connect.labels) {
       comm.push(
-        testPod(
-          `connect-${service.name}`,
-          ns,
-          connect.labels,
-          connect.selectedByService,
-          `nc -z -w 3 ${service.name} ${connect.port}`,
-        ),
+        testPod(`connect-${service.name}`, ns, connect.labels, connect.selectedByService, [
+          'nc',
+          '-z',
+          '-w',
+          '3',
+          service.name,
+          `${connect.port}`,
+        ]),
       );
     } else if (connect.port !== undefined) {
       comm.push(
@@ -208,7 +210,7 @@ function testPod(
   namespace: string,
   labels: Readonly<Record<string, string>>,
   neverReady: boolean,
-  command: string,
+  command: readonly string[],
 ): string {
   const name = podName.slice(0, 63).replace(/-+$/, '');
   const overrides = JSON.stringify({
@@ -223,10 +225,21 @@ function testPod(
     },
   });
   const sorted = Object.entries(labels).sort(([a], [b]) => compare(a, b));
-  const labelFlag = sorted.length > 0 ? ` --labels=${sorted.map(([k, v]) => `${k}=${v}`).join(',')}` : '';
-  return (
-    `kubectl run ${name} --image=${TEST_POD_IMAGE} --rm -it --restart=Never -n ${namespace}${labelFlag} ` +
-    `--override-type=strategic --overrides=${shellQuote(overrides)} -- ${command}`
+  return shellCommand(
+    'kubectl',
+    'run',
+    name,
+    shellFlag('--image', TEST_POD_IMAGE),
+    '--rm',
+    '-it',
+    '--restart=Never',
+    '-n',
+    namespace,
+    ...(sorted.length > 0 ? [shellFlag('--labels', sorted.map(([k, v]) => `${k}=${v}`).join(','))] : []),
+    '--override-type=strategic',
+    shellFlag('--overrides', overrides),
+    '--',
+    ...command,
   );
 }
 

@@ -1,8 +1,9 @@
+import { inlineCode, shellQuote } from '../util/shell-words';
 import { VirtualMachineSnapshot } from '../../imports/kubevirt-snapshot-snapshot.kubevirt.io';
 import { featureGateSteps, renderStepsMarkdown, vmInstallSteps } from '../vm/install-steps';
-import { manifestYaml } from './manifest-yaml';
+import { manifestYaml } from '../base/manifest-yaml';
 import type { Rendered, RenderedObject } from './rendered';
-import { Markdown, shellQuote } from './runbook-text';
+import { Markdown } from './runbook-text';
 import { WaveKind } from '../app/deploy-waves';
 
 /** Without a user of cloud-init's, the SSH key goes to root, whose login sshd allows by key only (`prohibit-password`). */
@@ -239,13 +240,13 @@ export function renderVmOperations(md: Markdown, rendered: Rendered, singleFile?
     'kill %1',
     `virtctl vmexport delete ${name}-export -n ${ns}`,
     `virtctl start ${name} -n ${ns}`,
-    `kubectl apply -f ${vmFile ?? `${name}.yaml`}`,
+    `kubectl apply -f ${shellQuote(vmFile ?? `${name}.yaml`)}`,
     `kubectl delete vm ${name} -n ${ns}`,
   ]);
   md.para(
     `Deleting the VM keeps its disks (the DataVolumes ${disks.map((d) => `\`${d}\``).join(', ')}, which carry`,
     '`cdi.kubevirt.io/storage.deleteAfterCompletion: "false"`, so CDI does not delete them after the import and a',
-    `GitOps sync does not create them again); applying ${singleFile ? `\`${singleFile}\` again` : 'its file'} brings the VM back on them.`,
+    `GitOps sync does not create them again); applying ${singleFile ? `${inlineCode(singleFile)} again` : 'its file'} brings the VM back on them.`,
     `A new golden image means deleting \`${rootDisk}\` (the root disk) before applying: the data disk stays.`,
   );
 }

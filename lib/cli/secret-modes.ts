@@ -1,6 +1,6 @@
 import { SYNC_WAVE_ANNOTATION } from '../app/deploy-waves';
 import { compare } from '../util/sort';
-import { manifestYaml } from './manifest-yaml';
+import { manifestYaml } from '../base/manifest-yaml';
 import { OutputFile, YAML_HEADER } from './output-files';
 import type { RemoteValue, Rendered, RenderedObject, RenderedWave, SecretsSplit } from './rendered';
 import { SecretsMode, SecretsOptions } from './secrets-options';

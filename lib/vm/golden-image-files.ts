@@ -1,3 +1,4 @@
+import { shellQuote } from '../util/shell-words';
 import { InstallerIso } from './installer-iso';
 
 /** QEMU's accelerator for the build VM (`accelerator`). */
@@ -368,8 +369,4 @@ export function systemdUnit(build: GoldenImageBuild): string {
     'WantedBy=multi-user.target',
     '',
   ].join('\n');
-}
-
-function shellQuote(value: string): string {
-  return /^[A-Za-z0-9@%_+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }

@@ -41,6 +41,7 @@ test('per service: docker build with context, Dockerfile, arguments, target and 
         'docker push registry.example.com/team/shop-api',
       ],
       argsFromEnvironment: ['DB', 'NPM_TOKEN'],
+      argsWithLineBreaks: [],
     },
     {
       service: 'web',
@@ -50,6 +51,7 @@ test('per service: docker build with context, Dockerfile, arguments, target and 
         'docker push registry.example.com/team/shop/web:2.0',
       ],
       argsFromEnvironment: [],
+      argsWithLineBreaks: [],
     },
     {
       service: 'worker',
@@ -59,6 +61,7 @@ test('per service: docker build with context, Dockerfile, arguments, target and 
         'docker push registry.example.com/team/shop-worker',
       ],
       argsFromEnvironment: [],
+      argsWithLineBreaks: [],
     },
   ]);
   expect(bakeCommand(model)).toBe(

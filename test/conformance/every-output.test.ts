@@ -3,7 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as fc from 'fast-check';
 import { parse as parseYaml } from 'yaml';
-import { fastManifestYaml, manifestYaml } from '../../lib/cli/manifest-yaml';
+import { fastManifestYaml, manifestYaml } from '../../lib/base/manifest-yaml';
 import { loadCompose } from '../../lib/compose/load';
 import { ComposeModel } from '../../lib/compose/model';
 import { referenceAppDir } from '../../lib/reference-chart';

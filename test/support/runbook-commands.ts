@@ -30,14 +30,18 @@ export function runbookCommands(markdown: string): RunbookCommand[] {
   const commands: RunbookCommand[] = [];
   let inBlock = false;
   let indent = '';
+  // The fence is three backticks, or more when the block holds a run of them (lib/util/shell-words.ts).
+  let fence = '```';
   for (let i = 0; i < lines.length; i++) {
     const text = lines[i].trim();
-    if (/^```sh$/.test(text)) {
+    const open = /^(`{3,})sh$/.exec(text);
+    if (!inBlock && open) {
       inBlock = true;
+      fence = open[1];
       indent = lines[i].slice(0, lines[i].indexOf('`'));
       continue;
     }
-    if (text === '```') {
+    if (inBlock && text === fence) {
       inBlock = false;
       continue;
     }

@@ -1,6 +1,7 @@
 import { Yaml } from 'cdk8s';
 import * as fc from 'fast-check';
-import { fastManifestYaml, manifestYaml } from '../../lib/cli/manifest-yaml';
+import { parseAllDocuments } from 'yaml';
+import { fastManifestYaml, holdsUnsafeText, manifestYaml } from '../../lib/base/manifest-yaml';
 import { fuzzAssert } from '../fuzz/fuzz-settings';
 
 /**
@@ -10,6 +11,25 @@ import { fuzzAssert } from '../fuzz/fuzz-settings';
  */
 
 const cdk8s = (value: unknown) => Yaml.stringify(value);
+
+/**
+ * The printer's output for `value`: `Yaml.stringify`'s bytes, unless `value` holds a string that `Yaml.stringify`
+ * prints unsafely (issue 25, finding 1); then a YAML 1.1 and a 1.2 reader read back `value` itself (test/safety/
+ * yaml-readers.test.ts reads it with PyYAML and kubectl too).
+ */
+function expectPrinted(value: unknown): void {
+  const printed = manifestYaml(value);
+  if (!holdsUnsafeText(value)) {
+    expect(printed).toBe(cdk8s(value));
+    return;
+  }
+  for (const version of ['1.1', '1.2'] as const) {
+    const docs = parseAllDocuments(printed, { version });
+    expect(docs.map((d) => d.errors.map((e) => e.message))).toEqual([[]]);
+    const plain = (v: unknown) => JSON.stringify(v, (_k, x) => (x === undefined ? null : x));
+    expect(plain(docs[0].toJS())).toBe(plain(value));
+  }
+}
 
 describe('strings print as the yaml library prints them', () => {
   const cases: Record<string, unknown> = {
@@ -82,9 +102,9 @@ describe('strings print as the yaml library prints them', () => {
     'numbers and booleans': { a: 0, b: -12, c: 2 ** 40, d: true, e: false },
   };
   test.each(Object.entries(cases))('%s', (_name, value) => {
-    expect(manifestYaml(value)).toBe(cdk8s(value));
+    expectPrinted(value);
     const fast = fastManifestYaml(value);
-    if (fast !== undefined) {
+    if (fast !== undefined && !holdsUnsafeText(value)) {
       expect(fast).toBe(cdk8s(value));
     }
   });
@@ -191,9 +211,9 @@ test('generated values: the printer equals Yaml.stringify whenever it answers, a
   fuzzAssert(
     fc.property(fc.dictionary(text, value, { minKeys: 1, maxKeys: 6 }), (doc) => {
       total++;
-      expect(manifestYaml(doc)).toBe(cdk8s(doc));
+      expectPrinted(doc);
       const fast = fastManifestYaml(doc);
-      if (fast !== undefined) {
+      if (fast !== undefined && !holdsUnsafeText(doc)) {
         answered++;
         expect(fast).toBe(cdk8s(doc));
       }
