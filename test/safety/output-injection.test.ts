@@ -74,7 +74,9 @@ function hostileProject(): string {
     `    working_dir: ${composeString(`/srv${payload('working-dir')}`)}`,
     `    command: ["sh", "-c", ${composeString(payload('command'))}]`,
     '    ports: ["8080:80"]',
-    `    volumes: [${composeString(`./big:/srv/data${payload('bind-target')}`)}]`,
+    // Read-only: a folder too large for a ConfigMap stays the user's to copy (a writable one becomes a claim that
+    // move-data fills, test/cli/move-data.test.ts).
+    `    volumes: [${composeString(`./big:/srv/data${payload('bind-target')}:ro`)}]`,
     'volumes:',
     ...ENGINES.map((engine) => `  ${engine}-volume: {}`),
     '',
@@ -388,8 +390,20 @@ describe("finding 2: the golden image's provisioning commands keep compose text 
         ...r.commands.filter((c) => /touch/.test(c.name)).map((c) => `${where}: ran ${c.name}`),
       ]),
     ).toEqual([]);
-    // The VM's tools (building, converting and publishing the image, KubeVirt); an injected command would be another.
-    const vmTools = ['curl', 'grep', 'install', 'kubectl', 'packer', 'qemu-img', 'virtctl', 'sha256sum', 'base64'];
+    // The VM's tools (building, converting and publishing the image, KubeVirt; sed points an export link at the
+    // port-forward); an injected command would be another.
+    const vmTools = [
+      'curl',
+      'grep',
+      'install',
+      'kubectl',
+      'packer',
+      'qemu-img',
+      'virtctl',
+      'sha256sum',
+      'base64',
+      'sed',
+    ];
     expect(runs.flatMap(({ run: r }) => r.commands.map((c) => c.name)).filter((n) => !vmTools.includes(n))).toEqual([]);
   });
 });
