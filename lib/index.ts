@@ -19,23 +19,23 @@ export { ComposeApp, COMPOSE_APP_DEFAULTS, WARNING_METADATA } from './app/compos
 export type { ComposeAppProps, ComposeAppVmOptions } from './app/compose-app';
 export { Exposure, ServiceTarget } from './app/settings';
 export type { ServiceOverrides, VolumeOverrides, HttpOptions } from './app/settings';
-export { MigratedService, WorkloadKind } from './app/migrated-service';
-export type { MigratedServiceProps } from './app/migrated-service';
-export { VmMigratedService } from './app/vm-migrated-service';
-export type { VmMigratedServiceProps } from './app/vm-migrated-service';
-export { ServiceAutoscaler } from './app/autoscaler';
-export type { ServiceAutoscalerProps, AutoscalingSettings } from './app/autoscaler';
+export { MigratedService, WorkloadKind } from './app/service/migrated-service';
+export type { MigratedServiceProps } from './app/service/migrated-service';
+export { VmMigratedService } from './app/vm/vm-migrated-service';
+export type { VmMigratedServiceProps } from './app/vm/vm-migrated-service';
+export { ServiceAutoscaler } from './app/service/autoscaler';
+export type { ServiceAutoscalerProps, AutoscalingSettings } from './app/service/autoscaler';
 export { ComposeNetworkPolicies } from './base/network-policy';
 export type { ComposeNetworkPoliciesProps } from './base/network-policy';
-export { NamespaceQuota } from './app/quota';
-export type { NamespaceQuotaProps } from './app/quota';
+export { NamespaceQuota } from './app/quota/quota';
+export type { NamespaceQuotaProps } from './app/quota/quota';
 export { DEFAULT_SENSITIVE_NAME_PATTERNS, Redactor } from './compose/sensitive';
-export { Reachability, reachabilityEdges } from './app/reachability';
-export type { ReachabilityEdge } from './app/reachability';
+export { Reachability, reachabilityEdges } from './app/policy/reachability';
+export type { ReachabilityEdge } from './app/policy/reachability';
 export { SYNC_WAVE_ANNOTATION, WaveKind, annotateSyncWaves, planWaves } from './app/deploy-waves';
 export type { Wave } from './app/deploy-waves';
-export { VerifyStatus, verifyManifests } from './app/verify';
-export type { VerifyReport } from './app/verify';
+export { VerifyStatus, verifyManifests } from './app/verify/verify';
+export type { VerifyReport } from './app/verify/verify';
 
 // Stateful dependencies.
 export { StatefulDependency, WorkloadController } from './stateful/stateful-dependency';

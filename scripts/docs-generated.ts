@@ -2,9 +2,9 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { KOMPOSE_ONLY } from '../lib/cli/option-scan';
-import { COMMAND_SPECS, PROGRAM, helpText } from '../lib/cli/option-table';
-import type { OptionSpec } from '../lib/cli/option-spec';
+import { KOMPOSE_ONLY } from '../lib/cli/options/option-scan';
+import { COMMAND_SPECS, PROGRAM, helpText } from '../lib/cli/options/option-table';
+import type { OptionSpec } from '../lib/cli/options/option-spec';
 
 // The parts of the README and the guides that a program knows, written by that program (`npm run docs`), so that the
 // text cannot drift from it: the CLI reference from the option table, and the quick start's output from a real run.

@@ -19,13 +19,13 @@ const K8S_DEFINITIONS = 'k8s/v1.27/_definitions.json';
 // The Kubernetes kinds, by their definition in the k8s schema. The other definitions of kinds are left out of the
 // schema the generator reads (the types they share stay); the generated code of a kept kind does not change.
 const K8S_KINDS = [
-  'io.k8s.api.apps.v1.Deployment', // test/app/quota.test.ts
-  'io.k8s.api.apps.v1.StatefulSet', // test/app/quota.test.ts
+  'io.k8s.api.apps.v1.Deployment', // test/app/quota/quota.test.ts
+  'io.k8s.api.apps.v1.StatefulSet', // test/app/quota/quota.test.ts
   'io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler',
-  'io.k8s.api.batch.v1.CronJob', // test/app/quota.test.ts
-  'io.k8s.api.batch.v1.Job', // test/app/quota.test.ts
-  'io.k8s.api.core.v1.PersistentVolumeClaim', // test/app/quota.test.ts
-  'io.k8s.api.core.v1.Pod', // test/app/quota.test.ts
+  'io.k8s.api.batch.v1.CronJob', // test/app/quota/quota.test.ts
+  'io.k8s.api.batch.v1.Job', // test/app/quota/quota.test.ts
+  'io.k8s.api.core.v1.PersistentVolumeClaim', // test/app/quota/quota.test.ts
+  'io.k8s.api.core.v1.Pod', // test/app/quota/quota.test.ts
   'io.k8s.api.core.v1.ResourceQuota',
   'io.k8s.api.core.v1.Secret',
   'io.k8s.api.core.v1.Service', // lib/app/external-service.ts

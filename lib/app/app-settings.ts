@@ -8,18 +8,18 @@ import { isDnsLabel, isLabelKey, isLabelValue, joinDnsLabel } from '../base/nami
 import { cpuToMillicores, sizeToBytes } from '../base/quantities';
 import { STORAGE_QUANTITY_FORMAT, storageBytes } from '../base/sizes';
 import { isIngressHost } from '../util/dns';
-import { isDataBind, projectBindPath } from './claim-sources';
+import { isDataBind, projectBindPath } from './storage/claim-sources';
 import { COMPOSE_APP_DEFAULTS, ComposeAppProps, SharedVolumes } from './compose-app-props';
-import { WaitSettings } from './dependency-wait';
-import { KomposeControllerType, KomposeServiceLabels } from './kompose-labels';
+import { WaitSettings } from './service/dependency-wait';
+import { KomposeControllerType, KomposeServiceLabels } from './kompose/kompose-labels';
 import {
   IngressRuleSettings,
   ResolvedResources,
   ServicePlan,
   ServiceSettings,
   resolveResources,
-} from './migrated-service';
-import { ServiceAutoscaler } from './autoscaler';
+} from './service/migrated-service';
+import { ServiceAutoscaler } from './service/autoscaler';
 import { Exposure, HttpOptions, ServiceExtension, ServiceOverrides, readServiceExtension } from './settings';
 import type { ExternalEndpoint } from './external-service';
 

@@ -6,10 +6,10 @@ import { ComposeNetworkPoliciesProps } from '../base/network-policy';
 import { DatabaseBackupOptions } from '../stateful/database-backup';
 import { WorkloadController } from '../stateful/stateful-dependency';
 import { ComposeVmProps } from '../vm/compose-vm';
-import { SharedVolumes } from './claim-sources';
-import { NamespaceQuotaProps } from './quota';
+import { SharedVolumes } from './storage/claim-sources';
+import { NamespaceQuotaProps } from './quota/quota';
 
-export { SharedVolumes } from './claim-sources';
+export { SharedVolumes } from './storage/claim-sources';
 import { HttpOptions, ResourceDefaults, ServiceOverrides, ServiceTarget, VolumeOverrides } from './settings';
 
 /** The `node.metadata` type of a ComposeApp's warnings (one entry per line, see `ComposeApp.warningsOf`). */

@@ -12,28 +12,34 @@ import { formatWarningGroup, groupWarnings } from '../compose/warning-groups';
 import { NameRegistry } from '../base/naming';
 import { ComposeNetworkPolicies } from '../base/network-policy';
 import { ComposeVm } from '../vm/compose-vm';
-import { createAliasServices, planAliases } from './alias-services';
+import { createAliasServices, planAliases } from './hosts/alias-services';
 import { AppMetadata } from './app-metadata';
 import { createNamespace, resolveNamespace } from './app-namespace';
-import { createNetworkPolicies } from './app-network-policies';
+import { createNetworkPolicies } from './policy/app-network-policies';
 import { collectSecretValues } from './app-secret-values';
 import { AppSettings } from './app-settings';
-import { AppVm } from './app-vm';
+import { AppVm } from './vm/app-vm';
 import { AppWarnings } from './app-warnings';
 import { ComposeAppProps, WARNING_METADATA } from './compose-app-props';
 import { annotateSyncWaves } from './deploy-waves';
 import { ExternalService, PlannedExternalService, planExternalServices } from './external-service';
-import { HostRewriter } from './host-rewrite';
-import { reportUnreachable } from './inferred-ports';
-import { ingressCollisions, reportPlaceholderHosts } from './ingress-checks';
-import { MigratedService, MigrationContext, ServicePlan, ServiceSettings, WorkloadKind } from './migrated-service';
-import { NamespaceQuota } from './quota';
-import { Reachability } from './reachability';
-import { serviceHostRewriter } from './service-hosts';
-import { ServicePlanner } from './service-planner';
+import { HostRewriter } from './hosts/host-rewrite';
+import { reportUnreachable } from './service/inferred-ports';
+import { ingressCollisions, reportPlaceholderHosts } from './service/ingress-checks';
+import {
+  MigratedService,
+  MigrationContext,
+  ServicePlan,
+  ServiceSettings,
+  WorkloadKind,
+} from './service/migrated-service';
+import { NamespaceQuota } from './quota/quota';
+import { Reachability } from './policy/reachability';
+import { serviceHostRewriter } from './hosts/service-hosts';
+import { ServicePlanner } from './service/service-planner';
 import { SharedObjects } from './shared-objects';
-import { VerifyReport, verifyManifests } from './verify';
-import { VmMigratedService } from './vm-migrated-service';
+import { VerifyReport, verifyManifests } from './verify/verify';
+import { VmMigratedService } from './vm/vm-migrated-service';
 import { compare } from '../util/sort';
 
 export { COMPOSE_APP_DEFAULTS, SYSTEM_NAMESPACES, WARNING_METADATA } from './compose-app-props';

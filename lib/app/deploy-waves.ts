@@ -1,7 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { IConstruct } from 'constructs';
 import type { ComposeModel } from '../compose/model';
-import { MigratedService, WorkloadKind } from './migrated-service';
+import { MigratedService, WorkloadKind } from './service/migrated-service';
 
 /**
  * What the waves are planned from: the members of `ComposeApp` they read. Declared here, not imported, so that

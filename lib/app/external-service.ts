@@ -11,7 +11,7 @@ import { DatabaseEngine } from '../stateful/engine';
 import { isDnsSubdomain } from '../util/dns';
 import { compare } from '../util/sort';
 import { WarnFn } from './app-warnings';
-import { Reachability } from './reachability';
+import { Reachability } from './policy/reachability';
 
 /** A managed endpoint (a cloud database, a hosted cache) that takes the place of a compose service. */
 export interface ExternalEndpoint {

@@ -3,7 +3,7 @@ import * as kplus from 'cdk8s-plus-27';
 import { ComposeError } from '../compose/errors';
 import { ComposeLocation, ComposeService } from '../compose/model';
 import { DatabaseBackupOptions } from '../stateful/database-backup';
-import { AutoscalingSettings } from './autoscaler';
+import { AutoscalingSettings } from './service/autoscaler';
 import { DatabaseEngine } from '../stateful/engine';
 import { WorkloadController } from '../stateful/stateful-dependency';
 import { STORAGE_QUANTITY_FORMAT, parseStorageBytes } from '../base/sizes';

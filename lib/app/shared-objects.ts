@@ -5,12 +5,12 @@ import { ComposeConfig, ComposeLocation, ComposeSecret, FileSource } from '../co
 import { secretFileReason } from '../compose/secret-files';
 import { toDnsLabel } from '../base/naming';
 import { secretHandle } from '../base/secret-handle';
-import { HostRewriter } from './host-rewrite';
-import { MigratedService, MountedFileSource, ServicePlan, WorkloadKind } from './migrated-service';
-import { BindClaim, VolumeClaims, VolumeClaimsProps } from './volume-claims';
+import { HostRewriter } from './hosts/host-rewrite';
+import { MigratedService, MountedFileSource, ServicePlan, WorkloadKind } from './service/migrated-service';
+import { BindClaim, VolumeClaims, VolumeClaimsProps } from './storage/volume-claims';
 
-export type { BindClaim } from './volume-claims';
-export { VOLUME_GROUP_LABEL, describeSource } from './volume-claims';
+export type { BindClaim } from './storage/volume-claims';
+export { VOLUME_GROUP_LABEL, describeSource } from './storage/volume-claims';
 
 /** Props of `SharedObjects`: where they are made, from what, and the app's handles they use. */
 export interface SharedObjectsProps extends VolumeClaimsProps {

@@ -2,14 +2,21 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { ComposeWarning } from '../compose/errors';
 import { CliIo, ExitCode, display, printWarnings } from './io';
-import { ConvertOptions, OutputLayout, PROGRAM } from './options';
-import { GITOPS_FOLDER, KUSTOMIZATION, gitopsFiles, overlayFiles, secretsWarning } from './gitops';
-import { writeOutput } from './output';
-import { createStage, createTempStage, removeStage } from './output-stage';
-import { SECRETS_FOLDER, secretsFiles, splitSecrets } from './secret-modes';
-import { CHART_FILE, HELMIGNORE_FILE, TEMPLATES_FOLDER, VALUES_FILE, VALUES_SCHEMA_FILE, chartFiles } from './chart';
-import { isGenerated } from './output-files';
-import { dataSummary, verifySummary } from '../app/verify';
+import { ConvertOptions, OutputLayout, PROGRAM } from './options/options';
+import { GITOPS_FOLDER, KUSTOMIZATION, gitopsFiles, overlayFiles, secretsWarning } from './gitops/gitops';
+import { writeOutput } from './output/output';
+import { createStage, createTempStage, removeStage } from './output/output-stage';
+import { SECRETS_FOLDER, secretsFiles, splitSecrets } from './gitops/secret-modes';
+import {
+  CHART_FILE,
+  HELMIGNORE_FILE,
+  TEMPLATES_FOLDER,
+  VALUES_FILE,
+  VALUES_SCHEMA_FILE,
+  chartFiles,
+} from './chart/chart';
+import { isGenerated } from './output/output-files';
+import { dataSummary, verifySummary } from '../app/verify/verify';
 import { verifyRendered } from './verify';
 import type { Rendered } from './rendered';
 import {

@@ -1,15 +1,15 @@
 import { spawnSync } from 'child_process';
 import * as path from 'path';
 import { CliIo, ExitCode, display, printWarnings } from './io';
-import { DeployOptions, OutputLayout, PROGRAM } from './options';
-import { writeOutput } from './output';
-import { createStage, createTempStage, removeStage } from './output-stage';
+import { DeployOptions, OutputLayout, PROGRAM } from './options/options';
+import { writeOutput } from './output/output';
+import { createStage, createTempStage, removeStage } from './output/output-stage';
 import { BUNDLE_FOLDER, Rendered, WAVE_FOLDER, outputFiles, outputTarget, renderProject } from './render';
-import { namespaceFile, waitCommand } from './runbook';
+import { namespaceFile, waitCommand } from './runbook/runbook';
 import { WaveKind, WaveWait } from '../app/deploy-waves';
 import { shellQuote } from '../util/shell-words';
-import { SECRETS_FOLDER, secretsFiles, splitSecrets } from './secret-modes';
-import { SecretsMode } from './secrets-options';
+import { SECRETS_FOLDER, secretsFiles, splitSecrets } from './gitops/secret-modes';
+import { SecretsMode } from './options/secrets-options';
 
 /** How long to wait before asking again when kubectl finds no pods yet. */
 const RETRY_MILLIS = 1000;

@@ -1,6 +1,6 @@
 import { isComposeError } from '../compose/errors';
 import { CliIo, ExitCode, RunRedaction, processIo, redactingIo } from './io';
-import { PROGRAM, UsageError, helpText, parseCommandLine, usageLine } from './options';
+import { PROGRAM, UsageError, helpText, parseCommandLine, usageLine } from './options/options';
 
 /** Runs the CLI with arguments (without node and the script) and returns the exit code. */
 export function main(argv: readonly string[], given: CliIo = processIo()): number {
@@ -18,13 +18,16 @@ export function main(argv: readonly string[], given: CliIo = processIo()): numbe
       case 'convert':
         return (require('./convert') as typeof import('./convert')).convert(parsed.options, io);
       case 'analyze':
-        return (require('./analyze') as typeof import('./analyze')).analyze(parsed.options, io);
+        return (require('./analyze/analyze') as typeof import('./analyze/analyze')).analyze(parsed.options, io);
       case 'verify':
         return (require('./verify') as typeof import('./verify')).verify(parsed.options, io);
       case 'deploy':
         return (require('./deploy') as typeof import('./deploy')).deploy(parsed.options, io);
       case 'move-data':
-        return (require('./move-data') as typeof import('./move-data')).moveData(parsed.options, io);
+        return (require('./move-data/move-data') as typeof import('./move-data/move-data')).moveData(
+          parsed.options,
+          io,
+        );
     }
   } catch (err) {
     return reportError(err, io, debug);
@@ -48,7 +51,7 @@ function reportError(err: unknown, io: CliIo, debug: boolean): number {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (!isComposeError(err) && typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
     // A file system error nothing closer caught: in words, without Node's text and its absolute paths.
-    const { writeError } = require('./output-files') as typeof import('./output-files');
+    const { writeError } = require('./output/output-files') as typeof import('./output/output-files');
     err = writeError(err, 'a file operation failed', 'check the output folder and the disk, then run again');
   }
   const message = err instanceof Error ? err.message : String(err);

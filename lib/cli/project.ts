@@ -4,14 +4,14 @@ import { ServiceOverrides } from '../app/settings';
 import { compare } from '../util/sort';
 import { SAFE_PRINTER_CONTEXT } from '../app/printer-safety';
 import { cpuFromMillicores, parseCpuMillicores, parseMemoryBytes, sizeFromBytes } from '../base/quantities';
-import { QuotaAmounts } from '../app/quota';
+import { QuotaAmounts } from '../app/quota/quota';
 import { Redactor, redactError } from '../compose/sensitive';
 import { ComposeWarning } from '../compose/errors';
 import { loadCompose } from '../compose/load';
-import { vmRoutingReasons } from '../app/vm-routing';
+import { vmRoutingReasons } from '../app/vm/vm-routing';
 import { ComposeModel } from '../compose/model';
 import { CliEnvironment } from './io';
-import { ConversionOptions, QuotaKeyName, UsageError } from './options';
+import { ConversionOptions, QuotaKeyName, UsageError } from './options/options';
 import { Wave, planWaves } from '../app/deploy-waves';
 
 /** The id of the chart the CLI builds; it names no object (every object is named by the app). */

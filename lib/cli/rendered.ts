@@ -1,7 +1,7 @@
 import type { Wave } from '../app/deploy-waves';
-import type { OutputFile } from './output';
+import type { OutputFile } from './output/output';
 import type { Project } from './project';
-import type { SecretsOptions } from './secrets-options';
+import type { SecretsOptions } from './options/secrets-options';
 
 // The rendered project's shape, on its own so that render.ts (which calls the runbook) and runbook.ts (which reads
 // what was rendered) do not import each other.
@@ -44,7 +44,7 @@ export interface RemoteValue {
   readonly binary: boolean;
 }
 
-/** What `--secrets` did to the output (lib/cli/secret-modes.ts), for the writer, deploy and the runbook. */
+/** What `--secrets` did to the output (lib/cli/gitops/secret-modes.ts), for the writer, deploy and the runbook. */
 export interface SecretsSplit {
   readonly options: SecretsOptions;
   /** The Secrets taken out of the waves, in wave order. */

@@ -1,9 +1,9 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { VerifyReport, VerifyStatus, dataSummary, verifyManifests, verifySummary } from '../app/verify';
+import { VerifyReport, VerifyStatus, dataSummary, verifyManifests, verifySummary } from '../app/verify/verify';
 import { CliIo, ExitCode, printWarnings } from './io';
-import { VerifyOptions } from './options';
+import { VerifyOptions } from './options/options';
 import { Rendered, renderProject } from './render';
 
 /**

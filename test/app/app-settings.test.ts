@@ -1,8 +1,8 @@
 import { Duration, Size } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { AppSettings } from '../../lib/app/app-settings';
-import { readKomposeLabels } from '../../lib/app/kompose-labels';
-import { ServicePlan, WorkloadKind } from '../../lib/app/migrated-service';
+import { readKomposeLabels } from '../../lib/app/kompose/kompose-labels';
+import { ServicePlan, WorkloadKind } from '../../lib/app/service/migrated-service';
 import { WorkloadController } from '../../lib/stateful/stateful-dependency';
 import { modelOf } from './app-fixture';
 

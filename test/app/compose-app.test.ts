@@ -4,7 +4,7 @@ import * as path from 'path';
 import { Chart, Cron, Size, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { ComposeApp } from '../../lib/app/compose-app';
-import { WorkloadKind } from '../../lib/app/migrated-service';
+import { WorkloadKind } from '../../lib/app/service/migrated-service';
 import { DatabaseEngine } from '../../lib/stateful/engine';
 import { WorkloadController } from '../../lib/stateful/stateful-dependency';
 import { expectManifestsPass } from '../support/checks';

@@ -3,7 +3,7 @@ import * as path from 'path';
 import { Chart, Testing } from 'cdk8s';
 import { ComposeApp, ComposeAppProps } from '../../lib/app/compose-app';
 import { ServiceTarget } from '../../lib/app/settings';
-import { VerifyCheck, VerifyExpectation, VerifyStatus } from '../../lib/app/verify';
+import { VerifyCheck, VerifyExpectation, VerifyStatus } from '../../lib/app/verify/verify';
 import { isComposeError } from '../../lib/compose/errors';
 import { loadCompose } from '../../lib/compose/load';
 import { checkManifests } from '../support/checks';

@@ -1,5 +1,5 @@
 import { ComposeApp } from '../../lib/app/compose-app';
-import { VerifyCheck, VerifyStatus } from '../../lib/app/verify';
+import { VerifyCheck, VerifyStatus } from '../../lib/app/verify/verify';
 import { mainContainer, podSpec, secretData, synthApp } from './app-fixture';
 
 const SHOP = `

@@ -274,7 +274,7 @@ describe('the kompose shape: convert -f FILE -o DIR', () => {
       expect(file.file).toBe(`${wave}/${doc.metadata.name}-${doc.kind.toLowerCase()}.yaml`);
       expect(fs.readFileSync(path.join(out('kompose'), file.file), 'utf-8').split('\n')[0]).toBe(HEADER);
     }
-    // Beside the manifests, each wave folder holds only its Kustomization (test/cli/gitops.test.ts).
+    // Beside the manifests, each wave folder holds only its Kustomization (test/cli/gitops/gitops.test.ts).
     expect(
       listFiles(out('kompose')).filter((f) => /^\d-/.test(f) && !f.endsWith('.yaml') && !f.endsWith('/Kustomization')),
     ).toEqual([]);
@@ -367,7 +367,7 @@ describe('RUNBOOK.md', () => {
   test('deploys wave by wave, waiting for the stateful dependencies, moves the data, then verifies', () => {
     const deploy = commands().indexOf('kubectl apply -f 0-namespace/shop-namespace.yaml');
     expect(deploy).toBeGreaterThan(6);
-    // Move the data (between Deploy and Verify) fills the claims that replace the compose volumes: test/cli/move-data.test.ts.
+    // Move the data (between Deploy and Verify) fills the claims that replace the compose volumes: test/cli/move-data/move-data.test.ts.
     const [before, rest] = runbook().split('## 6. Move the data\n');
     expect(before).toContain('## 5. Deploy\n');
     expect(rest.split('\n## ')[1]).toMatch(/^7\. Verify\n/);

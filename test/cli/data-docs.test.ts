@@ -9,7 +9,7 @@ import { CliRun, ROOT, expectBuilt, manifestDocs, removeTempDirs, runCli, tempDi
 
 // docs/data.md's example, run as written: its compose file through its convert command, and its ComposeApp snippet.
 
-// The example's sections; "Move the data" has examples of its own (test/cli/move-data.test.ts).
+// The example's sections; "Move the data" has examples of its own (test/cli/move-data/move-data.test.ts).
 const GUIDE = fs.readFileSync(path.join(ROOT, 'docs', 'data.md'), 'utf8');
 const DOC = GUIDE.slice(0, GUIDE.indexOf('## Move the data'));
 

@@ -1,5 +1,5 @@
 import * as path from 'path';
-import { VerifyCheck, VerifyReport, VerifyStatus } from '../../lib/app/verify';
+import { VerifyCheck, VerifyReport, VerifyStatus } from '../../lib/app/verify/verify';
 import { verifyExitCode, verifyText } from '../../lib/cli/verify';
 import { CORPUS, CliRun, ROOT, copyFolder, expectBuilt, inParallel, removeTempDirs, runCli, tempDir } from './run-cli';
 

@@ -2,8 +2,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as ts from 'typescript';
 import { ROOT, documentationFiles, regenerate } from '../../scripts/docs-generated';
-import { COMMAND_SPECS } from '../../lib/cli/option-table';
-import { parseCommandLine } from '../../lib/cli/options';
+import { COMMAND_SPECS } from '../../lib/cli/options/option-table';
+import { parseCommandLine } from '../../lib/cli/options/options';
 import { docBlocks, headingAnchors, markdownLinks } from './doc-blocks';
 
 // The README and the guides in docs/: what a program knows is written by it, every link leads somewhere, every

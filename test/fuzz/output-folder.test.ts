@@ -2,7 +2,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as fc from 'fast-check';
-import { LEDGER_FILE } from '../../lib/cli/output-ledger';
+import { LEDGER_FILE } from '../../lib/cli/output/output-ledger';
 import { isComposeError } from '../../lib/compose/errors';
 import { HEADER, writeFiles } from '../support/write-output';
 import { listFiles, removeTempDirs, tempDir } from '../cli/run-cli';

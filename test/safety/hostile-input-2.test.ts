@@ -6,7 +6,7 @@ import { ComposeError, isComposeError } from '../../lib/compose/errors';
 import { loadCompose, LoadComposeOptions } from '../../lib/compose/load';
 import { MAX_INCLUDES } from '../../lib/compose/project-files';
 import { MAX_SERVICES } from '../../lib/compose/normalize';
-import { checkNotSystemFolder } from '../../lib/cli/output-stage';
+import { checkNotSystemFolder } from '../../lib/cli/output/output-stage';
 import { runBounded } from '../support/bounded';
 import { CLEAN_ENV, CliRun, expectBuilt, listFiles, removeTempDirs, runCli, tempDir } from '../cli/run-cli';
 

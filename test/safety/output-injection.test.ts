@@ -75,7 +75,7 @@ function hostileProject(): string {
     `    command: ["sh", "-c", ${composeString(payload('command'))}]`,
     '    ports: ["8080:80"]',
     // Read-only: a folder too large for a ConfigMap stays the user's to copy (a writable one becomes a claim that
-    // move-data fills, test/cli/move-data.test.ts).
+    // move-data fills, test/cli/move-data/move-data.test.ts).
     `    volumes: [${composeString(`./big:/srv/data${payload('bind-target')}:ro`)}]`,
     'volumes:',
     ...ENGINES.map((engine) => `  ${engine}-volume: {}`),

@@ -7,7 +7,7 @@ import { App, Chart, Testing } from 'cdk8s';
 import { ComposeApp } from '../../lib/app/compose-app';
 import { SAFE_PRINTER_CONTEXT } from '../../lib/app/printer-safety';
 import { parseAllDocuments } from 'yaml';
-import { parseCommandLine } from '../../lib/cli/options';
+import { parseCommandLine } from '../../lib/cli/options/options';
 import { renderProject } from '../../lib/cli/render';
 import { manifestYaml } from '../../lib/base/manifest-yaml';
 import { isComposeError } from '../../lib/compose/errors';
