@@ -38,7 +38,14 @@ beforeAll(async () => {
   const into = tempDir('hybrid');
   await inParallel(Object.entries(APPS), 2, async ([name, from]) => {
     const dir = copyFolder(from, into, name);
-    const convert = await runCli(['convert', ...AUTO, '-o', 'k8s'], { cwd: dir, timeoutMs: 120_000 });
+    // gitops/ (read by the wave test below) is written only for a repository.
+    const convert = await runCli(
+      ['convert', ...AUTO, '--gitops-repo', 'https://git.example.com/apps.git', '-o', 'k8s'],
+      {
+        cwd: dir,
+        timeoutMs: 120_000,
+      },
+    );
     const verify = await runCli(['verify', ...AUTO, '--json'], { cwd: dir, timeoutMs: 120_000 });
     runs[name] = { convert, verify, dir };
   });
@@ -127,12 +134,15 @@ test('mailcow: its cache stays a pod; the containers that wait for the VM come a
   );
 });
 
-describe('docs/hybrid.md: the example is what it says', () => {
-  const doc = fs.readFileSync(path.join(ROOT, 'docs', 'hybrid.md'), 'utf-8');
+describe('docs/vm.md, "Hybrid apps": the example is what it says', () => {
+  const guide = fs.readFileSync(path.join(ROOT, 'docs', 'vm.md'), 'utf-8');
+  const start = guide.indexOf('## Hybrid apps: containers and a VM');
+  const end = guide.indexOf('\n## ', start + 1);
+  const doc = guide.slice(start, end < 0 ? undefined : end);
   const fence = (lang: string) => {
     const found = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(doc);
     if (!found) {
-      throw new Error(`docs/hybrid.md has no ${lang} block`);
+      throw new Error(`docs/vm.md's "Hybrid apps" section has no ${lang} block`);
     }
     return found[1];
   };
