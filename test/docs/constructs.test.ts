@@ -164,10 +164,15 @@ test('props: replicas, resources, the Ingress host and the volume size reach the
   expect(claim.spec).toMatchObject({ storageClassName: 'fast-ssd', resources: { requests: { storage: '20Gi' } } });
 });
 
-test('subclass: the annotation and the variable added to the handles are in the Deployment', () => {
-  const web = find(synthExample('subclass'), 'Deployment', 'web');
+test('subclass: the annotation and the variables added to the handles are in the Deployment, and no stale key', () => {
+  process.env.DB_PASSWORD = 'pw-of-the-subclass-test'; // so that compose's DATABASE_URL is a secret
+  const docs = synthExample('subclass');
+  const web = find(docs, 'Deployment', 'web');
   expect(web.spec.template.metadata.annotations['prometheus.io/scrape']).toBe('true');
   expect(web.spec.template.spec.containers[0].env).toContainEqual({ name: 'FEATURE_FLAGS', value: 'checkout-v2' });
+  const url = web.spec.template.spec.containers[0].env.filter((e: any) => e.name === 'DATABASE_URL');
+  expect(url).toEqual([{ name: 'DATABASE_URL', valueFrom: { secretKeyRef: { key: 'uri', name: 'db-credentials' } } }]);
+  expect(find(docs, 'Secret', 'web-env').data ?? {}).not.toHaveProperty('DATABASE_URL');
 });
 
 test('tls: the Ingress has the TLS section and the cert-manager annotation', () => {
