@@ -91,6 +91,7 @@ const NAMES = [
   'snapshot',
   'stateful',
   'vm',
+  'fail-on',
 ];
 
 test('the page has its compose file, its runnable examples and two commands', () => {
@@ -234,6 +235,15 @@ test('vm: a DataVolume imports the image, the VirtualMachine boots it, and the S
   );
   expect(find(docs, 'Service', 'reports').spec.selector).toEqual({ 'kubevirt.io/vm': 'reports' });
   expect(JSON.stringify(vm)).toContain('reports.service');
+});
+
+test('fail-on: the build stops on the empty password and the placeholder Ingress hosts, naming them, and writes nothing', () => {
+  const out = path.join(project, 'dist-fail-on');
+  process.env.CDK8S_OUTDIR = out;
+  expect(() => runBlock(example('fail-on'))).toThrow(
+    /^not shipped:\n.*POSTGRES_PASSWORD is empty.*\n.*services\.adminer: .*placeholder host.*\n.*services\.web: /,
+  );
+  expect(fs.existsSync(path.join(out, 'shop.k8s.yaml'))).toBe(false);
 });
 
 test('the external database example: the Service db resolves to the endpoint, and db has no workload', () => {
