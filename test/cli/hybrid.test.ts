@@ -129,12 +129,15 @@ test('mailcow: its cache stays a pod; the containers that wait for the VM come a
   );
 });
 
-describe('docs/hybrid.md: the example is what it says', () => {
-  const doc = fs.readFileSync(path.join(ROOT, 'docs', 'hybrid.md'), 'utf-8');
+describe('docs/vm.md, "Hybrid apps": the example is what it says', () => {
+  const guide = fs.readFileSync(path.join(ROOT, 'docs', 'vm.md'), 'utf-8');
+  const start = guide.indexOf('## Hybrid apps: containers and a VM');
+  const end = guide.indexOf('\n## ', start + 1);
+  const doc = guide.slice(start, end < 0 ? undefined : end);
   const fence = (lang: string) => {
     const found = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(doc);
     if (!found) {
-      throw new Error(`docs/hybrid.md has no ${lang} block`);
+      throw new Error(`docs/vm.md's "Hybrid apps" section has no ${lang} block`);
     }
     return found[1];
   };

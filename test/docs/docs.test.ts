@@ -19,6 +19,14 @@ describe('documentation', () => {
     expect(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf-8').split('\n').length).toBeLessThanOrEqual(300);
   });
 
+  test("the README's guides table links every guide in docs/ exactly once", () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf-8');
+    const table = readme.split('\n## Where to go next\n')[1].split('\n## ')[0];
+    const linked = [...table.matchAll(/\]\((docs\/[^)#]+\.md)\)/g)].map((m) => m[1]).sort();
+    const guides = documentationFiles().filter((f) => f.startsWith('docs/'));
+    expect(linked).toEqual(guides);
+  });
+
   test.each(documentationFiles())('%s: its generated parts are current (npm run docs rewrites them)', (file) => {
     const text = fs.readFileSync(path.join(ROOT, file), 'utf-8');
     expect(regenerate(text)).toBe(text);

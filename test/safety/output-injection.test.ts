@@ -12,7 +12,12 @@ beforeAll(expectBuilt);
 afterAll(removeTempDirs);
 
 /** The guide to what this file checks. */
-const DOC = path.resolve(__dirname, '../../docs/security-output.md');
+const GUIDE = path.resolve(__dirname, '../../docs/security.md');
+/** The security guide's "What is printed", which shows the quoting rule at work. */
+const printed = () => {
+  const text = fs.readFileSync(GUIDE, 'utf-8');
+  return text.slice(text.indexOf('\n## What is printed\n'));
+};
 
 /** A planted secret: no message may hold it. */
 const PLANTED = 'planted-7d31c0aa';
@@ -186,8 +191,8 @@ describe('finding 2 and 8: every printed command keeps compose text as data, and
   });
 });
 
-test("docs/security-output.md's command runs kubectl alone, the image one word", () => {
-  const example = codeBlocks(fs.readFileSync(DOC, 'utf-8')).filter((b) => b.info === 'sh');
+test("docs/security.md's 'What is printed' command runs kubectl alone, the image one word", () => {
+  const example = codeBlocks(printed()).filter((b) => b.info === 'sh');
   expect(example).toHaveLength(1);
   const run = runLogged(example[0].text, fs.realpathSync(tempDir('hostile-out-sh')));
   expect(run).toEqual({
@@ -244,8 +249,8 @@ describe('finding 11: a ConfigMap or Secret over the API server limit is refused
         'volume and copy them in after deploying\n',
     );
     expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
-    // docs/security-output.md shows this message.
-    const shown = codeBlocks(fs.readFileSync(DOC, 'utf-8')).find((b) => b.info === 'text')!.text;
+    // docs/security.md ("What is printed") shows this message.
+    const shown = codeBlocks(printed()).find((b) => b.info === 'text')!.text;
     expect(run.stderr.replace(/\s+/g, ' ')).toContain(shown.replace(/\s+/g, ' ').trim());
   });
 

@@ -155,7 +155,7 @@ export function renderBeforeDeploy(md: Markdown, rendered: Rendered, extra: read
     if (split.length > 0) {
       items.push({
         title: 'Across the split',
-        fix: 'each line says what changes between compose and the VM: check that the app still does what you need (docs/hybrid.md)',
+        fix: 'each line says what changes between compose and the VM: check that the app still does what you need (docs/vm.md, "Hybrid apps")',
         lines: split.map((w) => `${w.at.path}: ${w.message}`).sort(compare),
       });
     }

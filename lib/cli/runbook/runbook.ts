@@ -21,6 +21,31 @@ export interface RunbookLayout {
   readonly file?: string;
 }
 
+/** When a numbered section of the runbook is written: always, for an app with a VM, or when there is data to move. */
+export type RunbookSectionCondition = 'always' | 'vm' | 'move-data';
+
+/** The runbook's numbered sections, in order, each with when it is written (docs/runbook.md lists them from here). */
+export const RUNBOOK_SECTIONS: readonly { readonly title: string; readonly when: RunbookSectionCondition }[] = [
+  { title: 'Before you deploy', when: 'always' },
+  { title: 'Topology', when: 'always' },
+  { title: 'Set up the cluster context', when: 'always' },
+  { title: 'Prepare the VM', when: 'vm' },
+  { title: 'Deploy', when: 'always' },
+  { title: 'Move the data', when: 'move-data' },
+  { title: 'Verify', when: 'always' },
+  { title: 'Troubleshoot', when: 'always' },
+  { title: 'Day-2 operations', when: 'always' },
+  { title: 'Operate the VM', when: 'vm' },
+  { title: 'Tear down', when: 'always' },
+];
+
+/** The titles of the numbered sections a runbook has, in order. */
+export function runbookSections(has: { readonly vm: boolean; readonly moveData: boolean }): string[] {
+  return RUNBOOK_SECTIONS.filter(
+    (s) => s.when === 'always' || (s.when === 'vm' && has.vm) || (s.when === 'move-data' && has.moveData),
+  ).map((s) => s.title);
+}
+
 /** Namespaces the cluster itself uses (the system ones and KubeVirt's and CDI's): the tear-down never deletes them. */
 const SHARED_NAMESPACES = [...SYSTEM_NAMESPACES, 'cdi', 'kubevirt'].sort(compare);
 
@@ -45,19 +70,7 @@ export function renderRunbook(rendered: Rendered, layout: RunbookLayout): string
   );
   const vm = app.vm;
   const dataPlan = runbookDataPlan(rendered);
-  const sections = [
-    'Before you deploy',
-    'Topology',
-    'Set up the cluster context',
-    ...(vm ? ['Prepare the VM'] : []),
-    'Deploy',
-    ...(dataPlan.moves.length > 0 ? ['Move the data'] : []),
-    'Verify',
-    'Troubleshoot',
-    'Day-2 operations',
-    ...(vm ? ['Operate the VM'] : []),
-    'Tear down',
-  ];
+  const sections = runbookSections({ vm: vm !== undefined, moveData: dataPlan.moves.length > 0 });
   const section = (title: string) => `${sections.indexOf(title) + 1}. ${title}`;
   const anchor = (title: string) =>
     `#${section(title)
