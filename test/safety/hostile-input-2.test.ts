@@ -410,19 +410,33 @@ describe('finding 15: system folders are never the output folder', () => {
   const COMPOSE = 'services:\n  web:\n    image: nginx:1.27.2\n';
 
   // Checked on the function the writer calls first, not through the CLI: a broken check must not write into /etc.
-  test.each(['/', '/etc', '/usr', '/var', '/bin', '/home', '/root', '/etc/k8s', '/proc/self'])(
-    '-o %s is refused',
-    (out) => {
-      expect(() => checkNotSystemFolder(out, out)).toThrow(
-        new RegExp(
-          `^the output ${out.replace(/\//g, '\\/')} is (a system folder|inside a system folder|the home folder)`,
-        ),
-      );
-    },
-  );
+  test.each([
+    '/',
+    '/etc',
+    '/usr',
+    '/var',
+    '/bin',
+    '/home',
+    '/root',
+    '/etc/k8s',
+    '/proc/self',
+    '/dev/shm',
+    '/dev/x/k8s',
+  ])('-o %s is refused', (out) => {
+    expect(() => checkNotSystemFolder(out, out)).toThrow(
+      new RegExp(
+        `^the output ${out.replace(/\//g, '\\/')} is (a system folder|inside a system folder|the home folder)`,
+      ),
+    );
+  });
 
-  test('a folder of its own below /var, /usr/src or /tmp is not', () => {
-    for (const out of ['/var/tmp/app/k8s', '/usr/src/app/k8s', path.join(tempDir('hostile-in-2'), 'k8s')]) {
+  test('a folder of its own below /var, /usr/src, /tmp or the tmpfs /dev/shm is not', () => {
+    for (const out of [
+      '/var/tmp/app/k8s',
+      '/usr/src/app/k8s',
+      '/dev/shm/bench/out',
+      path.join(tempDir('hostile-in-2'), 'k8s'),
+    ]) {
       expect(() => checkNotSystemFolder(out, out)).not.toThrow();
     }
   });

@@ -54,6 +54,7 @@ export const SYSTEM_FOLDERS: readonly string[] = [
   '/bin',
   '/boot',
   '/dev',
+  '/dev/shm',
   '/etc',
   '/home',
   '/lib',
@@ -95,6 +96,9 @@ const SYSTEM_TREES: readonly string[] = [
   '/sys',
 ];
 
+/** Scratch space inside a system tree: a folder of one's own there is fine (the bench writes to tmpfs there). */
+const SCRATCH_TREES: readonly string[] = ['/dev/shm'];
+
 /**
  * Refuses an output folder that is a system folder (`/`, `/etc`, `/usr`, the home folder itself, …) or lies in the
  * system's configuration, programs or devices (`/etc/x`, `/proc/x`): the writer puts its wave folders, RUNBOOK.md
@@ -107,7 +111,9 @@ export function checkNotSystemFolder(absolute: string, rootName: string): void {
   const homes = home === '' ? [] : [path.resolve(home), realOrSelf(path.resolve(home))];
   for (const candidate of candidates) {
     const exact = SYSTEM_FOLDERS.includes(candidate) || homes.includes(candidate);
-    const inside = SYSTEM_TREES.some((tree) => candidate.startsWith(`${tree}/`));
+    const inside =
+      SYSTEM_TREES.some((tree) => candidate.startsWith(`${tree}/`)) &&
+      !SCRATCH_TREES.some((tree) => candidate.startsWith(`${tree}/`));
     if (exact || inside) {
       throw new ComposeError(
         `the output ${rootName} is ${exact ? (homes.includes(candidate) ? 'the home folder' : 'a system folder') : 'inside a system folder'} ` +
