@@ -6,7 +6,7 @@ import { ComposeLocation, ComposeModel, ComposeService, Protocol } from '../comp
 import { CidrEgress } from '../base/network-policy';
 import { checkCidrBlock } from '../base/network-policy-rules';
 import { isSensitiveName } from '../compose/sensitive';
-import { NameRegistry, isServiceName, joinDnsLabel, portName, toServiceName } from '../base/naming';
+import { NameRegistry, claimServiceName, joinDnsLabel, portName } from '../base/naming';
 import { DatabaseEngine } from '../stateful/engine';
 import { isDnsSubdomain } from '../util/dns';
 import { compare } from '../util/sort';
@@ -92,20 +92,7 @@ export function planExternalServices(
         });
       }
     }
-    const name = options.nameOf(service) ?? toServiceName(service.name);
-    if (!isServiceName(name)) {
-      throw new ComposeError(`service "${service.name}" has no usable Kubernetes name`, {
-        at: service.at,
-        value: name,
-        allowed: 'a DNS-1035 label: lower case letters, digits and "-", 1-63 characters, starting with a letter',
-        hint: `set services["${service.name}"].name`,
-      });
-    }
-    options.names.claim('Service', name, {
-      owner: `service "${service.name}"`,
-      at: service.at,
-      hint: `rename one of them, or set services["${service.name}"].name in the ComposeApp props`,
-    });
+    const name = claimServiceName(service, options.nameOf(service), options.names);
     const references = options.reachability.references.filter(
       (r) => r.server === service.name && r.client !== service.name,
     );

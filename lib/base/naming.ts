@@ -58,6 +58,32 @@ export function isServiceName(name: string): boolean {
 }
 
 /**
+ * The Kubernetes name of a compose service's Service (`name`, else the compose name made a DNS-1035 label), checked
+ * and claimed in the registry, or an error naming the service and the `name` override that fixes it.
+ */
+export function claimServiceName(
+  service: { readonly name: string; readonly at: ComposeLocation },
+  name: string | undefined,
+  names: NameRegistry,
+): string {
+  const chosen = name ?? toServiceName(service.name);
+  if (!isServiceName(chosen)) {
+    throw new ComposeError(`service "${service.name}" has no usable Kubernetes name`, {
+      at: service.at,
+      value: chosen,
+      allowed: 'a DNS-1035 label: lower case letters, digits and "-", 1-63 characters, starting with a letter',
+      hint: `set services["${service.name}"].name`,
+    });
+  }
+  names.claim('Service', chosen, {
+    owner: `service "${service.name}"`,
+    at: service.at,
+    hint: `rename one of them, or set services["${service.name}"].name in the ComposeApp props`,
+  });
+  return chosen;
+}
+
+/**
  * Joins parts into one DNS-1123 label, shortening the first part when the result would pass 63 characters, so a
  * suffix such as `-env` or `-backup` is never cut off.
  */

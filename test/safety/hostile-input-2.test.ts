@@ -2,12 +2,11 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { App, Chart, Testing } from 'cdk8s';
 import { ComposeApp } from '../../lib/app/compose-app';
-import { ComposeError, isComposeError } from '../../lib/compose/errors';
 import { loadCompose, LoadComposeOptions } from '../../lib/compose/load';
 import { MAX_INCLUDES } from '../../lib/compose/project-files';
 import { MAX_SERVICES } from '../../lib/compose/normalize';
 import { checkNotSystemFolder } from '../../lib/cli/output/output-stage';
-import { runBounded } from '../support/bounded';
+import { refused, runBounded } from '../support/bounded';
 import { CLEAN_ENV, CliRun, expectBuilt, listFiles, removeTempDirs, runCli, tempDir } from '../cli/run-cli';
 
 /**
@@ -43,20 +42,6 @@ function synth(dir: string, options: Partial<LoadComposeOptions> = {}): any[] {
   const chart = new Chart(new App({ outdir: tempDir('synth') }), 'c');
   new ComposeApp(chart, 'app', { model });
   return Testing.synth(chart);
-}
-
-function refused(fn: () => unknown, timeoutMs = 10_000): ComposeError {
-  const outcome = runBounded(fn, timeoutMs);
-  if (outcome.kind === 'timeout') {
-    throw new Error(`no result within ${timeoutMs} ms`);
-  }
-  if (outcome.kind === 'value') {
-    throw new Error('expected a ComposeError, got a result');
-  }
-  if (!isComposeError(outcome.error)) {
-    throw outcome.error;
-  }
-  return outcome.error;
 }
 
 function lastLine(run: CliRun): string {

@@ -9,10 +9,9 @@ import {
   embeddedPasswords,
   isSensitiveName,
 } from '../../lib/compose/sensitive';
-import { ComposeError, isComposeError } from '../../lib/compose/errors';
 import { readProjectFile } from '../../lib/compose/files';
 import { loadCompose, LoadComposeOptions } from '../../lib/compose/load';
-import { runBounded } from '../support/bounded';
+import { refused, runBounded } from '../support/bounded';
 import { CliRun, expectBuilt, listFiles, removeTempDirs, runCli, tempDir } from '../cli/run-cli';
 
 /**
@@ -39,21 +38,6 @@ function project(files: Record<string, string>): { dir: string; outside: string 
     fs.writeFileSync(path.join(dir, name), text);
   }
   return { dir, outside };
-}
-
-/** The ComposeError a call throws, within a time bound (a hang fails with the input). */
-function refused(fn: () => unknown, timeoutMs = 10_000): ComposeError {
-  const outcome = runBounded(fn, timeoutMs);
-  if (outcome.kind === 'timeout') {
-    throw new Error(`no result within ${timeoutMs} ms`);
-  }
-  if (outcome.kind === 'value') {
-    throw new Error('expected a ComposeError, got a result');
-  }
-  if (!isComposeError(outcome.error)) {
-    throw outcome.error;
-  }
-  return outcome.error;
 }
 
 function load(dir: string, options: Partial<LoadComposeOptions> = {}) {

@@ -1,4 +1,5 @@
 import * as vm from 'vm';
+import { ComposeError, isComposeError } from '../../lib/compose/errors';
 
 /** What {@link runBounded} saw: the value, or the error thrown, and how long it took. */
 export type BoundedOutcome<T> =
@@ -29,4 +30,19 @@ export function runBounded<T>(fn: () => T, timeoutMs: number): BoundedOutcome<T>
     return { kind: 'error', error, ms: elapsed() };
   }
   return { kind: 'value', value: value as T, ms: elapsed() };
+}
+
+/** The ComposeError a call throws, within a time bound (a hang fails with the input). */
+export function refused(fn: () => unknown, timeoutMs = 10_000): ComposeError {
+  const outcome = runBounded(fn, timeoutMs);
+  if (outcome.kind === 'timeout') {
+    throw new Error(`no result within ${timeoutMs} ms`);
+  }
+  if (outcome.kind === 'value') {
+    throw new Error('expected a ComposeError, got a result');
+  }
+  if (!isComposeError(outcome.error)) {
+    throw outcome.error;
+  }
+  return outcome.error;
 }

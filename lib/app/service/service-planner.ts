@@ -2,7 +2,7 @@ import * as kplus from 'cdk8s-plus-27';
 import { ComposeError } from '../../compose/errors';
 import { ComposeModel, ComposeService } from '../../compose/model';
 import { DatabaseEngine } from '../../stateful/engine';
-import { NameRegistry, isServiceName, portName, toServiceName } from '../../base/naming';
+import { NameRegistry, claimServiceName, portName } from '../../base/naming';
 import { AppSettings } from '../app-settings';
 import { WarnFn } from '../app-warnings';
 import { ComposeAppProps } from '../compose-app-props';
@@ -192,21 +192,7 @@ export class ServicePlanner {
 
   /** The service's Kubernetes name, checked and claimed. */
   private claimName(service: ComposeService, overrides: ServiceOverrides): string {
-    const name = overrides.name ?? toServiceName(service.name);
-    if (!isServiceName(name)) {
-      throw new ComposeError(`service "${service.name}" has no usable Kubernetes name`, {
-        at: service.at,
-        value: name,
-        allowed: 'a DNS-1035 label: lower case letters, digits and "-", 1-63 characters, starting with a letter',
-        hint: `set services["${service.name}"].name`,
-      });
-    }
-    this.props.names.claim('Service', name, {
-      owner: `service "${service.name}"`,
-      at: service.at,
-      hint: `rename one of them, or set services["${service.name}"].name in the ComposeApp props`,
-    });
-    return name;
+    return claimServiceName(service, overrides.name, this.props.names);
   }
 
   /** Why a service runs in the VM, one line each; empty when it runs as a container. */

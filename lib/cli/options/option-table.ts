@@ -202,6 +202,17 @@ const COMMON_SPECS: readonly OptionSpec[] = [
   { name: 'help', short: 'h', kind: 'boolean', help: 'show this help' },
 ];
 
+/** The options of the commands that run kubectl against a cluster: its context and how long each wait may take. */
+const CLUSTER_SPECS: readonly OptionSpec[] = [
+  { name: 'context', kind: 'string', value: 'NAME', help: 'kubectl context (default: the current context)' },
+  {
+    name: 'timeout',
+    kind: 'string',
+    value: 'DURATION',
+    help: 'how long each wait may take, e.g. 300s, 5m (default 300s)',
+  },
+];
+
 /** The options of each command, in the order the help lists them. */
 export const COMMAND_SPECS: Readonly<Record<CommandName, readonly OptionSpec[]>> = {
   'convert': [
@@ -249,13 +260,7 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, readonly OptionSpec[]>>
   ],
   'deploy': [
     ...CONVERSION_SPECS,
-    { name: 'context', kind: 'string', value: 'NAME', help: 'kubectl context (default: the current context)' },
-    {
-      name: 'timeout',
-      kind: 'string',
-      value: 'DURATION',
-      help: 'how long each wait may take, e.g. 300s, 5m (default 300s)',
-    },
+    ...CLUSTER_SPECS,
     { name: 'dry-run', kind: 'boolean', help: 'print the kubectl commands instead of running them' },
     {
       name: 'out',
@@ -277,13 +282,7 @@ export const COMMAND_SPECS: Readonly<Record<CommandName, readonly OptionSpec[]>>
   ],
   'move-data': [
     ...CONVERSION_SPECS,
-    { name: 'context', kind: 'string', value: 'NAME', help: 'kubectl context (default: the current context)' },
-    {
-      name: 'timeout',
-      kind: 'string',
-      value: 'DURATION',
-      help: 'how long each wait may take, e.g. 300s, 5m (default 300s)',
-    },
+    ...CLUSTER_SPECS,
     { name: 'dry-run', kind: 'boolean', help: 'print the commands instead of running them' },
     {
       name: 'overwrite',
