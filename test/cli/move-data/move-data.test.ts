@@ -526,6 +526,8 @@ describe('RUNBOOK.md, --help and docs/data.md say what the command does', () => 
     expect(alternative.length).toBeGreaterThan(3);
     expect(logical.join('\n')).toContain(alternative.join('\n'));
     expect(section).not.toContain('example-pass-1');
+    // Two workloads scale to zero (app, db): their step says once what each wait does.
+    expect(section.match(/returns once the pods are gone/g)).toHaveLength(1);
   });
 
   test('--help lists the options of move-data', () => {
