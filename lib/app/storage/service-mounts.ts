@@ -45,6 +45,7 @@ export class ServiceMounts {
 
   private readonly scope: Construct;
   private dataClaim?: kplus.IPersistentVolumeClaim;
+  private dataMountPath?: string;
   private dataKept = false;
   private filesObjects: { configMap?: kplus.ConfigMap; secret?: KubeSecret } = {};
   private readonly part: ServicePartProps;
@@ -96,6 +97,14 @@ export class ServiceMounts {
   /** The claim compose mounts at a stateful dependency's data path. */
   public get engineDataClaim(): kplus.IPersistentVolumeClaim | undefined {
     return this.dataClaim;
+  }
+
+  /**
+   * Where compose mounts `engineDataClaim` when that is a folder above the engine's data path
+   * (`pgdata:/var/lib/postgresql`); undefined at the data path itself.
+   */
+  public get engineDataMountPath(): string | undefined {
+    return this.dataMountPath;
   }
 
   /** Compose keeps the engine's data: a named volume or a bind mount at its data path or a folder above it. */
@@ -198,6 +207,13 @@ export class ServiceMounts {
       const claim = context.claimFor(mount.source!, plan, mount.at);
       if (onEngineData && mount.subpath === undefined) {
         this.dataClaim = claim;
+        return;
+      }
+      // A volume above the data path (postgres 18 images declare /var/lib/postgresql) holds the data in a folder of
+      // its own: it is the engine's data claim, mounted where compose mounts it, not a second claim beside a new one.
+      if (keepsEngineData && mount.subpath === undefined && this.dataClaim === undefined) {
+        this.dataClaim = claim;
+        this.dataMountPath = target;
         return;
       }
       const volume = this.mountClaim(claim, `Claim-${mount.source}`, mount, mount.subpath);
