@@ -191,18 +191,27 @@ export class ServiceMounts {
       if (onEngineData) {
         return;
       }
+      const volumeName = this.volumeNames.key(`anon-${mount.target}`);
+      const volume = kplus.Volume.fromEmptyDir(this.scope, `Anonymous${mount.target}`, volumeName);
+      this.mounts.push({ path: mount.target, volume, readOnly: mount.readOnly });
+      const { image, copyUp } = this.part.settings;
+      // Docker fills a new anonymous volume with the image's files (a node_modules folder kept apart from a bound
+      // source folder is the common case): without them the app finds an empty folder.
+      const copies = !mount.readOnly && !mount.nocopy && copyUp && noShellReason(image) === undefined;
+      if (copies) {
+        this.preps.push({ volume, volumeName, copyFrom: mount.target });
+      }
       context.warn(
         'anonymous-volume',
-        `anonymous volume at ${mount.target} becomes an emptyDir: it starts empty (docker would ` +
-          "copy the image's files into it) and is lost with the pod",
+        copies
+          ? `anonymous volume at ${mount.target} becomes an emptyDir that an init container from the service's ` +
+              `image fills with the image's files at each start, as docker fills a new anonymous volume (it needs ` +
+              `sh and cp in "${image}"; turn it off with volume.nocopy: true, services[name].copyUp or --copy-up ` +
+              'off); what the app writes there is lost with the pod: name the volume to keep it'
+          : `anonymous volume at ${mount.target} becomes an emptyDir: it starts empty (docker would ` +
+              "copy the image's files into it) and is lost with the pod: name the volume to keep it",
         mount.at,
       );
-      const volume = kplus.Volume.fromEmptyDir(
-        this.scope,
-        `Anonymous${mount.target}`,
-        this.volumeNames.key(`anon-${mount.target}`),
-      );
-      this.mounts.push({ path: mount.target, volume, readOnly: mount.readOnly });
     } else if (mount.type === 'volume') {
       const claim = context.claimFor(mount.source!, plan, mount.at);
       if (onEngineData && mount.subpath === undefined) {
