@@ -392,7 +392,8 @@ export class ServiceMounts {
       context.warn(
         'directory-bind',
         `bind mount "${source}" does not exist; ${mount.target} becomes an empty emptyDir, as ` +
-          'docker would create an empty directory',
+          'docker would create an empty directory; if the app needs files there, create the folder with them and ' +
+          'convert again',
         mount.at,
       );
       const volume = kplus.Volume.fromEmptyDir(
