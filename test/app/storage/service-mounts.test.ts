@@ -62,7 +62,9 @@ describe('a read-only bind of a folder that does not exist', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'service-mounts-'));
     const text = 'services:\n  web:\n    image: nginx:1.27\n    volumes: ["./conf.d:/etc/nginx/conf.d:ro"]\n';
     const chart = new Chart(Testing.app(), 'test');
-    const app = new ComposeApp(chart, 'app', { model: loadComposeFromString(text, { workingDir: dir }).model });
+    const app = new ComposeApp(chart, 'app', {
+      model: loadComposeFromString(text, { env: {}, projectDir: dir, projectName: 'test' }).model,
+    });
     const volumes = podSpec(findDoc(Testing.synth(chart), 'Deployment', 'web')).volumes;
     expect(volumes).toContainEqual({ name: 'bind-etc-nginx-conf-d', emptyDir: {} });
     expect(ComposeApp.warningsOf(app).join('\n')).toContain(
