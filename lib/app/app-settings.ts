@@ -8,7 +8,7 @@ import { isDnsLabel, isLabelKey, isLabelValue, joinDnsLabel } from '../base/nami
 import { cpuToMillicores, sizeToBytes } from '../base/quantities';
 import { STORAGE_QUANTITY_FORMAT, storageBytes } from '../base/sizes';
 import { isIngressHost } from '../util/dns';
-import { isDataBind, projectBindPath } from './storage/claim-sources';
+import { overridableVolumes } from './storage/claim-sources';
 import { COMPOSE_APP_DEFAULTS, ComposeAppProps, SharedVolumes } from './compose-app-props';
 import { WaitSettings } from './service/dependency-wait';
 import { KomposeControllerType, KomposeServiceLabels } from './kompose/kompose-labels';
@@ -110,17 +110,13 @@ export class AppSettings {
         });
       }
     }
-    const volumes = model.volumes.map((v) => v.name);
-    const binds = [
-      ...new Set(model.services.flatMap((s) => s.volumes.filter(isDataBind).map((m) => projectBindPath(m.source!)!))),
-    ].sort();
+    const overridable = overridableVolumes(model);
     for (const [name, override] of Object.entries(props.volumes ?? {}).sort()) {
-      const asBind = projectBindPath(name.startsWith('.') ? name : `./${name}`);
-      if (!volumes.includes(name) && (asBind === undefined || !binds.includes(asBind))) {
+      if (!overridable.accepts(name)) {
         throw new ComposeError(
           `${path}: volumes["${name}"] overrides a volume or bound folder that is not in the compose file`,
           {
-            allowed: [...volumes, ...binds].join(', ') || 'no volumes',
+            allowed: overridable.allowed.join(', ') || 'no volumes',
             hint: 'name a top-level volume, or a folder a service binds read-write as written (./data)',
           },
         );

@@ -135,6 +135,17 @@ export function imageBuildMarkdown(model: ComposeModel, patterns?: readonly stri
     '',
   );
   out.push(...codeBlock('sh', [bakeCommand(model)]), '');
+  // A name without a "/" is Docker Hub's official library/, which nobody else may push to.
+  const bare = builds.filter((b) => !b.image.includes('/')).map((b) => inlineCode(b.image));
+  if (bare.length > 0) {
+    out.push(
+      `${bare.join(', ')} ${bare.length === 1 ? 'names no registry: its push goes' : 'name no registry: their push goes'} ` +
+        "to Docker Hub's official `library/`, which refuses it. Convert again with `--registry HOST[/PATH]` to push " +
+        'under your registry, or load the images into the nodes instead of pushing them (`kind load docker-image ' +
+        'NAME`, `minikube image load NAME`).',
+      '',
+    );
+  }
   return out;
 }
 

@@ -9,6 +9,7 @@ import { Redactor, redactError } from '../compose/sensitive';
 import { ComposeWarning } from '../compose/errors';
 import { loadCompose } from '../compose/load';
 import { vmRoutingReasons } from '../app/vm/vm-routing';
+import { overridableVolumes } from '../app/storage/claim-sources';
 import { ComposeModel } from '../compose/model';
 import { CliEnvironment } from './io';
 import { ConversionOptions, QuotaKeyName, UsageError } from './options/options';
@@ -81,6 +82,14 @@ export function buildProject(options: ConversionOptions, where: CliEnvironment, 
           `Allowed: ${names.join(', ') || 'no services'}`,
       );
     }
+  }
+
+  const overridable = overridableVolumes(model);
+  for (const name of Object.keys(options.volumeSizes).filter((n) => !overridable.accepts(n))) {
+    throw new UsageError(
+      `--volume-size ${name}=…: the project has no named volume or read-write bound folder "${name}". ` +
+        `Allowed: ${overridable.allowed.join(', ') || 'none'} (a top-level volume, or a folder as a service binds it: ./data)`,
+    );
   }
 
   for (const service of Object.keys(options.externalCidrs).filter((s) => options.externals[s] === undefined)) {

@@ -19,6 +19,8 @@ export interface EngineContainerProps {
   readonly port: number;
   /** The claim of the data; none: an emptyDir, which lives as long as the pod. */
   readonly dataClaim?: kplus.IPersistentVolumeClaim;
+  /** Where the data claim is mounted, a folder above the engine's data path (see `StatefulDependencyProps`). */
+  readonly dataMountPath?: string;
   readonly credentials: CredentialsSecret;
   readonly env?: Readonly<Record<string, kplus.EnvValue>>;
   readonly command?: readonly string[];
@@ -62,8 +64,9 @@ export function engineContainerProps(scope: Construct, props: EngineContainerPro
     startup: props.startup,
     volumeMounts: [
       {
-        path: engine.dataPath,
-        subPath: engine.dataSubPath,
+        path: props.dataMountPath ?? engine.dataPath,
+        // Above the data path, the data directory is a folder of the claim: lost+found is not in it.
+        subPath: props.dataMountPath === undefined ? engine.dataSubPath : undefined,
         volume: props.dataClaim
           ? kplus.Volume.fromPersistentVolumeClaim(scope, 'DataVolume', props.dataClaim, { name: 'data' })
           : kplus.Volume.fromEmptyDir(scope, 'DataVolume', 'data'),
@@ -95,7 +98,7 @@ function engineEnvironment(props: EngineContainerProps): Record<string, kplus.En
         : kplus.EnvValue.fromValue(setting.key ? credentials.resolved[setting.key]! : (setting.value ?? ''));
   }
   for (const [variable, value] of Object.entries(engine.dataEnv)) {
-    if (!(variable in given)) {
+    if (!(variable in given) && props.dataMountPath === undefined) {
       env[variable] = kplus.EnvValue.fromValue(value);
     }
   }

@@ -114,6 +114,14 @@ export interface StatefulDependencyProps {
    */
   readonly dataClaim?: kplus.IPersistentVolumeClaim;
   /**
+   * Where `dataClaim` is mounted when it is not the engine's data path but a folder above it, as a compose file
+   * mounts it (`pgdata:/var/lib/postgresql`, the path postgres 18 images declare): the data directory is then a
+   * folder inside the claim, and the image's own data variables (its `PGDATA`) are kept, so data copied from the
+   * compose volume is where the engine looks.
+   * @default - the engine's data path
+   */
+  readonly dataMountPath?: string;
+  /**
    * Size of the new data claim.
    * @default Size.gibibytes(10)
    */

@@ -53,6 +53,34 @@ volumes: { pgdata: {}, idx: {} }
     ]);
   });
 
+  test("a volume above the data path (postgres 18: pgdata:/var/lib/postgresql) is the data claim, mounted there, PGDATA the image's", () => {
+    const pg18 = synthApp(`
+services:
+  db:
+    image: postgres:18
+    environment: { POSTGRES_PASSWORD: stateful-pass-18 }
+    volumes: [pgdata:/var/lib/postgresql]
+volumes: { pgdata: {} }
+`);
+    const deployment = findDoc(pg18.docs, 'Deployment', 'db');
+    const container = mainContainer(deployment);
+    // The image's PGDATA (/var/lib/postgresql/18/docker) is a folder of the compose volume: data moved from it is used.
+    expect(container.env.map((e: any) => e.name)).not.toContain('PGDATA');
+    expect(container.volumeMounts).toEqual([{ mountPath: '/var/lib/postgresql', name: 'data' }]);
+    expect(podSpec(deployment).volumes).toEqual([
+      { name: 'data', persistentVolumeClaim: { claimName: 'pgdata', readOnly: false } },
+    ]);
+    expect(podSpec(deployment).initContainers).toBeUndefined();
+    expect(
+      findDocs(pg18.docs, 'PersistentVolumeClaim')
+        .map((d) => d.metadata.name)
+        .sort(),
+    ).toEqual(['db-backup', 'pgdata']);
+    expect(pg18.app.warnings.find((w) => w.code === 'engine-default')?.message).toContain(
+      'its data on the claim of its compose volume',
+    );
+  });
+
   test('a database whose data compose keeps in a volume gets a daily backup CronJob and its claim', () => {
     expect(findDoc(docs, 'CronJob', 'db-backup').spec.schedule).toBe('0 3 * * *');
     expect(findDoc(docs, 'PersistentVolumeClaim', 'db-backup').spec.resources.requests.storage).toBe('10Gi');

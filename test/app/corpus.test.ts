@@ -70,7 +70,7 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'open-webui-gpu':
     '12 objects (Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Service×3); weak secrets: 0; findings: external-volume×2, gpu-count×1, placeholder-host×1, unsupported-key×1',
   'paperless-ngx-postgres-tika':
-    '34 objects (ConfigMap×1, CronJob×1, Deployment×5, Namespace×1, NetworkPolicy×8, PersistentVolumeClaim×8, ResourceQuota×1, Secret×3, Service×6); weak secrets: 1; findings: copy-up×4, engine-default×1, inferred-port×3, weak-secret×1',
+    '33 objects (ConfigMap×1, CronJob×1, Deployment×5, Namespace×1, NetworkPolicy×8, PersistentVolumeClaim×7, ResourceQuota×1, Secret×3, Service×6); weak secrets: 1; findings: copy-up×3, engine-default×1, inferred-port×3, weak-secret×1',
   'pihole-cloudflared-DoH':
     '16 objects (ConfigMap×2, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Secret×1, Service×4); weak secrets: 0; findings: host-path×2, placeholder-host×1, unsupported-key×1',
   'plausible-ce':

@@ -169,6 +169,31 @@ services:
   });
 });
 
+describe('container.env.addVariable over a variable of the env ConfigMap', () => {
+  const APP = `
+services:
+  web:
+    image: example/web:1
+    environment:
+      UPSTREAM_URL: http://legacy.internal:8080
+      LOG_LEVEL: info
+`;
+
+  test('the ConfigMap drops the old key, and keeps the others', () => {
+    const chart = new Chart(Testing.app(), 'test');
+    const app = new ComposeApp(chart, 'app', { model: modelOf(APP) });
+    app.service('web').container.env.addVariable('UPSTREAM_URL', kplus.EnvValue.fromValue('http://new.example.com'));
+    const docs = Testing.synth(chart);
+    expect(find(docs, 'ConfigMap', 'web-env').data).toEqual({ LOG_LEVEL: 'info' });
+    expect(JSON.stringify(docs)).not.toContain('legacy.internal');
+  });
+
+  test('untouched, the ConfigMap keeps every key', () => {
+    const { docs } = synthApp(APP);
+    expect(Object.keys(find(docs, 'ConfigMap', 'web-env').data)).toEqual(['LOG_LEVEL', 'UPSTREAM_URL']);
+  });
+});
+
 describe('redis:7 without a volume', () => {
   const CACHE = `
 services:

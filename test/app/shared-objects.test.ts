@@ -56,6 +56,22 @@ volumes:
     expect(codes(app)).toContain('anonymous-volume');
   });
 
+  test("an anonymous volume receives the image's files, as docker fills a new one (node_modules beside a bind)", () => {
+    const init = podSpec(findDoc(docs, 'Deployment', 'app')).initContainers.find(
+      (c: any) => c.name === 'anon-var-cache-app-copy-up',
+    );
+    expect(init.image).toBe('a:1');
+    expect(init.volumeMounts).toEqual([{ mountPath: '/claim', name: 'anon-var-cache-app' }]);
+    expect(init.command.join(' ')).toContain(`cp -a '/var/cache/app'/. "$d"/`);
+    expect(
+      app.warnings.find((w) => w.code === 'anonymous-volume' && w.message.includes('/var/cache/app'))?.message,
+    ).toContain("an init container from the service's image fills with the image's files at each start");
+    // --copy-up off (copyUp: false) leaves it empty, and the warning says so.
+    const off = synthApp('services:\n  app:\n    image: a:1\n    volumes: [/var/cache/app]\n', { copyUp: false });
+    expect(podSpec(findDoc(off.docs, 'Deployment', 'app')).initContainers ?? []).toEqual([]);
+    expect(off.app.warnings.find((w) => w.code === 'anonymous-volume')?.message).toContain('it starts empty');
+  });
+
   test('a pod that mounts a ReadWriteOnce claim is replaced with Recreate; others roll', () => {
     expect(findDoc(docs, 'Deployment', 'app').spec.strategy).toEqual({ type: 'Recreate' });
     expect(findDoc(docs, 'Deployment', 'reader').spec.strategy).toEqual({ type: 'Recreate' });

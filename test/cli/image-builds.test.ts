@@ -86,3 +86,15 @@ test('a service whose image --image names is not built; nothing to build gives n
   expect(imageBuilds(model)).toEqual([]);
   expect(imageBuildMarkdown(model)).toEqual([]);
 });
+
+test('names without a registry: the runbook says their push is refused, and what to do instead', () => {
+  const bare = imageBuildMarkdown(load(TEXT).model).join('\n');
+  expect(bare).toContain(
+    "`shop-api`, `shop-worker` name no registry: their push goes to Docker Hub's official `library/`, which " +
+      'refuses it. Convert again with `--registry HOST[/PATH]`',
+  );
+  expect(bare).not.toContain('`shop/web:2.0` name');
+  const registry = imageBuildMarkdown(load(TEXT, { registry: 'registry.example.com/team' }).model).join('\n');
+  expect(registry).not.toContain('names no registry');
+  expect(registry).not.toContain('name no registry');
+});

@@ -23,8 +23,9 @@ beforeAll(async () => {
     ['badRegistry', ['analyze', '--registry', 'https://registry.example.com']],
   ];
   cases.push(['unknownService', ['convert', '--stdout', '--image', 'api=registry.example.com/api:1.0']]);
+  cases.push(['unknownVolume', ['convert', '--stdout', '--volume-size', 'db_data=5Gi']]);
   await inParallel(cases, 2, async ([name, args]) => {
-    runs[name] = await runCli(args, { cwd: name === 'unknownService' ? project : cwd });
+    runs[name] = await runCli(args, { cwd: ['unknownService', 'unknownVolume'].includes(name) ? project : cwd });
   });
 }, 60_000);
 
@@ -55,6 +56,12 @@ test('bad usage: the message, the usage line, exit 2', () => {
   expect(runs.unknownService.code).toBe(2);
   expect(runs.unknownService.stderr.split('\n')[0]).toBe(
     'error: --image api=…: the project has no service "api" (or its profile is not ' + 'active). Allowed: web',
+  );
+  // The flag the user typed, not the library's volumes["db_data"] under a construct path.
+  expect(runs.unknownVolume.code).toBe(2);
+  expect(runs.unknownVolume.stderr.split('\n')[0]).toBe(
+    'error: --volume-size db_data=…: the project has no named volume or read-write bound folder "db_data". ' +
+      'Allowed: none (a top-level volume, or a folder as a service binds it: ./data)',
   );
   expect(runs.badTarget.code).toBe(2);
   expect(runs.badTarget.stderr).toBe(

@@ -1,3 +1,4 @@
+import { ApiObject } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { KubeSecret } from '../../../imports/k8s';
@@ -225,7 +226,7 @@ export class MigratedService extends Construct {
   }
 
   /** The ConfigMap of non-sensitive environment (`<name>-env`). */
-  public get envConfigMap(): kplus.ConfigMap | undefined {
+  public get envConfigMap(): ApiObject | undefined {
     return this.environment.configMap;
   }
 

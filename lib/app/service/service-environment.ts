@@ -1,4 +1,4 @@
-import { Lazy } from 'cdk8s';
+import { ApiObject, Lazy } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { Construct } from 'constructs';
 import { KubeSecret } from '../../../imports/k8s';
@@ -28,7 +28,7 @@ export class ServiceEnvironment {
   /** The container's variables, by name, sorted. */
   public readonly values: Record<string, kplus.EnvValue>;
   /** The ConfigMap of non-sensitive values. */
-  public readonly configMap?: kplus.ConfigMap;
+  public readonly configMap?: ApiObject;
   /** The Secret of sensitive values (Opaque, `data`). */
   public readonly secret?: KubeSecret;
   /** The handle of `secret`, built once: the env values read the Secret through it. */
@@ -64,12 +64,19 @@ export class ServiceEnvironment {
     const owner = { owner: `the environment of service "${service.name}"`, at: service.at };
     if (nonEmpty.length > 0) {
       const name = part.context.names.claim('ConfigMap', joinDnsLabel(part.plan.name, 'env'), owner);
-      this.configMap = new kplus.ConfigMap(scope, 'EnvConfigMap', {
+      const data = Object.fromEntries(nonEmpty.map(([, value, key]) => [key, value]));
+      this.configMap = new ApiObject(scope, 'EnvConfigMap', {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
         metadata: objectMetadata(part, name),
-        data: Object.fromEntries(nonEmpty.map(([, value, key]) => [key, value])),
+        // The keys the pod still reads when it is rendered, as for the Secret below. `immutable: false` is what
+        // kplus's ConfigMap wrote before, kept so the output does not change.
+        data: Lazy.any({ produce: () => this.keysRead(data, 'configMapKeyRef', this.configMap?.name) }),
+        immutable: false,
       });
+      const handle = kplus.ConfigMap.fromConfigMapName(scope, 'EnvConfigMapRef', name);
       for (const [variable, , key] of nonEmpty) {
-        values[variable.name] = kplus.EnvValue.fromConfigMap(this.configMap, key);
+        values[variable.name] = kplus.EnvValue.fromConfigMap(handle, key);
       }
     }
     const { secret, handle } = this.addSecretValues(scope, sensitive, owner, values);
@@ -117,7 +124,7 @@ export class ServiceEnvironment {
         type: 'Opaque',
         // The keys the pod still reads when it is rendered: a variable the user replaced on the container
         // (`container.env.addVariable('DATABASE_URL', …)`) takes its old value out of the Secret with it.
-        data: Lazy.any({ produce: () => this.keysRead(data) }),
+        data: Lazy.any({ produce: () => this.keysRead(data, 'secretKeyRef', secret?.name) }),
       });
       handle = secretHandle(scope, 'EnvSecretRef', secret);
     }
@@ -128,8 +135,8 @@ export class ServiceEnvironment {
   }
 
   /**
-   * The containers that read the Secret (the pod's, once it exists): the Secret keeps the keys they read when it is
-   * rendered. Until this is called it keeps every key.
+   * The containers that read the env Secret and ConfigMap (the pod's, once it exists): each keeps the keys they read
+   * when it is rendered. Until this is called they keep every key.
    */
   public readSecretFrom(containers: () => readonly kplus.Container[]): void {
     this.readers = containers;
@@ -159,16 +166,20 @@ export class ServiceEnvironment {
     );
   }
 
-  /** The Secret's data, less the keys no container of the pod reads any more. */
-  private keysRead(data: Readonly<Record<string, string>>): Record<string, string> {
-    if (!this.readers || !this.secret) {
+  /** The data of the env Secret or ConfigMap `name`, less the keys no container of the pod reads any more. */
+  private keysRead(
+    data: Readonly<Record<string, string>>,
+    reference: 'secretKeyRef' | 'configMapKeyRef',
+    name: string | undefined,
+  ): Record<string, string> {
+    if (!this.readers || name === undefined) {
       return { ...data };
     }
     const read = new Set<string>();
     for (const container of this.readers()) {
       for (const value of Object.values(container.env.variables)) {
-        const ref = value.valueFrom?.secretKeyRef;
-        if (ref?.name === this.secret.name && typeof ref.key === 'string') {
+        const ref = value.valueFrom?.[reference];
+        if (ref?.name === name && typeof ref.key === 'string') {
           read.add(ref.key);
         }
       }

@@ -212,6 +212,7 @@ export class ServiceWorkload {
       imagePullSecret: settings.imagePullSecret,
       fsGroup: settings.fsGroup ?? mounts.fsGroup,
       dataClaim,
+      dataMountPath: mounts.engineDataMountPath,
       persistent,
       storageSize: dataClaim || !persistent ? undefined : claimSize(settings.stateStorageBytes).size,
       storageClassName: settings.storageClassName,

@@ -70,3 +70,24 @@ export function isDataBind(mount: VolumeMount): boolean {
     (mount.bind?.kind === 'directory' || mount.bind?.kind === 'missing')
   );
 }
+
+/**
+ * The names a claim-size override (`volumes[NAME]`, `--volume-size NAME=SIZE`) may use: the top-level volumes and
+ * the project folders a service binds read-write (`./data`), and whether `name` is one of them.
+ */
+export function overridableVolumes(model: {
+  readonly volumes: readonly { readonly name: string }[];
+  readonly services: readonly { readonly volumes: readonly VolumeMount[] }[];
+}): { readonly allowed: readonly string[]; readonly accepts: (name: string) => boolean } {
+  const volumes = model.volumes.map((v) => v.name);
+  const binds = [
+    ...new Set(model.services.flatMap((s) => s.volumes.filter(isDataBind).map((m) => projectBindPath(m.source!)!))),
+  ].sort();
+  return {
+    allowed: [...volumes, ...binds],
+    accepts: (name) => {
+      const asBind = projectBindPath(name.startsWith('.') ? name : `./${name}`);
+      return volumes.includes(name) || (asBind !== undefined && binds.includes(asBind));
+    },
+  };
+}

@@ -45,6 +45,7 @@ export class ServiceMounts {
 
   private readonly scope: Construct;
   private dataClaim?: kplus.IPersistentVolumeClaim;
+  private dataMountPath?: string;
   private dataKept = false;
   private filesObjects: { configMap?: kplus.ConfigMap; secret?: KubeSecret } = {};
   private readonly part: ServicePartProps;
@@ -96,6 +97,14 @@ export class ServiceMounts {
   /** The claim compose mounts at a stateful dependency's data path. */
   public get engineDataClaim(): kplus.IPersistentVolumeClaim | undefined {
     return this.dataClaim;
+  }
+
+  /**
+   * Where compose mounts `engineDataClaim` when that is a folder above the engine's data path
+   * (`pgdata:/var/lib/postgresql`); undefined at the data path itself.
+   */
+  public get engineDataMountPath(): string | undefined {
+    return this.dataMountPath;
   }
 
   /** Compose keeps the engine's data: a named volume or a bind mount at its data path or a folder above it. */
@@ -182,22 +191,38 @@ export class ServiceMounts {
       if (onEngineData) {
         return;
       }
+      const volumeName = this.volumeNames.key(`anon-${mount.target}`);
+      const volume = kplus.Volume.fromEmptyDir(this.scope, `Anonymous${mount.target}`, volumeName);
+      this.mounts.push({ path: mount.target, volume, readOnly: mount.readOnly });
+      const { image, copyUp } = this.part.settings;
+      // Docker fills a new anonymous volume with the image's files (a node_modules folder kept apart from a bound
+      // source folder is the common case): without them the app finds an empty folder.
+      const copies = !mount.readOnly && !mount.nocopy && copyUp && noShellReason(image) === undefined;
+      if (copies) {
+        this.preps.push({ volume, volumeName, copyFrom: mount.target });
+      }
       context.warn(
         'anonymous-volume',
-        `anonymous volume at ${mount.target} becomes an emptyDir: it starts empty (docker would ` +
-          "copy the image's files into it) and is lost with the pod",
+        copies
+          ? `anonymous volume at ${mount.target} becomes an emptyDir that an init container from the service's ` +
+              `image fills with the image's files at each start, as docker fills a new anonymous volume (it needs ` +
+              `sh and cp in "${image}"; turn it off with volume.nocopy: true, services[name].copyUp or --copy-up ` +
+              'off); what the app writes there is lost with the pod: name the volume to keep it'
+          : `anonymous volume at ${mount.target} becomes an emptyDir: it starts empty (docker would ` +
+              "copy the image's files into it) and is lost with the pod: name the volume to keep it",
         mount.at,
       );
-      const volume = kplus.Volume.fromEmptyDir(
-        this.scope,
-        `Anonymous${mount.target}`,
-        this.volumeNames.key(`anon-${mount.target}`),
-      );
-      this.mounts.push({ path: mount.target, volume, readOnly: mount.readOnly });
     } else if (mount.type === 'volume') {
       const claim = context.claimFor(mount.source!, plan, mount.at);
       if (onEngineData && mount.subpath === undefined) {
         this.dataClaim = claim;
+        return;
+      }
+      // A volume above the data path (postgres 18 images declare /var/lib/postgresql) holds the data in a folder of
+      // its own: it is the engine's data claim, mounted where compose mounts it, not a second claim beside a new one.
+      if (keepsEngineData && mount.subpath === undefined && this.dataClaim === undefined) {
+        this.dataClaim = claim;
+        this.dataMountPath = target;
         return;
       }
       const volume = this.mountClaim(claim, `Claim-${mount.source}`, mount, mount.subpath);
@@ -367,7 +392,8 @@ export class ServiceMounts {
       context.warn(
         'directory-bind',
         `bind mount "${source}" does not exist; ${mount.target} becomes an empty emptyDir, as ` +
-          'docker would create an empty directory',
+          'docker would create an empty directory; if the app needs files there, create the folder with them and ' +
+          'convert again',
         mount.at,
       );
       const volume = kplus.Volume.fromEmptyDir(

@@ -199,6 +199,41 @@ export function planDataMoves(manifests: readonly ManifestShape[], app: ComposeA
   };
 }
 
+/**
+ * The compose data of the services that run in a VM, which move-data does not move (it fills claims; their data goes
+ * into the VM): each VM's named volumes (on its data disk, under the same docker volume names) and folders bound
+ * read-write (in the VM's project folder on the root disk).
+ */
+export function vmDataSources(
+  app: ComposeApp,
+): Array<{ readonly vm: string; readonly services: readonly string[]; readonly sources: readonly string[] }> {
+  const byVm = new Map<string, { services: Set<string>; sources: Set<string> }>();
+  for (const service of app.vmServices) {
+    const compose = app.model.services.find((s) => s.name === service.composeName);
+    const vm = service.vm.vm.name;
+    const entry = byVm.get(vm) ?? { services: new Set<string>(), sources: new Set<string>() };
+    byVm.set(vm, entry);
+    for (const mount of compose?.volumes ?? []) {
+      const volume =
+        mount.type === 'volume' && mount.source !== undefined
+          ? app.model.volumes.find((v) => v.name === mount.source)
+          : undefined;
+      if (volume) {
+        entry.sources.add(`docker volume ${volume.externalName ?? `${app.model.name}_${volume.name}`}`);
+      } else if (mount.type === 'bind' && !mount.readOnly && mount.source?.startsWith('.')) {
+        entry.sources.add(`folder ${mount.source}`);
+      } else {
+        continue;
+      }
+      entry.services.add(service.composeName);
+    }
+  }
+  return [...byVm.entries()]
+    .filter(([, e]) => e.sources.size > 0)
+    .sort(([a], [b]) => compare(a, b))
+    .map(([vm, e]) => ({ vm, services: [...e.services].sort(compare), sources: [...e.sources].sort(compare) }));
+}
+
 /** The compose project's folder, where move-data's commands run: the first compose file's. */
 export function projectFolder(cwd: string, files: readonly string[]): string {
   return path.dirname(path.resolve(cwd, files[0]));

@@ -1,7 +1,7 @@
 import { spawnSync } from 'child_process';
 import { ComposeError } from '../../compose/errors';
 import { CliIo, ExitCode } from '../io';
-import { DataMovePlan, planDataMoves, projectFolder } from './move-data-plan';
+import { DataMovePlan, planDataMoves, projectFolder, vmDataSources } from './move-data-plan';
 import { MoveCommand, MoveDataSettings, MovePhase, moveDataSteps } from './move-data-steps';
 import { MoveDataOptions } from '../options/options';
 import { buildProject, withRedaction } from '../project';
@@ -17,12 +17,23 @@ const MAX_OUTPUT = 64 * 1024 * 1024;
  * The claims of the converted project that replace a compose source, and their sources: the same construct tree
  * `convert` builds (same options), its own rendering read.
  */
-export function dataMovePlan(options: MoveDataOptions, io: CliIo): DataMovePlan & { readonly projectDir: string } {
+export function dataMovePlan(
+  options: MoveDataOptions,
+  io: CliIo,
+): DataMovePlan & { readonly projectDir: string; readonly vmNotes: readonly string[] } {
   const project = buildProject(options, io, { outdir: '.', placeholderImageBaseUrl: PLACEHOLDER_IMAGE_BASE_URL });
   const manifests = withRedaction(project.composeApp.redactor, () => project.chart.toJson());
   return {
     ...planDataMoves(manifests, project.composeApp),
     projectDir: projectFolder(io.cwd, project.model.files),
+    vmNotes: vmDataSources(project.composeApp).map(
+      ({ vm, services, sources }) =>
+        `note: move-data fills claims only, not the VM "${vm}": the data of ${services.join(', ')} (${sources.join(
+          ', ',
+        )}) is not moved. Copy it into the VM yourself, with the VM's app stopped: named volumes keep their names on ` +
+        `its data disk ${vm}-datadisk, bound folders are in /opt/${vm}; RUNBOOK.md ("Log in, and read the app's ` +
+        'logs") shows how to reach the VM with virtctl ssh\n',
+    ),
   };
 }
 
@@ -33,6 +44,7 @@ export function dataMovePlan(options: MoveDataOptions, io: CliIo): DataMovePlan 
  */
 export function moveData(options: MoveDataOptions, io: CliIo): number {
   const plan = dataMovePlan(options, io);
+  plan.vmNotes.forEach((note) => io.stderr(note));
   if (plan.moves.length === 0) {
     io.stderr(`no claim of namespace ${plan.namespace} replaces a compose volume or folder: nothing to move\n`);
     return ExitCode.OK;

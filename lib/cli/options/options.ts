@@ -1,7 +1,7 @@
 import { SharedVolumes } from '../../app/storage/claim-sources';
 import { ServiceTarget } from '../../app/target';
 import { WorkloadController } from '../../stateful/workload-controller';
-import { isDnsSubdomain } from '../../util/dns';
+import { isDnsSubdomain, isIngressHost } from '../../util/dns';
 import { GitOpsMode, GitOpsOptions, parseGitOpsOptions } from './gitops-options';
 import { SecretsOptions, parseSecretsOptions } from './secrets-options';
 import { Values, scan } from './option-scan';
@@ -346,7 +346,7 @@ function conversionOptions(command: string, values: Values, positionals: readonl
     controller,
     labels: metadataPairs(list(values.labels), '--labels', command),
     annotations: metadataPairs(list(values.annotations), '--annotations', command),
-    ingressHosts: pairs(list(values['ingress-host']), '--ingress-host', 'SERVICE=HOST', command),
+    ingressHosts: ingressHosts(list(values['ingress-host']), command),
     externals: externalEndpoints(list(values.external), command),
     externalCidrs: pairs(list(values['external-cidr']), '--external-cidr', 'SERVICE=CIDR', command),
     target: targetText as ServiceTarget,
@@ -382,6 +382,21 @@ const SIZE_UNITS: Readonly<Record<string, number>> = {
   'Gi': 1024 ** 3,
   'Ti': 1024 ** 4,
 };
+
+/** `--ingress-host SERVICE=HOST` items: each host one an Ingress rule takes. */
+function ingressHosts(items: readonly string[], command: string): Record<string, string> {
+  const hosts = pairs(items, '--ingress-host', 'SERVICE=HOST', command);
+  for (const [service, host] of Object.entries(hosts)) {
+    if (!isIngressHost(host)) {
+      throw new UsageError(
+        `--ingress-host "${service}=${host}": "${host}" is not a host an Ingress takes. Allowed: a lower case DNS ` +
+          'name such as "shop.example.com", optionally starting with "*."',
+        command,
+      );
+    }
+  }
+  return hosts;
+}
 
 /** `--volume-size NAME=SIZE` items: each size a storage quantity, in whole KiB. */
 function volumeSizes(items: readonly string[], command: string): Record<string, number> {

@@ -98,7 +98,10 @@ export function renderDeploy(
     md.line(`${step++}. Apply its quota and network policies:`, '');
     stepSh([`kubectl apply -f ${rendered.waves[0].wave.folder}/`]);
   }
-  const external = externalReferences(rendered.waves.flatMap((w) => w.objects));
+  const external = externalReferences(
+    rendered.waves.flatMap((w) => w.objects),
+    rendered.secrets?.secrets,
+  );
   if (external.length > 0) {
     md.line(
       `${step++}. Create what the app uses but does not define (external in the compose file); the values come from you:`,
@@ -147,9 +150,15 @@ interface ExternalReference {
   command(namespace: string): string;
 }
 
-/** Secrets, ConfigMaps and claims the manifests use but do not define, with the command that creates each. */
-export function externalReferences(objects: readonly RenderedObject[]): ExternalReference[] {
-  const defined = new Set(objects.map((o) => `${o.kind}/${o.name}`));
+/**
+ * Secrets, ConfigMaps and claims the manifests use but do not define, with the command that creates each. `alsoMade`
+ * are objects made another way: the Secrets `--secrets separate|external` took out of the waves.
+ */
+export function externalReferences(
+  objects: readonly RenderedObject[],
+  alsoMade: readonly RenderedObject[] = [],
+): ExternalReference[] {
+  const defined = new Set([...objects, ...alsoMade].map((o) => `${o.kind}/${o.name}`));
   const wanted = new Map<
     string,
     { kind: ExternalReference['kind']; name: string; keys: Set<string>; files: Set<string> }

@@ -42,7 +42,8 @@ export function renderMoveData(md: Markdown, plan: DataMovePlan): void {
 function renderPhase(md: Markdown, phase: MovePhase, number?: number): void {
   md.line(`${number !== undefined ? `${number}.` : '-'} ${phase.title}:`, '');
   md.sh(phase.commands.flatMap(commandLines), '   ');
-  const expectations = phase.commands.map(expectation).filter((e): e is string => e !== undefined);
+  // One sentence per kind of check: two workloads scaled to zero expect the same of their two waits.
+  const expectations = [...new Set(phase.commands.map(expectation).filter((e): e is string => e !== undefined))];
   if (expectations.length > 0) {
     md.line(`   Expect: ${expectations.join('; ')}.`, '');
   }

@@ -56,3 +56,20 @@ configs:
     expect(docs.filter((d) => d.metadata.name === 'vault-token' || d.metadata.name === 'shared')).toEqual([]);
   });
 });
+
+describe('a read-only bind of a folder that does not exist', () => {
+  test('is an empty emptyDir, and the warning says how to mount the files instead', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'service-mounts-'));
+    const text = 'services:\n  web:\n    image: nginx:1.27\n    volumes: ["./conf.d:/etc/nginx/conf.d:ro"]\n';
+    const chart = new Chart(Testing.app(), 'test');
+    const app = new ComposeApp(chart, 'app', {
+      model: loadComposeFromString(text, { env: {}, projectDir: dir, projectName: 'test' }).model,
+    });
+    const volumes = podSpec(findDoc(Testing.synth(chart), 'Deployment', 'web')).volumes;
+    expect(volumes).toContainEqual({ name: 'bind-etc-nginx-conf-d', emptyDir: {} });
+    expect(ComposeApp.warningsOf(app).join('\n')).toContain(
+      'bind mount "./conf.d" does not exist; /etc/nginx/conf.d becomes an empty emptyDir, as docker would create ' +
+        'an empty directory; if the app needs files there, create the folder with them and convert again',
+    );
+  });
+});

@@ -230,6 +230,9 @@ describe('separate', () => {
       'kubectl apply -f secrets/',
       'kubectl apply -f 0-namespace/',
     ]);
+    // The Secrets of secrets/ are made by that apply: the runbook does not ask for them again as external objects.
+    expect(runbook).not.toContain('Create what the app uses but does not define');
+    expect(runbook).not.toContain('kubectl create secret generic');
   });
 
   test('deploy --secrets separate applies secrets/ right after the namespace, before any wave', async () => {
@@ -333,6 +336,8 @@ describe('external', () => {
     expect(runbook).toContain('kubectl get externalsecrets -n canary');
     // The store is filled first: before anything is applied.
     expect(runbook.indexOf('The ExternalSecrets make')).toBeLessThan(runbook.indexOf('kubectl apply -f'));
+    // The ExternalSecrets make the Secrets: the runbook does not ask for them as external objects.
+    expect(runbook).not.toContain('kubectl create secret generic');
   });
 });
 

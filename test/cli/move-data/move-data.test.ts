@@ -356,6 +356,24 @@ describe('the move, run against stand-ins for docker and kubectl', () => {
     });
   });
 
+  test('the data of a service in the VM is not moved, and move-data says so instead of "nothing to move" alone', () => {
+    const box = sandbox(
+      'services:\n  ui:\n    image: portainer/portainer-ce:2.21.4\n' +
+        '    volumes: ["/var/run/docker.sock:/var/run/docker.sock", "ui_data:/data", "./conf:/conf"]\n' +
+        'volumes: { ui_data: {} }\n',
+    );
+    fs.mkdirSync(path.join(box.project, 'conf'));
+    const result = run(box, ['--dry-run', '--target', 'auto', '--image-base-url', 'https://images.example.com/x']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(
+      'note: move-data fills claims only, not the VM "project-vm": the data of ui (docker volume project_ui_data, ' +
+        "folder ./conf) is not moved. Copy it into the VM yourself, with the VM's app stopped: named volumes keep " +
+        'their names on its data disk project-vm-datadisk, bound folders are in /opt/project-vm; RUNBOOK.md ("Log in, ' +
+        'and read the app\'s logs") shows how to reach the VM with virtctl ssh\n' +
+        'no claim of namespace project replaces a compose volume or folder: nothing to move\n',
+    );
+  });
+
   test('a broken compose file is an error without a stack trace', () => {
     const box = sandbox('services: { web: { image: nginx:1.27, volumes: [nope:/data] } }\n');
     const result = run(box, []);
@@ -526,6 +544,8 @@ describe('RUNBOOK.md, --help and docs/data.md say what the command does', () => 
     expect(alternative.length).toBeGreaterThan(3);
     expect(logical.join('\n')).toContain(alternative.join('\n'));
     expect(section).not.toContain('example-pass-1');
+    // Two workloads scale to zero (app, db): their step says once what each wait does.
+    expect(section.match(/returns once the pods are gone/g)).toHaveLength(1);
   });
 
   test('--help lists the options of move-data', () => {

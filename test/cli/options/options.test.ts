@@ -199,6 +199,10 @@ describe('bad usage', () => {
     [['convert', '--labels', 'a=1', '--labels', 'a=2'], '--labels gives "a" twice'],
     [['convert', '--image', 'api'], '--image "api" is not SERVICE=REF'],
     [['convert', '--ingress-host', 'web='], '--ingress-host "web=" is not SERVICE=HOST'],
+    [
+      ['convert', '--ingress-host', 'web=Shop_Host'],
+      '--ingress-host "web=Shop_Host": "Shop_Host" is not a host an Ingress takes. Allowed: a lower case DNS name such as "shop.example.com", optionally starting with "*."',
+    ],
     [['convert', '--stdout', '-o', 'k8s'], '--stdout and -o exclude each other: --stdout writes nothing'],
     [['convert', '--image-base-url', 'ftp://x'], '--image-base-url "ftp://x" is not an http(s) URL'],
     [['convert', '--json'], "kompose's --json is not supported: the manifests are YAML"],
