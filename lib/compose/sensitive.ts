@@ -54,6 +54,9 @@ const NOT_PASSWORD_WORDS: readonly string[] = [
   'UNDERPASS',
 ];
 
+/** `KEY` as the last word of a longer name. */
+const KEY_WORD = /[A-Z0-9][^A-Z0-9]+KEY$/;
+
 /** Whole words that name a root password with no password word in them (mailcow's `DBROOT`). */
 const ROOT_PASSWORD_WORDS: readonly string[] = ['DBROOT'];
 
@@ -69,6 +72,11 @@ export function isSensitiveName(name: string, patterns: readonly string[]): bool
     return false;
   }
   if (patterns.some((pattern) => pattern !== '' && upper.includes(pattern.toUpperCase()))) {
+    return true;
+  }
+  // A key named after its owner (`SPAMHAUS_DQS_KEY`, `STRIPE_KEY`, `SSH_KEY`): the last word of a longer name. A
+  // public key in a Secret costs nothing; a private one in a ConfigMap is readable by anyone who reads ConfigMaps.
+  if (KEY_WORD.test(upper)) {
     return true;
   }
   // The words are needed only when the name holds one of SENSITIVE_NAME_WORDS (most names hold none).

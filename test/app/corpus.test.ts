@@ -30,7 +30,7 @@ const ENV = { PATH: '/usr/bin:/bin' };
  */
 const EXPECTED: Readonly<Record<string, string>> = {
   'airflow':
-    '62 objects (ConfigMap×6, CronJob×1, Deployment×7, Ingress×1, Job×1, Namespace×1, NetworkPolicy×11, PersistentVolumeClaim×6, ResourceQuota×1, Role×5, RoleBinding×5, Secret×8, Service×4, ServiceAccount×5); weak secrets: 1; findings: engine-default×2, inferred-port×1, placeholder-host×1, shared-volume×4, weak-secret×2',
+    '62 objects (ConfigMap×6, CronJob×1, Deployment×7, Ingress×1, Job×1, Namespace×1, NetworkPolicy×11, PersistentVolumeClaim×6, ResourceQuota×1, Role×5, RoleBinding×5, Secret×8, Service×4, ServiceAccount×5); weak secrets: 1; findings: empty-secret×6, engine-default×2, inferred-port×1, placeholder-host×1, shared-volume×4, weak-secret×2',
   'aspnet-mssql':
     '13 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Secret×1, Service×2); weak secrets: 0; findings: inferred-port×1, placeholder-host×1, secret-reference×1',
   'casaos-unifi-network-application':
@@ -58,7 +58,7 @@ const EXPECTED: Readonly<Record<string, string>> = {
   'kompose-v2':
     '14 objects (ConfigMap×1, Deployment×2, Ingress×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Service×4); weak secrets: 0; findings: engine-default×1, local-only-port×12, placeholder-host×1, unsupported-key×1',
   'mailcow':
-    '174 objects (ConfigMap×15, CronJob×2, Deployment×18, Ingress×1, Namespace×1, NetworkPolicy×22, PersistentVolumeClaim×59, ResourceQuota×1, Role×11, RoleBinding×11, Secret×13, Service×9, ServiceAccount×11); weak secrets: 0; findings: copy-up×23, directory-bind×8, empty-secret×23, engine-default×2, host-path×3, inferred-port×1, local-only-port×3, placeholder-host×1, shared-volume×16, unsupported-key×14',
+    '174 objects (ConfigMap×15, CronJob×2, Deployment×18, Ingress×1, Namespace×1, NetworkPolicy×22, PersistentVolumeClaim×59, ResourceQuota×1, Role×11, RoleBinding×11, Secret×13, Service×9, ServiceAccount×11); weak secrets: 0; findings: copy-up×23, directory-bind×8, empty-secret×25, engine-default×2, host-path×3, inferred-port×1, local-only-port×3, placeholder-host×1, shared-volume×16, unsupported-key×14',
   'minecraft':
     '9 objects (ConfigMap×1, Deployment×1, Namespace×1, NetworkPolicy×3, ResourceQuota×1, Service×2); weak secrets: 0; findings: host-path×1',
   'nextcloud-redis-mariadb':
@@ -206,7 +206,7 @@ test("verify's data class holds across the corpus: what compose keeps is on clai
 /** The files whose services assessment sends to the VM, migrated with `target: ServiceTarget.AUTO`. */
 const EXPECTED_HYBRID: Readonly<Record<string, string>> = {
   mailcow:
-    '166 objects (ConfigMap×13, CronJob×2, DataVolume×1, Deployment×15, Ingress×1, Namespace×1, NetworkPolicy×21, PersistentVolumeClaim×59, ResourceQuota×1, Role×10, RoleBinding×10, Secret×12, Service×9, ServiceAccount×10, VirtualMachine×1); weak secrets: 0; findings: copy-up×23, directory-bind×8, empty-secret×23, engine-default×2, host-network-ports×1, inferred-port×1, local-only-port×3, placeholder-host×1, shared-volume×16, unsupported-key×12, vm-dependency×1, vm-dependency-cycle×1, vm-dependency-outside×2, vm-docker-socket×2, vm-target×3; in the VM: dockerapi-mailcow, netfilter-mailcow, ofelia-mailcow',
+    '166 objects (ConfigMap×13, CronJob×2, DataVolume×1, Deployment×15, Ingress×1, Namespace×1, NetworkPolicy×21, PersistentVolumeClaim×59, ResourceQuota×1, Role×10, RoleBinding×10, Secret×12, Service×9, ServiceAccount×10, VirtualMachine×1); weak secrets: 0; findings: copy-up×23, directory-bind×8, empty-secret×25, engine-default×2, host-network-ports×1, inferred-port×1, local-only-port×3, placeholder-host×1, shared-volume×16, unsupported-key×12, vm-dependency×1, vm-dependency-cycle×1, vm-dependency-outside×2, vm-docker-socket×2, vm-target×3; in the VM: dockerapi-mailcow, netfilter-mailcow, ofelia-mailcow',
   plex: '10 objects (DataVolume×1, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Service×2, VirtualMachine×1); weak secrets: 0; findings: host-network-ports×1, inferred-port×1, vm-target×1; in the VM: plex',
   portainer:
     '11 objects (DataVolume×2, Namespace×1, NetworkPolicy×4, ResourceQuota×1, Service×2, VirtualMachine×1); weak secrets: 0; findings: vm-target×1; in the VM: portainer',

@@ -320,7 +320,7 @@ describe('runbooks', () => {
     expect(items).toBeGreaterThan(60);
     const mailcow = outputs.find((o) => o.name === 'mailcow')!.runbook;
     // REDISPASS and DBPASS (a password word glued to its owner) count among them, in every service that reads them.
-    expect(mailcow).toContain('**Empty secrets** (23). Fix: set the variable');
+    expect(mailcow).toContain('**Empty secrets** (25). Fix: set the variable');
     expect(mailcow).toMatch(
       /- compose\.yaml:\d+:\d+: services\.mysql-mailcow\.environment\[1\]: MYSQL_ROOT_PASSWORD is empty, so its Secret key holds 0 bytes; the mariadb image refuses to start with it empty/,
     );

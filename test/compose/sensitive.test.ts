@@ -62,8 +62,17 @@ describe('isSensitiveName', () => {
   });
 
   test('the list is extendable', () => {
-    expect(isSensitiveName('LICENSE_KEY', DEFAULT_SENSITIVE_NAME_PATTERNS)).toBe(false);
-    expect(isSensitiveName('LICENSE_KEY', [...DEFAULT_SENSITIVE_NAME_PATTERNS, 'license'])).toBe(true);
+    expect(isSensitiveName('LICENSE_NUMBER', DEFAULT_SENSITIVE_NAME_PATTERNS)).toBe(false);
+    expect(isSensitiveName('LICENSE_NUMBER', [...DEFAULT_SENSITIVE_NAME_PATTERNS, 'license'])).toBe(true);
+  });
+
+  test('a key named after its owner is secret: KEY as the last word of a longer name', () => {
+    for (const name of ['SPAMHAUS_DQS_KEY', 'STRIPE_KEY', 'SSH_KEY', 'AIRFLOW__CORE__FERNET_KEY', 'LICENSE_KEY']) {
+      expect([name, isSensitiveName(name, DEFAULT_SENSITIVE_NAME_PATTERNS)]).toEqual([name, true]);
+    }
+    for (const name of ['KEY', 'KEYCLOAK_URL', 'MONKEY', 'KEY_PREFIX', 'SSH_KEY_FILE']) {
+      expect([name, isSensitiveName(name, DEFAULT_SENSITIVE_NAME_PATTERNS)]).toEqual([name, false]);
+    }
   });
 });
 

@@ -7,7 +7,8 @@ import { secretFileReason } from '../../compose/secret-files';
 import { NameRegistry, joinDnsLabel } from '../../base/naming';
 import { secretHandle } from '../../base/secret-handle';
 import { AppWarnings } from '../app-warnings';
-import { KeyNames, base64 } from '../key-names';
+import { KeyNames } from '../key-names';
+import { configMapData, secretData } from './file-data';
 
 /**
  * The files of a bound folder that seed its claim: a `<claim>-seed` ConfigMap (and a `<claim>-seed` Secret for the
@@ -97,13 +98,9 @@ export function seedFor(options: SeedForOptions): ClaimSeed | undefined {
     options.names.claim('ConfigMap', name, owner);
     const keys = new KeyNames();
     const entries = plainFiles.map((f) => ({ file: f, key: keys.key(f.path) }));
-    const binary = (f: FileContent) => f.binary || /[ \t]\r?$/m.test(f.text);
     const configMap = new kplus.ConfigMap(options.scope, `Seed-${bindPath}`, {
       metadata: { name, namespace: options.namespace },
-      data: Object.fromEntries(entries.filter((e) => !binary(e.file)).map((e) => [e.key, e.file.text])),
-      binaryData: Object.fromEntries(
-        entries.filter((e) => binary(e.file)).map((e) => [e.key, e.file.binary ? e.file.text : base64(e.file.text)]),
-      ),
+      ...configMapData(entries.map((e) => ({ key: e.key, content: e.file }))),
     });
     objects.push({
       kind: 'ConfigMap',
@@ -125,8 +122,7 @@ export function seedFor(options: SeedForOptions): ClaimSeed | undefined {
     const secret = new KubeSecret(options.scope, `SeedSecret-${bindPath}`, {
       metadata: { name, namespace: options.namespace },
       type: 'Opaque',
-      // A binary file's text is its base64 already.
-      data: Object.fromEntries(entries.map((e) => [e.key, e.file.binary ? e.file.text : base64(e.file.text)])),
+      data: secretData(entries.map((e) => ({ key: e.key, content: e.file }))),
     });
     objects.push({
       kind: 'Secret',

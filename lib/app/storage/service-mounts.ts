@@ -10,7 +10,8 @@ import { secretFileReason } from '../../compose/secret-files';
 import { compare } from '../../util/sort';
 import { ClaimInitOptions, ClaimPrep, addClaimInitContainers, claimsGroup, noShellReason } from './claim-init';
 import { ENGINE_DATA_SUBPATHS } from './claim-sources';
-import { KeyNames, base64 } from '../key-names';
+import { KeyNames } from '../key-names';
+import { configMapData, fileName, secretData } from './file-data';
 import { MountedFileSource, ServicePartProps, WorkloadKind, objectMetadata } from '../service/service-plan';
 
 /** One volume mounted into the service's container. */
@@ -341,7 +342,7 @@ export class ServiceMounts {
           mount.at,
         );
       }
-      this.files.push({ mount, content: mount.bind.content, key: this.fileKeys.key(basename(source)) });
+      this.files.push({ mount, content: mount.bind.content, key: this.fileKeys.key(fileName(source)) });
     } else if (kind === 'file') {
       context.warn(
         'large-bind-file',
@@ -440,12 +441,7 @@ export class ServiceMounts {
       context.names.claim('ConfigMap', name, owner);
       const configMap = new kplus.ConfigMap(this.scope, 'FilesConfigMap', {
         metadata: objectMetadata(this.part, name),
-        data: Object.fromEntries(plainFiles.filter((f) => !asBinary(f.content)).map((f) => [f.key, f.content.text])),
-        binaryData: Object.fromEntries(
-          plainFiles
-            .filter((f) => asBinary(f.content))
-            .map((f) => [f.key, f.content.binary ? f.content.text : base64(f.content.text)]),
-        ),
+        ...configMapData(plainFiles),
       });
       this.filesObjects = { configMap };
       const volume = kplus.Volume.fromConfigMap(this.scope, 'FilesVolume', configMap, {
@@ -466,9 +462,7 @@ export class ServiceMounts {
       const secret = new KubeSecret(this.scope, 'FilesSecret', {
         metadata: objectMetadata(this.part, name),
         type: 'Opaque',
-        data: Object.fromEntries(
-          holdsSecret.map((f) => [f.key, f.content.binary ? f.content.text : base64(f.content.text)]),
-        ),
+        data: secretData(holdsSecret),
       });
       this.filesObjects = { ...this.filesObjects, secret };
       const handle = secretHandle(this.scope, 'FilesSecretRef', secret);
@@ -501,17 +495,4 @@ export class ServiceMounts {
       );
     }
   }
-}
-
-function basename(path: string): string {
-  const parts = path.split('/').filter((p) => p !== '' && p !== '.');
-  return parts[parts.length - 1] ?? 'file';
-}
-
-/**
- * A file kept as `binaryData`: binary, or text with a line that ends in blanks, which no YAML block scalar keeps
- * byte for byte and linters reject (the bytes stay the file's).
- */
-function asBinary(content: FileContent): boolean {
-  return content.binary || /[ \t]\r?$/m.test(content.text);
 }
