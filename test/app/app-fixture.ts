@@ -1,5 +1,6 @@
 import { Chart, Testing } from 'cdk8s';
 import { ComposeApp, ComposeAppProps } from '../../lib/app/compose-app';
+import { ServiceTarget } from '../../lib/app/settings';
 import { loadComposeFromString } from '../../lib/compose/load';
 import { ComposeModel } from '../../lib/compose/model';
 import { expectConformance } from '../support/k8s-rules';
@@ -52,3 +53,40 @@ export function secretData(doc: Manifest): Record<string, string> {
     Object.entries(doc.data ?? {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64').toString('utf8')]),
   );
 }
+
+/**
+ * A hybrid app: an agent that drives the Docker engine runs in the VM and needs the database (a pod); the web front end
+ * reaches the agent on a port only its URL names (9001) and waits for it, and a report job waits for the web front
+ * end. Migrated with {@link HYBRID_PROPS}.
+ */
+export const HYBRID = `
+name: hub
+services:
+  web:
+    image: nginx:1.27
+    ports: ["8080:80"]
+    environment: { AGENT_URL: "http://agent:9001/api" }
+    depends_on: [agent]
+  reports:
+    image: busybox:1.36
+    command: ["sleep", "3600"]
+    environment: { WEB: "http://web:80" }
+    depends_on: [web, db]
+  agent:
+    image: portainer/agent:2.21.4
+    volumes: ["/var/run/docker.sock:/var/run/docker.sock"]
+    environment: { DATABASE_URL: "postgres://hub:hub-pw-4e1a@db:5432/hub" }
+    depends_on: [db]
+  db:
+    image: postgres:16.4
+    environment: { POSTGRES_PASSWORD: hub-pw-4e1a }
+    volumes: [db-data:/var/lib/postgresql/data]
+volumes:
+  db-data: {}
+`;
+
+/** {@link HYBRID}'s props: what assessment flags goes to the VM. */
+export const HYBRID_PROPS: ComposeAppProps = {
+  target: ServiceTarget.AUTO,
+  vm: { imageBaseUrl: 'https://images.example.com/vm' },
+};

@@ -2,11 +2,10 @@ import { ApiObject, Chart, Testing } from 'cdk8s';
 import * as kplus from 'cdk8s-plus-27';
 import { ComposeApp } from '../../lib/app/compose-app';
 import { SYNC_WAVE_ANNOTATION, WaveKind, planWaves } from '../../lib/app/deploy-waves';
-import { ServiceTarget } from '../../lib/app/settings';
 import { waitsOnLaterWaves, waveWaits } from '../support/wave-waits';
 import { Manifest } from '../support/problems';
 import { findDoc } from '../support/yaml-docs';
-import { modelOf, synthApp } from './app-fixture';
+import { HYBRID, HYBRID_PROPS, modelOf, synthApp } from './app-fixture';
 
 /** The deploy waves and the Argo CD sync-wave annotation that ComposeApp's `syncWaves` sets from them. */
 
@@ -104,38 +103,6 @@ test('synthesizing twice keeps one annotation, with the value', () => {
     [SYNC_WAVE_ANNOTATION]: '1',
   });
 });
-
-/**
- * A hybrid app: an agent that drives the Docker engine runs in the VM and needs the database; the web front end
- * waits for the agent, and a report job waits for the web front end. The containers that wait for the VM come after it.
- */
-const HYBRID = `
-name: hub
-services:
-  web:
-    image: nginx:1.27
-    ports: ["8080:80"]
-    environment: { AGENT_URL: "http://agent:9001/api" }
-    depends_on: [agent]
-  reports:
-    image: busybox:1.36
-    command: ["sleep", "3600"]
-    environment: { WEB: "http://web:80" }
-    depends_on: [web, db]
-  agent:
-    image: portainer/agent:2.21.4
-    volumes: ["/var/run/docker.sock:/var/run/docker.sock"]
-    environment: { DATABASE_URL: "postgres://hub:hub-pw-4e1a@db:5432/hub" }
-    depends_on: [db]
-  db:
-    image: postgres:16.4
-    environment: { POSTGRES_PASSWORD: hub-pw-4e1a }
-    volumes: [db-data:/var/lib/postgresql/data]
-volumes:
-  db-data: {}
-`;
-
-const HYBRID_PROPS = { target: ServiceTarget.AUTO, vm: { imageBaseUrl: 'https://images.example.com/vm' } };
 
 function unitsOf(app: ComposeApp): { vm: string; text: string }[] {
   const vm = app.vm;

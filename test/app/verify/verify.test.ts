@@ -15,9 +15,8 @@ import { loadComposeFromString } from '../../../lib/compose/load';
 import { Manifest } from '../../support/problems';
 import { readmeCount } from '../../support/readme';
 import { SHARED_DIR } from '../../support/shared';
-import { ServiceTarget } from '../../../lib/app/settings';
 import { findDoc } from '../../support/yaml-docs';
-import { synthApp } from '../app-fixture';
+import { HYBRID, HYBRID_PROPS, synthApp } from '../app-fixture';
 
 const broken = (report: VerifyReport) =>
   report.expectations
@@ -291,33 +290,9 @@ if (PEER_FILES.length === 0) {
   });
 }
 
-/**
- * Across the split: the web front end reaches the agent in the VM on a port only its URL names (9001, published by
- * the VM's compose file so that the pod network reaches it), and the agent reaches the database, a pod.
- */
-const HYBRID = `
-name: hub
-services:
-  web:
-    image: nginx:1.27
-    ports: ["8080:80"]
-    environment: { AGENT_URL: "http://agent:9001/api" }
-    depends_on: [agent]
-  agent:
-    image: portainer/agent:2.21.4
-    volumes: ["/var/run/docker.sock:/var/run/docker.sock"]
-    environment: { DATABASE_URL: "postgres://hub:hub-pw-4e1a@db:5432/hub" }
-    depends_on: [db]
-  db:
-    image: postgres:16.4
-    environment: { POSTGRES_PASSWORD: hub-pw-4e1a }
-`;
-
 describe('verify across the split: containers → VM services and VM services → container Services', () => {
-  const { app, docs } = synthApp(HYBRID, {
-    target: ServiceTarget.AUTO,
-    vm: { imageBaseUrl: 'https://images.example.com/vm' },
-  });
+  // The web front end reaches the agent in the VM, and the agent reaches the database, a pod.
+  const { app, docs } = synthApp(HYBRID, HYBRID_PROPS);
   const reach = (report: VerifyReport) =>
     report.expectations
       .filter((e) => e.check === VerifyCheck.REACH)
@@ -331,6 +306,7 @@ describe('verify across the split: containers → VM services and VM services �
   test('both directions are checked, and hold', () => {
     expect(reach(app.verify())).toEqual([
       'agent: db:5432 → db (services.agent.environment.DATABASE_URL): ok: Service "db" port 5432',
+      'reports: web:80 → web (services.reports.environment.WEB): ok: Service "web" port 80',
       'web: agent:9001 → agent (services.web.environment.AGENT_URL): ok: Service "agent" port 9001',
     ]);
     expect(findDoc(docs, 'Service', 'agent').spec).toMatchObject({
